@@ -1,0 +1,9 @@
+//! patchloop: a CI bot that repairs red builds inside a locked-down Docker sandbox.
+//!
+//! The crate is laid out by architecture (see ARCHITECTURE.md):
+//! `sandbox` (containers, images, exec), `agent` (the loop, tools, model adapters),
+//! `verify` (the verdict), `github` (events and posting), `config`, `mcp`, `bench`, `eval`.
+//! `cli` is the thin command-line front end.
+
+pub mod cli;
+pub mod sandbox;

@@ -1,0 +1,329 @@
+//! The episode container policy: a plain value, logged in every trajectory, turned into a
+//! Docker create request by exactly one function ([`ContainerPolicy::create_body`]).
+//!
+//! Invariant: no other code builds a `HostConfig` for a sandbox container. The security suite
+//! inspects every container patchloop creates and compares it with this policy.
+
+use std::collections::HashMap;
+
+use bollard::models::{
+    ContainerCreateBody, HostConfig, HostConfigLogConfig, Mount, MountType, MountVolumeOptions,
+    ResourcesUlimits,
+};
+use serde::{Deserialize, Serialize};
+
+use super::{LABEL_DEADLINE, LABEL_ROLE, LABEL_RUN, WORKSPACE, seccomp};
+
+/// The uid:gid every sandboxed process runs as.
+pub const SANDBOX_USER: &str = "1000:1000";
+
+/// How much the container is locked down. `Control` exists only for the security suite's
+/// positive controls: the same probe must succeed there, or the negative probe proves nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Hardening {
+    Hardened,
+    Control,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerPolicy {
+    pub hardening: Hardening,
+    /// Container lifetime: PID 1 is `sleep <lifetime>`, so a container outlives no deadline
+    /// even when the harness is killed.
+    pub lifetime_secs: u64,
+    pub memory_bytes: i64,
+    pub nano_cpus: i64,
+    pub pids_limit: i64,
+    /// Size of the `/tmp` tmpfs (also `$HOME`); below the memory limit so a full tmpfs is
+    /// ENOSPC, not an OOM kill.
+    pub tmp_bytes: i64,
+    pub tmp_inodes: i64,
+    pub nofile: i64,
+    /// Largest single file a process may write (RLIMIT_FSIZE), bytes.
+    pub fsize_bytes: i64,
+    pub log_max_size: String,
+    /// Paths (relative to the workspace) mounted read-only: the test directories.
+    pub read_only_paths: Vec<String>,
+    /// The complete environment of the container: never derived from the host's.
+    pub env: Vec<String>,
+}
+
+impl Default for ContainerPolicy {
+    fn default() -> Self {
+        ContainerPolicy {
+            hardening: Hardening::Hardened,
+            lifetime_secs: 3600,
+            memory_bytes: 2 << 30,
+            nano_cpus: 2_000_000_000,
+            pids_limit: 256,
+            tmp_bytes: 512 << 20,
+            tmp_inodes: 100_000,
+            nofile: 1024,
+            fsize_bytes: 256 << 20,
+            log_max_size: "1m".into(),
+            read_only_paths: Vec::new(),
+            env: default_env(),
+        }
+    }
+}
+
+/// The fixed allowlisted environment: nothing from the host (tokens above all) ever enters.
+pub fn default_env() -> Vec<String> {
+    [
+        "PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "HOME=/tmp",
+        "LANG=C.UTF-8",
+        "LC_ALL=C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE=1",
+        "PYTHONUNBUFFERED=1",
+        "PIP_NO_INDEX=1",
+        "PIP_DISABLE_PIP_VERSION_CHECK=1",
+        "GIT_EDITOR=true",
+        "GIT_PAGER=cat",
+        "PAGER=cat",
+        "TERM=dumb",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect()
+}
+
+/// Labels that let the reaper find and judge a container without any harness state.
+#[derive(Debug, Clone)]
+pub struct RunLabels {
+    pub run_id: String,
+    pub role: String,
+    /// Unix seconds after which the container may be removed by anyone.
+    pub deadline_unix: u64,
+}
+
+impl RunLabels {
+    pub fn to_map(&self) -> HashMap<String, String> {
+        HashMap::from([
+            (LABEL_RUN.to_string(), self.run_id.clone()),
+            (LABEL_ROLE.to_string(), self.role.clone()),
+            (LABEL_DEADLINE.to_string(), self.deadline_unix.to_string()),
+        ])
+    }
+}
+
+impl ContainerPolicy {
+    /// The unhardened twin used by positive controls: network, root, writable root, default caps.
+    pub fn control(&self) -> Self {
+        ContainerPolicy {
+            hardening: Hardening::Control,
+            ..self.clone()
+        }
+    }
+
+    /// THE place a sandbox container's create request is built.
+    pub fn create_body(&self, image: &str, labels: &RunLabels) -> ContainerCreateBody {
+        let hardened = self.hardening == Hardening::Hardened;
+        let labels = labels.to_map();
+
+        // The workspace and the test directories are anonymous volumes: Docker fills an empty
+        // volume from the image on first mount, works when patchloop itself runs in a container
+        // (no host path involved), and AutoRemove deletes them with the container.
+        let volume = |target: String, read_only: bool| Mount {
+            target: Some(target),
+            typ: Some(MountType::VOLUME),
+            read_only: Some(read_only),
+            volume_options: Some(MountVolumeOptions {
+                labels: Some(labels.clone()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut mounts = vec![volume(WORKSPACE.to_string(), false)];
+        for p in &self.read_only_paths {
+            let p = p.trim_matches('/');
+            mounts.push(volume(format!("{WORKSPACE}/{p}"), hardened));
+        }
+
+        let tmpfs = HashMap::from([(
+            "/tmp".to_string(),
+            format!(
+                "rw,nosuid,nodev,noexec,size={},nr_inodes={},mode=1777",
+                self.tmp_bytes, self.tmp_inodes
+            ),
+        )]);
+        let ulimits = vec![
+            ResourcesUlimits {
+                name: Some("nofile".into()),
+                soft: Some(self.nofile),
+                hard: Some(self.nofile),
+            },
+            ResourcesUlimits {
+                name: Some("fsize".into()),
+                soft: Some(self.fsize_bytes),
+                hard: Some(self.fsize_bytes),
+            },
+        ];
+        let log_config = HostConfigLogConfig {
+            typ: Some("json-file".into()),
+            config: Some(HashMap::from([
+                ("max-size".to_string(), self.log_max_size.clone()),
+                ("max-file".to_string(), "1".to_string()),
+            ])),
+        };
+
+        let host_config = HostConfig {
+            network_mode: Some(if hardened { "none" } else { "bridge" }.into()),
+            readonly_rootfs: Some(hardened),
+            privileged: Some(false),
+            cap_drop: hardened.then(|| vec!["ALL".to_string()]),
+            security_opt: Some(if hardened {
+                vec![
+                    "no-new-privileges:true".to_string(),
+                    seccomp::security_opt(),
+                ]
+            } else {
+                vec!["seccomp=unconfined".to_string()]
+            }),
+            memory: Some(self.memory_bytes),
+            // Equal to memory: no swap, so a memory bomb is an OOM, not a host slowdown.
+            memory_swap: Some(self.memory_bytes),
+            nano_cpus: Some(self.nano_cpus),
+            pids_limit: Some(self.pids_limit),
+            ulimits: Some(ulimits),
+            tmpfs: Some(tmpfs),
+            init: Some(true),
+            auto_remove: Some(true),
+            log_config: Some(log_config),
+            mounts: Some(mounts),
+            ..Default::default()
+        };
+
+        ContainerCreateBody {
+            image: Some(image.to_string()),
+            // PID 1 (after docker-init) ends at the deadline; AutoRemove then deletes everything.
+            cmd: Some(vec!["sleep".into(), self.lifetime_secs.to_string()]),
+            entrypoint: Some(vec![]),
+            user: Some(if hardened { SANDBOX_USER } else { "0:0" }.into()),
+            working_dir: Some(WORKSPACE.into()),
+            env: Some(self.env.clone()),
+            labels: Some(labels),
+            network_disabled: Some(hardened),
+            attach_stdin: Some(false),
+            attach_stdout: Some(false),
+            attach_stderr: Some(false),
+            tty: Some(false),
+            host_config: Some(host_config),
+            ..Default::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels() -> RunLabels {
+        RunLabels {
+            run_id: "r1".into(),
+            role: "episode".into(),
+            deadline_unix: 42,
+        }
+    }
+
+    fn hardened() -> ContainerCreateBody {
+        ContainerPolicy {
+            read_only_paths: vec!["tests".into(), "/pkg/tests/".into()],
+            ..Default::default()
+        }
+        .create_body("img:1", &labels())
+    }
+
+    #[test]
+    fn every_hardening_flag_is_set() {
+        let b = hardened();
+        let h = b.host_config.clone().unwrap();
+        assert_eq!(h.network_mode.as_deref(), Some("none"));
+        assert_eq!(b.network_disabled, Some(true));
+        assert_eq!(h.readonly_rootfs, Some(true));
+        assert_eq!(h.privileged, Some(false));
+        assert_eq!(h.cap_drop, Some(vec!["ALL".to_string()]));
+        assert!(h.cap_add.is_none());
+        let sec = h.security_opt.unwrap();
+        assert!(sec.contains(&"no-new-privileges:true".to_string()));
+        assert!(sec.iter().any(|s| s.starts_with("seccomp={")));
+        assert_eq!(h.memory, h.memory_swap);
+        assert!(h.nano_cpus.unwrap() > 0);
+        assert!(h.pids_limit.unwrap() > 0);
+        assert_eq!(h.init, Some(true));
+        assert_eq!(h.auto_remove, Some(true));
+        let names: Vec<_> = h
+            .ulimits
+            .unwrap()
+            .into_iter()
+            .filter_map(|u| u.name)
+            .collect();
+        assert_eq!(names, vec!["nofile", "fsize"]);
+        let tmp = &h.tmpfs.unwrap()["/tmp"];
+        assert!(tmp.contains("size=") && tmp.contains("noexec") && tmp.contains("nr_inodes="));
+        assert_eq!(h.log_config.unwrap().config.unwrap()["max-size"], "1m");
+        assert!(h.binds.is_none() && h.devices.is_none() && h.volumes_from.is_none());
+        assert!(h.pid_mode.is_none() && h.ipc_mode.is_none() && h.userns_mode.is_none());
+        assert_eq!(b.user.as_deref(), Some("1000:1000"));
+        assert_eq!(b.cmd, Some(vec!["sleep".to_string(), "3600".to_string()]));
+    }
+
+    #[test]
+    fn mounts_are_workspace_rw_and_tests_ro() {
+        let h = hardened().host_config.unwrap();
+        let m: Vec<_> = h
+            .mounts
+            .unwrap()
+            .into_iter()
+            .map(|m| (m.target.unwrap(), m.read_only.unwrap(), m.source))
+            .collect();
+        assert_eq!(
+            m,
+            vec![
+                ("/workspace".to_string(), false, None),
+                ("/workspace/tests".to_string(), true, None),
+                ("/workspace/pkg/tests".to_string(), true, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn env_comes_only_from_the_allowlist() {
+        // SAFETY of the invariant: planting a secret in our own env must not change the body.
+        let b = hardened();
+        let env = b.env.unwrap();
+        assert_eq!(env, default_env());
+        assert!(
+            env.iter()
+                .all(|e| !e.contains("TOKEN") && !e.contains("KEY"))
+        );
+    }
+
+    #[test]
+    fn labels_carry_run_role_and_deadline() {
+        let l = hardened().labels.unwrap();
+        assert_eq!(l[LABEL_RUN], "r1");
+        assert_eq!(l[LABEL_ROLE], "episode");
+        assert_eq!(l[LABEL_DEADLINE], "42");
+    }
+
+    #[test]
+    fn control_is_unhardened() {
+        let b = ContainerPolicy::default()
+            .control()
+            .create_body("img", &labels());
+        let h = b.host_config.unwrap();
+        assert_eq!(h.network_mode.as_deref(), Some("bridge"));
+        assert_eq!(h.readonly_rootfs, Some(false));
+        assert!(h.cap_drop.is_none());
+        assert_eq!(b.user.as_deref(), Some("0:0"));
+    }
+
+    #[test]
+    fn policy_round_trips_through_serde() {
+        let p = ContainerPolicy::default();
+        let s = serde_json::to_string(&p).unwrap();
+        assert_eq!(serde_json::from_str::<ContainerPolicy>(&s).unwrap(), p);
+    }
+}
