@@ -4,6 +4,8 @@
 //! turned into a Docker create request by exactly one function; every container carries labels
 //! (run id, deadline) so a reaper can remove what a dead harness left behind.
 
+pub mod container;
+pub mod docker;
 pub mod output;
 pub mod policy;
 pub mod seccomp;

@@ -1,0 +1,1 @@
+# patchloop verification guard (pytest plugin); filled in by the verifier work.
