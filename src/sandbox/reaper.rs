@@ -91,16 +91,17 @@ pub async fn reap(docker: &Docker, now: u64) -> Result<ReapReport, SandboxError>
         if volumes_in_use.contains(&v.name) {
             continue;
         }
-        match docker
+        // Docker refuses to remove a volume any container still references (409): such a
+        // volume belongs to a container created after our listing and is left alone.
+        if docker
             .remove_volume(
                 &v.name,
                 None::<bollard::query_parameters::RemoveVolumeOptions>,
             )
             .await
+            .is_ok()
         {
-            Ok(()) => report.volumes_removed.push(v.name),
-            // In use by a container created after our listing: not ours to take.
-            Err(_) => {}
+            report.volumes_removed.push(v.name);
         }
     }
     Ok(report)
