@@ -6,4 +6,6 @@
 //! `cli` is the thin command-line front end.
 
 pub mod cli;
+pub mod config;
+pub mod github;
 pub mod sandbox;

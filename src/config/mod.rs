@@ -1,0 +1,1 @@
+//! Configuration: `.github/patchloop.yml`, org defaults, action inputs.
