@@ -5,10 +5,13 @@
 //! (`client`, `post`, `action`) reach the repair pipeline only through the [`Repairer`]
 //! trait, so the GitHub token never travels into it.
 
+pub mod api;
+pub mod client;
 pub mod command;
 pub mod diff;
 pub mod event;
 pub mod logs;
+pub mod post;
 pub mod render;
 
 use std::path::PathBuf;
