@@ -5,6 +5,7 @@
 //! (`client`, `post`, `action`) reach the repair pipeline only through the [`Repairer`]
 //! trait, so the GitHub token never travels into it.
 
+pub mod action;
 pub mod api;
 pub mod client;
 pub mod command;
