@@ -490,7 +490,9 @@ fn report(
         sanitize_prose(&outcome.receipt_md)
     ));
     ActionReport {
-        end: if outcome.verified {
+        end: if posted.stale {
+            ActionEnd::Ignored(posted.skipped.clone().unwrap_or_default())
+        } else if outcome.verified {
             ActionEnd::Fixed
         } else {
             ActionEnd::NoFix

@@ -73,6 +73,8 @@ pub struct Posted {
     pub pr_url: Option<String>,
     /// Why nothing was posted, when nothing was.
     pub skipped: Option<String>,
+    /// The PR head moved during the run: the patch is stale and was not posted.
+    pub stale: bool,
     /// Human-readable lines for the job summary (what was / would be done).
     pub log: Vec<String>,
 }
@@ -311,6 +313,7 @@ impl GitHub {
         if let Some(pr) = target.pr {
             let p = self.get_pr(&target.repo, pr).await?;
             if p.head.sha != target.sha {
+                posted.stale = true;
                 posted.skipped = Some(format!(
                     "nothing posted: the head of #{pr} moved from {} to {} during the run",
                     short(&target.sha),
