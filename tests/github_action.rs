@@ -567,3 +567,78 @@ async fn repo_config_and_inputs_apply() {
         "{e}"
     );
 }
+
+#[tokio::test]
+async fn a_checkout_that_is_not_the_pinned_commit_is_not_repaired() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(&mock, "workflow_run", &workflow_run_payload(|_| {}));
+    let ws = env.dir.path().join("ws");
+    let git = |args: &[&str]| {
+        let st = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&ws)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(st.status.success(), "{st:?}");
+    };
+    git(&["init", "-q"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "x",
+    ]);
+    let fake = FakeRepairer::new(verified(PATCH));
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert!(
+        matches!(r.end, ActionEnd::Ignored(ref w) if w.contains("checkout")),
+        "{:?}",
+        r.end
+    );
+    assert_eq!(fake.count(), 0);
+}
+
+#[tokio::test]
+async fn model_inputs_reach_the_pipeline_and_the_key_is_not_printed() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let mut env = Env::new(&mock, "workflow_run", &workflow_run_payload(|_| {}));
+    env.vars
+        .insert("INPUT_OLLAMA-URL".into(), "http://ollama:11434".into());
+    env.vars.insert(
+        "INPUT_API-KEY".into(),
+        "sk-secretkey0123456789abcdef".into(),
+    );
+    let fake = FakeRepairer::new(verified(PATCH));
+    run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    let req = fake.calls.lock().unwrap()[0].clone();
+    assert_eq!(req.ollama_url.as_deref(), Some("http://ollama:11434"));
+    assert_eq!(
+        req.api_key.as_ref().unwrap().0,
+        "sk-secretkey0123456789abcdef"
+    );
+    assert!(!format!("{req:?}").contains("sk-secret"));
+}

@@ -160,6 +160,14 @@ pub async fn load_config(
     Ok(c)
 }
 
+/// An action input (`INPUT_NAME`, hyphens kept by the runner; underscores accepted).
+fn input(env: EnvFn, name: &str) -> Option<String> {
+    let up = name.to_uppercase();
+    env(&format!("INPUT_{up}"))
+        .or_else(|| env(&format!("INPUT_{}", up.replace('-', "_"))))
+        .filter(|v| !v.trim().is_empty())
+}
+
 fn token(env: EnvFn) -> Option<String> {
     env("INPUT_GITHUB-TOKEN")
         .or_else(|| env("INPUT_GITHUB_TOKEN"))
@@ -281,6 +289,24 @@ pub async fn run(
     result
 }
 
+/// `HEAD` of a git checkout, when `dir` is one and git is available.
+async fn checkout_head(dir: &Path) -> Option<String> {
+    if !dir.join(".git").exists() {
+        return None;
+    }
+    let out = tokio::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .await
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .filter(|s| s.len() == 40)
+}
+
 async fn resolve_sha(gh: &GitHub, t: &Trigger, env: EnvFn<'_>) -> anyhow::Result<String> {
     if let Some(s) = &t.head_sha {
         return Ok(s.clone());
@@ -308,6 +334,19 @@ async fn repair_and_post(
     env: EnvFn<'_>,
 ) -> anyhow::Result<ActionReport> {
     let sha = resolve_sha(gh, trigger, env).await?;
+    // The checkout must be the commit we pinned (a push between the command and the
+    // checkout would otherwise repair code nobody authorised).
+    if let Some(at) = checkout_head(dir).await
+        && at != sha
+    {
+        return Ok(ignored(format!(
+            "ignored because the checkout in {} is at {} but the commit to repair is {} \
+             (check out the failing SHA, see examples/workflows)",
+            dir.display(),
+            &at[..at.len().min(12)],
+            &sha[..sha.len().min(12)]
+        )));
+    }
     let pr = match trigger.pr {
         Some(n) => Some(n),
         None => gh
@@ -387,6 +426,9 @@ async fn repair_and_post(
         max_tokens: Some(cfg.max_tokens),
         reruns: Some(cfg.reruns),
         allowed_ci_paths: cfg.allowed_ci_paths.clone(),
+        ollama_url: input(env, "ollama-url"),
+        base_url: input(env, "base-url"),
+        api_key: input(env, "api-key").map(super::ApiKey),
     };
     let outcome = repairer
         .repair(req)
@@ -561,10 +603,14 @@ impl Repairer for NotWired {
 /// means exit 2.
 pub async fn cli_main(args: ActionArgs, repairer: &dyn Repairer) -> anyhow::Result<bool> {
     let env = |k: &str| std::env::var(k).ok();
-    let token = token(&env);
-    let scrub = |s: String| match &token {
-        Some(t) => super::render::redact(&s, t),
-        None => s,
+    let secrets: Vec<String> = [token(&env), input(&env, "api-key")]
+        .into_iter()
+        .flatten()
+        .collect();
+    let scrub = |s: String| {
+        secrets
+            .iter()
+            .fold(s, |acc, t| super::render::redact(&acc, t))
     };
     match run(
         &args,

@@ -38,6 +38,21 @@ pub struct RepairRequest {
     pub reruns: Option<u32>,
     /// Workspace paths under `.github/` the patch may touch (CI-config fixes; default none).
     pub allowed_ci_paths: Vec<String>,
+    /// Model endpoint from the action inputs (`ollama-url` or `base-url`).
+    pub ollama_url: Option<String>,
+    pub base_url: Option<String>,
+    /// Model API key (`api-key`): for the model client only, never the sandbox.
+    pub api_key: Option<ApiKey>,
+}
+
+/// A model API key whose `Debug` does not print it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(pub String);
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey(***)")
+    }
 }
 
 /// What the pipeline returns.
