@@ -642,3 +642,138 @@ async fn model_inputs_reach_the_pipeline_and_the_key_is_not_printed() {
     );
     assert!(!format!("{req:?}").contains("sk-secret"));
 }
+
+#[tokio::test]
+async fn org_defaults_come_from_the_org_dot_github_repository() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    mock.with(|s| s.org_config = Some("model: org-model\nreruns: 7\nmode: comment\n".into()));
+    let env = Env::new(&mock, "workflow_run", &workflow_run_payload(|_| {}));
+    let ws = env.dir.path().join("ws/.github");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("patchloop.yml"), "model: repo-model\n").unwrap();
+    let fake = FakeRepairer::new(verified(PATCH));
+    run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    let req = fake.calls.lock().unwrap()[0].clone();
+    assert_eq!(req.model.as_deref(), Some("repo-model"), "repo beats org");
+    assert_eq!(req.reruns, Some(7), "org beats defaults");
+    mock.with(|s| assert!(s.reviews.is_empty(), "org mode comment applied"));
+
+    // A bad org file names itself.
+    mock.with(|s| s.org_config = Some("rerun: 1\n".into()));
+    let env = Env::new(
+        &mock,
+        "workflow_run",
+        &workflow_run_payload(|v| {
+            v["workflow_run"]["head_sha"] = "2222222222222222222222222222222222222222".into()
+        }),
+    );
+    let e = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Codertocat/.github/patchloop.yml line 1: `rerun`"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn job_logs_are_fetched_from_blob_storage_without_the_token() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let blob = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::path("/blob/logs/12"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200)
+                .set_body_string("FAILED tests/test_x.py::test_y - boom\n"),
+        )
+        .mount(&blob)
+        .await;
+    mock.with(|s| s.log_host = Some(blob.uri()));
+    let env = Env::new(&mock, "workflow_run", &workflow_run_payload(|_| {}));
+    let fake = FakeRepairer::new(verified(PATCH));
+    run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        fake.calls.lock().unwrap()[0].failing_tests,
+        vec!["tests/test_x.py::test_y"]
+    );
+    let got = blob.received_requests().await.unwrap();
+    assert_eq!(got.len(), 1);
+    assert!(
+        got[0].headers.get("authorization").is_none(),
+        "no token to blob storage"
+    );
+    // ...while API calls do carry it.
+    assert!(mock.with(|s| {
+        s.requests
+            .iter()
+            .all(|r| r.authorization.as_deref() == Some(&format!("Bearer {TOKEN}")))
+    }));
+}
+
+#[tokio::test]
+async fn dispatch_repairs_the_dispatched_commit_and_opens_a_pr_without_one() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    mock.with(|s| {
+        s.prs.clear();
+        s.contents.insert(
+            "src/calc.py".into(),
+            "a\nb\nc\ndef sub(a, b):\n    return a + b\n\n".into(),
+        );
+    });
+    let mut payload: Value =
+        serde_json::from_slice(&fixture("webhooks/workflow_dispatch/payload.json")).unwrap();
+    payload["repository"]["full_name"] = format!("{OWNER}/{REPO}").into();
+    let mut env = Env::new(
+        &mock,
+        "workflow_dispatch",
+        &serde_json::to_vec(&payload).unwrap(),
+    );
+    env.vars.insert("GITHUB_SHA".into(), HEAD.into());
+    let fake = FakeRepairer::new(verified(PATCH));
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.end, ActionEnd::Fixed);
+    assert_eq!(fake.calls.lock().unwrap()[0].head_sha, HEAD);
+    mock.with(|s| {
+        assert_eq!(s.created_pulls.len(), 1);
+        assert_eq!(s.created_pulls[0].2, "master");
+    });
+    assert!(
+        r.outputs["comment-url"].contains("/pull/"),
+        "{:?}",
+        r.outputs
+    );
+    assert!(mock.violations().is_empty(), "{:?}", mock.violations());
+}

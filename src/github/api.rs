@@ -368,17 +368,23 @@ impl GitHub {
             .collect())
     }
 
-    /// A job's plain-text log (GitHub answers 302 to blob storage; followed without the
-    /// Authorization header, which is only sent to the API host).
+    /// A job's plain-text log. GitHub answers 302 to blob storage; the target is fetched
+    /// by a separate plain client, so the token is never sent there.
     pub async fn job_log(&self, repo: &RepoId, job_id: u64) -> Result<String, GitHubError> {
-        let res = self
-            .request(
-                Method::GET,
-                &format!("{}/actions/jobs/{job_id}/logs", r(repo)),
-                None,
-                None,
-            )
-            .await?;
+        let route = format!("{}/actions/jobs/{job_id}/logs", r(repo));
+        let res = self.request(Method::GET, &route, None, None).await?;
+        if (300..400).contains(&res.status) {
+            let loc = res
+                .headers
+                .get(http::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .ok_or_else(|| GitHubError::Decode {
+                    route: route.clone(),
+                    detail: format!("HTTP {} without a Location header", res.status),
+                })?
+                .to_string();
+            return self.fetch_unauthenticated(&loc, &route).await;
+        }
         Ok(res.text())
     }
 

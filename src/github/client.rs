@@ -249,6 +249,7 @@ pub struct GitHub {
     mutations: tokio::sync::Mutex<Option<std::time::Instant>>,
     /// Kept only to refuse bodies that contain it (never logged, never sent elsewhere).
     token: Option<String>,
+    api_url: String,
 }
 
 impl GitHub {
@@ -276,7 +277,53 @@ impl GitHub {
             policy,
             mutations: tokio::sync::Mutex::new(None),
             token: token.map(str::to_string),
+            api_url: api_url.trim_end_matches('/').to_string(),
         })
+    }
+
+    /// Fetch a redirect target (job logs live in blob storage behind a short-lived signed
+    /// URL) with a plain client: no Authorization header ever leaves for another host.
+    pub async fn fetch_unauthenticated(
+        &self,
+        location: &str,
+        route: &str,
+    ) -> Result<String, GitHubError> {
+        let url = if location.starts_with('/') {
+            format!("{}{location}", self.api_url)
+        } else {
+            location.to_string()
+        };
+        let gave_up = |detail: String| GitHubError::GaveUp {
+            method: "GET".into(),
+            route: format!("{route} (redirect)"),
+            attempts: 1,
+            detail,
+        };
+        let client = reqwest::Client::builder()
+            .connect_timeout(self.policy.connect_timeout)
+            .timeout(self.policy.read_timeout)
+            .redirect(reqwest::redirect::Policy::limited(3))
+            .build()
+            .map_err(|e| GitHubError::Setup(e.to_string()))?;
+        // The signed URL's query is a credential of sorts: keep it out of errors.
+        let shown = url.split('?').next().unwrap_or("").to_string();
+        let res = client
+            .get(&url)
+            .send()
+            .await
+            .map_err(|e| gave_up(format!("{shown}: {}", e.without_url())))?;
+        let status = res.status().as_u16();
+        if status != 200 {
+            return Err(GitHubError::Status {
+                method: "GET".into(),
+                route: shown,
+                status,
+                message: "downloading the redirect target".into(),
+            });
+        }
+        res.text()
+            .await
+            .map_err(|e| gave_up(format!("{shown}: {}", e.without_url())))
     }
 
     pub fn clock(&self) -> &Arc<dyn Clock> {

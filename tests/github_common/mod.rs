@@ -156,6 +156,10 @@ pub struct State {
     /// pulls created by the bot: (number, head, base, body)
     pub created_pulls: Vec<(u64, String, String, String)>,
     pub faults: Vec<Fault>,
+    /// `patchloop.yml` in the org's `.github` repository.
+    pub org_config: Option<String>,
+    /// Where the job-log redirect points (default: this mock).
+    pub log_host: Option<String>,
 }
 
 pub struct MockGitHub {
@@ -294,6 +298,12 @@ fn route(
     body: Option<&Value>,
 ) -> ResponseTemplate {
     let base = format!("/repos/{OWNER}/{REPO}");
+    if path == format!("/repos/{OWNER}/.github/contents/patchloop.yml") {
+        return match &st.org_config {
+            Some(t) => ResponseTemplate::new(200).set_body_string(t.clone()),
+            None => j(404, json!({"message": "Not Found"})),
+        };
+    }
     let Some(rest) = path.strip_prefix(&base) else {
         if let Some(id) = path.strip_prefix("/blob/logs/") {
             let id: u64 = id.parse().unwrap_or(0);
@@ -461,8 +471,14 @@ fn route(
                     .unwrap_or(json!({"total_count": 0, "jobs": []})),
             )
         }
-        ("GET", ["actions", "jobs", jid, "logs"]) => ResponseTemplate::new(302)
-            .insert_header("location", format!("/blob/logs/{jid}").as_str()),
+        ("GET", ["actions", "jobs", jid, "logs"]) => ResponseTemplate::new(302).insert_header(
+            "location",
+            format!(
+                "{}/blob/logs/{jid}",
+                st.log_host.clone().unwrap_or_default()
+            )
+            .as_str(),
+        ),
         ("GET", ["contents", ..]) => {
             let p = seg[1..].join("/");
             match st.contents.get(&p) {
