@@ -462,6 +462,7 @@ async fn a_missing_token_or_permission_says_which_and_how_to_grant_it() {
             body: "{\"message\":\"Resource not accessible by integration\"}".into(),
             apply: false,
             times: 1,
+            delay: None,
         });
     });
     let e = format!(

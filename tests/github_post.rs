@@ -218,6 +218,7 @@ async fn ambiguous_post_is_requeried_before_retrying() {
                 body: "bad gateway".into(),
                 apply: true,
                 times: 1,
+                delay: None,
             });
         }
     });
@@ -244,6 +245,7 @@ async fn ambiguous_timeout_that_did_not_land_is_retried_once() {
             body: String::new(),
             apply: false,
             times: 1,
+            delay: None,
         });
     });
     let gh = client(&mock, Arc::new(FakeClock::default()));
@@ -267,6 +269,7 @@ async fn secondary_rate_limits_wait_with_the_injected_clock() {
             body: secondary.into(),
             apply: false,
             times: 2,
+            delay: None,
         });
         s.faults.push(Fault {
             method: "POST",
@@ -276,6 +279,7 @@ async fn secondary_rate_limits_wait_with_the_injected_clock() {
             body: "{}".into(),
             apply: false,
             times: 1,
+            delay: None,
         });
         s.faults.push(Fault {
             method: "GET",
@@ -288,6 +292,7 @@ async fn secondary_rate_limits_wait_with_the_injected_clock() {
             body: "{\"message\":\"API rate limit exceeded\"}".into(),
             apply: false,
             times: 1,
+            delay: None,
         });
     });
     let clock = Arc::new(FakeClock::default());
@@ -327,6 +332,7 @@ async fn permanent_errors_are_not_retried() {
             body: "{\"message\":\"Resource not accessible by integration\"}".into(),
             apply: false,
             times: 5,
+            delay: None,
         });
     });
     let clock = Arc::new(FakeClock::default());
@@ -465,4 +471,33 @@ fn the_openapi_validator_rejects_bad_bodies() {
             .route
             .is_match("/repos/o/r/git/refs/heads/patchloop/fix-1")
     );
+}
+
+#[tokio::test]
+async fn a_post_that_times_out_but_landed_is_found_by_its_marker() {
+    let mock = MockGitHub::start().await;
+    mock.add_pr(2, HEAD, pr_files());
+    mock.with(|s| {
+        s.faults.push(Fault {
+            method: "POST",
+            path_contains: "/issues/2/comments",
+            status: 201,
+            headers: vec![],
+            body: "{}".into(),
+            apply: true,
+            times: 1,
+            delay: Some(Duration::from_secs(3)),
+        });
+    });
+    let gh = client(&mock, Arc::new(FakeClock::default()));
+    gh.post_outcome(&target(Some(2)), &verified(&ours()), Mode::Comment, false)
+        .await
+        .unwrap();
+    mock.with(|s| assert_eq!(s.comments.len(), 1, "re-queried, not re-posted"));
+    let posts = mock
+        .writes()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/issues/2/comments"))
+        .count();
+    assert_eq!(posts, 1);
 }

@@ -121,6 +121,8 @@ pub struct Fault {
     /// Apply the request's effect anyway (the write landed, the answer was lost).
     pub apply: bool,
     pub times: usize,
+    /// Answer this late (past the client's read timeout: no answer at all).
+    pub delay: Option<Duration>,
 }
 
 #[derive(Debug, Clone)]
@@ -246,6 +248,9 @@ impl Respond for Responder {
             for (k, v) in &f.headers {
                 r = r.insert_header(*k, v.as_str());
             }
+            if let Some(d) = f.delay {
+                r = r.set_delay(d);
+            }
             return r;
         }
         let resp = route(&mut st, &method, &path, &query, body.as_ref());
@@ -254,6 +259,9 @@ impl Respond for Responder {
                 let mut r = ResponseTemplate::new(f.status).set_body_string(f.body.clone());
                 for (k, v) in &f.headers {
                     r = r.insert_header(*k, v.as_str());
+                }
+                if let Some(d) = f.delay {
+                    r = r.set_delay(d);
                 }
                 r
             }
