@@ -227,7 +227,10 @@ async fn comment_starts_nothing(edit: impl FnOnce(&mut Value), perm: Option<&str
     .await
     .unwrap();
     match &r.end {
-        ActionEnd::Ignored(w) => assert!(w.contains(why), "{w} (wanted {why})"),
+        ActionEnd::Ignored(w) => {
+            assert!(w.contains(why), "{w} (wanted {why})");
+            assert!(!w.contains('\n'), "one line: {w}");
+        }
         other => panic!("{other:?}"),
     }
     assert_eq!(fake.count(), 0, "no repair");
@@ -267,7 +270,12 @@ async fn unauthorised_comments_start_nothing() {
     )
     .await;
     // An OWNER association in the payload is not trusted on its own either.
-    comment_starts_nothing(|_| {}, Some("read"), "`read`").await;
+    comment_starts_nothing(
+        |_| {},
+        Some("read"),
+        "Codertocat has `read` permission; /patchloop fix needs `write`",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -777,4 +785,69 @@ async fn dispatch_repairs_the_dispatched_commit_and_opens_a_pr_without_one() {
         r.outputs
     );
     assert!(mock.violations().is_empty(), "{:?}", mock.violations());
+}
+
+#[tokio::test]
+async fn check_suite_failures_and_opted_in_pull_requests_are_repaired() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(
+        &mock,
+        "check_suite",
+        &fixture("webhooks-derived/check_suite/completed.failure.json"),
+    );
+    let fake = FakeRepairer::new(verified(PATCH));
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.end, ActionEnd::Fixed);
+    assert_eq!(fake.calls.lock().unwrap()[0].pr, Some(2));
+    assert!(
+        fake.calls.lock().unwrap()[0].failing_tests.is_empty(),
+        "no run logs for a check suite"
+    );
+
+    // pull_request: ignored by default, repaired when opted in.
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(
+        &mock,
+        "pull_request",
+        &fixture("webhooks/pull_request/opened.payload.json"),
+    );
+    let fake = FakeRepairer::new(verified(PATCH));
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert!(matches!(r.end, ActionEnd::Ignored(ref w) if w.contains("opt-in")));
+    let ws = env.dir.path().join("ws/.github");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(
+        ws.join("patchloop.yml"),
+        "triggers:\n  pull_request: true\n",
+    )
+    .unwrap();
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.end, ActionEnd::Fixed);
+    assert_eq!(fake.count(), 1);
 }

@@ -501,3 +501,28 @@ async fn a_post_that_times_out_but_landed_is_found_by_its_marker() {
         .count();
     assert_eq!(posts, 1);
 }
+
+#[tokio::test]
+async fn mutations_are_spaced_by_the_mutation_gap() {
+    let mock = MockGitHub::start().await;
+    mock.add_pr(2, HEAD, pr_files());
+    let clock = Arc::new(FakeClock::default());
+    let policy = patchloop::github::client::RetryPolicy {
+        mutation_gap: Duration::from_secs(1),
+        ..fast_policy()
+    };
+    let gh = GitHub::new(
+        &mock.url(),
+        Some("ghs_testtoken0123456789abcdefghijklmnop"),
+        clock.clone(),
+        policy,
+    )
+    .unwrap();
+    // Review + comment: the second mutation waits for the gap (on the injected clock).
+    gh.post_outcome(&target(Some(2)), &verified(&ours()), Mode::Suggest, false)
+        .await
+        .unwrap();
+    let sleeps = clock.sleeps.lock().unwrap().clone();
+    assert_eq!(sleeps.len(), 1, "{sleeps:?}");
+    assert!(sleeps[0] > Duration::ZERO && sleeps[0] <= Duration::from_secs(1));
+}

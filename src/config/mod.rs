@@ -32,6 +32,14 @@ pub enum MinPermission {
 }
 
 impl MinPermission {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            MinPermission::Write => "write",
+            MinPermission::Maintain => "maintain",
+            MinPermission::Admin => "admin",
+        }
+    }
+
     /// Whether a repository permission (`admin`, `maintain`, `write`, `triage`, `read`,
     /// `none`) meets this minimum.
     pub fn allows(&self, permission: &str) -> bool {
@@ -382,9 +390,7 @@ impl Config {
             "budgets.max_tokens" => self.max_tokens.to_string(),
             "allowed_ci_paths" => list(&self.allowed_ci_paths),
             "triggers.pull_request" => self.pull_request.to_string(),
-            "triggers.comment_min_permission" => {
-                format!("{:?}", self.comment_min_permission).to_lowercase()
-            }
+            "triggers.comment_min_permission" => self.comment_min_permission.as_str().into(),
             "triggers.comment_users" => list(&self.comment_users),
             "report_unverified" => self.report_unverified.to_string(),
             "no_pr_fallback" => format!("{:?}", self.no_pr_fallback).to_lowercase(),

@@ -261,10 +261,9 @@ pub async fn run(
             .map_err(explain)?;
         if !cfg.comment_min_permission.allows(&perm) {
             return Ok(ignored(format!(
-                "ignored because {user} has `{perm}` permission; /patchloop fix needs {:?} or higher",
-                cfg.comment_min_permission
-            )
-            .to_lowercase()));
+                "ignored because {user} has `{perm}` permission; /patchloop fix needs `{}` or higher",
+                cfg.comment_min_permission.as_str()
+            )));
         }
         comment_id = Some(*cid);
         let pr_n = trigger.pr.unwrap_or(0);
