@@ -851,3 +851,49 @@ async fn check_suite_failures_and_opted_in_pull_requests_are_repaired() {
     assert_eq!(r.end, ActionEnd::Fixed);
     assert_eq!(fake.count(), 1);
 }
+
+#[tokio::test]
+async fn dispatch_with_an_input_ref_resolves_that_branch_not_the_workflow_sha() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    mock.with(|s| {
+        s.prs.clear();
+        s.refs.insert("feature".into(), HEAD.into());
+        s.contents.insert(
+            "src/calc.py".into(),
+            "a\nb\nc\ndef sub(a, b):\n    return a + b\n\n".into(),
+        );
+    });
+    let mut payload: Value =
+        serde_json::from_slice(&fixture("webhooks/workflow_dispatch/payload.json")).unwrap();
+    payload["repository"]["full_name"] = format!("{OWNER}/{REPO}").into();
+    payload["inputs"]["ref"] = "feature".into();
+    let mut env = Env::new(
+        &mock,
+        "workflow_dispatch",
+        &serde_json::to_vec(&payload).unwrap(),
+    );
+    env.vars
+        .insert("GITHUB_REF".into(), "refs/heads/master".into());
+    env.vars.insert(
+        "GITHUB_SHA".into(),
+        "3333333333333333333333333333333333333333".into(),
+    );
+    let fake = FakeRepairer::new(verified(PATCH));
+    run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(fake.calls.lock().unwrap()[0].head_sha, HEAD);
+    mock.with(|s| {
+        assert_eq!(
+            s.created_pulls[0].2, "feature",
+            "the fix PR targets the dispatched branch"
+        )
+    });
+}

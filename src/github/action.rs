@@ -310,8 +310,22 @@ async fn resolve_sha(gh: &GitHub, t: &Trigger, env: EnvFn<'_>) -> anyhow::Result
     if let Some(s) = &t.head_sha {
         return Ok(s.clone());
     }
-    if let Some(s) = env("GITHUB_SHA").filter(|s| s.len() == 40) {
-        return Ok(s);
+    if let TriggerKind::Dispatch { git_ref } = &t.kind {
+        // A SHA given as the input is the commit itself.
+        if git_ref.len() == 40 && git_ref.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Ok(git_ref.clone());
+        }
+        // GITHUB_SHA is the commit of the workflow's own ref: use it only for that ref.
+        let full = if git_ref.starts_with("refs/") {
+            git_ref.clone()
+        } else {
+            format!("refs/heads/{git_ref}")
+        };
+        if env("GITHUB_REF").is_none_or(|r| r == full)
+            && let Some(s) = env("GITHUB_SHA").filter(|s| s.len() == 40)
+        {
+            return Ok(s);
+        }
     }
     let branch = t
         .head_branch
