@@ -268,6 +268,19 @@ pub async fn start(
     }
 }
 
+/// A hardened episode container ([`hardened_policy`]) from the workspace image.
+pub async fn start_hardened(d: &Docker, run: &str, role: &str) -> Container {
+    let image = workspace_image().await;
+    start(d, &image, &hardened_policy(), run, role).await
+}
+
+/// The unhardened twin for positive controls (bridge network, root, rw root, seccomp
+/// unconfined, tests/ writable): the same probe must succeed here or it proves nothing.
+pub async fn start_control(d: &Docker, run: &str, role: &str) -> Container {
+    let image = workspace_image().await;
+    start(d, &image, &hardened_policy().control(), run, role).await
+}
+
 /// `bash -c SCRIPT` with a timeout; a sandbox error fails the test.
 pub async fn sh(c: &Container, script: &str, timeout: Duration) -> ExecResult {
     exec(c, ExecRequest::shell(script).timeout(timeout)).await

@@ -657,6 +657,27 @@ pub async fn output_flood(ctx: &Ctx) -> Vec<Outcome> {
             "small output returned intact, no marker",
         ));
     }
+    // Head and tail both survive, with the marker between them.
+    let r = common::exec(
+        &h,
+        ExecRequest::shell("echo HEAD-MARK; yes | head -c 3000000; echo; echo TAIL-MARK")
+            .output_cap(cap)
+            .timeout(secs(60)),
+    )
+    .await;
+    let text = r.output.render();
+    let marker = text.find("output truncated").unwrap_or(0);
+    out.push(Outcome::new(
+        "D8-head-and-tail-kept",
+        text.starts_with("HEAD-MARK\n") && marker > 0 && text[marker..].contains("TAIL-MARK"),
+        format!(
+            "{:?}: {} bytes rendered, marker at {marker}",
+            r.status,
+            text.len()
+        ),
+        r.output.total_bytes() > 3_000_000,
+        "3 MB went through the harness",
+    ));
     let grown = common::rss_bytes().saturating_sub(rss0);
     out.push(Outcome::new(
         "D8-harness-rss-bounded",
@@ -678,7 +699,7 @@ pub async fn output_flood(ctx: &Ctx) -> Vec<Outcome> {
     out.push(Outcome::new(
         "D9-log-flood-capped",
         after <= (1 << 20) + (64 << 10),
-        format!("log file {before} -> {after} bytes after writing 8 MB to PID 1's stdout"),
+        format!("kept log {before} -> {after} bytes after writing 8 MB to PID 1's stdout"),
         flood.output.render().contains("rc=0") && after > before,
         format!(
             "the flood reached the log: {}",
@@ -689,12 +710,25 @@ pub async fn output_flood(ctx: &Ctx) -> Vec<Outcome> {
     out
 }
 
+/// Bytes the daemon keeps of the container's log, read through the Engine API (works where
+/// the daemon's filesystem is not ours to read).
 async fn log_size(ctx: &Ctx, c: &Container) -> u64 {
-    let path = common::inspect(&ctx.docker, c.name())
-        .await
-        .log_path
-        .unwrap_or_default();
-    std::fs::metadata(&path).map(|m| m.len()).unwrap_or_else(|e| {
-        panic!("reading the container log {path:?} (the suite needs the daemon's host filesystem): {e}")
-    })
+    use bollard::query_parameters::LogsOptions;
+    use futures_util::StreamExt;
+    let mut stream = ctx.docker.logs(
+        c.name(),
+        Some(LogsOptions {
+            stdout: true,
+            stderr: true,
+            ..Default::default()
+        }),
+    );
+    let mut n = 0u64;
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(chunk) => n += chunk.into_bytes().len() as u64,
+            Err(e) => panic!("reading the log of {}: {e}", c.name()),
+        }
+    }
+    n
 }
