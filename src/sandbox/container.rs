@@ -176,12 +176,16 @@ impl Container {
         })
     }
 
-    /// The container cgroup's OOM-kill counter (v2 `memory.events`, v1 `memory.oom_control`).
-    /// An OOM under exec shows only as exit 137 plus this counter (SECURITY.md G6).
-    async fn oom_kill_count(&self) -> Result<u64, SandboxError> {
+    /// Kill every process but PID 1 and the keeper, then read the cgroup's OOM-kill counter:
+    /// an OOM under exec shows only as exit 137 plus this counter (SECURITY.md G6).
+    async fn cleanup_and_oom_count(&self) -> Result<u64, SandboxError> {
         let out = self
             .raw_exec(
-                vec!["sh".into(), "-c".into(), OOM_COUNTER.into()],
+                vec![
+                    "sh".into(),
+                    "-c".into(),
+                    format!("{}; {OOM_COUNTER}", kill_others_script(self.keeper_pid)),
+                ],
                 None,
                 Duration::from_secs(10),
                 4096,
@@ -404,6 +408,12 @@ impl Drop for Container {
     }
 }
 
+/// Did the step wrapper possibly die before its cleanup? A signal death shows as 128+n (the
+/// command may have signalled its parent); -1 means the exit code was never reported.
+fn wrapper_may_have_died(code: i64) -> bool {
+    !(0..128).contains(&code)
+}
+
 /// `(keeper pid, oom_kill baseline)` from the output of [`Container::first_look`]'s script:
 /// PID 1's children, a `---` line, then the cgroup's OOM counters.
 fn parse_first_look(text: &str) -> Option<(u32, u64)> {
@@ -471,12 +481,19 @@ impl Sandbox for Container {
                 &req.env,
             )
             .await?;
-        if result.status == ExecStatus::Exited(137) {
-            let count = self.oom_kill_count().await.unwrap_or(0);
-            let mut seen = self.oom_kills_seen.lock().await;
-            if count > *seen {
-                *seen = count;
-                result.status = ExecStatus::Oom;
+        if let ExecStatus::Exited(code) = result.status
+            && wrapper_may_have_died(code)
+        {
+            // The command can signal its own parent: a wrapper killed before its cleanup
+            // leaves the step's processes running (`setsid sleep 1e9 & kill -9 $PPID`). Clean
+            // up from here, and read the OOM counter in the same exec.
+            let count = self.cleanup_and_oom_count().await?;
+            if code == 137 {
+                let mut seen = self.oom_kills_seen.lock().await;
+                if count > *seen {
+                    *seen = count;
+                    result.status = ExecStatus::Oom;
+                }
             }
         }
         Ok(result)
@@ -550,6 +567,15 @@ mod tests {
         );
         assert_eq!(parse_first_look("1\n9\n\n---\nlow 0\n"), Some((9, 0)));
         assert_eq!(parse_first_look("\n---\noom_kill 3\n"), None);
+    }
+
+    #[test]
+    fn signal_deaths_trigger_harness_cleanup() {
+        assert!(wrapper_may_have_died(137) && wrapper_may_have_died(143));
+        assert!(wrapper_may_have_died(-1) && wrapper_may_have_died(255));
+        assert!(
+            !wrapper_may_have_died(0) && !wrapper_may_have_died(1) && !wrapper_may_have_died(127)
+        );
     }
 
     #[test]
