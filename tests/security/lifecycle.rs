@@ -110,6 +110,55 @@ echo during=$n"#;
         ),
     ));
 
+    // E3b the command kills its own step wrapper (before the wrapper's cleanup could run).
+    for (id, sig, code, marker) in [
+        ("E3-wrapper-sigkilled-survivors", "KILL", 137, "987702"),
+        ("E3-wrapper-sigtermed-survivors", "TERM", 143, "987703"),
+    ] {
+        let r = common::sh(
+            &h,
+            &format!("setsid sleep {marker} >/dev/null 2>&1 </dev/null & sleep 0.2; kill -{sig} $PPID; sleep 0.2"),
+            secs(20),
+        )
+        .await;
+        let (left, ps) = survivors(&h, marker).await;
+        out.push(Outcome::new(
+            id,
+            left == 0,
+            format!("survivors {left}: {}", common::truncate(&ps, 200)),
+            r.status == ExecStatus::Exited(code),
+            format!("the command killed its wrapper: {:?}", r.status),
+        ));
+    }
+
+    // E3c a fork-walker (a process that keeps moving to a new pid, so a /proc snapshot is
+    // always stale) does not outlive the step. Seen through the kernel's last-allocated pid
+    // (/proc/loadavg, read with a builtin): it climbs only while something forks.
+    let forks = "read _ _ _ _ a < /proc/loadavg; sleep 0.5; read _ _ _ _ b < /proc/loadavg; echo forks=$((b - a))";
+    let walker = format!(
+        "python3 -c '\nimport os\nos.setsid()\nwhile True:\n    if os.fork() == 0:\n        continue\n    os._exit(0)\n' >/dev/null 2>&1 </dev/null &\nsleep 0.3\n{forks}"
+    );
+    let during = common::sh(&h, &walker, secs(20)).await;
+    let after = common::sh(&h, forks, secs(20)).await;
+    let count = |r: &patchloop::sandbox::ExecResult| {
+        r.output
+            .render()
+            .lines()
+            .find_map(|l| l.strip_prefix("forks="))
+            .and_then(|n| n.trim().parse::<i64>().ok())
+            .unwrap_or(i64::MAX)
+    };
+    out.push(Outcome::new(
+        "E3-fork-walker-survivors",
+        count(&after) <= 5,
+        format!("{} pids allocated in 0.5 s after the step", count(&after)),
+        (50..i64::MAX).contains(&count(&during)),
+        format!(
+            "{} pids allocated in 0.5 s while the walker ran",
+            count(&during)
+        ),
+    ));
+
     // E4 a background job holding stdout open does not hold the step.
     let t = Instant::now();
     let r = common::sh(
