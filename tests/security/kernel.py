@@ -47,6 +47,36 @@ op("A3-unshare-userns", lambda: in_child(new_userns))
 op("A3-ptrace-attach", lambda: sysc(NR["ptrace"], 16, 999999, None, None))
 op("A3-process_vm_readv", lambda: sysc(NR["process_vm_readv"], 999999, None, 0, None, 0, 0))
 op("A3-setns", lambda: sysc(NR["setns"], -1, 0))
+
+
+def ia32_getpid():
+    """getpid through the 32-bit ABI (int 0x80): the profile lists only native 64-bit
+    architectures, so every ia32 entry point (incl. socketcall, moby#53551) must be refused."""
+    import mmap
+
+    if platform.machine() != "x86_64":
+        raise RuntimeError(f"no ia32 ABI on {platform.machine()}")
+    code = bytes([0xB8, 0x14, 0, 0, 0, 0xCD, 0x80, 0xC3])  # mov eax, 20; int 0x80; ret
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+        m.write(code)
+        fn = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
+        os.write(w, str(fn()).encode())
+        os._exit(0)
+    os.close(w)
+    _, status = os.waitpid(pid, 0)
+    out = os.read(r, 100).decode()
+    if os.WIFSIGNALED(status):
+        raise RuntimeError(f"killed by signal {os.WTERMSIG(status)}")
+    if out != str(pid):
+        raise RuntimeError(f"int 0x80 getpid returned {out} (child pid {pid})")
+    return "32-bit syscall executed"
+
+
+op("A3-ia32-syscall", ia32_getpid)
 # Must work in both: the profile is not overbroad.
 op("A3-inet-socket-allowed", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM).close())
 op("A3-unix-socketpair-allowed", lambda: [s.close() for s in socket.socketpair()])

@@ -73,6 +73,8 @@ async fn kernel(h: &Container, c: &Container, policy: &ContainerPolicy) -> Vec<O
             |o| o.ok || o.err.as_deref() != Some("EPERM"),
         ));
     }
+    // The 32-bit ABI: refused in any way (errno or a kill) here, executed in the control.
+    out.push(compare("A3-ia32-syscall", &hk, &ck, |o| !o.ok, |o| o.ok));
     for id in SECCOMP_ALLOWED {
         out.push(compare(id, &hk, &ck, |o| o.ok, |o| o.ok));
     }
