@@ -76,12 +76,19 @@ async fn sandbox_security_suite() {
     }
     let controls_ok = outcomes.len() - failed_controls.len();
     eprintln!("(security suite wall time {:?})", started.elapsed());
-    println!(
-        "sandbox: {} probes, {} controls ok, {} escapes",
-        outcomes.len(),
-        controls_ok,
-        escapes.len()
-    );
+    // Written to the real stdout, past libtest's capture: CI shows the line on success too.
+    {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
+            "sandbox: {} probes, {} controls ok, {} escapes",
+            outcomes.len(),
+            controls_ok,
+            escapes.len()
+        );
+        let _ = out.flush();
+    }
     ctx.cleanup().await;
     assert!(
         escapes.is_empty() && failed_controls.is_empty(),
