@@ -89,6 +89,18 @@ async fn sandbox_security_suite() {
         );
         let _ = out.flush();
     }
+    // scripts/test prints this file after the whole suite (CARGO_TARGET_DIR/security-summary.txt).
+    if let Some(target) = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).parent() {
+        let _ = std::fs::write(
+            target.join("security-summary.txt"),
+            format!(
+                "sandbox: {} probes, {} controls ok, {} escapes\n",
+                outcomes.len(),
+                controls_ok,
+                escapes.len()
+            ),
+        );
+    }
     ctx.cleanup().await;
     assert!(
         escapes.is_empty() && failed_controls.is_empty(),

@@ -75,11 +75,11 @@ fn dockerfile(base: &str) -> String {
         r#"FROM {base}
 COPY workspace/ /workspace/
 COPY harness/ /opt/patchloop/harness/
-RUN set -e; cd /workspace; git init -q; \
-    git -c user.name=patchloop -c user.email=patchloop@localhost add -A; \
-    git -c user.name=patchloop -c user.email=patchloop@localhost commit -qm baseline; \
-    mkdir -p /opt/patchloop /opt/patchloop-test; cp -a .git /opt/patchloop/baseline.git; \
-    chown -R 1000:1000 /workspace; \
+RUN set -e; cd /workspace; chown -R 1000:1000 /workspace; \
+    g() {{ git -c safe.directory='*' -c user.name=patchloop -c user.email=patchloop@localhost "$@"; }}; \
+    g init -q; g add -A; g commit -qm baseline; chown -R 1000:1000 /workspace/.git; \
+    mkdir -p /opt/patchloop /opt/patchloop-test; cp -r .git /opt/patchloop/baseline.git; \
+    chown -R 0:0 /opt/patchloop/baseline.git; \
     cp /usr/bin/id {SUID_ID}; chmod 4755 {SUID_ID}
 LABEL patchloop.test_cmd="python3 -m pytest -q tests" patchloop.tests_dirs="[\"tests\"]" \
       patchloop.base="{base}" patchloop.test-image="1"
@@ -316,9 +316,13 @@ pub async fn inspect(d: &Docker, name: &str) -> ContainerInspectResponse {
 /// policy it was created with (SECURITY.md A1, the docker-bench shape). Returns the
 /// violations; empty means the container matches. Canaries anywhere in the inspect JSON are
 /// violations too.
+///
+/// `image_env` is the image's own `Config.Env`: Docker merges it under the container's, so
+/// the container env may hold the policy's entries plus the image's, nothing else.
 pub fn golden_violations(
     i: &ContainerInspectResponse,
     policy: &ContainerPolicy,
+    image_env: &[String],
     canaries: &[String],
 ) -> Vec<String> {
     let mut v = Vec::new();
@@ -489,9 +493,18 @@ pub fn golden_violations(
         cfg.cmd == Some(vec!["sleep".to_string(), policy.lifetime_secs.to_string()]),
         format!("Cmd={:?} (PID 1 must end at the deadline)", cfg.cmd),
     );
+    let env = cfg.env.clone().unwrap_or_default();
     check(
-        cfg.env == Some(policy.env.clone()),
-        format!("Env={:?} differs from the allowlist", cfg.env),
+        policy.env.iter().all(|e| env.contains(e)),
+        format!("Env={env:?} lacks entries of the policy's allowlist"),
+    );
+    let foreign: Vec<&String> = env
+        .iter()
+        .filter(|e| !policy.env.contains(e) && !image_env.contains(e))
+        .collect();
+    check(
+        foreign.is_empty(),
+        format!("Env has entries from neither the policy nor the image: {foreign:?}"),
     );
     let json = serde_json::to_string(i).unwrap_or_default();
     for c in canaries {
@@ -505,6 +518,14 @@ pub fn golden_violations(
         "policy is not the hardened one".into(),
     );
     v
+}
+
+/// The image's own `Config.Env` (Docker merges it under a container's environment).
+pub async fn image_env(d: &Docker, image: &str) -> Vec<String> {
+    match d.inspect_image(image).await {
+        Ok(i) => i.config.and_then(|c| c.env).unwrap_or_default(),
+        Err(e) => panic!("inspecting image {image} failed: {e}"),
+    }
 }
 
 /// Resident set size of this process in bytes (Linux).

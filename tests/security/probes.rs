@@ -163,7 +163,8 @@ impl Ctx {
     /// Record the golden-spec check of a container (started here or by another process).
     pub async fn check_posture(&self, name: &str, policy: &ContainerPolicy) {
         let i = common::inspect(&self.docker, name).await;
-        let v = common::golden_violations(&i, policy, &self.canaries.values());
+        let image_env = common::image_env(&self.docker, &self.image).await;
+        let v = common::golden_violations(&i, policy, &image_env, &self.canaries.values());
         self.posture.lock().await.push((name.to_string(), v));
     }
 
@@ -171,7 +172,8 @@ impl Ctx {
     pub async fn control(&self, policy: &ContainerPolicy, role: &str) -> Container {
         let c = common::start(&self.docker, &self.image, policy, &self.run, role).await;
         let i = common::inspect(&self.docker, c.name()).await;
-        let v = common::golden_violations(&i, policy, &self.canaries.values());
+        let image_env = common::image_env(&self.docker, &self.image).await;
+        let v = common::golden_violations(&i, policy, &image_env, &self.canaries.values());
         self.control_posture
             .lock()
             .await
