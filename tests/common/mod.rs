@@ -161,10 +161,37 @@ pub async fn workspace_image() -> String {
             if d.inspect_image(&tag).await.is_err() {
                 panic!("building {tag} reported success but the image is missing:\n{log}");
             }
+            remove_stale_workspace_images(&d, &base, &tag).await;
             tag
         })
         .await
         .clone()
+}
+
+/// Earlier content versions of the test image on the same base are garbage once a new one
+/// is built; an image still in use by a container is left alone (Docker refuses, 409).
+async fn remove_stale_workspace_images(d: &Docker, base: &str, keep: &str) {
+    use bollard::query_parameters::{ListImagesOptions, RemoveImageOptions};
+    let filters = HashMap::from([("reference".to_string(), vec![WORKSPACE_REPO.to_string()])]);
+    let Ok(images) = d
+        .list_images(Some(ListImagesOptions {
+            filters: Some(filters),
+            ..Default::default()
+        }))
+        .await
+    else {
+        return;
+    };
+    for img in images {
+        let same_base = img.labels.get("patchloop.base").map(String::as_str) == Some(base);
+        for t in img
+            .repo_tags
+            .iter()
+            .filter(|t| same_base && t.as_str() != keep)
+        {
+            let _ = d.remove_image(t, None::<RemoveImageOptions>, None).await;
+        }
+    }
 }
 
 /// Canary secrets planted in this process's environment (and in host files a careless harness
