@@ -121,10 +121,18 @@ pub async fn workspace_image() -> String {
             for (p, c) in workspace_files() {
                 files.push((format!("workspace/{p}"), c.as_bytes().to_vec()));
             }
-            files.push((
-                "harness/pl_guard.py".into(),
-                include_bytes!("../../images/harness/pl_guard.py").to_vec(),
-            ));
+            // The harness files as the layout contract places them (/opt/patchloop/harness).
+            let harness = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("images/harness");
+            let mut entries: Vec<_> = std::fs::read_dir(&harness)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", harness.display()))
+                .filter_map(Result::ok)
+                .filter(|e| e.path().is_file())
+                .collect();
+            entries.sort_by_key(|e| e.file_name());
+            for e in entries {
+                let data = std::fs::read(e.path()).unwrap_or_else(|err| panic!("reading {}: {err}", e.path().display()));
+                files.push((format!("harness/{}", e.file_name().to_string_lossy()), data));
+            }
             let mut h = Sha256::new();
             h.update(base_id.as_bytes());
             for (p, c) in &files {
