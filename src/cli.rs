@@ -19,9 +19,20 @@ pub struct Cli {
 pub enum Command {
     /// Report the Docker daemon, the sandbox's seccomp probes, base images and leftovers.
     Doctor,
+    /// Build base images (`images build [--offline]`).
+    Images {
+        #[command(subcommand)]
+        command: crate::sandbox::image_cli::ImagesCommand,
+    },
+    /// Build the sandbox image of a checkout; prints its tag.
+    Prepare(crate::sandbox::image_cli::PrepareArgs),
 }
 
 pub async fn main() -> ExitCode {
-    let _cli = Cli::parse();
-    ExitCode::SUCCESS
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Doctor => ExitCode::SUCCESS,
+        Command::Images { command } => crate::sandbox::image_cli::images(command).await,
+        Command::Prepare(args) => crate::sandbox::image_cli::prepare(args).await,
+    }
 }

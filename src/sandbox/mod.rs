@@ -5,9 +5,13 @@
 //! (run id, deadline) so a reaper can remove what a dead harness left behind.
 
 pub mod container;
+pub mod context;
 pub mod docker;
+pub mod image;
+pub mod image_cli;
 pub mod output;
 pub mod policy;
+pub mod prepare;
 pub mod seccomp;
 
 use std::time::Duration;
