@@ -22,9 +22,9 @@ def say(msg):
     print("patchloop: " + msg, flush=True)
 
 
-def pip(args):
+def pip(args, shown=None):
     cmd = [sys.executable, "-m", "pip", "install", "--no-cache-dir", "--progress-bar", "off"] + args
-    shown = "pip install " + " ".join(args)
+    shown = "pip install " + (shown or " ".join(args))
     say("running: " + shown)
     if subprocess.call(cmd) != 0:
         say("FAILED: " + shown)
@@ -168,10 +168,10 @@ def main():
         reqs = [r for r in reqs if normalize(re.split(r"[\s\[<>=!~;@]", r, 1)[0]) != own]
     if build_reqs:
         pip(sorted(dict.fromkeys(build_reqs)))
-    for name in requirement_files(project):
-        out, kept = filtered_requirements(project, name)
+    for req_file in requirement_files(project):
+        out, kept = filtered_requirements(project, req_file)
         if kept:
-            pip(["-r", out])
+            pip(["-r", out], shown="-r %s (without local paths)" % req_file)
     if reqs:
         pip(reqs)
     if not build_reqs and not reqs and not requirement_files(project):

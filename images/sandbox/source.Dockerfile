@@ -5,4 +5,4 @@ COPY patchloop-opt/ /opt/patchloop/
 COPY --chown=1000:1000 workspace/ /workspace/
 RUN /bin/sh /opt/patchloop/finalize.sh
 USER 1000:1000
-WORKDIR /workspace
+{{LABELS}}

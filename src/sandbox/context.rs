@@ -85,15 +85,25 @@ pub fn exclusion_reason(rel: &str, is_dir: bool, markers: &[&str]) -> Option<&'s
 #[derive(Debug, Clone)]
 pub enum Entry {
     /// A host file copied with its permission bits.
-    File { src: PathBuf, dest: String, mode: u32 },
+    File {
+        src: PathBuf,
+        dest: String,
+        mode: u32,
+    },
     /// In-memory content (Dockerfiles, scripts, embedded harness files).
     Data {
         dest: String,
         data: Vec<u8>,
         mode: u32,
     },
-    Dir { dest: String, mode: u32 },
-    Symlink { dest: String, target: PathBuf },
+    Dir {
+        dest: String,
+        mode: u32,
+    },
+    Symlink {
+        dest: String,
+        target: PathBuf,
+    },
 }
 
 impl Entry {
@@ -263,7 +273,10 @@ pub fn normalize_rel_dir(dir: &str) -> Result<String, &'static str> {
     if trimmed.starts_with('/') {
         return Err("it must be relative to the checkout");
     }
-    let parts: Vec<&str> = trimmed.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    let parts: Vec<&str> = trimmed
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
     if parts.contains(&"..") {
         return Err("it must not contain `..`");
     }
@@ -424,7 +437,10 @@ mod tests {
             (".coverage", false),
             (".coverage.host.1", false),
         ] {
-            assert!(exclusion_reason(rel, dir, &[]).is_some(), "{rel} must be excluded");
+            assert!(
+                exclusion_reason(rel, dir, &[]).is_some(),
+                "{rel} must be excluded"
+            );
         }
     }
 

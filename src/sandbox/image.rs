@@ -57,13 +57,17 @@ pub type ProgressFn = Arc<dyn Fn(&str) + Send + Sync>;
 pub enum ImageError {
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
-    #[error("{path}: {reason}\n  pass the directory of a Python checkout: `patchloop prepare PATH`")]
+    #[error(
+        "{path}: {reason}\n  pass the directory of a Python checkout: `patchloop prepare PATH`"
+    )]
     BadPath { path: String, reason: String },
     #[error(
         "no test directory found in {path} (looked for tests/, test/, <package>/tests, src/<package>/tests)\n  name it with `--tests-dir DIR` (repeatable)"
     )]
     NoTests { path: String },
-    #[error("--tests-dir {dir}: {reason}\n  give a directory relative to the checkout that exists and is copied")]
+    #[error(
+        "--tests-dir {dir}: {reason}\n  give a directory relative to the checkout that exists and is copied"
+    )]
     BadTestsDir { dir: String, reason: String },
     #[error("unsupported project at {path}: {reason}")]
     Unsupported { path: String, reason: String },
@@ -88,7 +92,9 @@ pub enum ImageError {
         #[source]
         source: std::io::Error,
     },
-    #[error("image {tag} is not a patchloop sandbox image: {reason}\n  build it with `patchloop prepare PATH`")]
+    #[error(
+        "image {tag} is not a patchloop sandbox image: {reason}\n  build it with `patchloop prepare PATH`"
+    )]
     NotPrepared { tag: String, reason: String },
 }
 
@@ -103,7 +109,9 @@ impl ImageError {
         move |source| ImageError::Io { what, source }
     }
 
-    pub(crate) fn docker(action: impl Into<String>) -> impl FnOnce(bollard::errors::Error) -> ImageError {
+    pub(crate) fn docker(
+        action: impl Into<String>,
+    ) -> impl FnOnce(bollard::errors::Error) -> ImageError {
         let f = SandboxError::docker(action);
         move |e| ImageError::Sandbox(f(e))
     }
@@ -362,7 +370,9 @@ async fn ensure_rootfs(docker: &Docker, opts: &BaseOptions) -> Result<String, Im
     let dir = tempfile::Builder::new()
         .prefix("patchloop-rootfs-")
         .tempdir_in("/var/tmp")
-        .map_err(ImageError::io("cannot create a directory for debootstrap in /var/tmp"))?;
+        .map_err(ImageError::io(
+            "cannot create a directory for debootstrap in /var/tmp",
+        ))?;
     opts.say(&format!(
         "debootstrap {SUITE} from {mirror} into {} (about a minute)",
         dir.path().display()
@@ -409,8 +419,7 @@ async fn debootstrap(dir: &Path, mirror: &str, opts: &BaseOptions) -> Result<(),
         while let Ok(Some(line)) = lines.next_line().await {
             // debootstrap prints one line per package; show the phases only.
             if line.starts_with("I: Retrieving Release")
-                || line.starts_with("I: Validating")
-                    && line.ends_with("Packages")
+                || line.starts_with("I: Validating") && line.ends_with("Packages")
                 || line.starts_with("I: Extracting base-files")
                 || line.starts_with("I: Installing core")
                 || line.starts_with("I: Configuring required")
@@ -563,6 +572,46 @@ pub fn failing_command(log: &str, error: &str) -> String {
     error.to_string()
 }
 
+/// The error for a failed build: out of disk space, or the failing command with the log's tail.
+pub fn classify_failure(stage: &str, log_tail: &str, error: &str) -> ImageError {
+    let log_tail = format!("{log_tail}\n{error}");
+    if is_disk_full(&log_tail) {
+        return ImageError::DiskFull {
+            stage: stage.to_string(),
+            log_tail,
+        };
+    }
+    ImageError::BuildFailed {
+        stage: stage.to_string(),
+        command: failing_command(&log_tail, error),
+        log_tail,
+        hint: "fix the command above (or the files it reads) and run again".into(),
+    }
+}
+
+/// Removes ANSI escape sequences (the builder colours stderr) and carriage returns.
+pub fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        if c != '\r' {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Streams a context to the build endpoint (classic builder), forwards its output as progress
 /// and turns failures into [`ImageError::BuildFailed`] / [`ImageError::DiskFull`]. Returns the
 /// image id.
@@ -582,9 +631,12 @@ pub(crate) async fn run_build(
         match item {
             Ok(info) => {
                 if let Some(text) = info.stream.as_deref() {
-                    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                    for line in text.lines().map(strip_ansi) {
+                        if line.trim().is_empty() {
+                            continue;
+                        }
                         say(progress, &format!("{stage}: {line}"));
-                        tail.push(line.to_string());
+                        tail.push(line);
                     }
                 }
                 if let Some(detail) = info.error_detail.and_then(|d| d.message) {
@@ -605,25 +657,15 @@ pub(crate) async fn run_build(
             }
         }
     }
-    let log_tail = tail.render();
     if let Some(error) = failure {
-        if is_disk_full(&error) || is_disk_full(&log_tail) {
-            return Err(ImageError::DiskFull {
-                stage: stage.to_string(),
-                log_tail: format!("{log_tail}\n{error}"),
-            });
-        }
-        return Err(ImageError::BuildFailed {
-            stage: stage.to_string(),
-            command: failing_command(&log_tail, &error),
-            log_tail: format!("{log_tail}\n{error}"),
-            hint: "fix the command above (or the files it reads) and run again".into(),
-        });
+        return Err(classify_failure(stage, &tail.render(), &error));
     }
     let inspect = docker
         .inspect_image(&tag)
         .await
-        .map_err(ImageError::docker(format!("inspecting the freshly built {tag}")))?;
+        .map_err(ImageError::docker(format!(
+            "inspecting the freshly built {tag}"
+        )))?;
     Ok(inspect.id.unwrap_or_default())
 }
 
@@ -657,10 +699,7 @@ mod tests {
 
     #[test]
     fn euid_is_parsed_from_proc_status() {
-        assert_eq!(
-            euid_from_status("Name:\tx\nUid:\t1000\t0\t0\t0\n"),
-            Some(0)
-        );
+        assert_eq!(euid_from_status("Name:\tx\nUid:\t1000\t0\t0\t0\n"), Some(0));
         assert_eq!(euid_from_status("Uid:\t0\t1000\t0\t0\n"), Some(1000));
         assert_eq!(euid_from_status("Name: x\n"), None);
     }
@@ -676,12 +715,49 @@ mod tests {
             ),
             "/bin/sh -c make"
         );
-        assert_eq!(failing_command("Step 2/3 : COPY a b", "boom"), "Step 2/3 : COPY a b");
+        assert_eq!(
+            failing_command("Step 2/3 : COPY a b", "boom"),
+            "Step 2/3 : COPY a b"
+        );
+    }
+
+    #[test]
+    fn failures_are_classified() {
+        let full = classify_failure(
+            "source layer",
+            "Step 3/6 : COPY a b",
+            "failed to copy files: write /var/lib/docker/overlay2/x: no space left on device",
+        );
+        assert!(matches!(full, ImageError::DiskFull { .. }));
+        assert!(full.to_string().contains("out of disk space"));
+        let failed = classify_failure(
+            "dependencies layer",
+            "patchloop: FAILED: pip install -r requirements.txt",
+            "The command '/bin/sh -c x' returned a non-zero code: 1",
+        );
+        match &failed {
+            ImageError::BuildFailed {
+                command, log_tail, ..
+            } => {
+                assert_eq!(command, "pip install -r requirements.txt");
+                assert!(log_tail.contains("non-zero code"));
+            }
+            other => panic!("expected BuildFailed, got {other:?}"),
+        }
+        assert_eq!(failed.exit_code(), 2);
+    }
+
+    #[test]
+    fn ansi_colours_are_stripped() {
+        assert_eq!(strip_ansi("\u{1b}[91mERROR: x\u{1b}[0m\r"), "ERROR: x");
+        assert_eq!(strip_ansi("plain"), "plain");
     }
 
     #[test]
     fn disk_full_is_recognised() {
-        assert!(is_disk_full("write /var/lib/docker/x: No space left on device"));
+        assert!(is_disk_full(
+            "write /var/lib/docker/x: No space left on device"
+        ));
         assert!(!is_disk_full("returned a non-zero code: 1"));
     }
 
@@ -696,6 +772,10 @@ mod tests {
 
     #[test]
     fn harness_files_are_embedded() {
-        assert!(HARNESS_FILES.iter().any(|(n, c)| *n == "pl_guard.py" && !c.is_empty()));
+        assert!(
+            HARNESS_FILES
+                .iter()
+                .any(|(n, c)| *n == "pl_guard.py" && !c.is_empty())
+        );
     }
 }

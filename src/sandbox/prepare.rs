@@ -5,7 +5,6 @@
 //! tree>`, built without network). The source stage makes `/workspace` a fresh one-commit git
 //! repository and copies it to `/opt/patchloop/baseline.git` (see images/sandbox/finalize.sh).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use bollard::Docker;
@@ -126,8 +125,15 @@ pub fn plan(
         Some("") => {
             return Err(ImageError::Unsupported {
                 path: path_display.to_string(),
-                reason: "--test-cmd is empty; give a command or leave it out for `python -m pytest`"
-                    .into(),
+                reason:
+                    "--test-cmd is empty; give a command or leave it out for `python -m pytest`"
+                        .into(),
+            });
+        }
+        Some(cmd) if cmd.chars().any(char::is_control) => {
+            return Err(ImageError::Unsupported {
+                path: path_display.to_string(),
+                reason: "--test-cmd must be one line (no control characters)".into(),
             });
         }
         Some(cmd) => cmd.to_string(),
@@ -149,7 +155,9 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
                 what: "walking the checkout".into(),
                 source: std::io::Error::other(e.to_string()),
             })?
-            .map_err(ImageError::io(format!("cannot read the checkout {display}")))?
+            .map_err(ImageError::io(format!(
+                "cannot read the checkout {display}"
+            )))?
     };
     let (tests_dirs, test_cmd) = plan(&display, &tree, &opts.tests_dirs, opts.test_cmd.as_deref())?;
     image::say(
@@ -174,12 +182,25 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let entries = source_context(&deps, tree.entries);
-    let hash = hashed(entries.clone(), vec![deps.clone(), test_cmd.clone(), tests_json.clone()])
-        .await?;
+    let labels = [
+        (LABEL_TEST_CMD, test_cmd.as_str()),
+        (LABEL_TESTS_DIRS, tests_json.as_str()),
+        (LABEL_BASE, base.as_str()),
+        (LABEL_DEPS, deps.as_str()),
+    ];
+    // One LABEL instruction in the Dockerfile: each build-API label would be a build step.
+    let entries = source_context(&deps, &label_instruction(&labels), tree.entries);
+    let hash = hashed(
+        entries.clone(),
+        vec![deps.clone(), test_cmd.clone(), tests_json.clone()],
+    )
+    .await?;
     let tag = format!("{SANDBOX_REPO}:{}-{}", slug(&name), &hash[..16]);
     if let Ok(existing) = docker.inspect_image(&tag).await {
-        image::say(&progress, &format!("{tag} exists (same source); reusing it"));
+        image::say(
+            &progress,
+            &format!("{tag} exists (same source); reusing it"),
+        );
         return Ok(PreparedImage {
             tag,
             image_id: existing.id.unwrap_or_default(),
@@ -189,19 +210,12 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
             deps_reused,
         });
     }
-    let labels = HashMap::from([
-        (LABEL_TEST_CMD.to_string(), test_cmd.clone()),
-        (LABEL_TESTS_DIRS.to_string(), tests_json),
-        (LABEL_BASE.to_string(), base.clone()),
-        (LABEL_DEPS.to_string(), deps.clone()),
-    ]);
     let options = BuildImageOptionsBuilder::default()
         .dockerfile("Dockerfile")
         .t(&tag)
         .rm(true)
         .forcerm(true)
         .networkmode("none")
-        .labels(&labels)
         .build();
     image::say(&progress, &format!("building {tag}"));
     let image_id = image::run_build(docker, options, entries, "source layer", &progress).await?;
@@ -270,16 +284,28 @@ async fn ensure_deps(
     }
     let hash = hashed(
         dep_files.clone(),
-        vec![base.to_string(), DEPS_DOCKERFILE.into(), DEPS_PY.into(), WITH_CA.into()],
+        vec![
+            base.to_string(),
+            DEPS_DOCKERFILE.into(),
+            DEPS_PY.into(),
+            WITH_CA.into(),
+        ],
     )
     .await?;
     let tag = format!("{DEPS_REPO}:{}", &hash[..16]);
     if docker.inspect_image(&tag).await.is_ok() {
-        image::say(progress, &format!("dependencies image {tag} exists; reusing it"));
+        image::say(
+            progress,
+            &format!("dependencies image {tag} exists; reusing it"),
+        );
         return Ok((tag, true));
     }
     let mut entries = vec![
-        Entry::data("Dockerfile", DEPS_DOCKERFILE.replace("{{BASE}}", base), 0o644),
+        Entry::data(
+            "Dockerfile",
+            DEPS_DOCKERFILE.replace("{{BASE}}", base),
+            0o644,
+        ),
         dir("patchloop"),
         Entry::data("patchloop/with-ca.sh", WITH_CA, 0o755),
         Entry::data("patchloop/ca.crt", ca.to_vec(), 0o644),
@@ -300,9 +326,12 @@ async fn ensure_deps(
 
 /// The source stage's context: Dockerfile, harness files + finalize script (`patchloop-opt/`,
 /// copied root-owned to /opt/patchloop) and the checkout under `workspace/`.
-fn source_context(deps: &str, tree: Vec<Entry>) -> Vec<Entry> {
+fn source_context(deps: &str, labels: &str, tree: Vec<Entry>) -> Vec<Entry> {
+    let dockerfile = SOURCE_DOCKERFILE
+        .replace("{{DEPS}}", deps)
+        .replace("{{LABELS}}", labels);
     let mut entries = vec![
-        Entry::data("Dockerfile", SOURCE_DOCKERFILE.replace("{{DEPS}}", deps), 0o644),
+        Entry::data("Dockerfile", dockerfile, 0o644),
         dir("patchloop-opt"),
         Entry::data("patchloop-opt/finalize.sh", FINALIZE_SH, 0o700),
         Entry::Dir {
@@ -341,6 +370,28 @@ fn source_context(deps: &str, tree: Vec<Entry>) -> Vec<Entry> {
     entries
 }
 
+/// A Dockerfile `LABEL` instruction with every value double-quoted; `\\`, `"` and `$` are
+/// escaped (LABEL substitutes variables). Values never hold newlines ([`plan`] rejects them).
+pub fn label_instruction(labels: &[(&str, &str)]) -> String {
+    let quote = |v: &str| {
+        let mut out = String::with_capacity(v.len() + 2);
+        out.push('"');
+        for c in v.chars() {
+            if matches!(c, '\\' | '"' | '$') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out.push('"');
+        out
+    };
+    let parts: Vec<String> = labels
+        .iter()
+        .map(|(k, v)| format!("{k}={}", quote(v)))
+        .collect();
+    format!("LABEL {}", parts.join(" "))
+}
+
 /// Reads a prepared image's labels back.
 pub async fn inspect_prepared(docker: &Docker, tag: &str) -> Result<PreparedImage, ImageError> {
     let inspect = docker
@@ -350,15 +401,15 @@ pub async fn inspect_prepared(docker: &Docker, tag: &str) -> Result<PreparedImag
             tag: tag.to_string(),
             reason: format!("cannot inspect it ({e})"),
         })?;
-    let labels = inspect
-        .config
-        .and_then(|c| c.labels)
-        .unwrap_or_default();
+    let labels = inspect.config.and_then(|c| c.labels).unwrap_or_default();
     let get = |key: &str| {
-        labels.get(key).cloned().ok_or_else(|| ImageError::NotPrepared {
-            tag: tag.to_string(),
-            reason: format!("label {key} is missing"),
-        })
+        labels
+            .get(key)
+            .cloned()
+            .ok_or_else(|| ImageError::NotPrepared {
+                tag: tag.to_string(),
+                reason: format!("label {key} is missing"),
+            })
     };
     let tests_dirs: Vec<String> =
         serde_json::from_str(&get(LABEL_TESTS_DIRS)?).map_err(|e| ImageError::NotPrepared {
@@ -397,12 +448,31 @@ mod tests {
 
     #[test]
     fn dependency_files_are_the_top_level_ones() {
-        for f in ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "requirements-dev.txt"] {
+        for f in [
+            "pyproject.toml",
+            "setup.py",
+            "setup.cfg",
+            "requirements.txt",
+            "requirements-dev.txt",
+        ] {
             assert!(is_dependency_file(f), "{f}");
         }
-        for f in ["pkg/setup.py", "requirements/base.txt", "README.md", "tox.ini"] {
+        for f in [
+            "pkg/setup.py",
+            "requirements/base.txt",
+            "README.md",
+            "tox.ini",
+        ] {
             assert!(!is_dependency_file(f), "{f}");
         }
+    }
+
+    #[test]
+    fn labels_are_quoted_and_escaped() {
+        assert_eq!(
+            label_instruction(&[("a", "python -m pytest"), ("b", r#"["x"] $HOME \"#)]),
+            r#"LABEL a="python -m pytest" b="[\"x\"] \$HOME \\""#
+        );
     }
 
     #[test]
@@ -428,21 +498,42 @@ mod tests {
     #[test]
     fn plan_rejects_projects_without_python_or_tests() {
         let no_py = tree(&["README.md"], &["tests"]);
-        assert!(matches!(plan("p", &no_py, &[], None), Err(ImageError::Unsupported { .. })));
+        assert!(matches!(
+            plan("p", &no_py, &[], None),
+            Err(ImageError::Unsupported { .. })
+        ));
         let no_tests = tree(&["pkg/__init__.py"], &["pkg"]);
         let err = plan("p", &no_tests, &[], None);
         assert!(matches!(err, Err(ImageError::NoTests { .. })));
-        assert!(err.err().map(|e| e.to_string()).unwrap_or_default().contains("--tests-dir"));
+        assert!(
+            err.err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+                .contains("--tests-dir")
+        );
         let t = tree(&["a.py"], &["tests"]);
-        assert!(matches!(plan("p", &t, &["nope".into()], None), Err(ImageError::BadTestsDir { .. })));
-        assert!(matches!(plan("p", &t, &["../x".into()], None), Err(ImageError::BadTestsDir { .. })));
-        assert!(matches!(plan("p", &t, &[], Some("  ")), Err(ImageError::Unsupported { .. })));
+        assert!(matches!(
+            plan("p", &t, &["nope".into()], None),
+            Err(ImageError::BadTestsDir { .. })
+        ));
+        assert!(matches!(
+            plan("p", &t, &["../x".into()], None),
+            Err(ImageError::BadTestsDir { .. })
+        ));
+        assert!(matches!(
+            plan("p", &t, &[], Some("  ")),
+            Err(ImageError::Unsupported { .. })
+        ));
+        assert!(matches!(
+            plan("p", &t, &[], Some("pytest\nrm -rf /")),
+            Err(ImageError::Unsupported { .. })
+        ));
     }
 
     #[test]
     fn source_context_places_harness_and_workspace() {
         let t = tree(&["a.py"], &[]);
-        let entries = source_context("patchloop-deps:x", t.entries);
+        let entries = source_context("patchloop-deps:x", "LABEL a=\"b\"", t.entries);
         let dests: Vec<String> = entries
             .iter()
             .map(|e| match e {
@@ -464,10 +555,18 @@ mod tests {
 
     #[test]
     fn check_dir_rejects_missing_and_non_directories() -> std::io::Result<()> {
-        assert!(matches!(check_dir(Path::new("/nonexistent/x")), Err(ImageError::BadPath { .. })));
+        assert!(matches!(
+            check_dir(Path::new("/nonexistent/x")),
+            Err(ImageError::BadPath { .. })
+        ));
         let f = tempfile::NamedTempFile::new()?;
         let err = check_dir(f.path());
-        assert!(err.err().map(|e| e.to_string()).unwrap_or_default().contains("not a directory"));
+        assert!(
+            err.err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+                .contains("not a directory")
+        );
         Ok(())
     }
 }
