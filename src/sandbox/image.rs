@@ -149,7 +149,7 @@ impl BaseOptions {
         self.ca_cert.clone().or_else(|| {
             ["SSL_CERT_FILE", "PIP_CERT"]
                 .iter()
-                .filter_map(|k| std::env::var_os(k))
+                .filter_map(std::env::var_os)
                 .map(PathBuf::from)
                 .find(|p| p.is_file())
         })
