@@ -151,6 +151,15 @@ def from_setup_py(project):
     return reqs
 
 
+def with_setuptools_core(req):
+    """setuptools[core]: recent setuptools needs a newer `packaging` than the system one the
+    venv sees, and declares it only in its `core` extra."""
+    m = re.match(r"\s*setuptools\s*(?=[<>=!~;]|$)", req)
+    if m:
+        return "setuptools[core]" + req[m.end():]
+    return req
+
+
 def main():
     project = sys.argv[1]
     build_reqs, reqs, backend, name = from_pyproject(project)
@@ -167,7 +176,7 @@ def main():
         own = normalize(name)
         reqs = [r for r in reqs if normalize(re.split(r"[\s\[<>=!~;@]", r, 1)[0]) != own]
     if build_reqs:
-        pip(sorted(dict.fromkeys(build_reqs)))
+        pip(sorted(dict.fromkeys(with_setuptools_core(r) for r in build_reqs)))
     for req_file in requirement_files(project):
         out, kept = filtered_requirements(project, req_file)
         if kept:

@@ -338,18 +338,31 @@ pub fn tar_stream(entries: Vec<Entry>) -> impl Stream<Item = Result<Bytes, io::E
 
 const CHUNK: usize = 256 * 1024;
 
+/// 2000-01-01: the mtime of generated entries and the floor for copied files. Build tools reject
+/// old dates (a wheel is a zip, and zip cannot store times before 1980).
+const MIN_MTIME: u64 = 946_684_800;
+
+fn clamp_mtime(t: Option<std::time::SystemTime>) -> u64 {
+    t.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs())
+        .unwrap_or(MIN_MTIME)
+        .max(MIN_MTIME)
+}
+
 fn write_tar(writer: ChannelWriter, entries: &[Entry]) -> io::Result<()> {
     let mut b = tar::Builder::new(writer);
     b.mode(tar::HeaderMode::Deterministic);
     for e in entries {
         let mut header = tar::Header::new_gnu();
-        header.set_mtime(0);
+        header.set_mtime(MIN_MTIME);
         header.set_uid(0);
         header.set_gid(0);
         match e {
             Entry::File { src, dest, mode } => {
                 let f = std::fs::File::open(src).map_err(|err| with_path(err, src))?;
-                let len = f.metadata().map_err(|err| with_path(err, src))?.len();
+                let meta = f.metadata().map_err(|err| with_path(err, src))?;
+                let len = meta.len();
+                header.set_mtime(clamp_mtime(meta.modified().ok()));
                 header.set_entry_type(tar::EntryType::Regular);
                 header.set_mode(*mode);
                 header.set_size(len);
@@ -529,6 +542,15 @@ mod tests {
         assert_ne!(ha, hash_entries(&b, &[]).ok());
         assert_ne!(ha, hash_entries(&a, &["x"]).ok());
         assert_eq!(ha, hash_entries(&a, &[]).ok());
+    }
+
+    #[test]
+    fn mtimes_are_clamped_to_a_zip_safe_floor() {
+        use std::time::{Duration, UNIX_EPOCH};
+        assert_eq!(clamp_mtime(None), MIN_MTIME);
+        assert_eq!(clamp_mtime(Some(UNIX_EPOCH)), MIN_MTIME);
+        let later = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        assert_eq!(clamp_mtime(Some(later)), 1_700_000_000);
     }
 
     #[tokio::test]

@@ -24,6 +24,9 @@ const FINALIZE_SH: &str = include_str!("../../images/sandbox/finalize.sh");
 pub const DEPS_REPO: &str = "patchloop-deps";
 pub const SANDBOX_REPO: &str = "patchloop-sandbox";
 pub const DEFAULT_TEST_CMD: &str = "python -m pytest";
+/// Bump when the way contexts are written changes (tar metadata, layout): the source tag hashes
+/// contents, not the writer, so this keeps a changed writer from reusing stale images.
+const CONTEXT_FORMAT: &str = "context-v2 (mtime floor 2000-01-01)";
 
 /// What to prepare.
 #[derive(Debug, Clone, Default)]
@@ -192,7 +195,12 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     let entries = source_context(&deps, &label_instruction(&labels), tree.entries);
     let hash = hashed(
         entries.clone(),
-        vec![deps.clone(), test_cmd.clone(), tests_json.clone()],
+        vec![
+            CONTEXT_FORMAT.into(),
+            deps.clone(),
+            test_cmd.clone(),
+            tests_json.clone(),
+        ],
     )
     .await?;
     let tag = format!("{SANDBOX_REPO}:{}-{}", slug(&name), &hash[..16]);
