@@ -20,6 +20,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt};
 
 use super::SandboxError;
 use super::context::{self, Entry};
+pub use super::prepare::{PrepareOptions, PreparedImage, inspect_prepared, prepare};
 
 /// Harness files put into every sandbox image at `/opt/patchloop/harness/` (root-owned, read-only).
 pub const HARNESS_FILES: &[(&str, &str)] = &[(
@@ -581,11 +582,16 @@ pub fn classify_failure(stage: &str, log_tail: &str, error: &str) -> ImageError 
             log_tail,
         };
     }
+    let hint = if log_tail.contains("CERTIFICATE_VERIFY_FAILED") {
+        "TLS verification failed (a TLS-intercepting proxy?): pass its CA with --ca-cert FILE (or set SSL_CERT_FILE / PIP_CERT)"
+    } else {
+        "fix the command above (or the files it reads) and run again"
+    };
     ImageError::BuildFailed {
         stage: stage.to_string(),
         command: failing_command(&log_tail, error),
         log_tail,
-        hint: "fix the command above (or the files it reads) and run again".into(),
+        hint: hint.into(),
     }
 }
 
@@ -745,6 +751,8 @@ mod tests {
             other => panic!("expected BuildFailed, got {other:?}"),
         }
         assert_eq!(failed.exit_code(), 2);
+        let tls = classify_failure("base image", "SSLError(CERTIFICATE_VERIFY_FAILED)", "x");
+        assert!(tls.to_string().contains("--ca-cert"), "{tls}");
     }
 
     #[test]
