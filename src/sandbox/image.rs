@@ -207,6 +207,13 @@ pub async fn ensure_base_image(docker: &Docker, opts: &BaseOptions) -> Result<St
         return Ok(tag);
     }
     let ca = opts.ca_bytes()?;
+    // One builder per machine: parallel test binaries or CLI runs wait here instead of running
+    // debootstrap side by side; whoever waited finds the tag made.
+    let _lock = host_lock(&format!("base-{}", base_recipe_hash()), opts).await?;
+    if docker.inspect_image(&tag).await.is_ok() {
+        opts.say(&format!("base image {tag} was built meanwhile; reusing it"));
+        return Ok(tag);
+    }
     if !opts.offline {
         match pull(docker, ONLINE_FROM, opts).await {
             Ok(()) => {
@@ -223,6 +230,37 @@ pub async fn ensure_base_image(docker: &Docker, opts: &BaseOptions) -> Result<St
     opts.say(&format!("building {tag} from {rootfs}"));
     build_base(docker, &tag, &rootfs, "offline", &ca, opts).await?;
     Ok(tag)
+}
+
+/// An exclusive advisory lock on a file in the temp dir, held until dropped.
+async fn host_lock(name: &str, opts: &BaseOptions) -> Result<std::fs::File, ImageError> {
+    let path = std::env::temp_dir().join(format!("patchloop-{name}.lock"));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(ImageError::io(format!(
+            "cannot open the lock file {}",
+            path.display()
+        )))?;
+    match file.try_lock() {
+        Ok(()) => return Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => opts.say(&format!(
+            "another patchloop builds the base image (lock {}); waiting",
+            path.display()
+        )),
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(ImageError::io(format!("cannot lock {}", path.display()))(e));
+        }
+    }
+    tokio::task::spawn_blocking(move || file.lock().map(|()| file))
+        .await
+        .map_err(|e| ImageError::Io {
+            what: "waiting for the base-image lock".into(),
+            source: std::io::Error::other(e.to_string()),
+        })?
+        .map_err(ImageError::io(format!("cannot lock {}", path.display())))
 }
 
 async fn pull(docker: &Docker, image: &str, opts: &BaseOptions) -> Result<(), String> {
@@ -776,6 +814,21 @@ mod tests {
             t.push(l.into());
         }
         assert_eq!(t.render(), "b\nc");
+    }
+
+    #[tokio::test]
+    async fn host_lock_serialises_builders() {
+        let name = format!("test-{}", std::process::id());
+        let opts = BaseOptions::default();
+        let first = host_lock(&name, &opts).await.ok();
+        assert!(first.is_some());
+        let waiter =
+            tokio::spawn(async move { host_lock(&name, &BaseOptions::default()).await.is_ok() });
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(!waiter.is_finished(), "the second builder must wait");
+        drop(first);
+        let got = tokio::time::timeout(Duration::from_secs(5), waiter).await;
+        assert!(matches!(got, Ok(Ok(true))));
     }
 
     #[test]
