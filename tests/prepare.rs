@@ -202,6 +202,8 @@ async fn prepared_image_holds_the_clean_checkout_and_a_one_commit_baseline() {
         echo "grep=[$(grep -rl PL_CANARY_5f1e0c /workspace /opt/patchloop /opt/venv 2>/dev/null || true)]"
         python -m pytest -q -p no:cacheprovider >/tmp/out 2>&1 && echo tests=pass || { cat /tmp/out; echo tests=fail; }
         python -c 'import calc; print("calc=" + calc.__file__)'
+        python -c 'import importlib.metadata as m; print("calc_version=" + m.version("calc"))'
+        echo "editable_owner=$(stat -c %u /opt/patchloop/editable)"
         "#,
     );
     for expected in [
@@ -217,6 +219,8 @@ async fn prepared_image_holds_the_clean_checkout_and_a_one_commit_baseline() {
         "grep=[]",
         "tests=pass",
         "calc=/workspace/calc/__init__.py",
+        "calc_version=0.1.0",
+        "editable_owner=0",
     ] {
         assert!(
             report.lines().any(|l| l == expected),
