@@ -544,7 +544,16 @@ async fn import_dir(docker: &Docker, dir: &Path, tag: &str) -> Result<(), ImageE
         .build();
     let mut stream = docker.create_image(Some(options), Some(bollard::body_try_stream(body)), None);
     while let Some(item) = stream.next().await {
-        item.map_err(ImageError::docker("importing the debootstrap rootfs"))?;
+        if let Err(e) = item {
+            let text = e.to_string();
+            if is_disk_full(&text) {
+                return Err(ImageError::DiskFull {
+                    stage: "rootfs import".into(),
+                    log_tail: text,
+                });
+            }
+            return Err(ImageError::docker("importing the debootstrap rootfs")(e));
+        }
     }
     let status = child
         .wait()
