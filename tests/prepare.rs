@@ -176,8 +176,10 @@ async fn prepared_image_holds_the_clean_checkout_and_a_one_commit_baseline() {
             "./README.md",
             "./calc",
             "./calc/__init__.py",
+            "./calc/_build_info.py",
             "./calc/ops.py",
             "./pyproject.toml",
+            "./setup.py",
             "./tests",
             "./tests/test_ops.py",
             "./tools",
@@ -204,6 +206,7 @@ async fn prepared_image_holds_the_clean_checkout_and_a_one_commit_baseline() {
         python -c 'import calc; print("calc=" + calc.__file__)'
         python -c 'import importlib.metadata as m; print("calc_version=" + m.version("calc"))'
         echo "editable_owner=$(stat -c %u /opt/patchloop/editable)"
+        echo "generated_tracked=$(git ls-files calc/_build_info.py)"
         "#,
     );
     for expected in [
@@ -221,6 +224,7 @@ async fn prepared_image_holds_the_clean_checkout_and_a_one_commit_baseline() {
         "calc=/workspace/calc/__init__.py",
         "calc_version=0.1.0",
         "editable_owner=0",
+        "generated_tracked=calc/_build_info.py",
     ] {
         assert!(
             report.lines().any(|l| l == expected),
@@ -246,6 +250,7 @@ async fn prepared_image_holds_the_clean_checkout_and_a_one_commit_baseline() {
 async fn source_only_change_reuses_the_dependencies_layer() {
     let dir = dirty_checkout();
     let root = project(&dir);
+    write(&root, "calc/extra.py", "EXTRA = 1\n");
     let first = prepare_at(&root).await.unwrap();
     let mut cleanup = Images(vec![first.tag.clone()]);
     let docker = connect().await.unwrap();
@@ -269,6 +274,7 @@ async fn source_only_change_reuses_the_dependencies_layer() {
         "calc/ops.py",
         "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
     );
+    std::fs::remove_file(root.join("calc/extra.py")).unwrap();
     let started = Instant::now();
     let second = prepare_at(&root).await.unwrap();
     let took = started.elapsed();
@@ -291,9 +297,11 @@ async fn source_only_change_reuses_the_dependencies_layer() {
     assert_eq!(second_deps, first_deps);
     let diff = run_in(
         &second.tag,
-        "cd /workspace && git log --oneline | wc -l && grep -c 'a - b' calc/ops.py",
+        "cd /workspace && git log --oneline | wc -l && grep -c 'a - b' calc/ops.py \
+         && cat calc/_build_info.py && python -c 'import calc; print(calc.add(5, 3))' \
+         && test ! -e calc/extra.py",
     );
-    assert_eq!(diff, "1\n1\n");
+    assert_eq!(diff, "1\n1\nBUILT = True\n2\n");
 
     // Same source again: the image itself is reused.
     let again = prepare_at(&root).await.unwrap();
@@ -318,6 +326,20 @@ async fn source_only_change_reuses_the_dependencies_layer() {
             .unwrap()
             .labels,
     );
+    let third_install = docker
+        .inspect_image(&third.tag)
+        .await
+        .unwrap()
+        .config
+        .unwrap()
+        .labels
+        .unwrap()["patchloop.install"]
+        .clone();
+    assert!(
+        third_install.starts_with("patchloop-install:"),
+        "{third_install}"
+    );
+    cleanup.0.push(third_install);
     cleanup.0.push(third_deps.clone());
     assert!(!third.deps_reused);
     assert_ne!(third_deps, first_deps);

@@ -48,6 +48,7 @@ pub const LABEL_TESTS_DIRS: &str = "patchloop.tests_dirs";
 pub const LABEL_BASE: &str = "patchloop.base";
 pub const LABEL_FLAVOR: &str = "patchloop.base.flavor";
 pub const LABEL_DEPS: &str = "patchloop.deps";
+pub const LABEL_INSTALL: &str = "patchloop.install";
 
 /// Receives one line of progress (build output, steps). The CLI prints them on stderr.
 pub type ProgressFn = Arc<dyn Fn(&str) + Send + Sync>;

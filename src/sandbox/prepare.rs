@@ -9,20 +9,24 @@ use std::path::{Path, PathBuf};
 
 use bollard::Docker;
 use bollard::query_parameters::BuildImageOptionsBuilder;
+use sha2::{Digest, Sha256};
 
 use super::context::{self, Entry, SourceTree};
 use super::image::{
-    self, BaseOptions, HARNESS_FILES, ImageError, LABEL_BASE, LABEL_DEPS, LABEL_TEST_CMD,
-    LABEL_TESTS_DIRS, ProgressFn, WITH_CA,
+    self, BaseOptions, HARNESS_FILES, ImageError, LABEL_BASE, LABEL_DEPS, LABEL_INSTALL,
+    LABEL_TEST_CMD, LABEL_TESTS_DIRS, ProgressFn, WITH_CA,
 };
 
 const DEPS_DOCKERFILE: &str = include_str!("../../images/sandbox/deps.Dockerfile");
 const DEPS_PY: &str = include_str!("../../images/sandbox/deps.py");
 const SOURCE_DOCKERFILE: &str = include_str!("../../images/sandbox/source.Dockerfile");
 const FINALIZE_SH: &str = include_str!("../../images/sandbox/finalize.sh");
+const INSTALL_DOCKERFILE: &str = include_str!("../../images/sandbox/install.Dockerfile");
+const INSTALL_SH: &str = include_str!("../../images/sandbox/install.sh");
 
 pub const DEPS_REPO: &str = "patchloop-deps";
 pub const SANDBOX_REPO: &str = "patchloop-sandbox";
+pub const INSTALL_REPO: &str = "patchloop-install";
 pub const DEFAULT_TEST_CMD: &str = "python -m pytest";
 /// Bump when the way contexts are written changes (tar metadata, layout): the source tag hashes
 /// contents, not the writer, so this keeps a changed writer from reusing stale images.
@@ -179,6 +183,13 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     let base = image::ensure_base_image(docker, &opts.base).await?;
     let ca = opts.base.ca_bytes()?;
     let (deps, deps_reused) = ensure_deps(docker, &base, &tree, &ca, &progress).await?;
+    let parent = if tree.entries.iter().any(
+        |e| matches!(e, Entry::File { dest, .. } if dest == "pyproject.toml" || dest == "setup.py"),
+    ) {
+        ensure_install(docker, &deps, &tree, &progress).await?
+    } else {
+        deps.clone()
+    };
 
     let tests_json = serde_json::to_string(&tests_dirs).unwrap_or_else(|_| "[]".into());
     let name = root
@@ -190,14 +201,15 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         (LABEL_TESTS_DIRS, tests_json.as_str()),
         (LABEL_BASE, base.as_str()),
         (LABEL_DEPS, deps.as_str()),
+        (LABEL_INSTALL, parent.as_str()),
     ];
     // One LABEL instruction in the Dockerfile: each build-API label would be a build step.
-    let entries = source_context(&deps, &label_instruction(&labels), tree.entries);
+    let entries = source_context(&parent, &label_instruction(&labels), tree.entries);
     let hash = hashed(
         entries.clone(),
         vec![
             CONTEXT_FORMAT.into(),
-            deps.clone(),
+            parent.clone(),
             test_cmd.clone(),
             tests_json.clone(),
         ],
@@ -332,6 +344,99 @@ async fn ensure_deps(
     Ok((tag, false))
 }
 
+/// The names that decide what an editable install maps: the checkout's top-level entries and
+/// those under `src/` (a new top-level package needs a new install; a changed file does not).
+pub fn install_layout(tree: &SourceTree) -> Vec<String> {
+    let mut names: Vec<String> = tree
+        .entries
+        .iter()
+        .map(entry_dest)
+        .filter(|d| !d.contains('/') || (d.starts_with("src/") && d.matches('/').count() == 1))
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names
+}
+
+fn entry_dest(e: &Entry) -> &str {
+    match e {
+        Entry::File { dest, .. }
+        | Entry::Data { dest, .. }
+        | Entry::Dir { dest, .. }
+        | Entry::Symlink { dest, .. } => dest,
+    }
+}
+
+/// The install image (project installed editable, generated files kept): reused while the
+/// dependencies image and the top-level layout are unchanged.
+async fn ensure_install(
+    docker: &Docker,
+    deps: &str,
+    tree: &SourceTree,
+    progress: &Option<ProgressFn>,
+) -> Result<String, ImageError> {
+    let mut h = Sha256::new();
+    for part in [deps, INSTALL_DOCKERFILE, INSTALL_SH, CONTEXT_FORMAT] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    for name in install_layout(tree) {
+        h.update(name.as_bytes());
+        h.update([0]);
+    }
+    let tag = format!("{INSTALL_REPO}:{}", &hex::encode(h.finalize())[..16]);
+    if docker.inspect_image(&tag).await.is_ok() {
+        image::say(progress, &format!("install image {tag} exists; reusing it"));
+        return Ok(tag);
+    }
+    let mut entries = vec![
+        Entry::data(
+            "Dockerfile",
+            INSTALL_DOCKERFILE.replace("{{DEPS}}", deps),
+            0o644,
+        ),
+        dir("patchloop-opt"),
+        Entry::data("patchloop-opt/install.sh", INSTALL_SH, 0o700),
+    ];
+    entries.extend(workspace_entries(tree.entries.iter().cloned()));
+    let options = BuildImageOptionsBuilder::default()
+        .dockerfile("Dockerfile")
+        .t(&tag)
+        .rm(true)
+        .forcerm(true)
+        .networkmode("none")
+        .build();
+    image::say(progress, &format!("building install image {tag}"));
+    image::run_build(docker, options, entries, "install layer", progress).await?;
+    Ok(tag)
+}
+
+/// The checkout under `workspace/` of a context.
+fn workspace_entries(tree: impl IntoIterator<Item = Entry>) -> Vec<Entry> {
+    let mut entries = vec![dir("workspace")];
+    entries.extend(tree.into_iter().map(|e| match e {
+        Entry::File { src, dest, mode } => Entry::File {
+            src,
+            dest: format!("workspace/{dest}"),
+            mode,
+        },
+        Entry::Data { dest, data, mode } => Entry::Data {
+            dest: format!("workspace/{dest}"),
+            data,
+            mode,
+        },
+        Entry::Dir { dest, mode } => Entry::Dir {
+            dest: format!("workspace/{dest}"),
+            mode,
+        },
+        Entry::Symlink { dest, target } => Entry::Symlink {
+            dest: format!("workspace/{dest}"),
+            target,
+        },
+    }));
+    entries
+}
+
 /// The source stage's context: Dockerfile, harness files + finalize script (`patchloop-opt/`,
 /// copied root-owned to /opt/patchloop) and the checkout under `workspace/`.
 fn source_context(deps: &str, labels: &str, tree: Vec<Entry>) -> Vec<Entry> {
@@ -354,27 +459,7 @@ fn source_context(deps: &str, labels: &str, tree: Vec<Entry>) -> Vec<Entry> {
             0o444,
         ));
     }
-    entries.push(dir("workspace"));
-    entries.extend(tree.into_iter().map(|e| match e {
-        Entry::File { src, dest, mode } => Entry::File {
-            src,
-            dest: format!("workspace/{dest}"),
-            mode,
-        },
-        Entry::Data { dest, data, mode } => Entry::Data {
-            dest: format!("workspace/{dest}"),
-            data,
-            mode,
-        },
-        Entry::Dir { dest, mode } => Entry::Dir {
-            dest: format!("workspace/{dest}"),
-            mode,
-        },
-        Entry::Symlink { dest, target } => Entry::Symlink {
-            dest: format!("workspace/{dest}"),
-            target,
-        },
-    }));
+    entries.extend(workspace_entries(tree));
     entries
 }
 
@@ -480,6 +565,31 @@ mod tests {
         assert_eq!(
             label_instruction(&[("a", "python -m pytest"), ("b", r#"["x"] $HOME \"#)]),
             r#"LABEL a="python -m pytest" b="[\"x\"] \$HOME \\""#
+        );
+    }
+
+    #[test]
+    fn install_layout_is_top_level_and_src_names_only() {
+        let t = tree(
+            &[
+                "setup.py",
+                "pkg/__init__.py",
+                "pkg/mod.py",
+                "src/other/__init__.py",
+                "tests/t.py",
+            ],
+            &[],
+        );
+        let mut with_dirs = t;
+        for d in ["pkg", "src", "src/other", "tests"] {
+            with_dirs.entries.push(Entry::Dir {
+                dest: d.into(),
+                mode: 0o755,
+            });
+        }
+        assert_eq!(
+            install_layout(&with_dirs),
+            vec!["pkg", "setup.py", "src", "src/other", "tests"]
         );
     }
 
