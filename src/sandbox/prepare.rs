@@ -1,9 +1,11 @@
-//! `patchloop prepare`: the sandbox image of a checkout, in three layers.
+//! `patchloop prepare`: the sandbox image of a checkout, in layers.
 //!
 //! base (`patchloop-base:py-*`) → dependencies (`patchloop-deps:<hash of the dependency files>`,
-//! reused while they are unchanged) → source (`patchloop-sandbox:<name>-<hash of the copied
-//! tree>`, built without network). The source stage makes `/workspace` a fresh one-commit git
-//! repository and copies it to `/opt/patchloop/baseline.git` (see images/sandbox/finalize.sh).
+//! reused while they are unchanged) → install (`patchloop-install:<hash of deps + top-level
+//! layout>`: the editable install, run as uid 1000 without network; only for pyproject/setup.py
+//! projects) → source (`patchloop-sandbox:<name>-<hash of the copied tree>`, built without
+//! network). The source stage makes `/workspace` a fresh one-commit git repository and copies it
+//! to `/opt/patchloop/baseline.git` (images/sandbox/finalize.sh). See images/README.md.
 
 use std::path::{Path, PathBuf};
 
