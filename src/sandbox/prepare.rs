@@ -181,6 +181,12 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     for (rel, why) in tree.excluded.iter().take(20) {
         image::say(&progress, &format!("  not copied: {rel} ({why})"));
     }
+    if tree.excluded.len() > 20 {
+        image::say(
+            &progress,
+            &format!("  ... and {} more not copied", tree.excluded.len() - 20),
+        );
+    }
 
     let base = image::ensure_base_image(docker, &opts.base).await?;
     let ca = opts.base.ca_bytes()?;
