@@ -829,6 +829,7 @@ mod tests {
     #[tokio::test]
     async fn host_lock_serialises_builders() {
         let name = format!("test-{}", std::process::id());
+        let name2 = name.clone();
         let opts = BaseOptions::default();
         let first = host_lock(&name, &opts).await.ok();
         assert!(first.is_some());
@@ -839,6 +840,7 @@ mod tests {
         drop(first);
         let got = tokio::time::timeout(Duration::from_secs(5), waiter).await;
         assert!(matches!(got, Ok(Ok(true))));
+        let _ = std::fs::remove_file(std::env::temp_dir().join(format!("patchloop-{name2}.lock")));
     }
 
     #[test]
