@@ -88,12 +88,10 @@ pub enum ImageError {
     DiskFull { stage: String, log_tail: String },
     #[error("cannot build the base image offline: {reason}")]
     Offline { reason: String },
-    #[error("{what}: {source}")]
-    Io {
-        what: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The message names the cause itself; it is not chained as a source, so anyhow's `{:#}`
+    /// does not print it twice.
+    #[error("{what}: {cause}")]
+    Io { what: String, cause: std::io::Error },
     #[error(
         "image {tag} is not a patchloop sandbox image: {reason}\n  build it with `patchloop prepare PATH`"
     )]
@@ -108,7 +106,7 @@ impl ImageError {
 
     pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> ImageError {
         let what = what.into();
-        move |source| ImageError::Io { what, source }
+        move |cause| ImageError::Io { what, cause }
     }
 
     pub(crate) fn docker(
@@ -245,23 +243,37 @@ async fn host_lock(name: &str, opts: &BaseOptions) -> Result<std::fs::File, Imag
             "cannot open the lock file {}",
             path.display()
         )))?;
-    match file.try_lock() {
-        Ok(()) => return Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => opts.say(&format!(
-            "another patchloop builds the base image (lock {}); waiting",
-            path.display()
-        )),
-        Err(std::fs::TryLockError::Error(e)) => {
-            return Err(ImageError::io(format!("cannot lock {}", path.display()))(e));
-        }
+    if flock(&file, true).map_err(ImageError::io(format!("cannot lock {}", path.display())))? {
+        return Ok(file);
     }
-    tokio::task::spawn_blocking(move || file.lock().map(|()| file))
+    opts.say(&format!(
+        "another patchloop builds the base image (lock {}); waiting",
+        path.display()
+    ));
+    tokio::task::spawn_blocking(move || flock(&file, false).map(|_| file))
         .await
         .map_err(|e| ImageError::Io {
             what: "waiting for the base-image lock".into(),
-            source: std::io::Error::other(e.to_string()),
+            cause: std::io::Error::other(e.to_string()),
         })?
         .map_err(ImageError::io(format!("cannot lock {}", path.display())))
+}
+
+/// An exclusive `flock` (released when the file is closed). Returns false when `nonblocking`
+/// and another process holds it. (std's `File::lock` needs Rust 1.89; the MSRV is 1.88.)
+fn flock(file: &std::fs::File, nonblocking: bool) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let op = libc::LOCK_EX | if nonblocking { libc::LOCK_NB } else { 0 };
+    // SAFETY: flock only reads the descriptor, which `file` keeps open for the call.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), op) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let err = std::io::Error::last_os_error();
+    if nonblocking && err.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        return Ok(false);
+    }
+    Err(err)
 }
 
 async fn pull(docker: &Docker, image: &str, opts: &BaseOptions) -> Result<(), String> {

@@ -1,8 +1,8 @@
 //! CLI glue for `patchloop images build` and `patchloop prepare`: argument structs, progress on
-//! stderr, the result on stdout, errors with exit code 2.
+//! stderr, the result on stdout. Errors go back to `cli`, which prints them and exits 2
+//! (every [`ImageError`] is a configuration or infrastructure error).
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
@@ -54,57 +54,38 @@ fn base_options(args: BaseArgs) -> BaseOptions {
     }
 }
 
-fn fail(e: ImageError) -> ExitCode {
-    eprintln!("error: {e}");
-    ExitCode::from(e.exit_code())
-}
-
-/// `patchloop images ...`
-pub async fn images(cmd: ImagesCommand) -> ExitCode {
+/// `patchloop images ...`: prints the base tag on stdout.
+pub async fn images(cmd: ImagesCommand) -> Result<(), ImageError> {
     match cmd {
         ImagesCommand::Build(args) => {
             let opts = base_options(args);
-            let docker = match super::docker::connect().await {
-                Ok(d) => d,
-                Err(e) => return fail(e.into()),
-            };
-            match image::ensure_base_image(&docker, &opts).await {
-                Ok(tag) => {
-                    println!("{tag}");
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail(e),
-            }
+            let docker = super::docker::connect().await?;
+            let tag = image::ensure_base_image(&docker, &opts).await?;
+            println!("{tag}");
+            Ok(())
         }
     }
 }
 
-/// `patchloop prepare PATH ...`
-pub async fn prepare(args: PrepareArgs) -> ExitCode {
+/// `patchloop prepare PATH ...`: progress on stderr, the image tag on stdout.
+pub async fn prepare(args: PrepareArgs) -> Result<(), ImageError> {
     let opts = PrepareOptions {
         path: args.path,
         test_cmd: args.test_cmd,
         tests_dirs: args.tests_dirs,
         base: base_options(args.base),
     };
-    let docker = match super::docker::connect().await {
-        Ok(d) => d,
-        Err(e) => return fail(e.into()),
-    };
+    let docker = super::docker::connect().await?;
     let started = std::time::Instant::now();
-    match prepare::prepare(&docker, &opts).await {
-        Ok(img) => {
-            eprintln!(
-                "prepared {} in {:.1}s (dependencies {}; tests: {}; test command: {})",
-                img.tag,
-                started.elapsed().as_secs_f64(),
-                if img.deps_reused { "reused" } else { "built" },
-                img.tests_dirs.join(", "),
-                img.test_cmd
-            );
-            println!("{}", img.tag);
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(e),
-    }
+    let img = prepare::prepare(&docker, &opts).await?;
+    eprintln!(
+        "prepared {} in {:.1}s (dependencies {}; tests: {}; test command: {})",
+        img.tag,
+        started.elapsed().as_secs_f64(),
+        if img.deps_reused { "reused" } else { "built" },
+        img.tests_dirs.join(", "),
+        img.test_cmd
+    );
+    println!("{}", img.tag);
+    Ok(())
 }

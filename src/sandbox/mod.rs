@@ -7,11 +7,14 @@
 pub mod container;
 pub mod context;
 pub mod docker;
+pub mod doctor;
 pub mod image;
 pub mod image_cli;
 pub mod output;
 pub mod policy;
 pub mod prepare;
+pub mod probe;
+pub mod reaper;
 pub mod seccomp;
 
 use std::time::Duration;

@@ -162,7 +162,7 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
             .await
             .map_err(|e| ImageError::Io {
                 what: "walking the checkout".into(),
-                source: std::io::Error::other(e.to_string()),
+                cause: std::io::Error::other(e.to_string()),
             })?
             .map_err(ImageError::io(format!(
                 "cannot read the checkout {display}"
@@ -277,7 +277,7 @@ async fn hashed(entries: Vec<Entry>, extra: Vec<String>) -> Result<String, Image
     .await
     .map_err(|e| ImageError::Io {
         what: "hashing the checkout".into(),
-        source: std::io::Error::other(e.to_string()),
+        cause: std::io::Error::other(e.to_string()),
     })?
     .map_err(ImageError::io("cannot read the checkout to hash it"))
 }
