@@ -460,3 +460,61 @@ async fn cli_prints_the_tag_on_stdout_and_exits_2_on_bad_input() {
     assert_eq!(back.test_cmd, "python -m pytest -x");
     assert_eq!(back.tests_dirs, vec!["tests"]);
 }
+
+/// The image honours the layout contract the sandbox engine relies on: in a hardened episode
+/// container (read-only root, tests read-only, uid 1000, no network) the tests run, the tests
+/// cannot be changed, and the harness diff shows exactly the agent's edit.
+#[tokio::test]
+async fn prepared_image_works_in_a_hardened_episode_container() {
+    use patchloop::sandbox::container::Container;
+    use patchloop::sandbox::policy::ContainerPolicy;
+    use patchloop::sandbox::{ExecRequest, Sandbox};
+
+    let dir = dirty_checkout();
+    let img = prepare_at(&project(&dir)).await.unwrap();
+    let _cleanup = Images(vec![img.tag.clone()]);
+    let docker = connect().await.unwrap();
+    let policy = ContainerPolicy {
+        read_only_paths: img.tests_dirs.clone(),
+        ..Default::default()
+    };
+    let run_id = format!("prepare-e2e-{}", std::process::id());
+    let c = Container::start(&docker, &img.tag, &policy, &run_id, "test")
+        .await
+        .unwrap();
+
+    let tests = c
+        .exec(ExecRequest::shell(format!(
+            "{} -q -p no:cacheprovider",
+            img.test_cmd
+        )))
+        .await
+        .unwrap();
+    assert!(tests.status.success(), "{}", tests.output.render());
+
+    let write_tests = c
+        .exec(ExecRequest::shell("echo x >> tests/test_ops.py"))
+        .await
+        .unwrap();
+    assert!(!write_tests.status.success(), "tests must be read-only");
+
+    let edit = c
+        .exec(ExecRequest::shell(
+            "sed -i 's/a \\* b/b * a/' calc/ops.py && python -c 'import calc'",
+        ))
+        .await
+        .unwrap();
+    assert!(edit.status.success(), "{}", edit.output.render());
+    let diff = c.diff().await.unwrap();
+    let changed: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with("diff --git"))
+        .collect();
+    assert_eq!(
+        changed,
+        vec!["diff --git a/calc/ops.py b/calc/ops.py"],
+        "{diff}"
+    );
+    assert!(diff.contains("+    return b * a"), "{diff}");
+    c.remove().await.unwrap();
+}
