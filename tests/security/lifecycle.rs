@@ -465,9 +465,11 @@ async fn panic_guard(ctx: &Ctx) -> Outcome {
         let c = common::start(&d, &image, &p2, &run, "panic").await;
         let _ = name_tx.send(c.name().to_string());
         let _ = go_rx.await;
-        if c.name().starts_with("patchloop-") {
-            panic!("simulated harness panic (expected by the N2 probe)");
-        }
+        // `c` is dropped while unwinding: its drop guard must remove the container.
+        panic!(
+            "simulated harness panic (expected by the N2 probe) holding {}",
+            c.name()
+        );
     });
     let name = name_rx.await.expect("panic task started its container");
     ctx.check_posture(&name, &policy).await;
