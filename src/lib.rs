@@ -7,3 +7,4 @@
 
 pub mod cli;
 pub mod sandbox;
+pub mod verify;

@@ -1,0 +1,9 @@
+//! The verification gate: a verdict that comes only from a fresh container, judged against a
+//! patch policy, hardened pytest runs and re-runs, with a receipt users can read.
+//!
+//! Pure parts: [`diff`] (patch parsing), [`policy`] (which changes are allowed), [`junit`]
+//! (per-test outcomes), [`verdict`] (the decision) and [`receipt`] (JSON + Markdown).
+
+pub mod diff;
+pub mod glob;
+pub mod policy;
