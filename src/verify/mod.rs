@@ -6,4 +6,7 @@
 
 pub mod diff;
 pub mod glob;
+pub mod junit;
 pub mod policy;
+pub mod receipt;
+pub mod verdict;
