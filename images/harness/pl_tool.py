@@ -4,9 +4,8 @@
 #                 the pre-patch pytest configuration as a harness-owned [pytest] ini
 #   snapshot   {"workspace", "tests_dirs"} -> {path: sha256} of test files and code/config
 #   collect    {"out_dir"} -> {"junit": text|null, "guard": text|null}
-#   put        {"workspace", "files": {relpath: base64}} -> {"written": [...]}
+#   put        {"workspace", "files": {relpath: hex}} -> {"written": [...]}
 #   find_spec  {"names": [...]} -> {name: bool}  (run on the unpatched tree, cwd /)
-import base64
 import configparser
 import hashlib
 import importlib.util
@@ -130,13 +129,13 @@ def cmd_collect(inp):
 def cmd_put(inp):
     ws = os.path.realpath(inp["workspace"])
     written = []
-    for rel, b64 in sorted(inp["files"].items()):
+    for rel, data in sorted(inp["files"].items()):
         full = os.path.realpath(os.path.join(ws, rel))
         if not full.startswith(ws + os.sep):
             raise SystemExit("refusing to write outside the workspace: %r" % rel)
         os.makedirs(os.path.dirname(full), exist_ok=True)
         with open(full, "wb") as f:
-            f.write(base64.b64decode(b64))
+            f.write(bytes.fromhex(data))
         written.append(rel)
     return {"written": written}
 

@@ -6,7 +6,11 @@
 
 pub mod diff;
 pub mod glob;
+pub mod harness;
 pub mod junit;
 pub mod policy;
 pub mod receipt;
+pub mod runner;
 pub mod verdict;
+
+pub use runner::{Holdout, PreparedImage, VerifyRequest, verify};

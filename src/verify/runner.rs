@@ -1,0 +1,555 @@
+//! The verification run: policy, a fresh container, N unpatched runs, the patch, N patched runs,
+//! the verdict and the receipt. Every failure becomes a verdict; nothing here panics or returns
+//! early without a receipt.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use bollard::Docker;
+use serde::{Deserialize, Serialize};
+
+use super::harness::{self, HarnessConfig};
+use super::junit;
+use super::policy::{self, BaseTree, PolicyConfig, Violation};
+use super::receipt::{self, ImageInfo, PatchInfo, Receipt, ReceiptInputs};
+use super::verdict::{self, Decision, GuardStatus, Inputs, Phase, RunRecord, Verdict};
+use crate::sandbox::container::Container;
+use crate::sandbox::policy::ContainerPolicy;
+use crate::sandbox::{ExecRequest, ExecStatus, Sandbox, WORKSPACE};
+
+/// What verification needs to know about the prepared image (its labels).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreparedImage {
+    pub tag: String,
+    /// Workspace-relative test directories (`patchloop.tests_dirs`).
+    pub tests_dirs: Vec<String>,
+    /// The project's test command (`patchloop.test_cmd`), e.g. `PYTHONPATH=src python -m pytest`.
+    pub test_cmd: String,
+}
+
+impl PreparedImage {
+    /// Read the labels `patchloop prepare` put on an image.
+    pub async fn inspect(docker: &Docker, tag: &str) -> Result<(PreparedImage, String), String> {
+        let info = docker.inspect_image(tag).await.map_err(|e| {
+            format!(
+                "image `{tag}` cannot be inspected ({e}); build it with `patchloop prepare` first"
+            )
+        })?;
+        let labels = info.config.and_then(|c| c.labels).unwrap_or_default();
+        let tests_dirs = labels
+            .get("patchloop.tests_dirs")
+            .and_then(|s| serde_json::from_str::<Vec<String>>(s).ok())
+            .unwrap_or_default();
+        let test_cmd = labels
+            .get("patchloop.test_cmd")
+            .cloned()
+            .unwrap_or_else(|| "python -m pytest".into());
+        Ok((
+            PreparedImage {
+                tag: tag.to_string(),
+                tests_dirs,
+                test_cmd,
+            },
+            info.id.unwrap_or_default(),
+        ))
+    }
+}
+
+/// A held-out test file, copied into the workspace only for verification.
+#[derive(Debug, Clone)]
+pub struct Holdout {
+    /// Workspace-relative destination.
+    pub dest: String,
+    pub contents: Vec<u8>,
+}
+
+#[derive(Debug, Clone)]
+pub struct VerifyRequest {
+    pub image: PreparedImage,
+    pub patch: String,
+    pub fail_to_pass: Vec<String>,
+    pub pass_to_pass: Vec<String>,
+    /// Runs before and after the patch (each).
+    pub reruns: usize,
+    pub holdouts: Vec<Holdout>,
+    /// Test globs, allowed CI paths, limits; `tests_dirs` is filled from the image.
+    pub policy: PolicyConfig,
+    pub container_policy: ContainerPolicy,
+    pub run_timeout: Duration,
+    pub run_id: String,
+}
+
+impl VerifyRequest {
+    pub fn new(image: PreparedImage, patch: String, fail_to_pass: Vec<String>) -> Self {
+        VerifyRequest {
+            image,
+            patch,
+            fail_to_pass,
+            pass_to_pass: Vec::new(),
+            reruns: 3,
+            holdouts: Vec::new(),
+            policy: PolicyConfig::default(),
+            container_policy: ContainerPolicy::default(),
+            run_timeout: Duration::from_secs(900),
+            run_id: format!("verify-{:08x}", rand::random::<u32>()),
+        }
+    }
+}
+
+struct Ctx<'a> {
+    req: &'a VerifyRequest,
+    started: Instant,
+    image_id: Option<String>,
+    container_policy: ContainerPolicy,
+    patch_info: PatchInfo,
+    violations: Vec<Violation>,
+    command: Vec<String>,
+    before: Vec<RunRecord>,
+    after: Vec<RunRecord>,
+}
+
+impl Ctx<'_> {
+    fn finish(self, setup_error: Option<String>) -> Receipt {
+        let decision = verdict::decide(&Inputs {
+            violations: &self.violations,
+            setup_error,
+            fail_to_pass: &self.req.fail_to_pass,
+            pass_to_pass: &self.req.pass_to_pass,
+            before: &self.before,
+            after: &self.after,
+        });
+        self.build(decision)
+    }
+
+    fn build(self, decision: Decision) -> Receipt {
+        receipt::build(ReceiptInputs {
+            decision,
+            reruns: self.req.reruns,
+            image: ImageInfo {
+                tag: self.req.image.tag.clone(),
+                id: self.image_id,
+            },
+            container_policy: self.container_policy,
+            patch: self.patch_info,
+            violations: self.violations,
+            command: self.command,
+            holdout_files: self.req.holdouts.iter().map(|h| h.dest.clone()).collect(),
+            fail_to_pass: &self.req.fail_to_pass,
+            before: self.before,
+            after: self.after,
+            total_ms: self.started.elapsed().as_millis() as u64,
+        })
+    }
+}
+
+/// Verify a patch. Always returns a receipt; infrastructure failures are verdict `error`.
+pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -> Receipt {
+    let started = Instant::now();
+    let mut pcfg = req.policy.clone();
+    pcfg.tests_dirs = req.image.tests_dirs.clone();
+    let report = policy::check(&req.patch, &pcfg, base);
+    let mut container_policy = req.container_policy.clone();
+    // Held-out files must be written into the test directories, so those cannot be read-only
+    // mounts then; the snapshot check after every run covers them instead.
+    container_policy.read_only_paths = if req.holdouts.is_empty() {
+        req.image.tests_dirs.clone()
+    } else {
+        Vec::new()
+    };
+    let mut ctx = Ctx {
+        req,
+        started,
+        image_id: None,
+        container_policy,
+        patch_info: PatchInfo::new(&req.patch, &report.files),
+        violations: report.violations.clone(),
+        command: Vec::new(),
+        before: Vec::new(),
+        after: Vec::new(),
+    };
+    if !ctx.violations.is_empty() {
+        return ctx.finish(None);
+    }
+    if let Some(bad) = req
+        .holdouts
+        .iter()
+        .find(|h| policy::safe_path(&h.dest).is_err())
+    {
+        return ctx.finish(Some(format!(
+            "held-out file destination `{}` is not a safe workspace-relative path",
+            bad.dest
+        )));
+    }
+    match docker.inspect_image(&req.image.tag).await {
+        Ok(info) => ctx.image_id = info.id,
+        Err(e) => {
+            let msg = format!(
+                "image `{}` is not available ({e}); build it with `patchloop prepare`",
+                req.image.tag
+            );
+            return ctx.finish(Some(msg));
+        }
+    }
+    let container = match Container::start(
+        docker,
+        &req.image.tag,
+        &ctx.container_policy,
+        &req.run_id,
+        "verify",
+    )
+    .await
+    {
+        Ok(c) => c,
+        Err(e) => {
+            let msg = format!("starting the verification container failed: {e}");
+            return ctx.finish(Some(msg));
+        }
+    };
+    let setup_error = run_all(&container, &mut ctx, &report.new_modules)
+        .await
+        .err();
+    let _ = container.remove().await;
+    ctx.finish(setup_error)
+}
+
+/// The container part; an `Err` is the setup error of the receipt.
+async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> Result<(), String> {
+    let req = ctx.req;
+    // Shadowing: does a new top-level name resolve in the unpatched image?
+    if !new_modules.is_empty() {
+        let found: BTreeMap<String, bool> =
+            tool(c, "find_spec", &serde_json::json!({"names": new_modules})).await?;
+        let v = policy::shadow_violations(new_modules, &|n| found.get(n).copied().unwrap_or(true));
+        if !v.is_empty() {
+            ctx.violations.extend(v);
+            return Ok(());
+        }
+    }
+
+    let hcfg: HarnessConfig = tool(c, "ini", &serde_json::json!({"workspace": WORKSPACE})).await?;
+    if !req.holdouts.is_empty() {
+        let files: BTreeMap<&str, String> = req
+            .holdouts
+            .iter()
+            .map(|h| (h.dest.as_str(), hex::encode(&h.contents)))
+            .collect();
+        let _: serde_json::Value = tool(
+            c,
+            "put",
+            &serde_json::json!({"workspace": WORKSPACE, "files": files}),
+        )
+        .await?;
+    }
+    let plan = harness::plan(
+        &hcfg,
+        &req.image.test_cmd,
+        &req.image.tests_dirs,
+        &req.fail_to_pass,
+        &req.pass_to_pass,
+    );
+    ctx.command = plan.display_command();
+    let targets: Vec<String> = req
+        .fail_to_pass
+        .iter()
+        .chain(&req.pass_to_pass)
+        .cloned()
+        .collect();
+
+    let baseline = snapshot(c, &req.image.tests_dirs).await?;
+    for i in 0..req.reruns.max(1) {
+        let r = one_run(c, &plan, Phase::Before, i, &targets, &baseline, req).await?;
+        ctx.before.push(r);
+    }
+    // Stop early when the baseline already decides the verdict (unknown ids, no reproduction).
+    let pre = verdict::decide(&Inputs {
+        violations: &[],
+        setup_error: None,
+        fail_to_pass: &req.fail_to_pass,
+        pass_to_pass: &req.pass_to_pass,
+        before: &ctx.before,
+        after: &ctx.before,
+    });
+    if matches!(pre.verdict, Verdict::Error | Verdict::NotReproducible) {
+        ctx.after.clear();
+        return Ok(());
+    }
+
+    apply_patch(c, &req.patch).await?;
+    let patched = snapshot(c, &req.image.tests_dirs).await?;
+    for i in 0..req.reruns.max(1) {
+        let r = one_run(c, &plan, Phase::After, i, &targets, &patched, req).await?;
+        ctx.after.push(r);
+    }
+    Ok(())
+}
+
+async fn tool<T: for<'de> Deserialize<'de>>(
+    c: &dyn Sandbox,
+    cmd: &str,
+    input: &serde_json::Value,
+) -> Result<T, String> {
+    let res = c
+        .exec(
+            ExecRequest::argv(["python3", "-I", "-B", "-c", harness::PL_TOOL, cmd])
+                .stdin(input.to_string())
+                .timeout(Duration::from_secs(120))
+                .output_cap(64 << 20),
+        )
+        .await
+        .map_err(|e| format!("sandbox failure running the harness helper `{cmd}`: {e}"))?;
+    let text = res.output.render();
+    if !res.status.success() {
+        return Err(format!(
+            "the harness helper `{cmd}` failed ({:?}): {}",
+            res.status,
+            tail(&text, 2000)
+        ));
+    }
+    // Output is stdout+stderr combined; the JSON document is the last line.
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    serde_json::from_str(line).map_err(|e| {
+        format!(
+            "the harness helper `{cmd}` printed no usable JSON ({e}): {}",
+            tail(&text, 500)
+        )
+    })
+}
+
+async fn snapshot(
+    c: &dyn Sandbox,
+    tests_dirs: &[String],
+) -> Result<BTreeMap<String, String>, String> {
+    tool(
+        c,
+        "snapshot",
+        &serde_json::json!({"workspace": WORKSPACE, "tests_dirs": tests_dirs}),
+    )
+    .await
+}
+
+#[derive(Deserialize)]
+struct Collected {
+    junit: Option<String>,
+    guard: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct GuardReport {
+    status: String,
+    #[serde(default)]
+    findings: Vec<String>,
+    #[serde(default)]
+    outcomes: BTreeMap<String, String>,
+    #[serde(default)]
+    conftests: BTreeMap<String, String>,
+}
+
+async fn one_run(
+    c: &dyn Sandbox,
+    plan: &harness::RunPlan,
+    phase: Phase,
+    index: usize,
+    targets: &[String],
+    expected_tree: &BTreeMap<String, String>,
+    req: &VerifyRequest,
+) -> Result<RunRecord, String> {
+    let out_dir = format!(
+        "/tmp/pl-{}-{index}-{:08x}",
+        match phase {
+            Phase::Before => "before",
+            Phase::After => "after",
+        },
+        rand::random::<u32>()
+    );
+    let stdin = plan.stdin_json(&out_dir);
+    let res = c
+        .exec(
+            ExecRequest::argv(plan.argv())
+                .stdin(stdin)
+                .timeout(req.run_timeout)
+                .output_cap(64 << 10),
+        )
+        .await
+        .map_err(|e| format!("sandbox failure during a test run: {e}"))?;
+    let collected: Collected = tool(c, "collect", &serde_json::json!({"out_dir": out_dir})).await?;
+    let after_tree = snapshot(c, &req.image.tests_dirs).await?;
+
+    let mut external = tree_changes(expected_tree, &after_tree);
+    let guard_report = collected
+        .guard
+        .as_deref()
+        .and_then(|g| serde_json::from_str::<GuardReport>(g).ok());
+    let guard = match &guard_report {
+        None => GuardStatus::Missing,
+        Some(g) if g.status == "clean" => GuardStatus::Clean,
+        Some(g) => GuardStatus::Tampered {
+            findings: if g.findings.is_empty() {
+                vec![format!("guard status `{}`", g.status)]
+            } else {
+                g.findings.clone()
+            },
+        },
+    };
+    if let Some(g) = &guard_report {
+        for (path, hash) in &g.conftests {
+            let rel = path.strip_prefix(&format!("{WORKSPACE}/")).unwrap_or(path);
+            if expected_tree.get(rel) != Some(hash) {
+                external.push(format!(
+                    "a conftest.py not in the verified tree was loaded: {rel}"
+                ));
+            }
+        }
+    }
+    let (results, junit_problem) = match &collected.junit {
+        None => (None, Some("no JUnit report was written".to_string())),
+        Some(xml) => match junit::parse(xml) {
+            Err(e) => (None, Some(e.to_string())),
+            Ok(run) => {
+                let mut ids: Vec<&String> = targets.iter().collect();
+                if let Some(g) = &guard_report {
+                    ids.extend(g.outcomes.keys());
+                }
+                let known = receipt::known_ids(ids);
+                let named = run.node_ids(&known);
+                if let Some(g) = &guard_report {
+                    for (id, case) in &named {
+                        if case.outcome == junit::Outcome::Passed
+                            && g.outcomes.contains_key(id)
+                            && g.outcomes.get(id).map(String::as_str) != Some("passed")
+                        {
+                            external.push(format!(
+                                "the JUnit report says {id} passed but pytest reported `{}`",
+                                g.outcomes.get(id).map(String::as_str).unwrap_or("nothing")
+                            ));
+                        }
+                    }
+                }
+                (Some(named), None)
+            }
+        },
+    };
+    let text = res.output.render();
+    Ok(RunRecord {
+        phase,
+        index,
+        exit: res.status,
+        duration: res.duration,
+        results,
+        junit_problem,
+        guard,
+        external_findings: external,
+        output_tail: tail(&text, 3000),
+    })
+}
+
+/// Files that appeared, vanished or changed in the workspace during a run.
+fn tree_changes(
+    before: &BTreeMap<String, String>,
+    after: &BTreeMap<String, String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let keys: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    for k in keys {
+        match (before.get(k), after.get(k)) {
+            (Some(a), Some(b)) if a != b => out.push(format!("the run modified {k}")),
+            (None, Some(_)) => out.push(format!("the run created {k}")),
+            (Some(_), None) => out.push(format!("the run deleted {k}")),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn tail(s: &str, n: usize) -> String {
+    let start = s.len().saturating_sub(n);
+    let mut i = start;
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    s[i..].to_string()
+}
+
+/// `git apply` in the workspace: as is, then ignoring whitespace drift, then with the patch's
+/// line endings converted to the other convention. The first failure's message is reported.
+async fn apply_patch(c: &dyn Sandbox, patch: &str) -> Result<(), String> {
+    let lf = patch.replace("\r\n", "\n");
+    let crlf = harness::hunks_to_crlf(&lf);
+    let attempts: [(&str, &[&str]); 5] = [
+        (patch, &[]),
+        (patch, &["--ignore-whitespace"]),
+        (&lf, &[]),
+        (&lf, &["--ignore-whitespace"]),
+        (&crlf, &["--ignore-whitespace"]),
+    ];
+    let mut first_error = None;
+    for (text, extra) in attempts {
+        let mut argv: Vec<&str> = vec![
+            "git",
+            "-c",
+            "core.hooksPath=/dev/null",
+            "-c",
+            "core.fsmonitor=",
+            "-c",
+            "core.autocrlf=false",
+            "apply",
+            "--verbose",
+            "--whitespace=nowarn",
+        ];
+        argv.extend_from_slice(extra);
+        argv.push("-");
+        let res = c
+            .exec(
+                ExecRequest::argv(argv)
+                    .stdin(text.as_bytes().to_vec())
+                    .env("GIT_CONFIG_NOSYSTEM=1")
+                    .env("GIT_CONFIG_GLOBAL=/dev/null")
+                    .timeout(Duration::from_secs(120)),
+            )
+            .await
+            .map_err(|e| format!("sandbox failure while applying the patch: {e}"))?;
+        if res.status == ExecStatus::Exited(0) {
+            return Ok(());
+        }
+        first_error.get_or_insert_with(|| tail(&res.output.render(), 3000));
+    }
+    Err(format!(
+        "the patch does not apply to the prepared image (tried as is, ignoring whitespace, and with LF/CRLF line endings): {}",
+        first_error.unwrap_or_default().trim()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tree_changes_name_each_file() {
+        let a = BTreeMap::from([
+            ("a.py".to_string(), "1".to_string()),
+            ("b.py".into(), "2".into()),
+        ]);
+        let b = BTreeMap::from([
+            ("a.py".to_string(), "9".to_string()),
+            ("c.py".into(), "3".into()),
+        ]);
+        assert_eq!(
+            tree_changes(&a, &b),
+            vec![
+                "the run modified a.py",
+                "the run deleted b.py",
+                "the run created c.py"
+            ]
+        );
+        assert!(tree_changes(&a, &a).is_empty());
+    }
+
+    #[test]
+    fn tail_respects_char_boundaries() {
+        assert_eq!(tail("ééé", 3), "é");
+        assert_eq!(tail("abc", 10), "abc");
+    }
+}
