@@ -3,7 +3,7 @@
 #   ini        -> {"ini_text", "source", "pythonpath": [abs], "testpaths": [...]}
 #                 the pre-patch pytest configuration as a harness-owned [pytest] ini
 #   snapshot   {"workspace", "tests_dirs"} -> {path: sha256} of test files and code/config
-#   collect    {"out_dir"} -> {"junit": text|null, "guard": text|null}
+#   collect    {"out_dir"} -> {"junit": text|null, "guard": text|null, "junit_sha256", "guard_sha256"}
 #   put        {"workspace", "files": {relpath: hex}} -> {"written": [...]}
 #   find_spec  {"names": [...]} -> {name: bool}  (run on the unpatched tree, cwd /)
 import configparser
@@ -115,15 +115,18 @@ def cmd_snapshot(inp):
 
 def _read(path):
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError:
-        return None
+        return None, "-"
+    return data.decode("utf-8", errors="replace"), hashlib.sha256(data).hexdigest()
 
 
 def cmd_collect(inp):
     d = inp["out_dir"]
-    return {"junit": _read(os.path.join(d, "junit.xml")), "guard": _read(os.path.join(d, "guard.json"))}
+    junit, junit_sha = _read(os.path.join(d, "junit.xml"))
+    guard, guard_sha = _read(os.path.join(d, "guard.json"))
+    return {"junit": junit, "guard": guard, "junit_sha256": junit_sha, "guard_sha256": guard_sha}
 
 
 def cmd_put(inp):

@@ -335,6 +335,49 @@ async fn snapshot(
 struct Collected {
     junit: Option<String>,
     guard: Option<String>,
+    junit_sha256: String,
+    guard_sha256: String,
+}
+
+/// The run script's last line: exit code and report fingerprints at the moment pytest returned.
+#[derive(Debug, PartialEq, Eq)]
+struct Marker {
+    rc: i64,
+    junit: String,
+    guard: String,
+}
+
+const MARKER: &str = "@@PATCHLOOP-RUN@@ ";
+
+/// Exactly one marker line is expected; more means something else printed one.
+fn parse_marker(output: &str) -> Result<Option<Marker>, String> {
+    let lines: Vec<&str> = output
+        .lines()
+        .filter_map(|l| l.find(MARKER).map(|i| &l[i + MARKER.len()..]))
+        .collect();
+    match lines.as_slice() {
+        [] => Ok(None),
+        [one] => {
+            let mut m = Marker {
+                rc: -1,
+                junit: String::new(),
+                guard: String::new(),
+            };
+            for kv in one.split_whitespace() {
+                match kv.split_once('=') {
+                    Some(("rc", v)) => m.rc = v.parse().unwrap_or(-1),
+                    Some(("junit", v)) => m.junit = v.to_string(),
+                    Some(("guard", v)) => m.guard = v.to_string(),
+                    _ => {}
+                }
+            }
+            Ok(Some(m))
+        }
+        more => Err(format!(
+            "{} harness end-of-run markers in the output (the code under test printed fakes)",
+            more.len()
+        )),
+    }
 }
 
 #[derive(Deserialize)]
@@ -378,12 +421,31 @@ async fn one_run(
     let collected: Collected = tool(c, "collect", &serde_json::json!({"out_dir": out_dir})).await?;
     let after_tree = snapshot(c, &req.image.tests_dirs).await?;
 
+    let text = res.output.render();
     let mut external = tree_changes(expected_tree, &after_tree);
+    let mut marker_missing = false;
+    match parse_marker(&text) {
+        Err(e) => external.push(e),
+        Ok(None) => marker_missing = true,
+        Ok(Some(m)) => {
+            if m.junit != collected.junit_sha256 || m.guard != collected.guard_sha256 {
+                external
+                    .push("the JUnit or guard report changed after pytest returned".to_string());
+            }
+            if res.status != ExecStatus::Exited(m.rc) {
+                external.push(format!(
+                    "pytest returned {} but the process exited with {:?}",
+                    m.rc, res.status
+                ));
+            }
+        }
+    }
     let guard_report = collected
         .guard
         .as_deref()
         .and_then(|g| serde_json::from_str::<GuardReport>(g).ok());
     let guard = match &guard_report {
+        _ if marker_missing => GuardStatus::Missing,
         None => GuardStatus::Missing,
         Some(g) if g.status == "clean" => GuardStatus::Clean,
         Some(g) => GuardStatus::Tampered {
@@ -432,7 +494,6 @@ async fn one_run(
             }
         },
     };
-    let text = res.output.render();
     Ok(RunRecord {
         phase,
         index,
@@ -545,6 +606,22 @@ mod tests {
             ]
         );
         assert!(tree_changes(&a, &a).is_empty());
+    }
+
+    #[test]
+    fn markers_must_be_unique() {
+        assert_eq!(parse_marker("no marker\n"), Ok(None));
+        let one = "....\n@@PATCHLOOP-RUN@@ rc=1 junit=ab guard=cd\n";
+        assert_eq!(
+            parse_marker(one),
+            Ok(Some(Marker {
+                rc: 1,
+                junit: "ab".into(),
+                guard: "cd".into()
+            }))
+        );
+        let two = format!("@@PATCHLOOP-RUN@@ rc=0 junit=x guard=y\n{one}");
+        assert!(parse_marker(&two).is_err());
     }
 
     #[test]
