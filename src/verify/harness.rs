@@ -210,17 +210,38 @@ pub fn plan(
 /// Give every hunk body line a CRLF ending (for targets checked out with CRLF while the patch
 /// has LF). Header lines keep LF so paths stay intact.
 pub fn hunks_to_crlf(patch: &str) -> String {
+    map_hunk_lines(patch, |_, body, nl| {
+        format!("{body}{}", if nl { "\r\n" } else { "" })
+    })
+}
+
+/// Drop trailing blanks from context and removed lines (whitespace drift introduced in transit;
+/// `git apply --ignore-whitespace` does not forgive trailing whitespace in context).
+pub fn strip_context_trailing_ws(patch: &str) -> String {
+    map_hunk_lines(patch, |kind, body, nl| {
+        let body = if kind == b'+' {
+            body
+        } else {
+            body.trim_end_matches([' ', '\t'])
+        };
+        format!("{body}{}", if nl { "\n" } else { "" })
+    })
+}
+
+/// Rewrite each hunk body line with `f(first byte, line without ending, had newline)`.
+fn map_hunk_lines(patch: &str, f: impl Fn(u8, &str, bool) -> String) -> String {
     let mut out = String::with_capacity(patch.len() + patch.len() / 20);
     let (mut old_left, mut new_left) = (0usize, 0usize);
     for line in patch.split_inclusive('\n') {
+        let nl = line.ends_with('\n');
         let body = line.strip_suffix('\n').unwrap_or(line);
         let body = body.strip_suffix('\r').unwrap_or(body);
-        let in_hunk = old_left > 0 || new_left > 0;
-        if in_hunk {
-            match body.as_bytes().first() {
-                Some(b'+') => new_left = new_left.saturating_sub(1),
-                Some(b'-') => old_left = old_left.saturating_sub(1),
-                Some(b'\\') => {
+        if old_left > 0 || new_left > 0 {
+            let kind = body.as_bytes().first().copied().unwrap_or(b' ');
+            match kind {
+                b'+' => new_left = new_left.saturating_sub(1),
+                b'-' => old_left = old_left.saturating_sub(1),
+                b'\\' => {
                     out.push_str(line);
                     continue;
                 }
@@ -229,8 +250,7 @@ pub fn hunks_to_crlf(patch: &str) -> String {
                     new_left = new_left.saturating_sub(1);
                 }
             }
-            out.push_str(body);
-            out.push_str(if line.ends_with('\n') { "\r\n" } else { "" });
+            out.push_str(&f(kind, body, nl));
             continue;
         }
         if let Some((ol, nl)) = hunk_counts(body) {
@@ -303,6 +323,15 @@ mod tests {
                 .contains("pytest_sessionfinish")
         );
         assert_eq!(p.argv()[..3], ["python3", "-I", "-B"]);
+    }
+
+    #[test]
+    fn trailing_whitespace_is_dropped_from_context_only() {
+        let p = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a  \n-b\t\n+c \n";
+        assert_eq!(
+            strip_context_trailing_ws(p),
+            "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c \n"
+        );
     }
 
     #[test]

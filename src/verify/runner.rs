@@ -539,11 +539,13 @@ fn tail(s: &str, n: usize) -> String {
 async fn apply_patch(c: &dyn Sandbox, patch: &str) -> Result<(), String> {
     let lf = patch.replace("\r\n", "\n");
     let crlf = harness::hunks_to_crlf(&lf);
-    let attempts: [(&str, &[&str]); 5] = [
+    let stripped = harness::strip_context_trailing_ws(&lf);
+    let attempts: [(&str, &[&str]); 6] = [
         (patch, &[]),
         (patch, &["--ignore-whitespace"]),
         (&lf, &[]),
         (&lf, &["--ignore-whitespace"]),
+        (&stripped, &["--ignore-whitespace"]),
         (&crlf, &["--ignore-whitespace"]),
     ];
     let mut first_error = None;
