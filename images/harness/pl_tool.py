@@ -3,7 +3,9 @@
 #   ini        -> {"ini_text", "source", "pythonpath": [abs], "testpaths": [...]}
 #                 the pre-patch pytest configuration as a harness-owned [pytest] ini
 #   snapshot   {"workspace", "tests_dirs"} -> {path: sha256} of test files and code/config
-#   collect    {"out_dir"} -> {"junit": text|null, "guard": text|null, "junit_sha256", "guard_sha256"}
+#   collect    {"out_dir", "workspace", "tests_dirs"} -> {"junit": text|null, "guard": text|null,
+#              "junit_sha256", "guard_sha256", "snapshot"}
+#   setup      {"workspace", "tests_dirs", "names"} -> {"ini", "snapshot", "found"}
 #   put        {"workspace", "files": {relpath: hex}} -> {"written": [...]}
 #   find_spec  {"names": [...]} -> {name: bool}  (run on the unpatched tree, cwd /)
 import configparser
@@ -126,7 +128,14 @@ def cmd_collect(inp):
     d = inp["out_dir"]
     junit, junit_sha = _read(os.path.join(d, "junit.xml"))
     guard, guard_sha = _read(os.path.join(d, "guard.json"))
-    return {"junit": junit, "guard": guard, "junit_sha256": junit_sha, "guard_sha256": guard_sha}
+    return {"junit": junit, "guard": guard, "junit_sha256": junit_sha, "guard_sha256": guard_sha,
+            "snapshot": cmd_snapshot(inp)}
+
+
+def cmd_setup(inp):
+    # One exec instead of three: the pre-patch config, the baseline snapshot, and which new
+    # module names already resolve. find_spec runs last because it changes directory.
+    return {"ini": cmd_ini(inp), "snapshot": cmd_snapshot(inp), "found": cmd_find_spec(inp)}
 
 
 def cmd_put(inp):
@@ -157,7 +166,7 @@ def cmd_find_spec(inp):
 def main():
     inp = json.loads(sys.stdin.read() or "{}")
     fn = {"ini": cmd_ini, "snapshot": cmd_snapshot, "collect": cmd_collect, "put": cmd_put,
-          "find_spec": cmd_find_spec}[sys.argv[1]]
+          "find_spec": cmd_find_spec, "setup": cmd_setup}[sys.argv[1]]
     json.dump(fn(inp), sys.stdout)
 
 

@@ -215,18 +215,6 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
 /// The container part; an `Err` is the setup error of the receipt.
 async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> Result<(), String> {
     let req = ctx.req;
-    // Shadowing: does a new top-level name resolve in the unpatched image?
-    if !new_modules.is_empty() {
-        let found: BTreeMap<String, bool> =
-            tool(c, "find_spec", &serde_json::json!({"names": new_modules})).await?;
-        let v = policy::shadow_violations(new_modules, &|n| found.get(n).copied().unwrap_or(true));
-        if !v.is_empty() {
-            ctx.violations.extend(v);
-            return Ok(());
-        }
-    }
-
-    let hcfg: HarnessConfig = tool(c, "ini", &serde_json::json!({"workspace": WORKSPACE})).await?;
     if !req.holdouts.is_empty() {
         let files: BTreeMap<&str, String> = req
             .holdouts
@@ -240,6 +228,25 @@ async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> 
         )
         .await?;
     }
+    let setup: Setup = tool(
+        c,
+        "setup",
+        &serde_json::json!({
+            "workspace": WORKSPACE,
+            "tests_dirs": req.image.tests_dirs,
+            "names": new_modules,
+        }),
+    )
+    .await?;
+    // Shadowing: does a new top-level name resolve in the unpatched image?
+    let v = policy::shadow_violations(new_modules, &|n| {
+        setup.found.get(n).copied().unwrap_or(true)
+    });
+    if !v.is_empty() {
+        ctx.violations.extend(v);
+        return Ok(());
+    }
+    let hcfg = setup.ini;
     let plan = harness::plan(
         &hcfg,
         &req.image.test_cmd,
@@ -255,7 +262,7 @@ async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> 
         .cloned()
         .collect();
 
-    let baseline = snapshot(c, &req.image.tests_dirs).await?;
+    let baseline = setup.snapshot;
     for i in 0..req.reruns.max(1) {
         let r = one_run(c, &plan, Phase::Before, i, &targets, &baseline, req).await?;
         ctx.before.push(r);
@@ -332,7 +339,15 @@ async fn snapshot(
 }
 
 #[derive(Deserialize)]
+struct Setup {
+    ini: HarnessConfig,
+    snapshot: BTreeMap<String, String>,
+    found: BTreeMap<String, bool>,
+}
+
+#[derive(Deserialize)]
 struct Collected {
+    snapshot: BTreeMap<String, String>,
     junit: Option<String>,
     guard: Option<String>,
     junit_sha256: String,
@@ -418,11 +433,20 @@ async fn one_run(
         )
         .await
         .map_err(|e| format!("sandbox failure during a test run: {e}"))?;
-    let collected: Collected = tool(c, "collect", &serde_json::json!({"out_dir": out_dir})).await?;
-    let after_tree = snapshot(c, &req.image.tests_dirs).await?;
+    let collected: Collected = tool(
+        c,
+        "collect",
+        &serde_json::json!({
+            "out_dir": out_dir,
+            "workspace": WORKSPACE,
+            "tests_dirs": req.image.tests_dirs,
+        }),
+    )
+    .await?;
+    let after_tree = &collected.snapshot;
 
     let text = res.output.render();
-    let mut external = tree_changes(expected_tree, &after_tree);
+    let mut external = tree_changes(expected_tree, after_tree);
     let mut marker_missing = false;
     match parse_marker(&text) {
         Err(e) => external.push(e),
