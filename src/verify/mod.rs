@@ -14,3 +14,4 @@ pub mod runner;
 pub mod verdict;
 
 pub use runner::{Holdout, PreparedImage, VerifyRequest, verify};
+pub mod cli;

@@ -188,7 +188,7 @@ pub fn decide(inp: &Inputs) -> Decision {
             "no fail-to-pass test ids: pass --fail-to-pass ID for the failing tests the patch must fix",
         );
     }
-    if inp.before.is_empty() || inp.after.is_empty() {
+    if inp.before.is_empty() {
         return Decision::new(Verdict::Error, "no test runs were recorded");
     }
 
@@ -278,6 +278,13 @@ pub fn decide(inp: &Inputs) -> Decision {
         );
         d.not_reproduced = not_reproduced;
         return finish(d);
+    }
+
+    if inp.after.is_empty() {
+        return finish(Decision::new(
+            Verdict::Error,
+            "no patched test runs were recorded",
+        ));
     }
 
     // Tampering: the guard, external checks, or a "successful" run without reports.
