@@ -46,7 +46,13 @@ def find_config(ws):
     p = os.path.join(ws, "pyproject.toml")
     if os.path.isfile(p):
         try:
-            import tomllib
+            try:
+                import tomllib
+            except ImportError:  # Python < 3.11: pip vendors a compatible parser
+                try:
+                    import tomli as tomllib
+                except ImportError:
+                    from pip._vendor import tomli as tomllib
             with open(p, "rb") as f:
                 data = tomllib.load(f)
             opts = data.get("tool", {}).get("pytest", {}).get("ini_options")

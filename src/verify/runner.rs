@@ -110,7 +110,7 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn finish(self, setup_error: Option<String>) -> Receipt {
-        let decision = verdict::decide(&Inputs {
+        let mut decision = verdict::decide(&Inputs {
             violations: &self.violations,
             setup_error,
             fail_to_pass: &self.req.fail_to_pass,
@@ -118,6 +118,13 @@ impl Ctx<'_> {
             before: &self.before,
             after: &self.after,
         });
+        // "No JUnit" is only actionable together with what was run.
+        if decision.verdict == Verdict::Error
+            && decision.reason.contains("JUnit")
+            && !self.command.is_empty()
+        {
+            decision.reason = format!("{} [command: {}]", decision.reason, self.command.join(" "));
+        }
         self.build(decision)
     }
 
@@ -147,6 +154,18 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
     let started = Instant::now();
     let mut pcfg = req.policy.clone();
     pcfg.tests_dirs = req.image.tests_dirs.clone();
+    // Where new top-level modules would be importable from: the root, the usual `src`, and
+    // what the test command puts on PYTHONPATH.
+    let (cmd_paths, _) = harness::from_test_cmd(&req.image.test_cmd);
+    for p in ["".to_string(), "src".to_string()].into_iter().chain(
+        cmd_paths
+            .iter()
+            .filter_map(|p| p.strip_prefix(&format!("{WORKSPACE}/")).map(str::to_string)),
+    ) {
+        if !pcfg.import_roots.contains(&p) {
+            pcfg.import_roots.push(p);
+        }
+    }
     let report = policy::check(&req.patch, &pcfg, base);
     let mut container_policy = req.container_policy.clone();
     // Held-out files must be written into the test directories, so those cannot be read-only
@@ -612,6 +631,93 @@ async fn apply_patch(c: &dyn Sandbox, patch: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::{CappedOutput, ExecResult, SandboxError};
+    use async_trait::async_trait;
+    use std::sync::Mutex;
+
+    /// Answers the harness's execs from a script: (argv contains, exit code, output).
+    struct Fake {
+        script: Vec<(&'static str, i64, String)>,
+        seen: Mutex<Vec<String>>,
+    }
+
+    #[async_trait]
+    impl Sandbox for Fake {
+        async fn exec(&self, req: ExecRequest) -> Result<ExecResult, SandboxError> {
+            let joined = req.argv.join(" ");
+            let key = if joined.contains("@@PATCHLOOP-RUN@@") {
+                "pl_run".to_string()
+            } else {
+                req.argv.last().cloned().unwrap_or_default()
+            };
+            self.seen.lock().unwrap().push(key.clone());
+            let (_, code, out) = self
+                .script
+                .iter()
+                .find(|(k, _, _)| *k == key)
+                .unwrap_or_else(|| panic!("unexpected exec {key}"));
+            let mut o = CappedOutput::new(1 << 20);
+            o.push(out.as_bytes());
+            Ok(ExecResult {
+                status: ExecStatus::Exited(*code),
+                output: o,
+                duration: Duration::from_millis(5),
+            })
+        }
+        async fn diff(&self) -> Result<String, SandboxError> {
+            Ok(String::new())
+        }
+        fn id(&self) -> &str {
+            "fake"
+        }
+    }
+
+    #[tokio::test]
+    async fn a_run_without_junit_says_so_and_what_was_run() {
+        let setup = serde_json::json!({
+            "ini": {"ini_text": "[pytest]\n", "source": null},
+            "snapshot": {},
+            "found": {},
+        });
+        let collect = serde_json::json!({
+            "junit": null, "guard": null, "junit_sha256": "-", "guard_sha256": "-", "snapshot": {},
+        });
+        let fake = Fake {
+            script: vec![
+                ("setup", 0, setup.to_string()),
+                ("pl_run", 4, "ERROR: usage: pytest [options]\n".into()),
+                ("collect", 0, collect.to_string()),
+            ],
+            seen: Mutex::new(Vec::new()),
+        };
+        let image = PreparedImage {
+            tag: "img".into(),
+            tests_dirs: vec!["tests".into()],
+            test_cmd: "python -m pytest".into(),
+        };
+        let req = VerifyRequest::new(image, String::new(), vec!["tests/t.py::test_a".into()]);
+        let mut ctx = Ctx {
+            req: &req,
+            started: Instant::now(),
+            image_id: None,
+            container_policy: ContainerPolicy::default(),
+            patch_info: PatchInfo::new("", &[]),
+            violations: Vec::new(),
+            command: Vec::new(),
+            before: Vec::new(),
+            after: Vec::new(),
+        };
+        let err = run_all(&fake, &mut ctx, &[]).await.err();
+        let r = ctx.finish(err);
+        assert_eq!(r.decision.verdict, Verdict::Error);
+        let reason = &r.decision.reason;
+        assert!(reason.contains("no usable JUnit report"), "{reason}");
+        assert!(reason.contains("usage: pytest"), "{reason}");
+        assert!(reason.contains("[command: python3 -I -B"), "{reason}");
+        // The baseline decided it: the patch was never applied.
+        assert!(!fake.seen.lock().unwrap().iter().any(|k| k == "-"));
+        assert!(r.runs.iter().all(|x| x.phase == Phase::Before));
+    }
 
     #[test]
     fn tree_changes_name_each_file() {
