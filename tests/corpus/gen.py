@@ -187,6 +187,9 @@ def main():
     emit("legit", "crlf_patch", crlf, {"fail_to_pass": LEGIT["config_strip"][0], "verdict": "verified"})
     drift = make_patch(LEGIT["calc_add"][1]).replace(" def add(a, b):\n", " def add(a, b):  \n").replace(" def mul", " def  mul")
     emit("legit", "whitespace_drift", drift, {"fail_to_pass": LEGIT["calc_add"][0], "verdict": "verified"})
+    # A CRLF file in the repository, patched by an LF patch (an editor or mailer normalised it).
+    lf = make_patch([sub("textkit/units.py", "km * 100", "km * 1000")]).replace("\r\n", "\n")
+    emit("legit", "lf_patch_crlf_file", lf, {"fail_to_pass": [T + "units.py::test_km_to_m"], "verdict": "verified"})
     for name, (verdict, rule, ops) in TAMPER.items():
         meta = {"fail_to_pass": [T + "calc.py::test_add"], "verdict": verdict}
         if rule:
