@@ -1,5 +1,6 @@
 //! Shared helpers for the verification tests: the corpus on disk and a fixture image that
-//! follows the sandbox image layout contract (built from `patchloop-probe:base`, offline).
+//! follows the sandbox image layout contract, built offline on `$PATCHLOOP_TEST_BASE` (what
+//! `scripts/test` exports) or `patchloop-probe:base` (python3, pytest and git are all it needs).
 
 #![allow(dead_code)]
 
@@ -47,13 +48,22 @@ pub fn cases(kind: &str) -> Vec<Case> {
     out
 }
 
-const DOCKERFILE: &str = r#"FROM patchloop-probe:base
+pub fn base_image() -> String {
+    std::env::var("PATCHLOOP_TEST_BASE")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "patchloop-probe:base".into())
+}
+
+const DOCKERFILE: &str = r#"ARG BASE
+FROM ${BASE}
+ARG BASE
 COPY workspace /workspace
 RUN set -e; cd /workspace; git init -q; git add -A; \
     git -c user.name=p -c user.email=p@example.invalid commit -qm base; \
     mkdir -p /opt/patchloop; cp -a /workspace/.git /opt/patchloop/baseline.git; \
     chown -R 1000:1000 /workspace
-LABEL patchloop.tests_dirs="[\"tests\"]" patchloop.test_cmd="python -m pytest" patchloop.base="patchloop-probe:base"
+LABEL patchloop.tests_dirs="[\"tests\"]" patchloop.test_cmd="python -m pytest" patchloop.base="${BASE}"
 "#;
 
 fn add_dir(tar: &mut tar::Builder<Vec<u8>>, src: &Path, dest: &str) {
@@ -90,6 +100,10 @@ pub async fn fixture_image(docker: &Docker, fixture: &Path, tag: &str) {
     let body = tar.into_inner().unwrap();
     let opts = bollard::query_parameters::BuildImageOptionsBuilder::new()
         .t(tag)
+        .buildargs(&std::collections::HashMap::from([(
+            "BASE".to_string(),
+            base_image(),
+        )]))
         .rm(true)
         .forcerm(true)
         .build();
