@@ -11,6 +11,20 @@ use verify_common::{corpus, fixture_image, remove_image};
 
 const TAG: &str = "patchloop-verify-cli:test";
 
+/// A private copy of the binary: on a machine where several checkouts share one target
+/// directory, another build can replace `CARGO_BIN_EXE_patchloop` while this test runs.
+fn bin() -> &'static Path {
+    static BIN: std::sync::OnceLock<(tempfile::TempDir, std::path::PathBuf)> =
+        std::sync::OnceLock::new();
+    &BIN.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("patchloop");
+        std::fs::copy(env!("CARGO_BIN_EXE_patchloop"), &p).unwrap();
+        (d, p)
+    })
+    .1
+}
+
 struct Run {
     code: i32,
     receipt: serde_json::Value,
@@ -22,7 +36,7 @@ fn verify(out: &Path, patch: &str, extra: &[&str]) -> Run {
     let pfile = out.join("in.patch");
     std::fs::create_dir_all(out).unwrap();
     std::fs::write(&pfile, patch).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_patchloop"))
+    let o = Command::new(bin())
         .arg("verify")
         .arg("--repo")
         .arg(corpus().join("fixture"))
@@ -61,6 +75,7 @@ def test_sometimes():
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn verify_command_end_to_end() {
+    let _ = bin();
     let d = docker::connect()
         .await
         .expect("Docker is required for this test");
@@ -151,6 +166,31 @@ async fn verify_command_end_to_end() {
     assert_eq!(r.receipt["verdict"], "flaky", "{}", r.receipt["reason"]);
     assert_eq!(r.receipt["flaky_ids"], serde_json::json!([flaky_id]));
     assert_eq!(r.receipt["holdout_files"][0], "tests/test_sometimes.py");
+
+    // No such image: still a receipt, and the reason says how to get one.
+    let o = Command::new(bin())
+        .arg("verify")
+        .arg("--repo")
+        .arg(corpus().join("fixture"))
+        .arg("--patch")
+        .arg(corpus().join("legit/calc_add/patch.diff"))
+        .args([
+            "--image",
+            "patchloop-verify-cli:absent",
+            "--fail-to-pass",
+            add,
+            "--out",
+        ])
+        .arg(tmp.path().join("noimage"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let r: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(tmp.path().join("noimage/receipt.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(r["verdict"], "error");
+    assert!(r["reason"].as_str().unwrap().contains("patchloop prepare"));
 
     remove_image(&d, TAG).await;
 }

@@ -4,10 +4,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
+
 use clap::Args;
 
 use super::policy::{DirTree, PolicyConfig, default_test_globs};
-use super::runner::{Holdout, PreparedImage, VerifyRequest, verify};
+use super::runner::{Holdout, PreparedImage, VerifyRequest, error_receipt, verify};
 use super::verdict::Verdict;
 
 #[derive(Debug, Args)]
@@ -48,34 +49,72 @@ pub struct VerifyArgs {
     pub out: PathBuf,
 }
 
-/// Run the command; returns the verdict (receipts already written).
+/// Run the command; returns the verdict. Receipts are written on every path, including the
+/// ones where verification cannot start (no Docker, no image, unreadable patch).
 pub async fn run(args: VerifyArgs) -> anyhow::Result<Verdict> {
+    let fallback_image = PreparedImage {
+        tag: args.image.clone().unwrap_or_default(),
+        tests_dirs: vec!["tests".into()],
+        test_cmd: "python -m pytest".into(),
+    };
+    let receipt = match prepare(&args).await {
+        Ok((docker, req)) => verify(&docker, &req, &DirTree(args.repo.clone())).await,
+        Err((patch, e)) => {
+            let req = VerifyRequest::new(fallback_image, patch, args.fail_to_pass.clone());
+            error_receipt(&req, format!("{e:#}"), &DirTree(args.repo.clone()))
+        }
+    };
+    super::receipt::write(&args.out, &receipt)?;
+    println!(
+        "{}: {}\nreceipt: {}",
+        receipt.decision.verdict.as_str(),
+        receipt.decision.reason,
+        args.out.join("receipt.md").display()
+    );
+    Ok(receipt.decision.verdict)
+}
+
+/// Everything before the container: inputs, Docker, the image's labels, held-out files.
+/// On failure, returns the patch text read so far (for the receipt's sha256) and the error.
+async fn prepare(
+    args: &VerifyArgs,
+) -> Result<(bollard::Docker, VerifyRequest), (String, anyhow::Error)> {
     let patch_bytes = std::fs::read(&args.patch)
-        .with_context(|| format!("reading the patch {}", args.patch.display()))?;
-    let patch = String::from_utf8(patch_bytes).with_context(|| {
-        format!(
-            "the patch {} is not UTF-8 text; binary patches are not accepted",
-            args.patch.display()
-        )
-    })?;
+        .with_context(|| format!("reading the patch {}", args.patch.display()))
+        .map_err(|e| (String::new(), e))?;
+    let patch = match String::from_utf8(patch_bytes) {
+        Ok(p) => p,
+        Err(_) => {
+            return Err((
+                String::new(),
+                anyhow::anyhow!(
+                    "the patch {} is not UTF-8 text; binary patches are not accepted",
+                    args.patch.display()
+                ),
+            ));
+        }
+    };
+    let fail = |e: anyhow::Error| (patch.clone(), e);
     if !args.repo.is_dir() {
-        bail!(
+        return Err(fail(anyhow::anyhow!(
             "--repo {} is not a directory; pass the checkout the patch is for",
             args.repo.display()
-        );
+        )));
     }
     let Some(tag) = args.image.clone() else {
-        bail!(
+        return Err(fail(anyhow::anyhow!(
             "no sandbox image: build one with `patchloop prepare --repo {}` and pass it as --image TAG",
             args.repo.display()
-        );
+        )));
     };
-    let docker = crate::sandbox::docker::connect().await?;
+    let docker = crate::sandbox::docker::connect()
+        .await
+        .map_err(|e| fail(e.into()))?;
     let (image, _id) = PreparedImage::inspect(&docker, &tag)
         .await
-        .map_err(anyhow::Error::msg)?;
-    let holdouts = load_holdouts(&args.holdout, &args.repo, &image.tests_dirs)?;
-    let mut req = VerifyRequest::new(image, patch, args.fail_to_pass.clone());
+        .map_err(|e| fail(anyhow::Error::msg(e)))?;
+    let holdouts = load_holdouts(&args.holdout, &args.repo, &image.tests_dirs).map_err(fail)?;
+    let mut req = VerifyRequest::new(image, patch.clone(), args.fail_to_pass.clone());
     req.pass_to_pass = args.pass_to_pass.clone();
     req.reruns = usize::from(args.reruns);
     req.holdouts = holdouts;
@@ -88,15 +127,7 @@ pub async fn run(args: VerifyArgs) -> anyhow::Result<Verdict> {
         allowed_ci_paths: args.allow_ci_paths.clone(),
         ..PolicyConfig::default()
     };
-    let receipt = verify(&docker, &req, &DirTree(args.repo.clone())).await;
-    super::receipt::write(&args.out, &receipt)?;
-    println!(
-        "{}: {}\nreceipt: {}",
-        receipt.decision.verdict.as_str(),
-        receipt.decision.reason,
-        args.out.join("receipt.md").display()
-    );
-    Ok(receipt.decision.verdict)
+    Ok((docker, req))
 }
 
 /// `SRC[:DEST]` -> files with workspace-relative destinations.

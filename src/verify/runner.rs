@@ -149,6 +149,31 @@ impl Ctx<'_> {
     }
 }
 
+/// A receipt for a verification that could not start (no Docker, no image, unreadable input).
+/// The patch policy still runs (it needs no container), so a forbidden patch says so.
+pub fn error_receipt(req: &VerifyRequest, reason: String, base: &dyn BaseTree) -> Receipt {
+    let (files, violations) = if req.patch.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        let mut pcfg = req.policy.clone();
+        pcfg.tests_dirs = req.image.tests_dirs.clone();
+        let r = policy::check(&req.patch, &pcfg, base);
+        (r.files, r.violations)
+    };
+    let ctx = Ctx {
+        req,
+        started: Instant::now(),
+        image_id: None,
+        container_policy: req.container_policy.clone(),
+        patch_info: PatchInfo::new(&req.patch, &files),
+        violations,
+        command: Vec::new(),
+        before: Vec::new(),
+        after: Vec::new(),
+    };
+    ctx.finish(Some(reason))
+}
+
 /// Verify a patch. Always returns a receipt; infrastructure failures are verdict `error`.
 pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -> Receipt {
     let started = Instant::now();
