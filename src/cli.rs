@@ -42,6 +42,13 @@ pub enum Command {
     /// Verify a patch in a fresh container: patch policy, N runs before and after, a verdict
     /// and a receipt (receipt.json, receipt.md). Exit 0 only for a verified patch.
     Verify(Box<crate::verify::cli::VerifyArgs>),
+    /// Build base images (`images build [--offline]`); prints the tag.
+    Images {
+        #[command(subcommand)]
+        command: crate::sandbox::image_cli::ImagesCommand,
+    },
+    /// Build the sandbox image of a checkout; prints its tag.
+    Prepare(crate::sandbox::image_cli::PrepareArgs),
 }
 
 /// Outcome of a command, mapped to the documented exit codes.
@@ -122,6 +129,14 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
                 r.volumes_removed.len(),
                 r.live
             );
+            Ok(Outcome::Success)
+        }
+        Command::Images { command } => {
+            crate::sandbox::image_cli::images(command).await?;
+            Ok(Outcome::Success)
+        }
+        Command::Prepare(args) => {
+            crate::sandbox::image_cli::prepare(args).await?;
             Ok(Outcome::Success)
         }
     }

@@ -19,9 +19,12 @@ pub struct VerifyArgs {
     /// The patch (unified git diff) to verify.
     #[arg(long)]
     pub patch: PathBuf,
-    /// A sandbox image built by `patchloop prepare` for this checkout.
+    /// A sandbox image built by `patchloop prepare` for this checkout [default: prepare one now].
     #[arg(long)]
     pub image: Option<String>,
+    /// Base image options, used when the sandbox image is prepared here (no --image).
+    #[command(flatten)]
+    pub base: crate::sandbox::image_cli::BaseArgs,
     /// Test ids (pytest node ids) that fail before the patch and must pass after it.
     #[arg(long = "fail-to-pass", num_args = 1.., required = true)]
     pub fail_to_pass: Vec<String>,
@@ -101,18 +104,39 @@ async fn prepare(
             args.repo.display()
         )));
     }
-    let Some(tag) = args.image.clone() else {
-        return Err(fail(anyhow::anyhow!(
-            "no sandbox image: build one with `patchloop prepare --repo {}` and pass it as --image TAG",
-            args.repo.display()
-        )));
-    };
     let docker = crate::sandbox::docker::connect()
         .await
         .map_err(|e| fail(e.into()))?;
-    let (image, _id) = PreparedImage::inspect(&docker, &tag)
-        .await
-        .map_err(|e| fail(anyhow::Error::msg(e)))?;
+    let image = match args.image.clone() {
+        Some(tag) => {
+            PreparedImage::inspect(&docker, &tag)
+                .await
+                .map_err(|e| fail(anyhow::Error::msg(e)))?
+                .0
+        }
+        None => {
+            let opts = crate::sandbox::prepare::PrepareOptions {
+                path: args.repo.clone(),
+                test_cmd: None,
+                tests_dirs: Vec::new(),
+                base: crate::sandbox::image::BaseOptions {
+                    offline: args.base.offline,
+                    mirror: args.base.mirror.clone(),
+                    ca_cert: args.base.ca_cert.clone(),
+                    progress: Some(std::sync::Arc::new(|line: &str| eprintln!("{line}"))),
+                },
+            };
+            let prepared = crate::sandbox::prepare::prepare(&docker, &opts)
+                .await
+                .map_err(|e| {
+                    fail(anyhow::Error::new(e).context(format!(
+                        "preparing the sandbox image of {} (or pass --image TAG)",
+                        args.repo.display()
+                    )))
+                })?;
+            PreparedImage::from(prepared)
+        }
+    };
     let holdouts = load_holdouts(&args.holdout, &args.repo, &image.tests_dirs).map_err(fail)?;
     let mut req = VerifyRequest::new(image, patch.clone(), args.fail_to_pass.clone());
     req.pass_to_pass = args.pass_to_pass.clone();

@@ -55,6 +55,16 @@ impl PreparedImage {
     }
 }
 
+impl From<crate::sandbox::prepare::PreparedImage> for PreparedImage {
+    fn from(p: crate::sandbox::prepare::PreparedImage) -> Self {
+        PreparedImage {
+            tag: p.tag,
+            tests_dirs: p.tests_dirs,
+            test_cmd: p.test_cmd,
+        }
+    }
+}
+
 /// A held-out test file, copied into the workspace only for verification.
 #[derive(Debug, Clone)]
 pub struct Holdout {
