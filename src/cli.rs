@@ -39,6 +39,9 @@ pub enum Command {
     },
     /// Remove containers and volumes left by dead runs whose deadline passed.
     Reap,
+    /// Verify a patch in a fresh container: patch policy, N runs before and after, a verdict
+    /// and a receipt (receipt.json, receipt.md). Exit 0 only for a verified patch.
+    Verify(Box<crate::verify::cli::VerifyArgs>),
     /// Build base images (`images build [--offline]`); prints the tag.
     Images {
         #[command(subcommand)]
@@ -145,6 +148,13 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
             } else {
                 Outcome::Negative
             })
+        }
+        Command::Verify(args) => {
+            match crate::verify::cli::exit_code(crate::verify::cli::run(*args).await?) {
+                0 => Ok(Outcome::Success),
+                1 => Ok(Outcome::Negative),
+                _ => anyhow::bail!("verification could not reach a verdict (see the receipt)"),
+            }
         }
         Command::Reap => {
             let d = docker::connect().await?;

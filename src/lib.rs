@@ -9,3 +9,4 @@ pub mod cli;
 pub mod config;
 pub mod github;
 pub mod sandbox;
+pub mod verify;

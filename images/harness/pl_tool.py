@@ -1,0 +1,179 @@
+# patchloop verification helpers, run as `python3 -I -c <this file> COMMAND` in a fresh
+# interpreter that never imports project code. Input is JSON on stdin, output JSON on stdout.
+#   ini        -> {"ini_text", "source", "pythonpath": [abs], "testpaths": [...]}
+#                 the pre-patch pytest configuration as a harness-owned [pytest] ini
+#   snapshot   {"workspace", "tests_dirs"} -> {path: sha256} of test files and code/config
+#   collect    {"out_dir", "workspace", "tests_dirs"} -> {"junit": text|null, "guard": text|null,
+#              "junit_sha256", "guard_sha256", "snapshot"}
+#   setup      {"workspace", "tests_dirs", "names"} -> {"ini", "snapshot", "found"}
+#   put        {"workspace", "files": {relpath: hex}} -> {"written": [...]}
+#   find_spec  {"names": [...]} -> {name: bool}  (run on the unpatched tree, cwd /)
+import configparser
+import hashlib
+import importlib.util
+import json
+import os
+import shlex
+import sys
+
+LINELIST = {
+    "testpaths", "python_files", "python_classes", "python_functions", "markers",
+    "filterwarnings", "norecursedirs", "usefixtures", "required_plugins", "pythonpath",
+    "doctest_optionflags",
+}
+DROP = {"cache_dir", "junit_family", "junit_logging", "junit_suite_name", "junit_duration_report",
+        "junit_log_passing_tests"}
+
+
+def _ini_value(key, v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        if key == "addopts":
+            return " ".join(shlex.quote(str(x)) for x in v)
+        return "\n" + "\n".join("    " + str(x) for x in v)
+    return str(v)
+
+
+def find_config(ws):
+    """pytest's own discovery order for a rootdir (7.x): first match wins."""
+    for name in ("pytest.ini", ".pytest.ini"):
+        p = os.path.join(ws, name)
+        if os.path.isfile(p):
+            cp = configparser.RawConfigParser(strict=False)
+            cp.read(p)
+            return name, dict(cp["pytest"]) if cp.has_section("pytest") else {}
+    p = os.path.join(ws, "pyproject.toml")
+    if os.path.isfile(p):
+        try:
+            try:
+                import tomllib
+            except ImportError:  # Python < 3.11: pip vendors a compatible parser
+                try:
+                    import tomli as tomllib
+                except ImportError:
+                    from pip._vendor import tomli as tomllib
+            with open(p, "rb") as f:
+                data = tomllib.load(f)
+            opts = data.get("tool", {}).get("pytest", {}).get("ini_options")
+            if opts is not None:
+                return "pyproject.toml", {k: _ini_value(k, v) for k, v in opts.items()}
+        except Exception:
+            pass
+    for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
+        p = os.path.join(ws, name)
+        if os.path.isfile(p):
+            cp = configparser.RawConfigParser(strict=False)
+            try:
+                cp.read(p)
+            except configparser.Error:
+                continue
+            if cp.has_section(section):
+                return name, dict(cp[section])
+    return None, {}
+
+
+def cmd_ini(inp):
+    ws = inp.get("workspace", "/workspace")
+    source, opts = find_config(ws)
+    pythonpath = [
+        os.path.normpath(os.path.join(ws, p))
+        for p in opts.pop("pythonpath", "").split()
+    ]
+    testpaths = opts.get("testpaths", "").split()
+    lines = ["[pytest]"]
+    for k, v in opts.items():
+        if k in DROP:
+            continue
+        v = str(v)
+        if "\n" in v.strip("\n") or (k in LINELIST and v.startswith("\n")):
+            body = "\n".join("    " + x.strip() for x in v.strip("\n").splitlines() if x.strip())
+            lines.append("%s =\n%s" % (k, body))
+        else:
+            lines.append("%s = %s" % (k, v.strip()))
+    return {"ini_text": "\n".join(lines) + "\n", "source": source, "pythonpath": pythonpath,
+            "testpaths": testpaths}
+
+
+SNAP_EXT = (".py", ".pth", ".ini", ".cfg", ".toml", ".pyc")
+
+
+def cmd_snapshot(inp):
+    ws = inp["workspace"]
+    tests = [d.strip("/") + "/" for d in inp.get("tests_dirs", []) if d.strip("/")]
+    out = {}
+    for root, dirs, files in os.walk(ws):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files:
+            full = os.path.join(root, name)
+            rel = os.path.relpath(full, ws)
+            if not (name.endswith(SNAP_EXT) or any(rel.startswith(t) for t in tests)):
+                continue
+            try:
+                if os.path.islink(full):
+                    digest = "symlink:" + os.readlink(full)
+                else:
+                    with open(full, "rb") as f:
+                        digest = hashlib.sha256(f.read()).hexdigest()
+            except OSError as e:
+                digest = "unreadable: %s" % e
+            out[rel] = digest
+    return out
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None, "-"
+    return data.decode("utf-8", errors="replace"), hashlib.sha256(data).hexdigest()
+
+
+def cmd_collect(inp):
+    d = inp["out_dir"]
+    junit, junit_sha = _read(os.path.join(d, "junit.xml"))
+    guard, guard_sha = _read(os.path.join(d, "guard.json"))
+    return {"junit": junit, "guard": guard, "junit_sha256": junit_sha, "guard_sha256": guard_sha,
+            "snapshot": cmd_snapshot(inp)}
+
+
+def cmd_setup(inp):
+    # One exec instead of three: the pre-patch config, the baseline snapshot, and which new
+    # module names already resolve. find_spec runs last because it changes directory.
+    return {"ini": cmd_ini(inp), "snapshot": cmd_snapshot(inp), "found": cmd_find_spec(inp)}
+
+
+def cmd_put(inp):
+    ws = os.path.realpath(inp["workspace"])
+    written = []
+    for rel, data in sorted(inp["files"].items()):
+        full = os.path.realpath(os.path.join(ws, rel))
+        if not full.startswith(ws + os.sep):
+            raise SystemExit("refusing to write outside the workspace: %r" % rel)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as f:
+            f.write(bytes.fromhex(data))
+        written.append(rel)
+    return {"written": written}
+
+
+def cmd_find_spec(inp):
+    os.chdir("/")
+    out = {}
+    for n in inp["names"]:
+        try:
+            out[n] = importlib.util.find_spec(n) is not None
+        except Exception:
+            out[n] = True
+    return out
+
+
+def main():
+    inp = json.loads(sys.stdin.read() or "{}")
+    fn = {"ini": cmd_ini, "snapshot": cmd_snapshot, "collect": cmd_collect, "put": cmd_put,
+          "find_spec": cmd_find_spec, "setup": cmd_setup}[sys.argv[1]]
+    json.dump(fn(inp), sys.stdout)
+
+
+main()

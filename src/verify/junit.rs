@@ -1,0 +1,275 @@
+//! JUnit XML to per-test outcomes keyed by pytest node id.
+//!
+//! pytest writes `classname="tests.test_x.TestC" name="test_y[p]"`; the node id is
+//! `tests/test_x.py::TestC::test_y[p]`. The dotted classname cannot be split into directories,
+//! module and classes without knowing the files, so lookups go the other way: a node id maps to
+//! exactly one key ([`key_for_node_id`]), and unknown keys are named by a heuristic.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Report, TestCaseStatus};
+use serde::{Deserialize, Serialize};
+
+/// One test's outcome in one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Passed,
+    Skipped,
+    Failed,
+    Error,
+    /// Not in the report at all.
+    Missing,
+}
+
+impl Outcome {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Skipped => "skipped",
+            Outcome::Failed => "failed",
+            Outcome::Error => "error",
+            Outcome::Missing => "missing",
+        }
+    }
+
+    /// When pytest reports a test twice (a failed call and a teardown error), the worse wins.
+    fn severity(&self) -> u8 {
+        match self {
+            Outcome::Passed => 0,
+            Outcome::Skipped => 1,
+            Outcome::Failed => 2,
+            Outcome::Error => 3,
+            Outcome::Missing => 4,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseResult {
+    pub outcome: Outcome,
+    pub duration: Option<Duration>,
+    /// The failure/error/skip message, trimmed.
+    pub message: Option<String>,
+}
+
+/// All test cases of one report, keyed by `classname::name`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JunitRun {
+    pub cases: BTreeMap<String, CaseResult>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JunitError {
+    #[error("the JUnit XML report cannot be parsed: {0}")]
+    Parse(String),
+}
+
+/// The lookup key of a testcase element.
+pub fn key(classname: &str, name: &str) -> String {
+    format!("{classname}::{name}")
+}
+
+/// The key a pytest node id has in pytest's JUnit output.
+pub fn key_for_node_id(node_id: &str) -> String {
+    let mut parts = node_id.split("::");
+    let file = parts.next().unwrap_or("");
+    let rest: Vec<&str> = parts.collect();
+    let module = file.strip_suffix(".py").unwrap_or(file).replace('/', ".");
+    match rest.split_last() {
+        Some((name, classes)) => {
+            let mut classname = module;
+            for c in classes {
+                classname.push('.');
+                classname.push_str(c);
+            }
+            key(&classname, name)
+        }
+        // A module-level entry (collection error): classname is empty, name is the module.
+        None => key("", &module),
+    }
+}
+
+/// Best-effort node id for a key whose file is unknown: classes are the trailing dotted parts
+/// that start with an upper-case letter (pytest's default `python_classes = Test*`).
+pub fn node_id_for_key(k: &str) -> String {
+    let (classname, name) = k.rsplit_once("::").unwrap_or(("", k));
+    if classname.is_empty() {
+        return format!("{}.py", name.replace('.', "/"));
+    }
+    let parts: Vec<&str> = classname.split('.').collect();
+    let mut split = parts.len();
+    while split > 1
+        && parts[split - 1]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_uppercase())
+    {
+        split -= 1;
+    }
+    let mut id = format!("{}.py", parts[..split].join("/"));
+    for c in &parts[split..] {
+        id.push_str("::");
+        id.push_str(c);
+    }
+    id.push_str("::");
+    id.push_str(name);
+    id
+}
+
+pub fn parse(xml: &str) -> Result<JunitRun, JunitError> {
+    let xml = strip_timestamps(xml);
+    let report =
+        Report::deserialize_from_str(&xml).map_err(|e| JunitError::Parse(e.to_string()))?;
+    let mut cases: BTreeMap<String, CaseResult> = BTreeMap::new();
+    for suite in &report.test_suites {
+        for case in &suite.test_cases {
+            let classname = case.classname.as_ref().map(|c| c.as_str()).unwrap_or("");
+            let (outcome, message) = match &case.status {
+                TestCaseStatus::Success { .. } => (Outcome::Passed, None),
+                TestCaseStatus::NonSuccess { kind, message, .. } => (
+                    match kind {
+                        NonSuccessKind::Failure => Outcome::Failed,
+                        NonSuccessKind::Error => Outcome::Error,
+                    },
+                    message.as_ref().map(|m| m.as_str().to_string()),
+                ),
+                TestCaseStatus::Skipped { message, .. } => (
+                    Outcome::Skipped,
+                    message.as_ref().map(|m| m.as_str().to_string()),
+                ),
+            };
+            let k = key(classname, case.name.as_str());
+            let new = CaseResult {
+                outcome,
+                duration: case.time,
+                message: message.map(|m| m.chars().take(500).collect()),
+            };
+            match cases.get_mut(&k) {
+                Some(old) => {
+                    if new.outcome.severity() > old.outcome.severity() {
+                        old.outcome = new.outcome;
+                        old.message = new.message;
+                    }
+                    if let (Some(a), Some(b)) = (old.duration, new.duration) {
+                        old.duration = Some(a + b);
+                    }
+                }
+                None => {
+                    cases.insert(k, new);
+                }
+            }
+        }
+    }
+    Ok(JunitRun { cases })
+}
+
+/// pytest writes `timestamp="2026-11-29T13:48:27.172173"` (no zone), which quick-junit rejects;
+/// the verdict never needs it.
+fn strip_timestamps(xml: &str) -> String {
+    const ATTR: &str = " timestamp=\"";
+    let mut out = String::with_capacity(xml.len());
+    let mut rest = xml;
+    while let Some(i) = rest.find(ATTR) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + ATTR.len()..];
+        match after.find('"') {
+            Some(j) => rest = &after[j + 1..],
+            None => {
+                rest = after;
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+impl JunitRun {
+    pub fn outcome(&self, node_id: &str) -> Outcome {
+        self.get(node_id).map_or(Outcome::Missing, |c| c.outcome)
+    }
+
+    pub fn get(&self, node_id: &str) -> Option<&CaseResult> {
+        self.cases.get(&key_for_node_id(node_id))
+    }
+
+    /// Node ids of every case, named through `known` (key -> node id) where possible.
+    pub fn node_ids(&self, known: &BTreeMap<String, String>) -> BTreeMap<String, CaseResult> {
+        self.cases
+            .iter()
+            .map(|(k, v)| {
+                let id = known.get(k).cloned().unwrap_or_else(|| node_id_for_key(k));
+                (id, v.clone())
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> JunitRun {
+        parse(include_str!("testdata/pytest_junit.xml")).unwrap()
+    }
+
+    #[test]
+    fn outcomes_from_real_pytest_output() {
+        let r = sample();
+        assert_eq!(r.outcome("tests/test_a.py::test_ok"), Outcome::Passed);
+        assert_eq!(r.outcome("tests/test_a.py::test_bad"), Outcome::Failed);
+        assert_eq!(r.outcome("tests/test_a.py::test_skip"), Outcome::Skipped);
+        assert_eq!(r.outcome("tests/test_a.py::test_xf"), Outcome::Skipped);
+        assert_eq!(
+            r.outcome("tests/test_a.py::TestC::test_p[a.b]"),
+            Outcome::Passed
+        );
+        // Failed call plus teardown error: reported twice, the worse wins.
+        assert_eq!(r.outcome("tests/test_a.py::test_td"), Outcome::Error);
+        // Collection error of a whole module.
+        assert_eq!(r.outcome("tests/test_b.py"), Outcome::Error);
+        assert_eq!(r.outcome("tests/test_a.py::test_nope"), Outcome::Missing);
+        assert_eq!(
+            r.get("tests/test_a.py::test_bad")
+                .unwrap()
+                .message
+                .as_deref(),
+            Some("assert 1 == 2")
+        );
+    }
+
+    #[test]
+    fn keys_and_node_ids_round_trip() {
+        for id in [
+            "tests/test_a.py::test_ok",
+            "tests/unit/test_a.py::TestC::TestD::test_p[x.y-1]",
+            "test_top.py::test_z",
+        ] {
+            assert_eq!(node_id_for_key(&key_for_node_id(id)), id);
+        }
+        assert_eq!(node_id_for_key("::tests.test_b"), "tests/test_b.py");
+        let known = BTreeMap::from([(
+            key_for_node_id("Weird/test_a.py::test_ok"),
+            "Weird/test_a.py::test_ok".to_string(),
+        )]);
+        let r = JunitRun {
+            cases: BTreeMap::from([(
+                key_for_node_id("Weird/test_a.py::test_ok"),
+                CaseResult {
+                    outcome: Outcome::Passed,
+                    duration: None,
+                    message: None,
+                },
+            )]),
+        };
+        assert!(r.node_ids(&known).contains_key("Weird/test_a.py::test_ok"));
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        assert!(parse("<testsuites><testsuite").is_err());
+        assert!(parse("not xml").is_err());
+    }
+}

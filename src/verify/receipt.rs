@@ -1,0 +1,523 @@
+//! The receipt: everything a reviewer needs to trust (or not) a verdict, as JSON for machines
+//! and Markdown for a PR comment or job summary. Building and rendering are pure.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Context as _;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::diff::FilePatch;
+use super::junit::Outcome;
+use super::policy::{Rule, Violation};
+use super::verdict::{Decision, Phase, RunRecord, Verdict};
+use crate::sandbox::policy::ContainerPolicy;
+
+pub const SCHEMA: u32 = 1;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageInfo {
+    pub tag: String,
+    /// The image id (`sha256:…`) the runs used, when known.
+    pub id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FileChange {
+    pub path: String,
+    pub old_path: Option<String>,
+    pub change: String,
+    pub added: usize,
+    pub removed: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PatchInfo {
+    pub sha256: String,
+    pub bytes: usize,
+    pub files: Vec<FileChange>,
+}
+
+impl PatchInfo {
+    pub fn new(patch: &str, files: &[FilePatch]) -> Self {
+        PatchInfo {
+            sha256: hex::encode(Sha256::digest(patch.as_bytes())),
+            bytes: patch.len(),
+            files: files
+                .iter()
+                .map(|f| {
+                    let (added, removed) = f.line_counts();
+                    FileChange {
+                        path: f.path().to_string(),
+                        old_path: f
+                            .old_path
+                            .clone()
+                            .filter(|o| Some(o) != f.new_path.as_ref() && f.new_path.is_some()),
+                        change: f.kind.to_string(),
+                        added,
+                        removed,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PolicyInfo {
+    pub rule_fired: Option<Rule>,
+    pub violations: Vec<Violation>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    FailToPass,
+    PassToPass,
+    Other,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TestRow {
+    pub id: String,
+    pub role: Role,
+    pub before: Vec<Outcome>,
+    pub after: Vec<Outcome>,
+    /// Mean duration over the patched runs, milliseconds.
+    pub mean_ms_after: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Receipt {
+    pub schema: u32,
+    /// verdict, reason and the id lists, at the top level of the JSON.
+    #[serde(flatten)]
+    pub decision: Decision,
+    pub reruns: usize,
+    pub image: ImageInfo,
+    pub container_policy: ContainerPolicy,
+    pub patch: PatchInfo,
+    pub policy: PolicyInfo,
+    /// The hardened command every run used (before the test ids).
+    pub command: Vec<String>,
+    pub holdout_files: Vec<String>,
+    pub runs: Vec<RunRecord>,
+    pub tests: Vec<TestRow>,
+    pub total_ms: u64,
+    /// Time spent inside the test runs themselves.
+    pub tests_ms: u64,
+}
+
+pub struct ReceiptInputs<'a> {
+    pub decision: Decision,
+    pub reruns: usize,
+    pub image: ImageInfo,
+    pub container_policy: ContainerPolicy,
+    pub patch: PatchInfo,
+    pub violations: Vec<Violation>,
+    pub command: Vec<String>,
+    pub holdout_files: Vec<String>,
+    pub fail_to_pass: &'a [String],
+    pub before: Vec<RunRecord>,
+    pub after: Vec<RunRecord>,
+    pub total_ms: u64,
+}
+
+pub fn build(inp: ReceiptInputs) -> Receipt {
+    let f2p: BTreeSet<&String> = inp.fail_to_pass.iter().collect();
+    let p2p: BTreeSet<&String> = inp.decision.pass_to_pass.iter().collect();
+    let mut ids: BTreeSet<String> = inp.fail_to_pass.iter().cloned().collect();
+    for r in inp.before.iter().chain(&inp.after) {
+        if let Some(m) = &r.results {
+            ids.extend(m.keys().cloned());
+        }
+    }
+    let mut tests: Vec<TestRow> = ids
+        .into_iter()
+        .map(|id| {
+            let role = if f2p.contains(&id) {
+                Role::FailToPass
+            } else if p2p.contains(&id) {
+                Role::PassToPass
+            } else {
+                Role::Other
+            };
+            let durations: Vec<u128> = inp
+                .after
+                .iter()
+                .filter_map(|r| r.results.as_ref()?.get(&id)?.duration)
+                .map(|d| d.as_millis())
+                .collect();
+            TestRow {
+                before: inp.before.iter().map(|r| r.outcome(&id)).collect(),
+                after: inp.after.iter().map(|r| r.outcome(&id)).collect(),
+                mean_ms_after: (!durations.is_empty())
+                    .then(|| (durations.iter().sum::<u128>() / durations.len() as u128) as u64),
+                id,
+                role,
+            }
+        })
+        .collect();
+    tests.sort_by(|a, b| (a.role, &a.id).cmp(&(b.role, &b.id)));
+    let runs: Vec<RunRecord> = inp.before.into_iter().chain(inp.after).collect();
+    let tests_ms = runs.iter().map(|r| r.duration.as_millis() as u64).sum();
+    Receipt {
+        schema: SCHEMA,
+        decision: inp.decision,
+        reruns: inp.reruns,
+        image: inp.image,
+        container_policy: inp.container_policy,
+        patch: inp.patch,
+        policy: PolicyInfo {
+            rule_fired: inp.violations.first().map(|v| v.rule),
+            violations: inp.violations,
+        },
+        command: inp.command,
+        holdout_files: inp.holdout_files,
+        runs,
+        tests,
+        total_ms: inp.total_ms,
+        tests_ms,
+    }
+}
+
+fn outcomes(o: &[Outcome]) -> String {
+    if o.is_empty() {
+        return "–".into();
+    }
+    // Collapse identical runs: "passed ×3".
+    let first = o[0];
+    if o.iter().all(|x| *x == first) {
+        return format!("{} ×{}", first.as_str(), o.len());
+    }
+    o.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ").replace('`', "'")
+}
+
+/// The Markdown receipt. Only target tests and tests that did not pass every time are listed
+/// row by row; the rest are counted, so the comment stays readable on large suites.
+pub fn render_markdown(r: &Receipt) -> String {
+    let mut s = String::new();
+    let icon = if r.decision.verdict == Verdict::Verified {
+        "✅"
+    } else {
+        "❌"
+    };
+    let _ = writeln!(
+        s,
+        "### {icon} patchloop verification: `{}`\n",
+        r.decision.verdict.as_str()
+    );
+    let _ = writeln!(s, "{}\n", md_escape(&r.decision.reason));
+    if !r.policy.violations.is_empty() {
+        let _ = writeln!(
+            s,
+            "**Patch policy**\n\n| rule | path | why |\n|---|---|---|"
+        );
+        for v in &r.policy.violations {
+            let _ = writeln!(
+                s,
+                "| `{}` | `{}` | {} |",
+                v.rule,
+                md_escape(&v.path),
+                md_escape(&v.detail)
+            );
+        }
+        s.push('\n');
+    }
+    let listed: Vec<&TestRow> = r
+        .tests
+        .iter()
+        .filter(|t| {
+            t.role != Role::Other
+                && (t.role == Role::FailToPass
+                    || t.after.iter().any(|o| *o != Outcome::Passed)
+                    || t.before.iter().any(|o| *o != Outcome::Passed))
+                || (t.role == Role::Other && t.after.iter().any(|o| *o != Outcome::Passed))
+        })
+        .collect();
+    if !r.tests.is_empty() {
+        let _ = writeln!(
+            s,
+            "**Tests** ({} before-runs, {} after-runs)\n\n| test | role | before | after | mean time |\n|---|---|---|---|---|",
+            r.runs.iter().filter(|x| x.phase == Phase::Before).count(),
+            r.runs.iter().filter(|x| x.phase == Phase::After).count()
+        );
+        for t in &listed {
+            let role = match t.role {
+                Role::FailToPass => "fail→pass",
+                Role::PassToPass => "pass→pass",
+                Role::Other => "other",
+            };
+            let _ = writeln!(
+                s,
+                "| `{}` | {role} | {} | {} | {} |",
+                md_escape(&t.id),
+                outcomes(&t.before),
+                outcomes(&t.after),
+                t.mean_ms_after
+                    .map(|m| format!("{m} ms"))
+                    .unwrap_or_else(|| "–".into())
+            );
+        }
+        let rest = r.tests.len() - listed.len();
+        if rest > 0 {
+            let _ = writeln!(s, "\n{rest} more tests passed in every run.");
+        }
+        s.push('\n');
+    }
+    let lists: [(&str, &Vec<String>); 2] = [
+        ("Flipping between runs", &r.decision.flaky_ids),
+        (
+            "Failing before the patch (reported, not counted)",
+            &r.decision.pre_existing_failures,
+        ),
+    ];
+    for (title, ids) in lists {
+        if !ids.is_empty() {
+            let _ = writeln!(
+                s,
+                "**{title}**: {}\n",
+                ids.iter()
+                    .map(|i| format!("`{}`", md_escape(i)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+    let _ = writeln!(s, "<details><summary>Patch and environment</summary>\n");
+    let _ = writeln!(
+        s,
+        "- patch sha256 `{}` ({} bytes, {} files)",
+        r.patch.sha256,
+        r.patch.bytes,
+        r.patch.files.len()
+    );
+    for f in &r.patch.files {
+        let from = f
+            .old_path
+            .as_ref()
+            .map(|o| format!(" (from `{}`)", md_escape(o)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "  - `{}`{from}: {} +{} −{}",
+            md_escape(&f.path),
+            f.change,
+            f.added,
+            f.removed
+        );
+    }
+    let _ = writeln!(
+        s,
+        "- image `{}`{}",
+        md_escape(&r.image.tag),
+        r.image
+            .id
+            .as_ref()
+            .map(|i| format!(" (`{i}`)"))
+            .unwrap_or_default()
+    );
+    let p = &r.container_policy;
+    if p.hardening != crate::sandbox::policy::Hardening::Hardened {
+        let _ = writeln!(
+            s,
+            "- container: UNHARDENED control policy (not a valid verification)"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "- container: network none, read-only root, all capabilities dropped, no-new-privileges, uid 1000, {} MiB memory, {} pids, tests read-only: {}",
+            p.memory_bytes >> 20,
+            p.pids_limit,
+            if p.read_only_paths.is_empty() {
+                "none (hash-checked)".to_string()
+            } else {
+                p.read_only_paths.join(", ")
+            }
+        );
+    }
+    if !r.holdout_files.is_empty() {
+        let _ = writeln!(s, "- held-out test files: {}", r.holdout_files.len());
+    }
+    if !r.command.is_empty() {
+        let _ = writeln!(s, "- command: `{}`", md_escape(&r.command.join(" ")));
+    }
+    let _ = writeln!(
+        s,
+        "- re-runs: {}; time in test runs {:.1} s of {:.1} s total",
+        r.reruns,
+        r.tests_ms as f64 / 1000.0,
+        r.total_ms as f64 / 1000.0
+    );
+    let _ = writeln!(s, "\n</details>");
+    s
+}
+
+/// Write `receipt.json` and `receipt.md` into `dir` (created if needed).
+pub fn write(dir: &Path, r: &Receipt) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("creating the receipt directory {}", dir.display()))?;
+    let json = serde_json::to_string_pretty(r).context("serialising the receipt")?;
+    let jp = dir.join("receipt.json");
+    std::fs::write(&jp, json).with_context(|| format!("writing {}", jp.display()))?;
+    let mp = dir.join("receipt.md");
+    std::fs::write(&mp, render_markdown(r)).with_context(|| format!("writing {}", mp.display()))?;
+    Ok(())
+}
+
+/// Index ids by their JUnit key, for naming cases by their real node ids.
+pub fn known_ids<'a>(ids: impl IntoIterator<Item = &'a String>) -> BTreeMap<String, String> {
+    ids.into_iter()
+        .map(|id| (super::junit::key_for_node_id(id), id.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::ExecStatus;
+    use crate::verify::junit::CaseResult;
+    use crate::verify::verdict::{GuardStatus, Inputs, decide};
+    use std::time::Duration;
+
+    fn run(phase: Phase, index: usize, outs: &[(&str, Outcome)]) -> RunRecord {
+        RunRecord {
+            phase,
+            index,
+            exit: ExecStatus::Exited(0),
+            duration: Duration::from_millis(1200),
+            results: Some(
+                outs.iter()
+                    .map(|(id, o)| {
+                        (
+                            id.to_string(),
+                            CaseResult {
+                                outcome: *o,
+                                duration: Some(Duration::from_millis(3)),
+                                message: None,
+                            },
+                        )
+                    })
+                    .collect(),
+            ),
+            junit_problem: None,
+            guard: GuardStatus::Clean,
+            external_findings: vec![],
+            output_tail: String::new(),
+        }
+    }
+
+    fn sample() -> Receipt {
+        use Outcome::*;
+        let f2p = vec!["tests/test_calc.py::test_add".to_string()];
+        let before: Vec<_> = (0..3)
+            .map(|i| {
+                run(
+                    Phase::Before,
+                    i,
+                    &[
+                        ("tests/test_calc.py::test_add", Failed),
+                        ("tests/test_calc.py::test_sub", Passed),
+                        ("tests/test_calc.py::test_div", Failed),
+                    ],
+                )
+            })
+            .collect();
+        let after: Vec<_> = (0..3)
+            .map(|i| {
+                run(
+                    Phase::After,
+                    i,
+                    &[
+                        ("tests/test_calc.py::test_add", Passed),
+                        ("tests/test_calc.py::test_sub", Passed),
+                        ("tests/test_calc.py::test_div", Failed),
+                    ],
+                )
+            })
+            .collect();
+        let decision = decide(&Inputs {
+            violations: &[],
+            setup_error: None,
+            fail_to_pass: &f2p,
+            pass_to_pass: &[],
+            before: &before,
+            after: &after,
+        });
+        let patch = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-    return a - b\n+    return a + b\n";
+        let files = crate::verify::diff::parse(patch).unwrap();
+        build(ReceiptInputs {
+            decision,
+            reruns: 3,
+            image: ImageInfo {
+                tag: "patchloop/demo:abc".into(),
+                id: Some("sha256:0123".into()),
+            },
+            container_policy: ContainerPolicy {
+                read_only_paths: vec!["tests".into()],
+                ..Default::default()
+            },
+            patch: PatchInfo::new(patch, &files),
+            violations: vec![],
+            command: vec!["python3".into(), "-I".into()],
+            holdout_files: vec![],
+            fail_to_pass: &f2p,
+            before,
+            after,
+            total_ms: 8000,
+        })
+    }
+
+    #[test]
+    fn markdown_matches_golden() {
+        let md = render_markdown(&sample());
+        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/verify/testdata/receipt.md");
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(&golden, &md).unwrap();
+        }
+        let want = std::fs::read_to_string(&golden).unwrap();
+        assert_eq!(md, want, "run with UPDATE_GOLDEN=1 to accept");
+    }
+
+    #[test]
+    fn json_carries_the_contract_fields() {
+        let r = sample();
+        let v: serde_json::Value = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["verdict"], "verified");
+        assert_eq!(v["schema"], 1);
+        assert_eq!(v["patch"]["files"][0]["path"], "calc.py");
+        assert_eq!(v["patch"]["sha256"].as_str().unwrap().len(), 64);
+        assert_eq!(v["container_policy"]["hardening"], "hardened");
+        assert_eq!(
+            v["pre_existing_failures"][0],
+            "tests/test_calc.py::test_div"
+        );
+        assert_eq!(v["runs"].as_array().unwrap().len(), 6);
+        assert_eq!(v["runs"][0]["duration"], 1200);
+        let add = v["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["id"] == "tests/test_calc.py::test_add")
+            .unwrap();
+        assert_eq!(add["role"], "fail_to_pass");
+        assert_eq!(add["before"][0], "failed");
+        assert_eq!(add["after"][2], "passed");
+        assert_eq!(v["tests_ms"], 7200);
+    }
+
+    #[test]
+    fn write_creates_both_files() {
+        let d = tempfile::tempdir().unwrap();
+        write(&d.path().join("out"), &sample()).unwrap();
+        assert!(d.path().join("out/receipt.json").is_file());
+        let md = std::fs::read_to_string(d.path().join("out/receipt.md")).unwrap();
+        assert!(md.contains("`verified`"));
+    }
+}

@@ -1,0 +1,799 @@
+//! The verification run: policy, a fresh container, N unpatched runs, the patch, N patched runs,
+//! the verdict and the receipt. Every failure becomes a verdict; nothing here panics or returns
+//! early without a receipt.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use bollard::Docker;
+use serde::{Deserialize, Serialize};
+
+use super::harness::{self, HarnessConfig};
+use super::junit;
+use super::policy::{self, BaseTree, PolicyConfig, Violation};
+use super::receipt::{self, ImageInfo, PatchInfo, Receipt, ReceiptInputs};
+use super::verdict::{self, Decision, GuardStatus, Inputs, Phase, RunRecord, Verdict};
+use crate::sandbox::container::Container;
+use crate::sandbox::policy::ContainerPolicy;
+use crate::sandbox::{ExecRequest, ExecStatus, Sandbox, WORKSPACE};
+
+/// What verification needs to know about the prepared image (its labels).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreparedImage {
+    pub tag: String,
+    /// Workspace-relative test directories (`patchloop.tests_dirs`).
+    pub tests_dirs: Vec<String>,
+    /// The project's test command (`patchloop.test_cmd`), e.g. `PYTHONPATH=src python -m pytest`.
+    pub test_cmd: String,
+}
+
+impl PreparedImage {
+    /// Read the labels `patchloop prepare` put on an image.
+    pub async fn inspect(docker: &Docker, tag: &str) -> Result<(PreparedImage, String), String> {
+        let info = docker.inspect_image(tag).await.map_err(|e| {
+            format!(
+                "image `{tag}` cannot be inspected ({e}); build it with `patchloop prepare` first"
+            )
+        })?;
+        let labels = info.config.and_then(|c| c.labels).unwrap_or_default();
+        let tests_dirs = labels
+            .get("patchloop.tests_dirs")
+            .and_then(|s| serde_json::from_str::<Vec<String>>(s).ok())
+            .unwrap_or_default();
+        let test_cmd = labels
+            .get("patchloop.test_cmd")
+            .cloned()
+            .unwrap_or_else(|| "python -m pytest".into());
+        Ok((
+            PreparedImage {
+                tag: tag.to_string(),
+                tests_dirs,
+                test_cmd,
+            },
+            info.id.unwrap_or_default(),
+        ))
+    }
+}
+
+impl From<crate::sandbox::prepare::PreparedImage> for PreparedImage {
+    fn from(p: crate::sandbox::prepare::PreparedImage) -> Self {
+        PreparedImage {
+            tag: p.tag,
+            tests_dirs: p.tests_dirs,
+            test_cmd: p.test_cmd,
+        }
+    }
+}
+
+/// A held-out test file, copied into the workspace only for verification.
+#[derive(Debug, Clone)]
+pub struct Holdout {
+    /// Workspace-relative destination.
+    pub dest: String,
+    pub contents: Vec<u8>,
+}
+
+#[derive(Debug, Clone)]
+pub struct VerifyRequest {
+    pub image: PreparedImage,
+    pub patch: String,
+    pub fail_to_pass: Vec<String>,
+    pub pass_to_pass: Vec<String>,
+    /// Runs before and after the patch (each).
+    pub reruns: usize,
+    pub holdouts: Vec<Holdout>,
+    /// Test globs, allowed CI paths, limits; `tests_dirs` is filled from the image.
+    pub policy: PolicyConfig,
+    pub container_policy: ContainerPolicy,
+    pub run_timeout: Duration,
+    pub run_id: String,
+}
+
+impl VerifyRequest {
+    pub fn new(image: PreparedImage, patch: String, fail_to_pass: Vec<String>) -> Self {
+        VerifyRequest {
+            image,
+            patch,
+            fail_to_pass,
+            pass_to_pass: Vec::new(),
+            reruns: 3,
+            holdouts: Vec::new(),
+            policy: PolicyConfig::default(),
+            container_policy: ContainerPolicy::default(),
+            run_timeout: Duration::from_secs(900),
+            run_id: format!("verify-{:08x}", rand::random::<u32>()),
+        }
+    }
+}
+
+struct Ctx<'a> {
+    req: &'a VerifyRequest,
+    started: Instant,
+    image_id: Option<String>,
+    container_policy: ContainerPolicy,
+    patch_info: PatchInfo,
+    violations: Vec<Violation>,
+    command: Vec<String>,
+    before: Vec<RunRecord>,
+    after: Vec<RunRecord>,
+}
+
+impl Ctx<'_> {
+    fn finish(self, setup_error: Option<String>) -> Receipt {
+        let mut decision = verdict::decide(&Inputs {
+            violations: &self.violations,
+            setup_error,
+            fail_to_pass: &self.req.fail_to_pass,
+            pass_to_pass: &self.req.pass_to_pass,
+            before: &self.before,
+            after: &self.after,
+        });
+        // "No JUnit" is only actionable together with what was run.
+        if decision.verdict == Verdict::Error
+            && decision.reason.contains("JUnit")
+            && !self.command.is_empty()
+        {
+            decision.reason = format!("{} [command: {}]", decision.reason, self.command.join(" "));
+        }
+        self.build(decision)
+    }
+
+    fn build(self, decision: Decision) -> Receipt {
+        receipt::build(ReceiptInputs {
+            decision,
+            reruns: self.req.reruns,
+            image: ImageInfo {
+                tag: self.req.image.tag.clone(),
+                id: self.image_id,
+            },
+            container_policy: self.container_policy,
+            patch: self.patch_info,
+            violations: self.violations,
+            command: self.command,
+            holdout_files: self.req.holdouts.iter().map(|h| h.dest.clone()).collect(),
+            fail_to_pass: &self.req.fail_to_pass,
+            before: self.before,
+            after: self.after,
+            total_ms: self.started.elapsed().as_millis() as u64,
+        })
+    }
+}
+
+/// A receipt for a verification that could not start (no Docker, no image, unreadable input).
+/// The patch policy still runs (it needs no container), so a forbidden patch says so.
+pub fn error_receipt(req: &VerifyRequest, reason: String, base: &dyn BaseTree) -> Receipt {
+    let (files, violations) = if req.patch.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        let mut pcfg = req.policy.clone();
+        pcfg.tests_dirs = req.image.tests_dirs.clone();
+        let r = policy::check(&req.patch, &pcfg, base);
+        (r.files, r.violations)
+    };
+    let ctx = Ctx {
+        req,
+        started: Instant::now(),
+        image_id: None,
+        container_policy: req.container_policy.clone(),
+        patch_info: PatchInfo::new(&req.patch, &files),
+        violations,
+        command: Vec::new(),
+        before: Vec::new(),
+        after: Vec::new(),
+    };
+    ctx.finish(Some(reason))
+}
+
+/// Verify a patch. Always returns a receipt; infrastructure failures are verdict `error`.
+pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -> Receipt {
+    let started = Instant::now();
+    let mut pcfg = req.policy.clone();
+    pcfg.tests_dirs = req.image.tests_dirs.clone();
+    // Where new top-level modules would be importable from: the root, the usual `src`, and
+    // what the test command puts on PYTHONPATH.
+    let (cmd_paths, _) = harness::from_test_cmd(&req.image.test_cmd);
+    for p in ["".to_string(), "src".to_string()].into_iter().chain(
+        cmd_paths
+            .iter()
+            .filter_map(|p| p.strip_prefix(&format!("{WORKSPACE}/")).map(str::to_string)),
+    ) {
+        if !pcfg.import_roots.contains(&p) {
+            pcfg.import_roots.push(p);
+        }
+    }
+    let report = policy::check(&req.patch, &pcfg, base);
+    let mut container_policy = req.container_policy.clone();
+    // Held-out files must be written into the test directories, so those cannot be read-only
+    // mounts then; the snapshot check after every run covers them instead.
+    container_policy.read_only_paths = if req.holdouts.is_empty() {
+        req.image.tests_dirs.clone()
+    } else {
+        Vec::new()
+    };
+    let mut ctx = Ctx {
+        req,
+        started,
+        image_id: None,
+        container_policy,
+        patch_info: PatchInfo::new(&req.patch, &report.files),
+        violations: report.violations.clone(),
+        command: Vec::new(),
+        before: Vec::new(),
+        after: Vec::new(),
+    };
+    if !ctx.violations.is_empty() {
+        return ctx.finish(None);
+    }
+    if let Some(bad) = req
+        .holdouts
+        .iter()
+        .find(|h| policy::safe_path(&h.dest).is_err())
+    {
+        return ctx.finish(Some(format!(
+            "held-out file destination `{}` is not a safe workspace-relative path",
+            bad.dest
+        )));
+    }
+    match docker.inspect_image(&req.image.tag).await {
+        Ok(info) => ctx.image_id = info.id,
+        Err(e) => {
+            let msg = format!(
+                "image `{}` is not available ({e}); build it with `patchloop prepare`",
+                req.image.tag
+            );
+            return ctx.finish(Some(msg));
+        }
+    }
+    let container = match Container::start(
+        docker,
+        &req.image.tag,
+        &ctx.container_policy,
+        &req.run_id,
+        "verify",
+    )
+    .await
+    {
+        Ok(c) => c,
+        Err(e) => {
+            let msg = format!("starting the verification container failed: {e}");
+            return ctx.finish(Some(msg));
+        }
+    };
+    let setup_error = run_all(&container, &mut ctx, &report.new_modules)
+        .await
+        .err();
+    let _ = container.remove().await;
+    ctx.finish(setup_error)
+}
+
+/// The container part; an `Err` is the setup error of the receipt.
+async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> Result<(), String> {
+    let req = ctx.req;
+    if !req.holdouts.is_empty() {
+        let files: BTreeMap<&str, String> = req
+            .holdouts
+            .iter()
+            .map(|h| (h.dest.as_str(), hex::encode(&h.contents)))
+            .collect();
+        let _: serde_json::Value = tool(
+            c,
+            "put",
+            &serde_json::json!({"workspace": WORKSPACE, "files": files}),
+        )
+        .await?;
+    }
+    let setup: Setup = tool(
+        c,
+        "setup",
+        &serde_json::json!({
+            "workspace": WORKSPACE,
+            "tests_dirs": req.image.tests_dirs,
+            "names": new_modules,
+        }),
+    )
+    .await?;
+    // Shadowing: does a new top-level name resolve in the unpatched image?
+    let v = policy::shadow_violations(new_modules, &|n| {
+        setup.found.get(n).copied().unwrap_or(true)
+    });
+    if !v.is_empty() {
+        ctx.violations.extend(v);
+        return Ok(());
+    }
+    let hcfg = setup.ini;
+    let plan = harness::plan(
+        &hcfg,
+        &req.image.test_cmd,
+        &req.image.tests_dirs,
+        &req.fail_to_pass,
+        &req.pass_to_pass,
+    );
+    ctx.command = plan.display_command();
+    let targets: Vec<String> = req
+        .fail_to_pass
+        .iter()
+        .chain(&req.pass_to_pass)
+        .cloned()
+        .collect();
+
+    let baseline = setup.snapshot;
+    for i in 0..req.reruns.max(1) {
+        let r = one_run(c, &plan, Phase::Before, i, &targets, &baseline, req).await?;
+        ctx.before.push(r);
+    }
+    // Stop early when the baseline already decides the verdict (unknown ids, no reproduction).
+    let pre = verdict::decide(&Inputs {
+        violations: &[],
+        setup_error: None,
+        fail_to_pass: &req.fail_to_pass,
+        pass_to_pass: &req.pass_to_pass,
+        before: &ctx.before,
+        after: &ctx.before,
+    });
+    if matches!(pre.verdict, Verdict::Error | Verdict::NotReproducible) {
+        ctx.after.clear();
+        return Ok(());
+    }
+
+    apply_patch(c, &req.patch).await?;
+    let patched = snapshot(c, &req.image.tests_dirs).await?;
+    for i in 0..req.reruns.max(1) {
+        let r = one_run(c, &plan, Phase::After, i, &targets, &patched, req).await?;
+        ctx.after.push(r);
+    }
+    Ok(())
+}
+
+async fn tool<T: for<'de> Deserialize<'de>>(
+    c: &dyn Sandbox,
+    cmd: &str,
+    input: &serde_json::Value,
+) -> Result<T, String> {
+    let res = c
+        .exec(
+            ExecRequest::argv(["python3", "-I", "-B", "-c", harness::PL_TOOL, cmd])
+                .stdin(input.to_string())
+                .timeout(Duration::from_secs(120))
+                .output_cap(64 << 20),
+        )
+        .await
+        .map_err(|e| format!("sandbox failure running the harness helper `{cmd}`: {e}"))?;
+    let text = res.output.render();
+    if !res.status.success() {
+        return Err(format!(
+            "the harness helper `{cmd}` failed ({:?}): {}",
+            res.status,
+            tail(&text, 2000)
+        ));
+    }
+    // Output is stdout+stderr combined; the JSON document is the last line.
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    serde_json::from_str(line).map_err(|e| {
+        format!(
+            "the harness helper `{cmd}` printed no usable JSON ({e}): {}",
+            tail(&text, 500)
+        )
+    })
+}
+
+async fn snapshot(
+    c: &dyn Sandbox,
+    tests_dirs: &[String],
+) -> Result<BTreeMap<String, String>, String> {
+    tool(
+        c,
+        "snapshot",
+        &serde_json::json!({"workspace": WORKSPACE, "tests_dirs": tests_dirs}),
+    )
+    .await
+}
+
+#[derive(Deserialize)]
+struct Setup {
+    ini: HarnessConfig,
+    snapshot: BTreeMap<String, String>,
+    found: BTreeMap<String, bool>,
+}
+
+#[derive(Deserialize)]
+struct Collected {
+    snapshot: BTreeMap<String, String>,
+    junit: Option<String>,
+    guard: Option<String>,
+    junit_sha256: String,
+    guard_sha256: String,
+}
+
+/// The run script's last line: exit code and report fingerprints at the moment pytest returned.
+#[derive(Debug, PartialEq, Eq)]
+struct Marker {
+    rc: i64,
+    junit: String,
+    guard: String,
+}
+
+const MARKER: &str = "@@PATCHLOOP-RUN@@ ";
+
+/// Exactly one marker line is expected; more means something else printed one.
+fn parse_marker(output: &str) -> Result<Option<Marker>, String> {
+    let lines: Vec<&str> = output
+        .lines()
+        .filter_map(|l| l.find(MARKER).map(|i| &l[i + MARKER.len()..]))
+        .collect();
+    match lines.as_slice() {
+        [] => Ok(None),
+        [one] => {
+            let mut m = Marker {
+                rc: -1,
+                junit: String::new(),
+                guard: String::new(),
+            };
+            for kv in one.split_whitespace() {
+                match kv.split_once('=') {
+                    Some(("rc", v)) => m.rc = v.parse().unwrap_or(-1),
+                    Some(("junit", v)) => m.junit = v.to_string(),
+                    Some(("guard", v)) => m.guard = v.to_string(),
+                    _ => {}
+                }
+            }
+            Ok(Some(m))
+        }
+        more => Err(format!(
+            "{} harness end-of-run markers in the output (the code under test printed fakes)",
+            more.len()
+        )),
+    }
+}
+
+#[derive(Deserialize)]
+struct GuardReport {
+    status: String,
+    #[serde(default)]
+    findings: Vec<String>,
+    #[serde(default)]
+    outcomes: BTreeMap<String, String>,
+    #[serde(default)]
+    conftests: BTreeMap<String, String>,
+}
+
+async fn one_run(
+    c: &dyn Sandbox,
+    plan: &harness::RunPlan,
+    phase: Phase,
+    index: usize,
+    targets: &[String],
+    expected_tree: &BTreeMap<String, String>,
+    req: &VerifyRequest,
+) -> Result<RunRecord, String> {
+    let out_dir = format!(
+        "/tmp/pl-{}-{index}-{:08x}",
+        match phase {
+            Phase::Before => "before",
+            Phase::After => "after",
+        },
+        rand::random::<u32>()
+    );
+    let stdin = plan.stdin_json(&out_dir);
+    let res = c
+        .exec(
+            ExecRequest::argv(plan.argv())
+                .stdin(stdin)
+                .timeout(req.run_timeout)
+                .output_cap(64 << 10),
+        )
+        .await
+        .map_err(|e| format!("sandbox failure during a test run: {e}"))?;
+    let collected: Collected = tool(
+        c,
+        "collect",
+        &serde_json::json!({
+            "out_dir": out_dir,
+            "workspace": WORKSPACE,
+            "tests_dirs": req.image.tests_dirs,
+        }),
+    )
+    .await?;
+    let after_tree = &collected.snapshot;
+
+    let text = res.output.render();
+    let mut external = tree_changes(expected_tree, after_tree);
+    let mut marker_missing = false;
+    match parse_marker(&text) {
+        Err(e) => external.push(e),
+        Ok(None) => marker_missing = true,
+        Ok(Some(m)) => {
+            if m.junit != collected.junit_sha256 || m.guard != collected.guard_sha256 {
+                external
+                    .push("the JUnit or guard report changed after pytest returned".to_string());
+            }
+            if res.status != ExecStatus::Exited(m.rc) {
+                external.push(format!(
+                    "pytest returned {} but the process exited with {:?}",
+                    m.rc, res.status
+                ));
+            }
+        }
+    }
+    let guard_report = collected
+        .guard
+        .as_deref()
+        .and_then(|g| serde_json::from_str::<GuardReport>(g).ok());
+    let guard = match &guard_report {
+        _ if marker_missing => GuardStatus::Missing,
+        None => GuardStatus::Missing,
+        Some(g) if g.status == "clean" => GuardStatus::Clean,
+        Some(g) => GuardStatus::Tampered {
+            findings: if g.findings.is_empty() {
+                vec![format!("guard status `{}`", g.status)]
+            } else {
+                g.findings.clone()
+            },
+        },
+    };
+    if let Some(g) = &guard_report {
+        for (path, hash) in &g.conftests {
+            let rel = path.strip_prefix(&format!("{WORKSPACE}/")).unwrap_or(path);
+            if expected_tree.get(rel) != Some(hash) {
+                external.push(format!(
+                    "a conftest.py not in the verified tree was loaded: {rel}"
+                ));
+            }
+        }
+    }
+    let (results, junit_problem) = match &collected.junit {
+        None => (None, Some("no JUnit report was written".to_string())),
+        Some(xml) => match junit::parse(xml) {
+            Err(e) => (None, Some(e.to_string())),
+            Ok(run) => {
+                let mut ids: Vec<&String> = targets.iter().collect();
+                if let Some(g) = &guard_report {
+                    ids.extend(g.outcomes.keys());
+                }
+                let known = receipt::known_ids(ids);
+                let named = run.node_ids(&known);
+                if let Some(g) = &guard_report {
+                    for (id, case) in &named {
+                        if case.outcome == junit::Outcome::Passed
+                            && g.outcomes.contains_key(id)
+                            && g.outcomes.get(id).map(String::as_str) != Some("passed")
+                        {
+                            external.push(format!(
+                                "the JUnit report says {id} passed but pytest reported `{}`",
+                                g.outcomes.get(id).map(String::as_str).unwrap_or("nothing")
+                            ));
+                        }
+                    }
+                }
+                (Some(named), None)
+            }
+        },
+    };
+    Ok(RunRecord {
+        phase,
+        index,
+        exit: res.status,
+        duration: res.duration,
+        results,
+        junit_problem,
+        guard,
+        external_findings: external,
+        output_tail: tail(&text, 3000),
+    })
+}
+
+/// Files that appeared, vanished or changed in the workspace during a run.
+fn tree_changes(
+    before: &BTreeMap<String, String>,
+    after: &BTreeMap<String, String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let keys: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    for k in keys {
+        match (before.get(k), after.get(k)) {
+            (Some(a), Some(b)) if a != b => out.push(format!("the run modified {k}")),
+            (None, Some(_)) => out.push(format!("the run created {k}")),
+            (Some(_), None) => out.push(format!("the run deleted {k}")),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn tail(s: &str, n: usize) -> String {
+    let start = s.len().saturating_sub(n);
+    let mut i = start;
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    s[i..].to_string()
+}
+
+/// `git apply` in the workspace: as is, then ignoring whitespace drift, then with the patch's
+/// line endings converted to the other convention. The first failure's message is reported.
+async fn apply_patch(c: &dyn Sandbox, patch: &str) -> Result<(), String> {
+    let lf = patch.replace("\r\n", "\n");
+    let crlf = harness::hunks_to_crlf(&lf);
+    let stripped = harness::strip_context_trailing_ws(&lf);
+    let attempts: [(&str, &[&str]); 6] = [
+        (patch, &[]),
+        (patch, &["--ignore-whitespace"]),
+        (&lf, &[]),
+        (&lf, &["--ignore-whitespace"]),
+        (&stripped, &["--ignore-whitespace"]),
+        (&crlf, &["--ignore-whitespace"]),
+    ];
+    let mut first_error = None;
+    for (text, extra) in attempts {
+        let mut argv: Vec<&str> = vec![
+            "git",
+            "-c",
+            "core.hooksPath=/dev/null",
+            "-c",
+            "core.fsmonitor=",
+            "-c",
+            "core.autocrlf=false",
+            "apply",
+            "--verbose",
+            "--whitespace=nowarn",
+        ];
+        argv.extend_from_slice(extra);
+        argv.push("-");
+        let res = c
+            .exec(
+                ExecRequest::argv(argv)
+                    .stdin(text.as_bytes().to_vec())
+                    .env("GIT_CONFIG_NOSYSTEM=1")
+                    .env("GIT_CONFIG_GLOBAL=/dev/null")
+                    .timeout(Duration::from_secs(120)),
+            )
+            .await
+            .map_err(|e| format!("sandbox failure while applying the patch: {e}"))?;
+        if res.status == ExecStatus::Exited(0) {
+            return Ok(());
+        }
+        first_error.get_or_insert_with(|| tail(&res.output.render(), 3000));
+    }
+    Err(format!(
+        "the patch does not apply to the prepared image (tried as is, ignoring whitespace, and with LF/CRLF line endings): {}",
+        first_error.unwrap_or_default().trim()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::{CappedOutput, ExecResult, SandboxError};
+    use async_trait::async_trait;
+    use std::sync::Mutex;
+
+    /// Answers the harness's execs from a script: (argv contains, exit code, output).
+    struct Fake {
+        script: Vec<(&'static str, i64, String)>,
+        seen: Mutex<Vec<String>>,
+    }
+
+    #[async_trait]
+    impl Sandbox for Fake {
+        async fn exec(&self, req: ExecRequest) -> Result<ExecResult, SandboxError> {
+            let joined = req.argv.join(" ");
+            let key = if joined.contains("@@PATCHLOOP-RUN@@") {
+                "pl_run".to_string()
+            } else {
+                req.argv.last().cloned().unwrap_or_default()
+            };
+            self.seen.lock().unwrap().push(key.clone());
+            let (_, code, out) = self
+                .script
+                .iter()
+                .find(|(k, _, _)| *k == key)
+                .unwrap_or_else(|| panic!("unexpected exec {key}"));
+            let mut o = CappedOutput::new(1 << 20);
+            o.push(out.as_bytes());
+            Ok(ExecResult {
+                status: ExecStatus::Exited(*code),
+                output: o,
+                duration: Duration::from_millis(5),
+            })
+        }
+        async fn diff(&self) -> Result<String, SandboxError> {
+            Ok(String::new())
+        }
+        fn id(&self) -> &str {
+            "fake"
+        }
+    }
+
+    #[tokio::test]
+    async fn a_run_without_junit_says_so_and_what_was_run() {
+        let setup = serde_json::json!({
+            "ini": {"ini_text": "[pytest]\n", "source": null},
+            "snapshot": {},
+            "found": {},
+        });
+        let collect = serde_json::json!({
+            "junit": null, "guard": null, "junit_sha256": "-", "guard_sha256": "-", "snapshot": {},
+        });
+        let fake = Fake {
+            script: vec![
+                ("setup", 0, setup.to_string()),
+                ("pl_run", 4, "ERROR: usage: pytest [options]\n".into()),
+                ("collect", 0, collect.to_string()),
+            ],
+            seen: Mutex::new(Vec::new()),
+        };
+        let image = PreparedImage {
+            tag: "img".into(),
+            tests_dirs: vec!["tests".into()],
+            test_cmd: "python -m pytest".into(),
+        };
+        let req = VerifyRequest::new(image, String::new(), vec!["tests/t.py::test_a".into()]);
+        let mut ctx = Ctx {
+            req: &req,
+            started: Instant::now(),
+            image_id: None,
+            container_policy: ContainerPolicy::default(),
+            patch_info: PatchInfo::new("", &[]),
+            violations: Vec::new(),
+            command: Vec::new(),
+            before: Vec::new(),
+            after: Vec::new(),
+        };
+        let err = run_all(&fake, &mut ctx, &[]).await.err();
+        let r = ctx.finish(err);
+        assert_eq!(r.decision.verdict, Verdict::Error);
+        let reason = &r.decision.reason;
+        assert!(reason.contains("no usable JUnit report"), "{reason}");
+        assert!(reason.contains("usage: pytest"), "{reason}");
+        assert!(reason.contains("[command: python3 -I -B"), "{reason}");
+        // The baseline decided it: the patch was never applied.
+        assert!(!fake.seen.lock().unwrap().iter().any(|k| k == "-"));
+        assert!(r.runs.iter().all(|x| x.phase == Phase::Before));
+    }
+
+    #[test]
+    fn tree_changes_name_each_file() {
+        let a = BTreeMap::from([
+            ("a.py".to_string(), "1".to_string()),
+            ("b.py".into(), "2".into()),
+        ]);
+        let b = BTreeMap::from([
+            ("a.py".to_string(), "9".to_string()),
+            ("c.py".into(), "3".into()),
+        ]);
+        assert_eq!(
+            tree_changes(&a, &b),
+            vec![
+                "the run modified a.py",
+                "the run deleted b.py",
+                "the run created c.py"
+            ]
+        );
+        assert!(tree_changes(&a, &a).is_empty());
+    }
+
+    #[test]
+    fn markers_must_be_unique() {
+        assert_eq!(parse_marker("no marker\n"), Ok(None));
+        let one = "....\n@@PATCHLOOP-RUN@@ rc=1 junit=ab guard=cd\n";
+        assert_eq!(
+            parse_marker(one),
+            Ok(Some(Marker {
+                rc: 1,
+                junit: "ab".into(),
+                guard: "cd".into()
+            }))
+        );
+        let two = format!("@@PATCHLOOP-RUN@@ rc=0 junit=x guard=y\n{one}");
+        assert!(parse_marker(&two).is_err());
+    }
+
+    #[test]
+    fn tail_respects_char_boundaries() {
+        assert_eq!(tail("ééé", 3), "é");
+        assert_eq!(tail("abc", 10), "abc");
+    }
+}

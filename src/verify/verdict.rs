@@ -1,0 +1,596 @@
+//! The decision, as a pure function of what the runs produced.
+//!
+//! Order matters and is part of the contract: policy, then setup errors, then the baseline
+//! (unknown ids, reproduction), then tampering, then flips, then failures.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::junit::{CaseResult, Outcome};
+use super::policy::Violation;
+use crate::sandbox::ExecStatus;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Verified,
+    StillFailing,
+    Regression,
+    Flaky,
+    Tampered,
+    Policy,
+    NotReproducible,
+    Error,
+}
+
+impl Verdict {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Verdict::Verified => "verified",
+            Verdict::StillFailing => "still_failing",
+            Verdict::Regression => "regression",
+            Verdict::Flaky => "flaky",
+            Verdict::Tampered => "tampered",
+            Verdict::Policy => "policy",
+            Verdict::NotReproducible => "not_reproducible",
+            Verdict::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Before,
+    After,
+}
+
+/// What the guard plugin said about one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum GuardStatus {
+    Clean,
+    Tampered {
+        findings: Vec<String>,
+    },
+    /// No (readable) guard report: the process died or something removed it.
+    Missing,
+}
+
+/// One hardened test run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunRecord {
+    pub phase: Phase,
+    pub index: usize,
+    pub exit: ExecStatus,
+    #[serde(serialize_with = "ser_ms")]
+    pub duration: Duration,
+    /// Per-test results keyed by node id; `None` when no JUnit report was produced.
+    #[serde(skip)]
+    pub results: Option<BTreeMap<String, CaseResult>>,
+    /// Why the JUnit report is missing or unreadable.
+    pub junit_problem: Option<String>,
+    pub guard: GuardStatus,
+    /// Tamper findings from outside the process (workspace changes, conftest hashes).
+    pub external_findings: Vec<String>,
+    /// The end of the run's output, for error reasons.
+    #[serde(skip)]
+    pub output_tail: String,
+}
+
+fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_millis() as u64)
+}
+
+impl RunRecord {
+    pub fn outcome(&self, id: &str) -> Outcome {
+        self.results
+            .as_ref()
+            .and_then(|r| r.get(id))
+            .map_or(Outcome::Missing, |c| c.outcome)
+    }
+
+    fn exit_text(&self) -> String {
+        match self.exit {
+            ExecStatus::Exited(c) => format!("exit code {c}"),
+            ExecStatus::TimedOut => "timed out".into(),
+            ExecStatus::Oom => "killed: out of memory".into(),
+        }
+    }
+}
+
+pub struct Inputs<'a> {
+    pub violations: &'a [Violation],
+    /// A failure before any test ran (patch does not apply, image missing, …).
+    pub setup_error: Option<String>,
+    pub fail_to_pass: &'a [String],
+    /// Explicit pass-to-pass ids; empty means "every test that passed in all before runs".
+    pub pass_to_pass: &'a [String],
+    pub before: &'a [RunRecord],
+    pub after: &'a [RunRecord],
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Decision {
+    pub verdict: Verdict,
+    pub reason: String,
+    pub flaky_ids: Vec<String>,
+    pub still_failing: Vec<String>,
+    pub regressions: Vec<String>,
+    pub not_reproduced: Vec<String>,
+    pub unknown_ids: Vec<String>,
+    /// Failing (or flipping) before the patch, outside the fail-to-pass set: reported only.
+    pub pre_existing_failures: Vec<String>,
+    /// The pass-to-pass set actually enforced.
+    pub pass_to_pass: Vec<String>,
+}
+
+impl Decision {
+    fn new(verdict: Verdict, reason: impl Into<String>) -> Self {
+        Decision {
+            verdict,
+            reason: reason.into(),
+            flaky_ids: Vec::new(),
+            still_failing: Vec::new(),
+            regressions: Vec::new(),
+            not_reproduced: Vec::new(),
+            unknown_ids: Vec::new(),
+            pre_existing_failures: Vec::new(),
+            pass_to_pass: Vec::new(),
+        }
+    }
+}
+
+fn list(ids: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut s = ids
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if ids.len() > SHOWN {
+        s.push_str(&format!(" and {} more", ids.len() - SHOWN));
+    }
+    s
+}
+
+fn all_ids(runs: &[RunRecord]) -> BTreeSet<String> {
+    runs.iter()
+        .filter_map(|r| r.results.as_ref())
+        .flat_map(|m| m.keys().cloned())
+        .collect()
+}
+
+pub fn decide(inp: &Inputs) -> Decision {
+    if let Some(v) = inp.violations.first() {
+        let mut d = Decision::new(
+            Verdict::Policy,
+            format!(
+                "patch policy rule `{}` rejected `{}`: {}",
+                v.rule, v.path, v.detail
+            ),
+        );
+        if inp.violations.len() > 1 {
+            d.reason
+                .push_str(&format!(" (and {} more)", inp.violations.len() - 1));
+        }
+        return d;
+    }
+    if let Some(e) = &inp.setup_error {
+        return Decision::new(Verdict::Error, e.clone());
+    }
+    if inp.fail_to_pass.is_empty() {
+        return Decision::new(
+            Verdict::Error,
+            "no fail-to-pass test ids: pass --fail-to-pass ID for the failing tests the patch must fix",
+        );
+    }
+    if inp.before.is_empty() {
+        return Decision::new(Verdict::Error, "no test runs were recorded");
+    }
+
+    // The baseline must be readable.
+    if let Some(r) = inp.before.iter().find(|r| r.results.is_none()) {
+        return Decision::new(
+            Verdict::Error,
+            format!(
+                "the unpatched test run {} produced no usable JUnit report ({}; {}): {}",
+                r.index + 1,
+                r.exit_text(),
+                r.junit_problem.as_deref().unwrap_or("no report"),
+                r.output_tail.trim()
+            ),
+        );
+    }
+    let before_ids = all_ids(inp.before);
+    let targets: Vec<&String> = inp
+        .fail_to_pass
+        .iter()
+        .chain(inp.pass_to_pass.iter())
+        .collect();
+    let unknown: Vec<String> = targets
+        .iter()
+        .filter(|id| !before_ids.contains(id.as_str()))
+        .map(|s| s.to_string())
+        .collect();
+    if !unknown.is_empty() {
+        let mut d = Decision::new(
+            Verdict::Error,
+            format!(
+                "unknown test ids (not in the unpatched run's report): {}",
+                list(&unknown)
+            ),
+        );
+        d.unknown_ids = unknown;
+        return d;
+    }
+
+    // The failure must reproduce in every before run.
+    let not_reproduced: Vec<String> = inp
+        .fail_to_pass
+        .iter()
+        .filter(|id| {
+            inp.before
+                .iter()
+                .any(|r| !matches!(r.outcome(id), Outcome::Failed | Outcome::Error))
+        })
+        .cloned()
+        .collect();
+    let f2p: BTreeSet<&String> = inp.fail_to_pass.iter().collect();
+    let passed_all_before = |id: &str| inp.before.iter().all(|r| r.outcome(id) == Outcome::Passed);
+    let candidates: Vec<String> = if inp.pass_to_pass.is_empty() {
+        before_ids.iter().cloned().collect()
+    } else {
+        inp.pass_to_pass.to_vec()
+    };
+    let mut pre_existing = Vec::new();
+    let mut p2p = Vec::new();
+    for id in candidates {
+        if f2p.contains(&id) {
+            continue;
+        }
+        if passed_all_before(&id) {
+            p2p.push(id);
+        } else if inp
+            .before
+            .iter()
+            .any(|r| matches!(r.outcome(&id), Outcome::Failed | Outcome::Error))
+        {
+            pre_existing.push(id);
+        }
+    }
+    let finish = |mut d: Decision| {
+        d.pre_existing_failures = pre_existing.clone();
+        d.pass_to_pass = p2p.clone();
+        d
+    };
+    if !not_reproduced.is_empty() {
+        let mut d = Decision::new(
+            Verdict::NotReproducible,
+            format!(
+                "the failure does not reproduce in all {} unpatched runs: {}",
+                inp.before.len(),
+                list(&not_reproduced)
+            ),
+        );
+        d.not_reproduced = not_reproduced;
+        return finish(d);
+    }
+
+    if inp.after.is_empty() {
+        return finish(Decision::new(
+            Verdict::Error,
+            "no patched test runs were recorded",
+        ));
+    }
+
+    // Tampering: the guard, external checks, or a "successful" run without reports.
+    let mut findings = Vec::new();
+    for r in inp.after {
+        if let GuardStatus::Tampered { findings: f } = &r.guard {
+            findings.extend(f.iter().map(|x| format!("run {}: {x}", r.index + 1)));
+        }
+        findings.extend(
+            r.external_findings
+                .iter()
+                .map(|x| format!("run {}: {x}", r.index + 1)),
+        );
+        let silent = r.results.is_none() || r.guard == GuardStatus::Missing;
+        if silent && r.exit == ExecStatus::Exited(0) {
+            findings.push(format!(
+                "run {}: the test process exited 0 but {} missing",
+                r.index + 1,
+                if r.results.is_none() {
+                    "the JUnit report is"
+                } else {
+                    "the guard report is"
+                }
+            ));
+        }
+    }
+    if !findings.is_empty() {
+        return finish(Decision::new(
+            Verdict::Tampered,
+            format!(
+                "the patched code interfered with the test harness: {}",
+                findings.join("; ")
+            ),
+        ));
+    }
+    if let Some(r) = inp
+        .after
+        .iter()
+        .find(|r| r.results.is_none() || r.guard == GuardStatus::Missing)
+    {
+        return finish(Decision::new(
+            Verdict::Error,
+            format!(
+                "the patched test run {} produced no usable {} ({}): {}",
+                r.index + 1,
+                if r.results.is_none() {
+                    "JUnit report"
+                } else {
+                    "guard report"
+                },
+                r.junit_problem.as_deref().unwrap_or(&r.exit_text()),
+                r.output_tail.trim()
+            ),
+        ));
+    }
+
+    let enforced: Vec<&String> = inp.fail_to_pass.iter().chain(p2p.iter()).collect();
+    let flaky: Vec<String> = enforced
+        .iter()
+        .filter(|id| {
+            let outs: BTreeSet<Outcome> = inp.after.iter().map(|r| r.outcome(id)).collect();
+            outs.len() > 1
+        })
+        .map(|s| s.to_string())
+        .collect();
+    if !flaky.is_empty() {
+        let mut d = Decision::new(
+            Verdict::Flaky,
+            format!(
+                "results changed between the {} patched runs for: {}",
+                inp.after.len(),
+                list(&flaky)
+            ),
+        );
+        d.flaky_ids = flaky;
+        return finish(d);
+    }
+    let still: Vec<String> = inp
+        .fail_to_pass
+        .iter()
+        .filter(|id| inp.after.iter().any(|r| r.outcome(id) != Outcome::Passed))
+        .cloned()
+        .collect();
+    if !still.is_empty() {
+        let first = &inp.after[0];
+        let detail = first
+            .results
+            .as_ref()
+            .and_then(|m| m.get(&still[0]))
+            .and_then(|c| c.message.clone())
+            .map(|m| format!(" (first: {})", m.lines().next().unwrap_or("")))
+            .unwrap_or_default();
+        let outcome = first.outcome(&still[0]).as_str();
+        let mut d = Decision::new(
+            Verdict::StillFailing,
+            format!(
+                "fail-to-pass tests are not passing after the patch: {} [{outcome}]{detail}",
+                list(&still)
+            ),
+        );
+        d.still_failing = still;
+        return finish(d);
+    }
+    let regressions: Vec<String> = p2p
+        .iter()
+        .filter(|id| inp.after.iter().any(|r| r.outcome(id) != Outcome::Passed))
+        .cloned()
+        .collect();
+    if !regressions.is_empty() {
+        let mut d = Decision::new(
+            Verdict::Regression,
+            format!(
+                "tests that passed before the patch no longer pass: {}",
+                list(&regressions)
+            ),
+        );
+        d.regressions = regressions;
+        return finish(d);
+    }
+    finish(Decision::new(
+        Verdict::Verified,
+        format!(
+            "{} fail-to-pass and {} pass-to-pass tests passed in all {} patched runs; the failure reproduced in all {} unpatched runs",
+            inp.fail_to_pass.len(),
+            p2p.len(),
+            inp.after.len(),
+            inp.before.len()
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::policy::Rule;
+
+    fn run(phase: Phase, index: usize, outs: &[(&str, Outcome)]) -> RunRecord {
+        RunRecord {
+            phase,
+            index,
+            exit: ExecStatus::Exited(if outs.iter().all(|(_, o)| *o == Outcome::Passed) {
+                0
+            } else {
+                1
+            }),
+            duration: Duration::from_millis(100),
+            results: Some(
+                outs.iter()
+                    .map(|(id, o)| {
+                        (
+                            id.to_string(),
+                            CaseResult {
+                                outcome: *o,
+                                duration: None,
+                                message: None,
+                            },
+                        )
+                    })
+                    .collect(),
+            ),
+            junit_problem: None,
+            guard: GuardStatus::Clean,
+            external_findings: Vec::new(),
+            output_tail: String::new(),
+        }
+    }
+
+    use Outcome::*;
+    const F: &str = "t.py::test_f";
+    const P: &str = "t.py::test_p";
+    const X: &str = "t.py::test_x";
+
+    fn before3() -> Vec<RunRecord> {
+        (0..3)
+            .map(|i| run(Phase::Before, i, &[(F, Failed), (P, Passed), (X, Failed)]))
+            .collect()
+    }
+
+    fn decide_with(before: &[RunRecord], after: &[RunRecord]) -> Decision {
+        decide(&Inputs {
+            violations: &[],
+            setup_error: None,
+            fail_to_pass: &[F.to_string()],
+            pass_to_pass: &[],
+            before,
+            after,
+        })
+    }
+
+    fn after3(outs: &[(&str, Outcome)]) -> Vec<RunRecord> {
+        (0..3).map(|i| run(Phase::After, i, outs)).collect()
+    }
+
+    #[test]
+    fn verified_with_pre_existing_failure_reported() {
+        let d = decide_with(
+            &before3(),
+            &after3(&[(F, Passed), (P, Passed), (X, Failed)]),
+        );
+        assert_eq!(d.verdict, Verdict::Verified, "{}", d.reason);
+        assert_eq!(d.pre_existing_failures, vec![X.to_string()]);
+        assert_eq!(d.pass_to_pass, vec![P.to_string()]);
+    }
+
+    #[test]
+    fn still_failing_and_regression() {
+        let d = decide_with(&before3(), &after3(&[(F, Failed), (P, Passed)]));
+        assert_eq!(d.verdict, Verdict::StillFailing);
+        assert_eq!(d.still_failing, vec![F.to_string()]);
+        let d = decide_with(&before3(), &after3(&[(F, Skipped), (P, Passed)]));
+        assert_eq!(d.verdict, Verdict::StillFailing, "skipped is not passed");
+        let d = decide_with(&before3(), &after3(&[(F, Passed)]));
+        assert_eq!(
+            d.verdict,
+            Verdict::Regression,
+            "a vanished test is a regression"
+        );
+        assert_eq!(d.regressions, vec![P.to_string()]);
+    }
+
+    #[test]
+    fn flaky_names_the_flipping_ids() {
+        let mut after = after3(&[(F, Passed), (P, Passed)]);
+        after[1] = run(Phase::After, 1, &[(F, Failed), (P, Passed)]);
+        let d = decide_with(&before3(), &after);
+        assert_eq!(d.verdict, Verdict::Flaky);
+        assert_eq!(d.flaky_ids, vec![F.to_string()]);
+    }
+
+    #[test]
+    fn not_reproducible_and_unknown_ids() {
+        let mut before = before3();
+        before[2] = run(Phase::Before, 2, &[(F, Passed), (P, Passed)]);
+        let d = decide_with(&before, &after3(&[(F, Passed), (P, Passed)]));
+        assert_eq!(d.verdict, Verdict::NotReproducible);
+        assert_eq!(d.not_reproduced, vec![F.to_string()]);
+        let d = decide(&Inputs {
+            violations: &[],
+            setup_error: None,
+            fail_to_pass: &["nope.py::test".to_string()],
+            pass_to_pass: &[],
+            before: &before3(),
+            after: &after3(&[]),
+        });
+        assert_eq!(d.verdict, Verdict::Error);
+        assert_eq!(d.unknown_ids, vec!["nope.py::test".to_string()]);
+    }
+
+    #[test]
+    fn tampering_beats_passing_results() {
+        let mut after = after3(&[(F, Passed), (P, Passed)]);
+        after[0].guard = GuardStatus::Tampered {
+            findings: vec!["_pytest.python.Function.runtest replaced".into()],
+        };
+        let d = decide_with(&before3(), &after);
+        assert_eq!(d.verdict, Verdict::Tampered);
+        assert!(d.reason.contains("runtest"));
+        // Exit 0 with no JUnit report is tampering, not an error.
+        let mut after = after3(&[(F, Passed), (P, Passed)]);
+        after[2].results = None;
+        after[2].exit = ExecStatus::Exited(0);
+        assert_eq!(decide_with(&before3(), &after).verdict, Verdict::Tampered);
+        // A crash with a non-zero code is an error.
+        after[2].exit = ExecStatus::Exited(139);
+        assert_eq!(decide_with(&before3(), &after).verdict, Verdict::Error);
+    }
+
+    #[test]
+    fn policy_and_setup_errors_come_first() {
+        let v = [Violation {
+            rule: Rule::TestFile,
+            path: "tests/t.py".into(),
+            detail: "no".into(),
+        }];
+        let d = decide(&Inputs {
+            violations: &v,
+            setup_error: Some("x".into()),
+            fail_to_pass: &[F.to_string()],
+            pass_to_pass: &[],
+            before: &[],
+            after: &[],
+        });
+        assert_eq!(d.verdict, Verdict::Policy);
+        assert!(d.reason.contains("test_file"));
+        let d = decide(&Inputs {
+            violations: &[],
+            setup_error: Some("patch does not apply".into()),
+            fail_to_pass: &[F.to_string()],
+            pass_to_pass: &[],
+            before: &[],
+            after: &[],
+        });
+        assert_eq!(d.verdict, Verdict::Error);
+    }
+
+    #[test]
+    fn explicit_pass_to_pass_that_failed_before_is_not_a_regression() {
+        let d = decide(&Inputs {
+            violations: &[],
+            setup_error: None,
+            fail_to_pass: &[F.to_string()],
+            pass_to_pass: &[X.to_string(), P.to_string()],
+            before: &before3(),
+            after: &after3(&[(F, Passed), (P, Passed), (X, Failed)]),
+        });
+        assert_eq!(d.verdict, Verdict::Verified, "{}", d.reason);
+        assert_eq!(d.pre_existing_failures, vec![X.to_string()]);
+    }
+}
