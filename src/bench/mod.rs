@@ -1,0 +1,2 @@
+//! Benchmark generation: bugs injected into a Python library by syntax-tree mutation, validated
+//! in the sandbox, written as SWE-bench-compatible tasks.

@@ -1,0 +1,3 @@
+//! Evaluation: statistics, reports and the episode viewer over `results/<run-id>/`.
+
+pub mod stats;
