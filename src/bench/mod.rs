@@ -1,2 +1,3 @@
 //! Benchmark generation: bugs injected into a Python library by syntax-tree mutation, validated
 //! in the sandbox, written as SWE-bench-compatible tasks.
+pub mod mutate;
