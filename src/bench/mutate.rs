@@ -250,10 +250,10 @@ fn visit(node: Node, src: &[u8], out: &mut Vec<Site>) {
             if let Some(cond) = node.child_by_field_name("condition") {
                 out.push(negate(cond, src));
             }
-            if node.kind() == "if_statement" {
-                if let Some(s) = remove_guard(node, src) {
-                    out.push(s);
-                }
+            if node.kind() == "if_statement"
+                && let Some(s) = remove_guard(node)
+            {
+                out.push(s);
             }
         }
         "conditional_expression" => {
@@ -292,7 +292,7 @@ fn negate(cond: Node, src: &[u8]) -> Site {
 }
 
 /// `if cond: return/raise/continue/break` with no elif/else → `pass`.
-fn remove_guard(node: Node, _src: &[u8]) -> Option<Site> {
+fn remove_guard(node: Node) -> Option<Site> {
     if node.child_by_field_name("alternative").is_some() {
         return None;
     }
@@ -311,8 +311,6 @@ fn remove_guard(node: Node, _src: &[u8]) -> Option<Site> {
     ) {
         return None;
     }
-    // A guard with a trailing comment inside would leave the comment dangling: fine, it stays
-    // out of the replaced range only when it follows the block, so keep ranges to the statement.
     Some(site(Operator::RemoveGuard, node, "pass".to_string()))
 }
 
@@ -373,10 +371,10 @@ fn integer(node: Node, src: &[u8], out: &mut Vec<Site>) {
 /// a `range(...)` argument, or an operand of `+`/`-` (also through a unary minus).
 fn off_by_one_context(node: Node, src: &[u8]) -> bool {
     let mut n = node;
-    if let Some(p) = n.parent() {
-        if p.kind() == "unary_operator" {
-            n = p;
-        }
+    if let Some(p) = n.parent()
+        && p.kind() == "unary_operator"
+    {
+        n = p;
     }
     let Some(parent) = n.parent() else {
         return false;
