@@ -3,3 +3,4 @@
 pub mod mutate;
 pub mod statement;
 pub mod task;
+pub mod validate;
