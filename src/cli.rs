@@ -39,6 +39,25 @@ pub enum Command {
     },
     /// Remove containers and volumes left by dead runs whose deadline passed.
     Reap,
+    /// Summarize an eval run as Markdown (resolved rate with a Wilson interval, stop reasons,
+    /// verdicts, cost, pass@k; McNemar against another run) and write results/ID/viewer.html.
+    Report {
+        #[arg(long)]
+        run_id: String,
+        /// A second run on the same tasks to compare with (exact McNemar test).
+        #[arg(long)]
+        vs: Option<String>,
+        /// Directory holding the runs.
+        #[arg(long, default_value = "results")]
+        results: std::path::PathBuf,
+    },
+    /// Print a trajectory (.traj.jsonl) readably.
+    Replay {
+        file: std::path::PathBuf,
+        /// Lines of each tool observation to show.
+        #[arg(long, default_value_t = 12)]
+        lines: usize,
+    },
 }
 
 /// Outcome of a command, mapped to the documented exit codes.
@@ -112,6 +131,20 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
                 r.volumes_removed.len(),
                 r.live
             );
+            Ok(Outcome::Success)
+        }
+        Command::Report {
+            run_id,
+            vs,
+            results,
+        } => {
+            let out = crate::eval::commands::report(&results, &run_id, vs.as_deref())?;
+            print!("{}", out.markdown);
+            eprintln!("viewer: {}", out.viewer_path.display());
+            Ok(Outcome::Success)
+        }
+        Command::Replay { file, lines } => {
+            print!("{}", crate::eval::commands::replay(&file, lines)?);
             Ok(Outcome::Success)
         }
     }

@@ -1,3 +1,8 @@
 //! Evaluation: statistics, reports and the episode viewer over `results/<run-id>/`.
 
+pub mod commands;
+pub mod report;
+pub mod results;
 pub mod stats;
+pub mod trajectory;
+pub mod viewer;
