@@ -2,6 +2,7 @@
 //! in the sandbox, written as SWE-bench-compatible tasks.
 pub mod generate;
 pub mod mutate;
+pub mod sandbox_runner;
 pub mod statement;
 pub mod task;
 pub mod validate;

@@ -1,5 +1,6 @@
 //! Evaluation: statistics, reports and the episode viewer over `results/<run-id>/`.
 
+pub mod apply;
 pub mod commands;
 pub mod report;
 pub mod results;
