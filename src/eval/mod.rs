@@ -2,6 +2,7 @@
 
 pub mod apply;
 pub mod commands;
+pub mod plan;
 pub mod report;
 pub mod results;
 pub mod stats;
