@@ -2,6 +2,7 @@
 
 pub mod apply;
 pub mod commands;
+pub mod oracle;
 pub mod plan;
 pub mod report;
 pub mod results;

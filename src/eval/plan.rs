@@ -159,7 +159,10 @@ pub fn total_memory() -> Option<u64> {
 /// `[#####-----] 12/36 resolved 11 (91.7%) elapsed 1m05s ETA 2m10s`
 pub fn progress_line(done: usize, total: usize, resolved: usize, elapsed: Duration) -> String {
     const WIDTH: usize = 24;
-    let filled = (done * WIDTH).checked_div(total).unwrap_or(WIDTH).min(WIDTH);
+    let filled = (done * WIDTH)
+        .checked_div(total)
+        .unwrap_or(WIDTH)
+        .min(WIDTH);
     let rate = if done == 0 {
         0.0
     } else {
