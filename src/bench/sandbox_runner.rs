@@ -20,12 +20,13 @@ pub struct ContainerRunner<'a> {
     /// JUnit key (`classname::name`) → pytest node id, from a collection run.
     node_ids: BTreeMap<String, String>,
     originals: BTreeMap<String, String>,
-    timeout: Duration,
+    /// Slowest run of the original so far: candidate runs may take 5× that + 30 s before they
+    /// count as hung (mutants can loop forever).
+    slowest_original: std::sync::Mutex<Duration>,
 }
 
 impl<'a> ContainerRunner<'a> {
-    /// Collect the suite's node ids and time one run (candidate runs may take 5× that + 30 s
-    /// before they count as hung: mutants can loop forever).
+    /// Collect the suite's node ids (the JUnit report names tests differently).
     pub async fn new(
         sandbox: &'a dyn Sandbox,
         test_cmd: &str,
@@ -36,7 +37,7 @@ impl<'a> ContainerRunner<'a> {
             test_cmd: test_cmd.to_string(),
             node_ids: BTreeMap::new(),
             originals,
-            timeout: Duration::from_secs(600),
+            slowest_original: std::sync::Mutex::new(Duration::ZERO),
         };
         let collect = sandbox
             .exec(
@@ -62,9 +63,6 @@ impl<'a> ContainerRunner<'a> {
                 runner.node_ids.insert(key_for_node_id(id), id.to_string());
             }
         }
-        let t0 = Instant::now();
-        let _ = runner.run(None).await?;
-        runner.timeout = t0.elapsed() * 5 + Duration::from_secs(30);
         Ok(runner)
     }
 
@@ -94,14 +92,26 @@ impl SuiteRunner for ContainerRunner<'_> {
             "rm -f {JUNIT}; cd /workspace && {} -q -p no:cacheprovider --junitxml={JUNIT} >/dev/null 2>&1; cat {JUNIT}",
             self.test_cmd
         );
+        let slowest = self.slowest_original.lock().map(|d| *d).unwrap_or_default();
+        let timeout = if replace.is_none() || slowest.is_zero() {
+            Duration::from_secs(1800)
+        } else {
+            slowest * 5 + Duration::from_secs(30)
+        };
+        let t0 = Instant::now();
         let result = self
             .sandbox
             .exec(
                 ExecRequest::shell(script)
-                    .timeout(self.timeout)
+                    .timeout(timeout)
                     .output_cap(32 << 20),
             )
             .await;
+        if replace.is_none()
+            && let Ok(mut s) = self.slowest_original.lock()
+        {
+            *s = (*s).max(t0.elapsed());
+        }
         if let Some((path, _)) = replace {
             let original = self
                 .originals
