@@ -259,9 +259,15 @@ mod tests {
 
     #[test]
     fn resume_skips_finished_episodes() {
+        use crate::eval::results::{tests::result, write_result};
         let dir = tempfile::tempdir().unwrap();
         let tasks = vec![task("a"), task("b")];
-        std::fs::write(dir.path().join("a__0.json"), "{}").unwrap();
+        write_result(dir.path(), &result("a", 0, false)).unwrap();
+        let mut errored = result("b", 1, false);
+        errored.error = Some("docker went away".into());
+        write_result(dir.path(), &errored).unwrap();
+        // a torn file (not a result) counts as not finished
+        std::fs::write(dir.path().join("a__1.json"), "{").unwrap();
         assert_eq!(pending(&tasks, 2, dir.path()), vec![(0, 1), (1, 0), (1, 1)]);
     }
 
