@@ -46,7 +46,8 @@ impl Shard {
     }
 }
 
-/// Episodes of `tasks` × `attempts` without a result file yet.
+/// Episodes of `tasks` × `attempts` still to run: no result yet, or one that ended in a
+/// harness error (those are retried; the model's own failures are final).
 pub fn pending(tasks: &[Task], attempts: u32, episodes_dir: &Path) -> Vec<(usize, u32)> {
     let mut out = Vec::new();
     for (k, t) in tasks.iter().enumerate() {
@@ -55,7 +56,11 @@ pub fn pending(tasks: &[Task], attempts: u32, episodes_dir: &Path) -> Vec<(usize
                 "{}.json",
                 EpisodeResult::file_stem(&t.instance_id, a)
             ));
-            if !f.exists() {
+            let finished = std::fs::read_to_string(&f)
+                .ok()
+                .and_then(|text| serde_json::from_str::<EpisodeResult>(&text).ok())
+                .is_some_and(|r| r.error.is_none());
+            if !finished {
                 out.push((k, a));
             }
         }
