@@ -92,6 +92,9 @@ pub enum BenchCommand {
         /// Test directory (repeatable), with --image.
         #[arg(long = "tests-dir")]
         tests_dirs: Vec<String>,
+        /// Remove the prepared image when done.
+        #[arg(long)]
+        remove_image: bool,
     },
 }
 
@@ -188,6 +191,7 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
             test_cmd,
             image,
             tests_dirs,
+            remove_image,
         }) => {
             let args = crate::bench::commands::GenArgs {
                 repo,
@@ -199,6 +203,7 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
                 test_cmd,
                 image,
                 tests_dirs,
+                remove_image,
             };
             let o = crate::bench::commands::gen_tasks(&args).await?;
             println!(

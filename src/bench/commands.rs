@@ -29,6 +29,8 @@ pub struct GenArgs {
     pub image: Option<String>,
     /// Workspace-relative test directories (with --image; prepare detects them otherwise).
     pub tests_dirs: Vec<String>,
+    /// Remove the prepared image afterwards (kept by default: a re-run reuses it).
+    pub remove_image: bool,
 }
 
 /// The sandbox image generation runs in.
@@ -60,6 +62,7 @@ async fn resolve_image(
 }
 
 pub struct GenOutput {
+    pub image_tag: String,
     pub tasks_path: PathBuf,
     pub snapshot_dir: PathBuf,
     pub report: GenReport,
@@ -156,6 +159,18 @@ pub async fn gen_tasks(args: &GenArgs) -> anyhow::Result<GenOutput> {
     if let Err(e) = container.remove().await {
         tracing::warn!(error = %e, "could not remove the generation container");
     }
+    if args.remove_image && args.image.is_none() {
+        let removed = docker
+            .remove_image(
+                &prepared.tag,
+                None::<bollard::query_parameters::RemoveImageOptions>,
+                None,
+            )
+            .await;
+        if let Err(e) = removed {
+            tracing::warn!(error = %e, image = %prepared.tag, "could not remove the image");
+        }
+    }
     let (tasks, report) = result?;
     std::fs::create_dir_all(&args.out)?;
     let tasks_path = args.out.join("tasks.jsonl");
@@ -166,6 +181,7 @@ pub async fn gen_tasks(args: &GenArgs) -> anyhow::Result<GenOutput> {
         serde_json::to_string_pretty(&report)?,
     )?;
     Ok(GenOutput {
+        image_tag: prepared.tag,
         tasks_path,
         snapshot_dir,
         report,
