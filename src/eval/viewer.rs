@@ -42,7 +42,7 @@ fn diff_html(patch: &str) -> String {
         } else {
             "ctx"
         };
-        let _ = writeln!(s, "<span class=\"{class}\">{}</span>", escape(line));
+        let _ = write!(s, "<span class=\"{class}\">{}</span>", escape(line));
     }
     s.push_str("</pre>");
     s
