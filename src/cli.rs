@@ -39,6 +39,13 @@ pub enum Command {
     },
     /// Remove containers and volumes left by dead runs whose deadline passed.
     Reap,
+    /// Build base images (`images build [--offline]`); prints the tag.
+    Images {
+        #[command(subcommand)]
+        command: crate::sandbox::image_cli::ImagesCommand,
+    },
+    /// Build the sandbox image of a checkout; prints its tag.
+    Prepare(crate::sandbox::image_cli::PrepareArgs),
     /// Summarize an eval run as Markdown (resolved rate with a Wilson interval, stop reasons,
     /// verdicts, cost, pass@k; McNemar against another run) and write results/ID/viewer.html.
     Report {
@@ -169,6 +176,14 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
                 r.volumes_removed.len(),
                 r.live
             );
+            Ok(Outcome::Success)
+        }
+        Command::Images { command } => {
+            crate::sandbox::image_cli::images(command).await?;
+            Ok(Outcome::Success)
+        }
+        Command::Prepare(args) => {
+            crate::sandbox::image_cli::prepare(args).await?;
             Ok(Outcome::Success)
         }
         Command::Report {

@@ -14,6 +14,7 @@ use crate::bench::task::to_jsonl;
 use crate::bench::validate::Rejection;
 use crate::sandbox::container::Container;
 use crate::sandbox::policy::ContainerPolicy;
+use crate::sandbox::prepare::{PrepareOptions, prepare};
 
 #[derive(Debug, Clone)]
 pub struct GenArgs {
@@ -42,9 +43,9 @@ pub struct ImageSpec {
 }
 
 async fn resolve_image(
-    _docker: &bollard::Docker,
+    docker: &bollard::Docker,
     args: &GenArgs,
-    _snapshot_dir: &Path,
+    snapshot_dir: &Path,
 ) -> anyhow::Result<ImageSpec> {
     match &args.image {
         Some(tag) => Ok(ImageSpec {
@@ -55,9 +56,26 @@ async fn resolve_image(
                 .unwrap_or_else(crate::bench::task::default_test_command),
             tests_dirs: args.tests_dirs.clone(),
         }),
-        None => anyhow::bail!(
-            "this build cannot prepare images yet: pass --image with a prepared image of the repository"
-        ),
+        None => {
+            let img = prepare(
+                docker,
+                &PrepareOptions {
+                    path: snapshot_dir.to_path_buf(),
+                    test_cmd: args.test_cmd.clone(),
+                    tests_dirs: args.tests_dirs.clone(),
+                    ..Default::default()
+                },
+            )
+            .await
+            .with_context(|| {
+                format!("preparing the sandbox image of {}", snapshot_dir.display())
+            })?;
+            Ok(ImageSpec {
+                tag: img.tag,
+                test_cmd: img.test_cmd,
+                tests_dirs: img.tests_dirs,
+            })
+        }
     }
 }
 
