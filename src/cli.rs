@@ -46,6 +46,11 @@ pub enum Command {
     },
     /// Build the sandbox image of a checkout; prints its tag.
     Prepare(crate::sandbox::image_cli::PrepareArgs),
+    /// Run as the GitHub Action: read the event, repair, post (see docs/github.md).
+    Action(ActionCli),
+    /// Configuration: print the JSON Schema, or the merged config with sources.
+    #[command(subcommand)]
+    Config(ConfigCli),
     /// Summarize an eval run as Markdown (resolved rate with a Wilson interval, stop reasons,
     /// verdicts, cost, pass@k; McNemar against another run) and write results/ID/viewer.html.
     Report {
@@ -67,6 +72,37 @@ pub enum Command {
         /// Lines of each tool observation to show.
         #[arg(long, default_value_t = 12)]
         lines: usize,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ActionCli {
+    /// Event name (default: GITHUB_EVENT_NAME).
+    #[arg(long)]
+    pub event_name: Option<String>,
+    /// Event payload file (default: GITHUB_EVENT_PATH).
+    #[arg(long)]
+    pub event_path: Option<std::path::PathBuf>,
+    /// Post nothing; write what would be posted to the job summary.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Repository checkout (default: GITHUB_WORKSPACE, else the current directory).
+    #[arg(long)]
+    pub repo_dir: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCli {
+    /// Print the JSON Schema of .github/patchloop.yml.
+    Schema,
+    /// Print the merged configuration and where each value came from.
+    Show {
+        /// Repository checkout holding .github/patchloop.yml.
+        #[arg(long, default_value = ".")]
+        repo_dir: std::path::PathBuf,
+        /// An org-level patchloop.yml to merge under the repository's (local file).
+        #[arg(long)]
+        org_file: Option<std::path::PathBuf>,
     },
 }
 
@@ -186,6 +222,22 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
             crate::sandbox::image_cli::prepare(args).await?;
             Ok(Outcome::Success)
         }
+        Command::Action(a) => {
+            let args = crate::github::action::ActionArgs {
+                event_name: a.event_name,
+                event_path: a.event_path,
+                dry_run: a.dry_run,
+                repo_dir: a.repo_dir,
+            };
+            let fixed =
+                crate::github::action::cli_main(args, &crate::github::action::NotWired).await?;
+            Ok(if fixed {
+                Outcome::Success
+            } else {
+                Outcome::Negative
+            })
+        }
+        Command::Config(c) => crate::config::cli(c).map(|()| Outcome::Success),
         Command::Report {
             run_id,
             vs,

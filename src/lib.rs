@@ -7,5 +7,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod config;
 pub mod eval;
+pub mod github;
 pub mod sandbox;
