@@ -54,6 +54,28 @@ pub enum Command {
     /// Configuration: print the JSON Schema, or the merged config with sources.
     #[command(subcommand)]
     Config(ConfigCli),
+    /// Summarize an eval run as Markdown (resolved rate with a Wilson interval, stop reasons,
+    /// verdicts, cost, pass@k; McNemar against another run) and write results/ID/viewer.html.
+    Report {
+        #[arg(long)]
+        run_id: String,
+        /// A second run on the same tasks to compare with (exact McNemar test).
+        #[arg(long)]
+        vs: Option<String>,
+        /// Directory holding the runs.
+        #[arg(long, default_value = "results")]
+        results: std::path::PathBuf,
+    },
+    /// Benchmark tasks: generate them from a Python repository by injecting bugs.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+    /// Print a trajectory (.traj.jsonl) readably.
+    Replay {
+        file: std::path::PathBuf,
+        /// Lines of each tool observation to show.
+        #[arg(long, default_value_t = 12)]
+        lines: usize,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -84,6 +106,41 @@ pub enum ConfigCli {
         /// An org-level patchloop.yml to merge under the repository's (local file).
         #[arg(long)]
         org_file: Option<std::path::PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Inject bugs by syntax-tree mutation, validate each in the sandbox (the original passes;
+    /// the mutant fails specific tests, identically twice) and write OUT/tasks.jsonl
+    /// (SWE-bench-compatible), OUT/gen-report.json and the snapshot under OUT/sources/.
+    Gen {
+        #[arg(long)]
+        repo: std::path::PathBuf,
+        #[arg(long)]
+        out: std::path::PathBuf,
+        #[arg(long, default_value_t = 18)]
+        max_tasks: usize,
+        /// owner/name recorded in the tasks (default local/<directory name>).
+        #[arg(long)]
+        name: Option<String>,
+        /// Give up after this many candidates (default 15 per wanted task + 20).
+        #[arg(long)]
+        max_candidates: Option<usize>,
+        /// Candidate order seed: the same seed on the same code gives the same tasks.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        test_cmd: Option<String>,
+        /// An already prepared image of the repository.
+        #[arg(long)]
+        image: Option<String>,
+        /// Test directory (repeatable), with --image.
+        #[arg(long = "tests-dir")]
+        tests_dirs: Vec<String>,
+        /// Remove the prepared image when done.
+        #[arg(long)]
+        remove_image: bool,
     },
 }
 
@@ -191,5 +248,58 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
             })
         }
         Command::Config(c) => crate::config::cli(c).map(|()| Outcome::Success),
+        Command::Report {
+            run_id,
+            vs,
+            results,
+        } => {
+            let out = crate::eval::commands::report(&results, &run_id, vs.as_deref())?;
+            print!("{}", out.markdown);
+            eprintln!("viewer: {}", out.viewer_path.display());
+            Ok(Outcome::Success)
+        }
+        Command::Bench(BenchCommand::Gen {
+            repo,
+            out,
+            max_tasks,
+            name,
+            max_candidates,
+            seed,
+            test_cmd,
+            image,
+            tests_dirs,
+            remove_image,
+        }) => {
+            let args = crate::bench::commands::GenArgs {
+                repo,
+                out,
+                name,
+                max_tasks,
+                max_candidates,
+                seed,
+                test_cmd,
+                image,
+                tests_dirs,
+                remove_image,
+            };
+            let o = crate::bench::commands::gen_tasks(&args).await?;
+            println!(
+                "{} tasks written to {} ({} candidates tried; rejected: {:?}); snapshot {}",
+                o.report.accepted,
+                o.tasks_path.display(),
+                o.report.candidates_tried,
+                o.report.rejected,
+                o.snapshot_dir.display()
+            );
+            Ok(if o.report.accepted > 0 {
+                Outcome::Success
+            } else {
+                Outcome::Negative
+            })
+        }
+        Command::Replay { file, lines } => {
+            print!("{}", crate::eval::commands::replay(&file, lines)?);
+            Ok(Outcome::Success)
+        }
     }
 }

@@ -5,8 +5,10 @@
 //! `verify` (the verdict), `github` (events and posting), `config`, `mcp`, `bench`, `eval`.
 //! `cli` is the thin command-line front end.
 
+pub mod bench;
 pub mod cli;
 pub mod config;
+pub mod eval;
 pub mod github;
 pub mod sandbox;
 pub mod verify;

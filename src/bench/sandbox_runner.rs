@@ -1,0 +1,220 @@
+//! [`SuiteRunner`] over a sandbox container of the prepared original: each candidate file is
+//! written into the workspace, the suite runs with a JUnit report, and the original is restored.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use async_trait::async_trait;
+use quick_junit::{Report, TestCaseStatus};
+
+use crate::bench::generate::SuiteRunner;
+use crate::bench::validate::{CaseOutcome, SuiteResult};
+use crate::sandbox::{ExecRequest, ExecStatus, Sandbox};
+
+const JUNIT: &str = "/tmp/patchloop-bench-junit.xml";
+
+pub struct ContainerRunner<'a> {
+    sandbox: &'a dyn Sandbox,
+    test_cmd: String,
+    /// JUnit key (`classname::name`) → pytest node id, from a collection run.
+    node_ids: BTreeMap<String, String>,
+    originals: BTreeMap<String, String>,
+    /// Slowest run of the original so far: candidate runs may take 5× that + 30 s before they
+    /// count as hung (mutants can loop forever).
+    slowest_original: std::sync::Mutex<Duration>,
+}
+
+impl<'a> ContainerRunner<'a> {
+    /// Collect the suite's node ids (the JUnit report names tests differently).
+    pub async fn new(
+        sandbox: &'a dyn Sandbox,
+        test_cmd: &str,
+        originals: BTreeMap<String, String>,
+    ) -> anyhow::Result<Self> {
+        let mut runner = ContainerRunner {
+            sandbox,
+            test_cmd: test_cmd.to_string(),
+            node_ids: BTreeMap::new(),
+            originals,
+            slowest_original: std::sync::Mutex::new(Duration::ZERO),
+        };
+        let collect = sandbox
+            .exec(
+                ExecRequest::shell(format!(
+                    "cd /workspace && {} -q --collect-only -p no:cacheprovider 2>&1",
+                    runner.test_cmd
+                ))
+                .timeout(Duration::from_secs(300))
+                .output_cap(16 << 20),
+            )
+            .await?;
+        let text = collect.output.render();
+        if !collect.status.success() {
+            bail!(
+                "collecting the tests failed ({:?}); the suite must collect cleanly on the original code:\n{}",
+                collect.status,
+                crate::sandbox::output::truncate_text(&text, 4000)
+            );
+        }
+        for line in text.lines() {
+            let id = line.trim();
+            if id.contains("::") && !id.contains(' ') {
+                runner.node_ids.insert(key_for_node_id(id), id.to_string());
+            }
+        }
+        Ok(runner)
+    }
+
+    async fn write(&self, path: &str, text: &str) -> anyhow::Result<()> {
+        let r = self
+            .sandbox
+            .exec(
+                ExecRequest::argv(["sh", "-c", "cat > \"$1\"", "sh", path])
+                    .stdin(text.as_bytes().to_vec())
+                    .timeout(Duration::from_secs(30)),
+            )
+            .await?;
+        if !r.status.success() {
+            bail!("cannot write {path} in the sandbox: {}", r.output.render());
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl SuiteRunner for ContainerRunner<'_> {
+    async fn run(&self, replace: Option<(&str, &str)>) -> anyhow::Result<Option<SuiteResult>> {
+        if let Some((path, text)) = replace {
+            self.write(path, text).await?;
+        }
+        let script = format!(
+            "rm -f {JUNIT}; cd /workspace && {} -q -p no:cacheprovider --junitxml={JUNIT} >/dev/null 2>&1; cat {JUNIT}",
+            self.test_cmd
+        );
+        let slowest = self.slowest_original.lock().map(|d| *d).unwrap_or_default();
+        let timeout = if replace.is_none() || slowest.is_zero() {
+            Duration::from_secs(1800)
+        } else {
+            slowest * 5 + Duration::from_secs(30)
+        };
+        let t0 = Instant::now();
+        let result = self
+            .sandbox
+            .exec(
+                ExecRequest::shell(script)
+                    .timeout(timeout)
+                    .output_cap(32 << 20),
+            )
+            .await;
+        if replace.is_none()
+            && let Ok(mut s) = self.slowest_original.lock()
+        {
+            *s = (*s).max(t0.elapsed());
+        }
+        if let Some((path, _)) = replace {
+            let original = self
+                .originals
+                .get(path)
+                .with_context(|| format!("no original text for {path}"))?;
+            self.write(path, original).await?;
+        }
+        let r = result?;
+        if r.status == ExecStatus::TimedOut || !r.status.success() || r.output.is_truncated() {
+            return Ok(None);
+        }
+        match suite_from_junit(&r.output.render(), &self.node_ids) {
+            Ok(s) => Ok(Some(s)),
+            Err(e) => {
+                tracing::debug!(error = %e, "unreadable JUnit report");
+                Ok(None)
+            }
+        }
+    }
+
+    fn test_command(&self) -> String {
+        self.test_cmd.clone()
+    }
+}
+
+/// The JUnit key pytest gives a node id: `tests/test_x.py::C::t` → `tests.test_x.C::t`.
+pub fn key_for_node_id(node_id: &str) -> String {
+    let mut parts = node_id.split("::");
+    let file = parts.next().unwrap_or("");
+    let rest: Vec<&str> = parts.collect();
+    let module = file.strip_suffix(".py").unwrap_or(file).replace('/', ".");
+    match rest.split_last() {
+        Some((name, classes)) => {
+            let mut classname = module;
+            for c in classes {
+                classname.push('.');
+                classname.push_str(c);
+            }
+            format!("{classname}::{name}")
+        }
+        None => format!("::{module}"),
+    }
+}
+
+/// pytest's JUnit XML as node id → outcome. Unknown keys keep the key as their id; a test
+/// reported twice (failed call plus teardown error) keeps the worse outcome.
+pub fn suite_from_junit(
+    xml: &str,
+    node_ids: &BTreeMap<String, String>,
+) -> anyhow::Result<SuiteResult> {
+    // pytest's zone-less timestamps are rejected by quick-junit and never needed here.
+    let cleaned = regex::Regex::new(r#" timestamp="[^"]*""#)
+        .map(|re| re.replace_all(xml, "").into_owned())
+        .unwrap_or_else(|_| xml.to_string());
+    let report =
+        Report::deserialize_from_str(&cleaned).context("the JUnit report does not parse")?;
+    let mut tests: BTreeMap<String, CaseOutcome> = BTreeMap::new();
+    for suite in &report.test_suites {
+        for case in &suite.test_cases {
+            let classname = case.classname.as_ref().map(|c| c.as_str()).unwrap_or("");
+            let key = format!("{classname}::{}", case.name.as_str());
+            let id = node_ids.get(&key).cloned().unwrap_or(key);
+            let (ok, message) = match &case.status {
+                TestCaseStatus::Success { .. } | TestCaseStatus::Skipped { .. } => (true, None),
+                TestCaseStatus::NonSuccess { message, .. } => {
+                    (false, message.as_ref().map(|m| m.as_str().to_string()))
+                }
+            };
+            match tests.get_mut(&id) {
+                Some(old) if old.ok && !ok => *old = CaseOutcome { ok, message },
+                Some(_) => {}
+                None => {
+                    tests.insert(id, CaseOutcome { ok, message });
+                }
+            }
+        }
+    }
+    Ok(SuiteResult { tests })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const XML: &str = r#"<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="4" time="0.1" timestamp="2026-11-29T13:48:27.172173" hostname="h"><testcase classname="tests.test_core" name="test_ok" time="0.001" /><testcase classname="tests.test_core" name="test_bad" time="0.001"><failure message="assert 1 == 2">trace</failure></testcase><testcase classname="tests.test_core.TestC" name="test_p[a-b]" time="0.001"><skipped type="pytest.skip" message="skip">s</skipped></testcase><testcase classname="tests.test_core" name="test_bad" time="0.001"><error message="teardown">t</error></testcase></testsuite></testsuites>"#;
+
+    #[test]
+    fn junit_to_node_ids() {
+        let mut ids = BTreeMap::new();
+        for id in [
+            "tests/test_core.py::test_ok",
+            "tests/test_core.py::test_bad",
+            "tests/test_core.py::TestC::test_p[a-b]",
+        ] {
+            ids.insert(key_for_node_id(id), id.to_string());
+        }
+        let s = suite_from_junit(XML, &ids).unwrap();
+        assert_eq!(s.tests.len(), 3);
+        assert!(s.tests["tests/test_core.py::test_ok"].ok);
+        assert!(s.tests["tests/test_core.py::TestC::test_p[a-b]"].ok);
+        let bad = &s.tests["tests/test_core.py::test_bad"];
+        assert!(!bad.ok);
+        assert_eq!(bad.message.as_deref(), Some("assert 1 == 2"));
+        assert!(suite_from_junit("<nope", &ids).is_err());
+    }
+}

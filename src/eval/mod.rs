@@ -1,0 +1,11 @@
+//! Evaluation: statistics, reports and the episode viewer over `results/<run-id>/`.
+
+pub mod apply;
+pub mod commands;
+pub mod oracle;
+pub mod plan;
+pub mod report;
+pub mod results;
+pub mod stats;
+pub mod trajectory;
+pub mod viewer;

@@ -1,0 +1,165 @@
+//! Episode results on disk: `results/<run-id>/episodes/<instance>__<attempt>.json`, each with
+//! its trajectory beside it (`.traj.jsonl`). A result file is written last, atomically, so its
+//! presence means the episode finished (that is what resuming relies on).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// One finished episode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EpisodeResult {
+    pub instance_id: String,
+    /// 0-based attempt number (`--attempts K` runs 0..K).
+    pub attempt: u32,
+    pub run_id: String,
+    pub model: String,
+    /// The verifier's verdict says the patch resolves the task.
+    pub resolved: bool,
+    /// The verifier's verdict (e.g. `verified`, `not_verified`), or `error` when the
+    /// episode could not run.
+    pub verdict: String,
+    /// Why the agent stopped (e.g. `submitted`, `step_budget`), or `error`.
+    pub stop_reason: String,
+    #[serde(default)]
+    pub steps: usize,
+    /// Whole episode: prepare, agent, verification.
+    pub wall_ms: u64,
+    #[serde(default)]
+    pub total_tokens: u64,
+    #[serde(default)]
+    pub cost_usd: f64,
+    #[serde(default)]
+    pub patch: String,
+    /// Trajectory file name, relative to the episodes directory.
+    #[serde(default)]
+    pub trajectory: Option<String>,
+    /// What went wrong when the episode itself failed (infrastructure, not the model).
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub finished_unix: u64,
+}
+
+impl EpisodeResult {
+    pub fn file_stem(instance_id: &str, attempt: u32) -> String {
+        let safe: String = instance_id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.+".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        format!("{safe}__{attempt}")
+    }
+}
+
+pub fn run_dir(results_root: &Path, run_id: &str) -> PathBuf {
+    results_root.join(run_id)
+}
+
+pub fn episodes_dir(results_root: &Path, run_id: &str) -> PathBuf {
+    run_dir(results_root, run_id).join("episodes")
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    #[error(
+        "no results for run {run_id:?} under {dir}: run `patchloop eval --run-id {run_id} ...` first, or pass --results with the directory that holds it"
+    )]
+    NoRun { run_id: String, dir: String },
+    #[error("cannot read {path}: {reason}")]
+    Read { path: String, reason: String },
+}
+
+/// Every result of a run, sorted by instance id then attempt.
+pub fn load_run(results_root: &Path, run_id: &str) -> Result<Vec<EpisodeResult>, ResultsError> {
+    let dir = episodes_dir(results_root, run_id);
+    let entries = std::fs::read_dir(&dir).map_err(|_| ResultsError::NoRun {
+        run_id: run_id.to_string(),
+        dir: dir.display().to_string(),
+    })?;
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| ResultsError::Read {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        let r: EpisodeResult = serde_json::from_str(&text).map_err(|e| ResultsError::Read {
+            path: path.display().to_string(),
+            reason: format!("not an episode result: {e}"),
+        })?;
+        out.push(r);
+    }
+    out.sort_by(|a, b| (&a.instance_id, a.attempt).cmp(&(&b.instance_id, b.attempt)));
+    Ok(out)
+}
+
+/// Write a result atomically (temp file + rename), so a crash never leaves half a result.
+pub fn write_result(dir: &Path, r: &EpisodeResult) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let stem = EpisodeResult::file_stem(&r.instance_id, r.attempt);
+    let path = dir.join(format!("{stem}.json"));
+    let tmp = dir.join(format!(".{stem}.json.tmp"));
+    let text = serde_json::to_string_pretty(r).map_err(std::io::Error::other)?;
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(path)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub fn result(id: &str, attempt: u32, resolved: bool) -> EpisodeResult {
+        EpisodeResult {
+            instance_id: id.into(),
+            attempt,
+            run_id: "r1".into(),
+            model: "oracle".into(),
+            resolved,
+            verdict: if resolved { "verified" } else { "not_verified" }.into(),
+            stop_reason: "submitted".into(),
+            steps: 3,
+            wall_ms: 2000,
+            total_tokens: 1000,
+            cost_usd: 0.01,
+            patch: "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n".into(),
+            trajectory: None,
+            error: None,
+            finished_unix: 1,
+        }
+    }
+
+    #[test]
+    fn write_then_load_sorted() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = episodes_dir(root.path(), "r1");
+        write_result(&dir, &result("b/x", 0, true)).unwrap();
+        write_result(&dir, &result("a", 1, false)).unwrap();
+        write_result(&dir, &result("a", 0, true)).unwrap();
+        std::fs::write(dir.join("notes.txt"), "ignored").unwrap();
+        let got = load_run(root.path(), "r1").unwrap();
+        let keys: Vec<(String, u32)> = got
+            .iter()
+            .map(|r| (r.instance_id.clone(), r.attempt))
+            .collect();
+        assert_eq!(
+            keys,
+            vec![("a".into(), 0), ("a".into(), 1), ("b/x".into(), 0)]
+        );
+        assert!(dir.join("b_x__0.json").exists());
+        let err = load_run(root.path(), "nope").unwrap_err().to_string();
+        assert!(err.contains("patchloop eval --run-id nope"), "{err}");
+        std::fs::write(dir.join("bad.json"), "{").unwrap();
+        let err = load_run(root.path(), "r1").unwrap_err().to_string();
+        assert!(err.contains("bad.json"), "{err}");
+    }
+}
