@@ -5,5 +5,6 @@
 //! `verify` (the verdict), `github` (events and posting), `config`, `mcp`, `bench`, `eval`.
 //! `cli` is the thin command-line front end.
 
+pub mod agent;
 pub mod cli;
 pub mod sandbox;

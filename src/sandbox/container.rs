@@ -27,7 +27,14 @@ impl Container {
         run_id: &str,
         role: &str,
     ) -> Result<Container, SandboxError> {
-        let _ = (docker, image, policy, run_id, role, RunLabels::deadline_from_now);
+        let _ = (
+            docker,
+            image,
+            policy,
+            run_id,
+            role,
+            RunLabels::deadline_from_now,
+        );
         Err(SandboxError::Other("not implemented yet".into()))
     }
 

@@ -1,0 +1,5 @@
+//! The agent: model adapters, tools, the episode loop, trajectories and `patchloop fix`.
+//!
+//! Read [`episode`] first: the whole loop is one function, top to bottom.
+
+pub mod model;
