@@ -3,3 +3,4 @@
 //! Read [`episode`] first: the whole loop is one function, top to bottom.
 
 pub mod model;
+pub mod tools;
