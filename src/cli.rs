@@ -1,27 +1,118 @@
 //! Command-line front end: parse, dispatch, map outcomes to documented exit codes.
+//!
+//! Exit codes: 0 success (fixed / verified / healthy), 1 a negative answer (no fix, not
+//! verified, not healthy), 2 configuration or infrastructure error.
 
 use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::{Parser, Subcommand};
+
+use crate::sandbox::{SandboxError, docker, doctor, reaper};
 
 #[derive(Debug, Parser)]
 #[command(
     name = "patchloop",
     version,
-    about = "Repairs red builds in a locked-down sandbox"
+    about = "Repairs red builds: an agent fixes failing tests inside a locked-down Docker sandbox, \
+             a fresh container verifies the patch, and the diff is posted to GitHub.",
+    after_help = "Exit codes: 0 success, 1 no fix / not verified / not healthy, \
+                  2 configuration or infrastructure error."
 )]
 pub struct Cli {
+    /// Log filter (e.g. `info`, `patchloop=debug`); also RUST_LOG.
+    #[arg(long, global = true, env = "PATCHLOOP_LOG", default_value = "warn")]
+    pub log: String,
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Report the Docker daemon, the sandbox's seccomp probes, base images and leftovers.
-    Doctor,
+    /// Check this machine: the Docker daemon, the sandbox's posture probes (capabilities,
+    /// seccomp, io_uring, AF_VSOCK, network, read-only root) in a real hardened container,
+    /// the base images, and leftover containers.
+    Doctor {
+        /// Image to run the probes in (default: the newest patchloop base image).
+        #[arg(long)]
+        image: Option<String>,
+    },
+    /// Remove containers and volumes left by dead runs whose deadline passed.
+    Reap,
+}
+
+/// Outcome of a command, mapped to the documented exit codes.
+pub enum Outcome {
+    Success,
+    Negative,
 }
 
 pub async fn main() -> ExitCode {
-    let _cli = Cli::parse();
-    ExitCode::SUCCESS
+    let cli = Cli::parse();
+    init_tracing(&cli.log);
+    match dispatch(cli.command).await {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::Negative) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_tracing(filter: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .or_else(|_| tracing_subscriber::EnvFilter::try_new(filter))
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+pub fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// Connect and reap what dead runs left behind; every command that creates containers starts here.
+pub async fn connect_and_reap() -> Result<bollard::Docker, SandboxError> {
+    let d = docker::connect().await?;
+    let report = reaper::reap(&d, now_unix()).await?;
+    if !report.containers_removed.is_empty() || !report.volumes_removed.is_empty() {
+        tracing::info!(
+            containers = report.containers_removed.len(),
+            volumes = report.volumes_removed.len(),
+            "reaped leftovers of dead runs"
+        );
+    }
+    Ok(d)
+}
+
+async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
+    match command {
+        Command::Doctor { image } => {
+            let d = connect_and_reap().await?;
+            let report = doctor::run(&d, image).await?;
+            print!("{}", report.render());
+            Ok(if report.healthy() {
+                Outcome::Success
+            } else {
+                Outcome::Negative
+            })
+        }
+        Command::Reap => {
+            let d = docker::connect().await?;
+            let r = reaper::reap(&d, now_unix()).await?;
+            println!(
+                "reaped {} containers and {} volumes; {} live containers left alone",
+                r.containers_removed.len(),
+                r.volumes_removed.len(),
+                r.live
+            );
+            Ok(Outcome::Success)
+        }
+    }
 }

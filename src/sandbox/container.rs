@@ -1,21 +1,84 @@
 //! A running sandbox container: create/start through the policy, exec with hard limits,
 //! harness-owned diff, and removal on every path (drop guard).
+//!
+//! Why the step wrapper: `timeout` inside the container does not end a step (a `setsid`
+//! grandchild or a `sleep 60 &` survives it, SECURITY.md G7). Every command therefore runs under
+//! a tiny `sh` wrapper that, when the command returns, SIGKILLs every process in the container
+//! except PID 1 (docker-init) and the keeper (`sleep <lifetime>`). The same loop runs from the
+//! harness when a step times out. Execs on one container are serialised so one step's cleanup
+//! never kills another step's processes.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::collections::HashMap;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 use bollard::Docker;
+use bollard::exec::{CreateExecOptions, StartExecOptions, StartExecResults};
+use bollard::query_parameters::{CreateContainerOptions, RemoveContainerOptionsBuilder};
+use futures_util::StreamExt;
+use tokio::io::AsyncWriteExt;
+use tokio::sync::Mutex;
 
+use super::output::CappedOutput;
 use super::policy::{ContainerPolicy, RunLabels};
-use super::{ExecRequest, ExecResult, Sandbox, SandboxError};
+use super::{ExecRequest, ExecResult, ExecStatus, Sandbox, SandboxError, WORKSPACE};
 
-/// A live container. Dropping it removes the container (best effort, in the background);
-/// call [`Container::remove`] to wait for removal.
+/// Extra seconds the deadline label gives beyond PID 1's own lifetime before the reaper acts.
+const DEADLINE_GRACE_SECS: u64 = 30;
+/// Reading stops (and the step is killed) once a command has printed this many times its cap.
+const FLOOD_FACTOR: u64 = 64;
+/// Largest diff we accept; a truncated diff would be a wrong patch.
+const DIFF_CAP: usize = 16 << 20;
+
+/// A live container. Dropping it removes the container in the background; call
+/// [`Container::remove`] to wait for removal. PID 1 ends at the deadline anyway (AutoRemove).
 pub struct Container {
     docker: Docker,
     id: String,
     name: String,
+    /// Named volumes (read-only test dirs) to delete with the container.
+    volumes: Vec<String>,
+    keeper_pid: u32,
+    oom_kills_seen: Mutex<u64>,
+    /// One exec at a time: the post-step cleanup kills every other process.
+    exec_lock: Mutex<()>,
     removed: bool,
+}
+
+fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn random_suffix() -> String {
+    let n: u32 = rand::random();
+    format!("{n:08x}")
+}
+
+/// A name Docker accepts: `[a-zA-Z0-9][a-zA-Z0-9_.-]*`.
+fn sanitize(s: &str) -> String {
+    let s: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(40)
+        .collect();
+    if s.is_empty() { "x".into() } else { s }
+}
+
+/// The shell loop that SIGKILLs every process but PID 1, the keeper and the shell itself.
+/// Only dash builtins: it must work while a fork bomb holds every pid.
+fn kill_others_script(keeper: u32) -> String {
+    format!(
+        "k() {{ for d in /proc/[0-9]*; do p=${{d#/proc/}}; case \"$p\" in 1|{keeper}|$$) ;; *) kill -9 \"$p\" 2>/dev/null;; esac; done; }}; k; k; k"
+    )
 }
 
 impl Container {
@@ -27,49 +90,458 @@ impl Container {
         run_id: &str,
         role: &str,
     ) -> Result<Container, SandboxError> {
-        let _ = (
-            docker,
-            image,
-            policy,
-            run_id,
-            role,
-            RunLabels::deadline_from_now,
+        let labels = RunLabels {
+            run_id: run_id.to_string(),
+            role: role.to_string(),
+            deadline_unix: now_unix() + policy.lifetime_secs + DEADLINE_GRACE_SECS,
+        };
+        let name = format!(
+            "patchloop-{}-{}-{}",
+            sanitize(run_id),
+            sanitize(role),
+            random_suffix()
         );
-        Err(SandboxError::Other("not implemented yet".into()))
+        let body = policy.create_body(image, &labels, &name);
+        let volumes = policy.read_only_volume_names(&name);
+        let created = docker
+            .create_container(
+                Some(CreateContainerOptions {
+                    name: Some(name.clone()),
+                    ..Default::default()
+                }),
+                body,
+            )
+            .await
+            .map_err(SandboxError::docker(format!(
+                "creating container {name} from image {image}"
+            )))?;
+        let mut container = Container {
+            docker: docker.clone(),
+            id: created.id,
+            name,
+            volumes,
+            keeper_pid: 0,
+            oom_kills_seen: Mutex::new(0),
+            exec_lock: Mutex::new(()),
+            removed: false,
+        };
+        // From here on the drop guard removes the container on any error.
+        docker
+            .start_container(
+                &container.id,
+                None::<bollard::query_parameters::StartContainerOptions>,
+            )
+            .await
+            .map_err(SandboxError::docker(format!(
+                "starting container {}",
+                container.name
+            )))?;
+        container.keeper_pid = container.find_keeper().await?;
+        let baseline = container.oom_kill_count().await.unwrap_or(0);
+        *container.oom_kills_seen.get_mut() = baseline;
+        Ok(container)
     }
 
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// PID 1 is docker-init; its first child is the keeper that bounds the container's life.
+    async fn find_keeper(&self) -> Result<u32, SandboxError> {
+        let out = self
+            .raw_exec(
+                vec![
+                    "sh".into(),
+                    "-c".into(),
+                    "cat /proc/1/task/1/children 2>/dev/null || for d in /proc/[0-9]*; do p=${d#/proc/}; [ \"$p\" != 1 ] && [ \"$p\" != $$ ] && echo \"$p\"; done".into(),
+                ],
+                None,
+                Duration::from_secs(20),
+                4096,
+                None,
+                &[],
+            )
+            .await?;
+        let text = out.output.render();
+        text.split_whitespace()
+            .filter_map(|t| t.parse::<u32>().ok())
+            .find(|&p| p != 1)
+            .ok_or_else(|| SandboxError::ContainerGone {
+                id: self.name.clone(),
+                reason: format!("no keeper process found under PID 1 (saw {text:?})"),
+            })
+    }
+
+    /// The container cgroup's OOM-kill counter (v2 `memory.events`, v1 `memory.oom_control`).
+    /// An OOM under exec shows only as exit 137 plus this counter (SECURITY.md G6).
+    async fn oom_kill_count(&self) -> Result<u64, SandboxError> {
+        let out = self
+            .raw_exec(
+                vec![
+                    "sh".into(),
+                    "-c".into(),
+                    "cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control".into(),
+                ],
+                None,
+                Duration::from_secs(10),
+                4096,
+                None,
+                &[],
+            )
+            .await?;
+        Ok(parse_oom_kill(&out.output.render()).unwrap_or(0))
+    }
+
+    /// Kill every process but PID 1 and the keeper.
+    async fn kill_others(&self) -> Result<(), SandboxError> {
+        self.raw_exec(
+            vec![
+                "sh".into(),
+                "-c".into(),
+                kill_others_script(self.keeper_pid),
+            ],
+            None,
+            Duration::from_secs(10),
+            4096,
+            None,
+            &[],
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// One exec over the Engine API: capture output with a cap, enforce the timeout by killing
+    /// the step's processes, return the exit code. No cleanup wrapper here (see `exec`).
+    async fn raw_exec(
+        &self,
+        argv: Vec<String>,
+        stdin: Option<Vec<u8>>,
+        timeout: Duration,
+        cap: usize,
+        workdir: Option<String>,
+        env: &[String],
+    ) -> Result<ExecResult, SandboxError> {
+        let started = Instant::now();
+        let exec = self
+            .docker
+            .create_exec(
+                &self.id,
+                CreateExecOptions {
+                    cmd: Some(argv),
+                    attach_stdin: Some(stdin.is_some()),
+                    attach_stdout: Some(true),
+                    attach_stderr: Some(true),
+                    tty: Some(false),
+                    env: Some(env.to_vec()),
+                    working_dir: Some(workdir.unwrap_or_else(|| WORKSPACE.to_string())),
+                    ..Default::default()
+                },
+            )
+            .await
+            .map_err(|e| self.gone_or(e, "creating an exec"))?;
+        let started_exec = self
+            .docker
+            .start_exec(
+                &exec.id,
+                Some(StartExecOptions {
+                    detach: false,
+                    tty: false,
+                    output_capacity: Some(64 * 1024),
+                }),
+            )
+            .await
+            .map_err(|e| self.gone_or(e, "starting an exec"))?;
+        let StartExecResults::Attached {
+            mut output,
+            mut input,
+        } = started_exec
+        else {
+            return Err(SandboxError::Other("exec started detached".into()));
+        };
+
+        if let Some(bytes) = stdin {
+            // A process that never reads stdin must not block us: write in the background.
+            tokio::spawn(async move {
+                let _ = input.write_all(&bytes).await;
+                let _ = input.shutdown().await;
+            });
+        } else {
+            drop(input);
+        }
+
+        let mut captured = CappedOutput::new(cap);
+        let flood_limit = (cap as u64).saturating_mul(FLOOD_FACTOR).max(8 << 20);
+        let mut flooded = false;
+        let read = async {
+            while let Some(chunk) = output.next().await {
+                match chunk {
+                    Ok(log) => {
+                        captured.push(&log.into_bytes());
+                        if captured.total_bytes() > flood_limit {
+                            flooded = true;
+                            break;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+        };
+        let timed_out = tokio::time::timeout(timeout, read).await.is_err();
+        drop(output);
+        if timed_out || flooded {
+            // The step's processes are still running: end them (the keeper and PID 1 stay).
+            // Boxed: kill_others is itself an exec.
+            Box::pin(self.kill_others()).await?;
+        }
+        if flooded {
+            captured.push(b"\n[output limit reached: the command was killed]\n");
+        }
+        let code = self.exit_code(&exec.id).await?;
+        let status = if timed_out {
+            ExecStatus::TimedOut
+        } else {
+            ExecStatus::Exited(code.unwrap_or(-1))
+        };
+        Ok(ExecResult {
+            status,
+            output: captured,
+            duration: started.elapsed(),
+        })
+    }
+
+    /// The exec's exit code; it may lag the end of the output stream by a few milliseconds.
+    async fn exit_code(&self, exec_id: &str) -> Result<Option<i64>, SandboxError> {
+        for attempt in 0..100u32 {
+            let info = self
+                .docker
+                .inspect_exec(exec_id)
+                .await
+                .map_err(|e| self.gone_or(e, "inspecting an exec"))?;
+            if info.running != Some(true) {
+                return Ok(info.exit_code);
+            }
+            tokio::time::sleep(Duration::from_millis(if attempt < 10 { 5 } else { 50 })).await;
+        }
+        Ok(None)
+    }
+
+    fn gone_or(&self, e: bollard::errors::Error, action: &str) -> SandboxError {
+        use bollard::errors::Error as E;
+        match &e {
+            E::DockerResponseServerError {
+                status_code: 404 | 409,
+                message,
+            } => SandboxError::ContainerGone {
+                id: self.name.clone(),
+                reason: message.clone(),
+            },
+            _ => SandboxError::Docker {
+                action: format!("{action} in container {}", self.name),
+                source: e,
+            },
+        }
+    }
+
     /// Stop and remove now (the anonymous workspace volumes go with it).
     pub async fn remove(mut self) -> Result<(), SandboxError> {
         self.removed = true;
-        Ok(())
+        remove_container(&self.docker, &self.id, &self.volumes).await
     }
 }
 
-impl RunLabels {
-    fn deadline_from_now(lifetime: Duration) -> u64 {
-        (SystemTime::now() + lifetime)
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0)
+async fn remove_container(
+    docker: &Docker,
+    id: &str,
+    volumes: &[String],
+) -> Result<(), SandboxError> {
+    let opts = RemoveContainerOptionsBuilder::new()
+        .force(true)
+        .v(true)
+        .build();
+    let removed = docker.remove_container(id, Some(opts)).await;
+    for v in volumes {
+        // AutoRemove may still hold the volume for a moment; the reaper gets any straggler.
+        for _ in 0..20 {
+            match docker
+                .remove_volume(v, None::<bollard::query_parameters::RemoveVolumeOptions>)
+                .await
+            {
+                Err(bollard::errors::Error::DockerResponseServerError {
+                    status_code: 409, ..
+                }) => tokio::time::sleep(Duration::from_millis(50)).await,
+                _ => break,
+            }
+        }
+    }
+    match removed {
+        Ok(()) => Ok(()),
+        // Already gone (AutoRemove raced us), or removal already in progress.
+        Err(bollard::errors::Error::DockerResponseServerError {
+            status_code: 404 | 409,
+            ..
+        }) => Ok(()),
+        Err(e) => Err(SandboxError::Docker {
+            action: format!("removing container {id}"),
+            source: e,
+        }),
     }
 }
+
+impl Drop for Container {
+    fn drop(&mut self) {
+        if self.removed {
+            return;
+        }
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            let docker = self.docker.clone();
+            let id = self.id.clone();
+            let volumes = std::mem::take(&mut self.volumes);
+            handle.spawn(async move {
+                let _ = remove_container(&docker, &id, &volumes).await;
+            });
+        }
+        // Without a runtime the bounded PID 1, AutoRemove and the reaper still clean up.
+    }
+}
+
+/// `oom_kill N` from memory.events (v2) or memory.oom_control (v1).
+fn parse_oom_kill(text: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let mut it = l.split_whitespace();
+        (it.next() == Some("oom_kill"))
+            .then(|| it.next().and_then(|n| n.parse().ok()))
+            .flatten()
+    })
+}
+
+/// The harness-owned diff: the pristine baseline git dir (read-only in the image) against the
+/// workspace, with no system/global config, no hooks, no fsmonitor, a private index and object
+/// dir in /tmp. Nothing in the workspace's own `.git` is ever read.
+const DIFF_SCRIPT: &str = r#"set -e
+B=/opt/patchloop/baseline.git
+T=$(mktemp -d /tmp/.pl-diff-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+cp "$B/index" "$T/index"
+mkdir "$T/objects"
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_DIR="$B" GIT_WORK_TREE=/workspace \
+  GIT_INDEX_FILE="$T/index" GIT_OBJECT_DIRECTORY="$T/objects" GIT_ALTERNATE_OBJECT_DIRECTORIES="$B/objects" \
+  GIT_TERMINAL_PROMPT=0 GIT_OPTIONAL_LOCKS=0
+g() { git -c core.fsmonitor= -c core.hooksPath=/dev/null -c 'safe.directory=*' -c core.untrackedCache=false \
+  -c core.autocrlf=false -c core.safecrlf=false -c diff.noprefix=false -c diff.renames=false "$@"; }
+cd /workspace
+g add -A -- . >/dev/null
+g diff --cached --binary --no-color --no-ext-diff --no-textconv --full-index HEAD
+"#;
 
 #[async_trait]
 impl Sandbox for Container {
     async fn exec(&self, req: ExecRequest) -> Result<ExecResult, SandboxError> {
-        let _ = (&self.docker, req);
-        Err(SandboxError::Other("not implemented yet".into()))
+        let _one_at_a_time = self.exec_lock.lock().await;
+        // sh -c 'WRAPPER' sh ARGV...: the command runs as "$@" (no interpolation); afterwards
+        // every process it left behind is killed so nothing outlives the step.
+        let wrapper = format!(
+            "\"$@\"; rc=$?; {}; exit $rc",
+            kill_others_script(self.keeper_pid)
+        );
+        let mut argv = vec![
+            "sh".to_string(),
+            "-c".to_string(),
+            wrapper,
+            "sh".to_string(),
+        ];
+        argv.extend(req.argv);
+        let mut result = self
+            .raw_exec(
+                argv,
+                req.stdin,
+                req.timeout,
+                req.output_cap,
+                req.workdir,
+                &req.env,
+            )
+            .await?;
+        if result.status == ExecStatus::Exited(137) {
+            let count = self.oom_kill_count().await.unwrap_or(0);
+            let mut seen = self.oom_kills_seen.lock().await;
+            if count > *seen {
+                *seen = count;
+                result.status = ExecStatus::Oom;
+            }
+        }
+        Ok(result)
     }
 
     async fn diff(&self) -> Result<String, SandboxError> {
-        Err(SandboxError::Other("not implemented yet".into()))
+        let _one_at_a_time = self.exec_lock.lock().await;
+        // Freeze the workspace first: a background writer must not change the diff under us.
+        self.kill_others().await?;
+        let out = self
+            .raw_exec(
+                vec!["sh".into(), "-c".into(), DIFF_SCRIPT.into()],
+                None,
+                Duration::from_secs(120),
+                DIFF_CAP,
+                None,
+                &[],
+            )
+            .await?;
+        if out.output.is_truncated() {
+            return Err(SandboxError::Other(format!(
+                "the workspace diff is larger than {} MiB; refusing a truncated patch",
+                DIFF_CAP >> 20
+            )));
+        }
+        let text = String::from_utf8_lossy(&out.output.kept_bytes()).into_owned();
+        if !out.status.success() {
+            return Err(SandboxError::Other(format!(
+                "taking the workspace diff failed ({:?}): {}",
+                out.status,
+                text.trim()
+            )));
+        }
+        Ok(text)
     }
 
+    /// The container name (readable in logs, unique per run).
+    #[allow(clippy::misnamed_getters)]
     fn id(&self) -> &str {
-        &self.id
+        &self.name
+    }
+}
+
+/// Labels → map, for the reaper and doctor.
+pub fn labels_of(summary: &bollard::models::ContainerSummary) -> HashMap<String, String> {
+    summary.labels.clone().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_oom_kill_counters() {
+        assert_eq!(
+            parse_oom_kill("oom_kill_disable 0\nunder_oom 0\noom_kill 3\n"),
+            Some(3)
+        );
+        assert_eq!(
+            parse_oom_kill("low 0\nhigh 0\nmax 2\noom 1\noom_kill 1\n"),
+            Some(1)
+        );
+        assert_eq!(parse_oom_kill("nothing here"), None);
+    }
+
+    #[test]
+    fn names_are_docker_safe() {
+        assert_eq!(sanitize("run/1 x"), "run-1-x");
+        assert_eq!(sanitize(""), "x");
+        assert!(sanitize(&"a".repeat(100)).len() <= 40);
+    }
+
+    #[test]
+    fn kill_script_spares_pid1_keeper_and_itself() {
+        let s = kill_others_script(7);
+        assert!(s.contains("1|7|$$)"));
+        assert!(!s.contains("pkill") && !s.contains("ps "));
     }
 }

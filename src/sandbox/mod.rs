@@ -6,8 +6,11 @@
 
 pub mod container;
 pub mod docker;
+pub mod doctor;
 pub mod output;
 pub mod policy;
+pub mod probe;
+pub mod reaper;
 pub mod seccomp;
 
 use std::time::Duration;

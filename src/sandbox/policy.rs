@@ -117,16 +117,26 @@ impl ContainerPolicy {
         }
     }
 
+    /// Names of the volumes holding the read-only paths of container `name` (the reaper and
+    /// `Container::remove` delete them; Docker does not, as they are named).
+    pub fn read_only_volume_names(&self, name: &str) -> Vec<String> {
+        (0..self.read_only_paths.len())
+            .map(|i| format!("{name}-ro{i}"))
+            .collect()
+    }
+
     /// THE place a sandbox container's create request is built.
-    pub fn create_body(&self, image: &str, labels: &RunLabels) -> ContainerCreateBody {
+    pub fn create_body(&self, image: &str, labels: &RunLabels, name: &str) -> ContainerCreateBody {
         let hardened = self.hardening == Hardening::Hardened;
         let labels = labels.to_map();
 
-        // The workspace and the test directories are anonymous volumes: Docker fills an empty
-        // volume from the image on first mount, works when patchloop itself runs in a container
-        // (no host path involved), and AutoRemove deletes them with the container.
-        let volume = |target: String, read_only: bool| Mount {
+        // The workspace and the test directories are volumes: Docker fills an empty volume from
+        // the image on first mount, and that works when patchloop itself runs in a container (no
+        // host path involved). The workspace volume is anonymous (AutoRemove deletes it); Docker
+        // refuses read-only anonymous volumes, so the test directories get named ones.
+        let volume = |target: String, read_only: bool, source: Option<String>| Mount {
             target: Some(target),
+            source,
             typ: Some(MountType::VOLUME),
             read_only: Some(read_only),
             volume_options: Some(MountVolumeOptions {
@@ -135,10 +145,14 @@ impl ContainerPolicy {
             }),
             ..Default::default()
         };
-        let mut mounts = vec![volume(WORKSPACE.to_string(), false)];
-        for p in &self.read_only_paths {
+        let mut mounts = vec![volume(WORKSPACE.to_string(), false, None)];
+        for (p, vol) in self
+            .read_only_paths
+            .iter()
+            .zip(self.read_only_volume_names(name))
+        {
             let p = p.trim_matches('/');
-            mounts.push(volume(format!("{WORKSPACE}/{p}"), hardened));
+            mounts.push(volume(format!("{WORKSPACE}/{p}"), hardened, Some(vol)));
         }
 
         let tmpfs = HashMap::from([(
@@ -232,7 +246,7 @@ mod tests {
             read_only_paths: vec!["tests".into(), "/pkg/tests/".into()],
             ..Default::default()
         }
-        .create_body("img:1", &labels())
+        .create_body("img:1", &labels(), "c1")
     }
 
     #[test]
@@ -282,8 +296,16 @@ mod tests {
             m,
             vec![
                 ("/workspace".to_string(), false, None),
-                ("/workspace/tests".to_string(), true, None),
-                ("/workspace/pkg/tests".to_string(), true, None),
+                (
+                    "/workspace/tests".to_string(),
+                    true,
+                    Some("c1-ro0".to_string())
+                ),
+                (
+                    "/workspace/pkg/tests".to_string(),
+                    true,
+                    Some("c1-ro1".to_string())
+                ),
             ]
         );
     }
@@ -312,7 +334,7 @@ mod tests {
     fn control_is_unhardened() {
         let b = ContainerPolicy::default()
             .control()
-            .create_body("img", &labels());
+            .create_body("img", &labels(), "c2");
         let h = b.host_config.unwrap();
         assert_eq!(h.network_mode.as_deref(), Some("bridge"));
         assert_eq!(h.readonly_rootfs, Some(false));
