@@ -2,5 +2,8 @@
 //!
 //! Read [`episode`] first: the whole loop is one function, top to bottom.
 
+pub mod compact;
+pub mod episode;
 pub mod model;
 pub mod tools;
+pub mod trajectory;

@@ -287,7 +287,10 @@ async fn bash(
 }
 
 /// Read a whole file through the sandbox. `Err` is an observation (missing file, too large).
-async fn read_file(sandbox: &dyn Sandbox, path: &str) -> Result<Result<String, Observation>, SandboxError> {
+async fn read_file(
+    sandbox: &dyn Sandbox,
+    path: &str,
+) -> Result<Result<String, Observation>, SandboxError> {
     const MAX: usize = 4 << 20;
     let r = sandbox
         .exec(ExecRequest::argv(["cat", "--", path]).output_cap(MAX))
@@ -303,7 +306,9 @@ async fn read_file(sandbox: &dyn Sandbox, path: &str) -> Result<Result<String, O
             "`{path}` is larger than {MAX} bytes; view parts with start_line/end_line or use search."
         ))));
     }
-    Ok(Ok(String::from_utf8_lossy(&r.output.kept_bytes()).into_owned()))
+    Ok(Ok(
+        String::from_utf8_lossy(&r.output.kept_bytes()).into_owned()
+    ))
 }
 
 /// `lines[start..=end]` numbered from `start` (1-based). Pure.
@@ -431,9 +436,7 @@ async fn str_replace(
     }
     Ok(Ok(Observation::text(format!(
         "Edited {path}. Lines {}-{} now read:\n{}",
-        edited.first_line,
-        edited.last_line,
-        edited.snippet
+        edited.first_line, edited.last_line, edited.snippet
     ))))
 }
 
@@ -471,7 +474,8 @@ pub fn plan_replace(text: &str, old: &str, new: &str) -> Result<Replacement, Str
         }
         0 => {
             let (s, e) = most_similar_region(text, old);
-            let mut msg = "old_str was not found (it must match exactly, including indentation). ".to_string();
+            let mut msg = "old_str was not found (it must match exactly, including indentation). "
+                .to_string();
             if e >= s && s > 0 {
                 msg.push_str(&format!(
                     "The most similar region is lines {s}-{e}:\n{}Copy the exact text (without the line numbers).",
@@ -489,7 +493,11 @@ pub fn plan_replace(text: &str, old: &str, new: &str) -> Result<Replacement, Str
             let span = old.matches('\n').count();
             for &i in matches.iter().take(3) {
                 let l = line_of(i);
-                msg.push_str(&number_lines(text, l.saturating_sub(1).max(1), l + span + 1));
+                msg.push_str(&number_lines(
+                    text,
+                    l.saturating_sub(1).max(1),
+                    l + span + 1,
+                ));
                 msg.push_str("---\n");
             }
             Err(msg)
@@ -518,7 +526,12 @@ pub fn most_similar_region(text: &str, needle: &str) -> (usize, usize) {
         let score: f32 = want
             .iter()
             .enumerate()
-            .map(|(k, w)| lines.get(start + k).map(|l| line_score(l, w)).unwrap_or(0.0))
+            .map(|(k, w)| {
+                lines
+                    .get(start + k)
+                    .map(|l| line_score(l, w))
+                    .unwrap_or(0.0)
+            })
             .sum();
         if score > best.1 {
             best = (start, score);
@@ -556,7 +569,11 @@ impl TestSummary {
 impl TestRun {
     /// Green: the command succeeded and nothing failed.
     pub fn green(&self) -> bool {
-        self.status.success() && self.summary.as_ref().is_none_or(|s| s.failed + s.errors == 0)
+        self.status.success()
+            && self
+                .summary
+                .as_ref()
+                .is_none_or(|s| s.failed + s.errors == 0)
     }
 
     /// The observation text: counts, failing ids, then the tail of the output.
@@ -580,7 +597,10 @@ impl TestRun {
             None => format!("The test command produced no JUnit report ({code}).\n"),
         };
         out.push_str("--- output ---\n");
-        out.push_str(&truncate_text(&self.output, cap.saturating_sub(out.len()).max(1024)));
+        out.push_str(&truncate_text(
+            &self.output,
+            cap.saturating_sub(out.len()).max(1024),
+        ));
         out
     }
 }
@@ -597,7 +617,9 @@ pub fn summarize_junit(xml: &str) -> Option<TestSummary> {
     for suite in &report.test_suites {
         for case in &suite.test_cases {
             let id = match &case.classname {
-                Some(c) if !c.as_str().is_empty() => format!("{}::{}", c.as_str(), case.name.as_str()),
+                Some(c) if !c.as_str().is_empty() => {
+                    format!("{}::{}", c.as_str(), case.name.as_str())
+                }
                 _ => case.name.as_str().to_string(),
             };
             match &case.status {
@@ -642,7 +664,10 @@ pub async fn run_tests(
         )
         .await?;
     let read = sandbox
-        .exec(ExecRequest::argv(["sh", "-c", "cat -- \"$1\" && rm -f -- \"$1\"", "sh", &xml]).output_cap(8 << 20))
+        .exec(
+            ExecRequest::argv(["sh", "-c", "cat -- \"$1\" && rm -f -- \"$1\"", "sh", &xml])
+                .output_cap(8 << 20),
+        )
         .await?;
     let summary = if read.status.success() {
         summarize_junit(&String::from_utf8_lossy(&read.output.kept_bytes()))
@@ -664,7 +689,10 @@ mod tests {
     fn junit_from_real_pytest() {
         let s = summarize_junit(include_str!("testdata/pytest-junit.xml")).unwrap();
         assert_eq!((s.passed, s.failed, s.errors, s.skipped), (1, 1, 1, 1));
-        assert_eq!(s.failing, vec!["test_a::test_bad", "test_a.TestK::test_err"]);
+        assert_eq!(
+            s.failing,
+            vec!["test_a::test_bad", "test_a.TestK::test_err"]
+        );
         assert!(!s.all_passed());
         assert!(summarize_junit("not xml").is_none());
     }
@@ -695,7 +723,11 @@ mod tests {
 
     #[test]
     fn replace_identical_is_refused() {
-        assert!(plan_replace("a\n", "a", "a").unwrap_err().contains("identical"));
+        assert!(
+            plan_replace("a\n", "a", "a")
+                .unwrap_err()
+                .contains("identical")
+        );
     }
 
     #[test]
@@ -708,7 +740,10 @@ mod tests {
     #[test]
     fn every_tool_has_an_object_schema() {
         let s = specs();
-        assert_eq!(s.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), TOOL_NAMES);
+        assert_eq!(
+            s.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            TOOL_NAMES
+        );
         assert!(s.iter().all(|t| t.parameters["type"] == "object"));
     }
 }
