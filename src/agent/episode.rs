@@ -321,7 +321,7 @@ pub async fn run(
             };
             let n = repeats.see(call);
             worst_repeat = worst_repeat.max(n);
-            if n >= NUDGE_AFTER_REPEATS && n < STOP_AFTER_REPEATS {
+            if (NUDGE_AFTER_REPEATS..STOP_AFTER_REPEATS).contains(&n) {
                 let nudge = REPEAT_NUDGE.replace("{count}", &n.to_string());
                 record.notes.push(format!("repeat nudge ({n})"));
                 text = format!("{text}\n\n{nudge}");

@@ -317,7 +317,7 @@ pub fn number_lines(text: &str, start: usize, end: usize) -> String {
     text.lines()
         .enumerate()
         .skip(start.saturating_sub(1))
-        .take_while(|(i, _)| i + 1 <= end)
+        .take_while(|(i, _)| *i < end)
         .map(|(i, l)| format!("{:>width$}  {l}\n", i + 1))
         .collect()
 }
