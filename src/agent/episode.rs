@@ -298,7 +298,7 @@ pub async fn run(
             } else {
                 match tools::execute(sandbox, &cfg.tools, &call.name, &call.arguments).await {
                     Ok(obs) => {
-                        format_errors = 0;
+                        format_errors = if obs.malformed { format_errors + 1 } else { 0 };
                         submitted = obs.submitted;
                         obs.text
                     }

@@ -3,7 +3,10 @@
 //! Read [`episode`] first: the whole loop is one function, top to bottom.
 
 pub mod compact;
+pub mod demo;
 pub mod episode;
 pub mod model;
+#[doc(hidden)]
+pub mod testing;
 pub mod tools;
 pub mod trajectory;

@@ -55,6 +55,9 @@ pub struct Observation {
     pub text: String,
     /// `submit` accepted: the episode ends.
     pub submitted: bool,
+    /// The call itself was wrong (unknown tool, arguments not matching the schema): the loop
+    /// counts it as a format error.
+    pub malformed: bool,
 }
 
 impl Observation {
@@ -62,6 +65,14 @@ impl Observation {
         Observation {
             text: s.into(),
             submitted: false,
+            malformed: false,
+        }
+    }
+
+    fn malformed(s: impl Into<String>) -> Self {
+        Observation {
+            malformed: true,
+            ..Observation::text(s)
         }
     }
 }
@@ -162,7 +173,7 @@ fn parse_args<T: for<'de> Deserialize<'de>>(tool: &str, args: &Value) -> Result<
             .find(|s| s.name == tool)
             .map(|s| s.parameters.to_string())
             .unwrap_or_default();
-        Observation::text(format!(
+        Observation::malformed(format!(
             "Invalid arguments for `{tool}`: {e}. Expected arguments matching: {schema}"
         ))
     })
@@ -181,7 +192,7 @@ pub async fn execute(
     };
     Ok(Observation {
         text: truncate_text(&obs.text, cfg.obs_cap),
-        submitted: obs.submitted,
+        ..obs
     })
 }
 
@@ -244,12 +255,12 @@ async fn run(
                 ))
             } else {
                 Ok(Observation {
-                    text: format!("Submitted. Your patch:\n{d}"),
                     submitted: true,
+                    ..Observation::text(format!("Submitted. Your patch:\n{d}"))
                 })
             }
         }
-        other => Err(Observation::text(format!(
+        other => Err(Observation::malformed(format!(
             "Unknown tool `{other}`. Available tools: {}.",
             TOOL_NAMES.join(", ")
         ))),
