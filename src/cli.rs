@@ -39,6 +39,12 @@ pub enum Command {
     },
     /// Remove containers and volumes left by dead runs whose deadline passed.
     Reap,
+    /// Repair a checkout: reproduce the failing tests, run the agent in a fresh sandbox,
+    /// write DIR/patch.diff and DIR/trajectory.jsonl. Exit 0 fixed (or nothing failing),
+    /// 1 no fix, 2 configuration or infrastructure error.
+    Fix(crate::agent::fix::FixArgs),
+    /// Fix the embedded demo repository's planted bug with a scripted model in the real sandbox.
+    Demo(crate::agent::fix::DemoArgs),
 }
 
 /// Outcome of a command, mapped to the documented exit codes.
@@ -91,6 +97,14 @@ pub async fn connect_and_reap() -> Result<bollard::Docker, SandboxError> {
     Ok(d)
 }
 
+fn outcome(success: bool) -> Outcome {
+    if success {
+        Outcome::Success
+    } else {
+        Outcome::Negative
+    }
+}
+
 async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
     match command {
         Command::Doctor { image } => {
@@ -114,5 +128,7 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
             );
             Ok(Outcome::Success)
         }
+        Command::Fix(args) => crate::agent::fix::fix(args).await.map(outcome),
+        Command::Demo(args) => crate::agent::fix::demo(args).await.map(outcome),
     }
 }

@@ -5,6 +5,7 @@
 pub mod compact;
 pub mod demo;
 pub mod episode;
+pub mod fix;
 pub mod model;
 #[doc(hidden)]
 pub mod testing;
