@@ -69,6 +69,7 @@ impl std::fmt::Display for StopReason {
 #[derive(Debug, Clone, Serialize)]
 pub struct Budgets {
     pub max_steps: usize,
+    #[serde(serialize_with = "as_secs")]
     pub max_wall: Duration,
     /// Prompt + completion tokens over the whole episode.
     pub max_tokens: u64,
@@ -90,6 +91,10 @@ impl Default for Budgets {
             context_tokens: 8192,
         }
     }
+}
+
+fn as_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
 }
 
 /// What has been spent so far.
@@ -132,6 +137,7 @@ pub struct EpisodeOutcome {
     pub steps: usize,
     pub usage: Usage,
     pub cost_usd: f64,
+    #[serde(serialize_with = "as_secs")]
     pub wall: Duration,
 }
 

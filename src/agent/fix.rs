@@ -176,7 +176,32 @@ pub fn build_task(failing: &TestRun, issue: Option<&str>) -> String {
             truncate_text(issue.trim(), 4000)
         ));
     }
+    // Small models copy the test output back; a concrete first call gets them moving.
+    if let Some(file) = failing
+        .summary
+        .as_ref()
+        .and_then(|s| s.failing.first())
+        .and_then(|id| pytest_file_of(id))
+    {
+        t.push_str(&format!(
+            "\nStart by reading the failing test: {{\"name\": \"view_file\", \"arguments\": {{\"path\": \"{file}\"}}}}\n"
+        ));
+    }
     t
+}
+
+/// `tests.test_median::test_x` (pytest JUnit classname) → `tests/test_median.py`. Pure; a guess
+/// (a trailing CamelCase part is taken for a test class and dropped).
+fn pytest_file_of(id: &str) -> Option<String> {
+    let (classname, _) = id.split_once("::")?;
+    let parts: Vec<&str> = classname.split('.').collect();
+    let end = match parts.last() {
+        Some(last) if last.chars().next().is_some_and(|c| c.is_ascii_uppercase()) => {
+            parts.len() - 1
+        }
+        _ => parts.len(),
+    };
+    (end > 0).then(|| format!("{}.py", parts[..end].join("/")))
 }
 
 /// Everything about a run except the sandbox and model.
@@ -486,5 +511,14 @@ mod tests {
         assert!(t.contains("E   assert 3 == 2.5"));
         assert!(t.contains("Problem statement:\nmedian is wrong"));
         assert!(!build_task(&run, None).contains("Problem statement"));
+        assert!(
+            t.contains(r#"{"name": "view_file", "arguments": {"path": "tests/test_median.py"}}"#),
+            "{t}"
+        );
+        assert_eq!(
+            pytest_file_of("a.b.TestK::test_x").as_deref(),
+            Some("a/b.py")
+        );
+        assert_eq!(pytest_file_of("noclass"), None);
     }
 }
