@@ -476,3 +476,70 @@ fn assistant_message_without_raw_is_rebuilt() {
     let v = patchloop::agent::model::openai::wire_messages(&[m]);
     assert_eq!(v[0], json!({"role": "assistant", "content": "hi"}));
 }
+
+#[tokio::test]
+async fn anthropic_messages_api_tool_use_round_trip() {
+    use patchloop::agent::model::anthropic::Anthropic;
+    let server = MockServer::start().await;
+    let reply = json!({
+        "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-x",
+        "content": [{"type": "text", "text": "Looking."},
+                    {"type": "tool_use", "id": "toolu_01", "name": "view_file", "input": {"path": "a.py"}}],
+        "stop_reason": "tool_use", "stop_sequence": null,
+        "usage": {"input_tokens": 50, "output_tokens": 9}
+    });
+    Mock::given(method("POST"))
+        .and(path("/v1/messages"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(reply.clone()))
+        .mount(&server)
+        .await;
+    let o = ModelOptions {
+        api_key: Some("k".into()),
+        tool_choice: ToolChoice::Required,
+        ..opts()
+    };
+    let model = Anthropic::new(&server.uri(), "claude-x", o).unwrap();
+    let tools = tools();
+    let mut history = vec![Message::system("sys"), Message::user("fix")];
+    let r = model
+        .complete(&Request {
+            messages: &history,
+            tools: &tools,
+        })
+        .await
+        .unwrap();
+    assert_eq!(r.finish, FinishReason::ToolCalls);
+    assert_eq!(r.usage.total(), 59);
+    let call = r.message.tool_calls[0].clone();
+    assert_eq!(call.id.as_deref(), Some("toolu_01"));
+    history.push(Message::Assistant(r.message));
+    history.push(Message::tool_result(&call, "1  x = 1"));
+    model
+        .complete(&Request {
+            messages: &history,
+            tools: &tools,
+        })
+        .await
+        .unwrap();
+
+    let reqs = server.received_requests().await.unwrap();
+    assert_eq!(reqs[0].headers.get("x-api-key").unwrap(), "k");
+    assert_eq!(
+        reqs[0].headers.get("anthropic-version").unwrap(),
+        "2023-06-01"
+    );
+    let bodies = sent_bodies(&server).await;
+    assert_eq!(bodies[0]["system"], "sys");
+    assert_eq!(bodies[0]["tool_choice"], json!({"type": "any"}));
+    assert_eq!(bodies[0]["tools"][0]["input_schema"]["required"][0], "path");
+    let msgs = bodies[1]["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 3);
+    assert_eq!(
+        msgs[1],
+        json!({"role": "assistant", "content": reply["content"]})
+    );
+    assert_eq!(
+        msgs[2]["content"][0],
+        json!({"type": "tool_result", "tool_use_id": "toolu_01", "content": "1  x = 1"})
+    );
+}

@@ -5,6 +5,7 @@
 //! provider's raw JSON as received, and adapters replay it verbatim so server-side prompt caches
 //! stay warm and nothing the model said is rewritten.
 
+pub mod anthropic;
 pub mod ollama;
 pub mod openai;
 pub mod pricing;
@@ -217,10 +218,11 @@ pub trait Model: Send + Sync {
 pub enum ModelSpec {
     Ollama(String),
     OpenAi(String),
+    Anthropic(String),
     Scripted(PathBuf),
 }
 
-pub const ACCEPTED_SPECS: &str = "ollama:MODEL (e.g. ollama:qwen2.5-coder:1.5b), openai:MODEL (any OpenAI-compatible /v1/chat/completions server; --base-url), scripted:FILE (a file of scripted turns)";
+pub const ACCEPTED_SPECS: &str = "ollama:MODEL (e.g. ollama:qwen2.5-coder:1.5b), openai:MODEL (any OpenAI-compatible /v1/chat/completions server; --base-url), anthropic:MODEL (Messages API; ANTHROPIC_API_KEY), scripted:FILE (a file of scripted turns)";
 
 impl ModelSpec {
     pub fn parse(spec: &str) -> Result<ModelSpec, ModelError> {
@@ -237,6 +239,7 @@ impl ModelSpec {
         match kind {
             "ollama" => Ok(ModelSpec::Ollama(rest.to_string())),
             "openai" => Ok(ModelSpec::OpenAi(rest.to_string())),
+            "anthropic" => Ok(ModelSpec::Anthropic(rest.to_string())),
             "scripted" => Ok(ModelSpec::Scripted(PathBuf::from(rest))),
             _ => Err(bad()),
         }
@@ -335,6 +338,18 @@ pub fn from_spec(spec: &str, opts: &ModelOptions) -> Result<Box<dyn Model>, Mode
             }
             Ok(Box::new(openai::OpenAi::new(&url, &model, opts)?))
         }
+        ModelSpec::Anthropic(model) => {
+            let url = opts
+                .base_url
+                .clone()
+                .or_else(|| env("ANTHROPIC_BASE_URL").filter(|s| !s.trim().is_empty()))
+                .unwrap_or_else(|| "https://api.anthropic.com".into());
+            let mut opts = opts.clone();
+            if opts.api_key.is_none() {
+                opts.api_key = env("ANTHROPIC_API_KEY").filter(|k| !k.is_empty());
+            }
+            Ok(Box::new(anthropic::Anthropic::new(&url, &model, opts)?))
+        }
         ModelSpec::Scripted(path) => Ok(Box::new(scripted::Scripted::from_file(&path)?)),
     }
 }
@@ -368,7 +383,8 @@ pub(crate) fn classify_status(
             || lower.contains("context_length")
             || lower.contains("exceed_context")
             || lower.contains("exceeds the available context")
-            || lower.contains("maximum context"))
+            || lower.contains("maximum context")
+            || lower.contains("prompt is too long"))
     {
         return ModelError::ContextExceeded(body);
     }
