@@ -123,7 +123,7 @@ impl Anthropic {
 /// History → Messages API turns (system messages go to the top-level `system`).
 pub fn wire_messages(messages: &[Message]) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
-    let mut push_user_block = |out: &mut Vec<Value>, block: Value| {
+    let push_user_block = |out: &mut Vec<Value>, block: Value| {
         if let Some(last) = out.last_mut()
             && last["role"] == "user"
             && let Some(blocks) = last["content"].as_array_mut()
