@@ -98,7 +98,7 @@ async fn scripted_demo_fixes_the_bug_and_submits() {
     let first_obs = s[0]["calls"][0]["observation"].as_str().unwrap();
     assert!(first_obs.contains("0 passed, 1 failed"), "{first_obs}");
     assert!(
-        first_obs.contains("Failing: tests.test_median::test_even"),
+        first_obs.contains("Failing: tests/test_median.py::test_even"),
         "{first_obs}"
     );
     assert!(

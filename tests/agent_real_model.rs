@@ -77,7 +77,7 @@ async fn a_real_small_model_runs_a_full_episode() {
         tool_choice: ToolChoice::Required,
         temperature: Some(0.0),
         seed: Some(1),
-        max_output_tokens: Some(256),
+        max_output_tokens: Some(160),
         request_timeout: Duration::from_secs(300),
         ..ModelOptions::default()
     };
@@ -86,7 +86,7 @@ async fn a_real_small_model_runs_a_full_episode() {
     let plan = FixPlan {
         episode: EpisodeConfig {
             budgets: Budgets {
-                max_steps: 6,
+                max_steps: 4,
                 context_tokens: 8192,
                 ..Budgets::default()
             },

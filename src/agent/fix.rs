@@ -190,18 +190,10 @@ pub fn build_task(failing: &TestRun, issue: Option<&str>) -> String {
     t
 }
 
-/// `tests.test_median::test_x` (pytest JUnit classname) → `tests/test_median.py`. Pure; a guess
-/// (a trailing CamelCase part is taken for a test class and dropped).
+/// The file part of a pytest id (`tests/test_median.py::test_x` → `tests/test_median.py`). Pure.
 fn pytest_file_of(id: &str) -> Option<String> {
-    let (classname, _) = id.split_once("::")?;
-    let parts: Vec<&str> = classname.split('.').collect();
-    let end = match parts.last() {
-        Some(last) if last.chars().next().is_some_and(|c| c.is_ascii_uppercase()) => {
-            parts.len() - 1
-        }
-        _ => parts.len(),
-    };
-    (end > 0).then(|| format!("{}.py", parts[..end].join("/")))
+    let (file, _) = id.split_once("::")?;
+    file.ends_with(".py").then(|| file.to_string())
 }
 
 /// Everything about a run except the sandbox and model.
@@ -502,12 +494,12 @@ mod tests {
                 failed: 1,
                 errors: 0,
                 skipped: 0,
-                failing: vec!["tests.test_median::test_even".into()],
+                failing: vec!["tests/test_median.py::test_even".into()],
             }),
             output: "E   assert 3 == 2.5".into(),
         };
         let t = build_task(&run, Some("median is wrong for even lists"));
-        assert!(t.contains("Failing tests: tests.test_median::test_even"));
+        assert!(t.contains("Failing tests: tests/test_median.py::test_even"));
         assert!(t.contains("E   assert 3 == 2.5"));
         assert!(t.contains("Problem statement:\nmedian is wrong"));
         assert!(!build_task(&run, None).contains("Problem statement"));
@@ -516,7 +508,7 @@ mod tests {
             "{t}"
         );
         assert_eq!(
-            pytest_file_of("a.b.TestK::test_x").as_deref(),
+            pytest_file_of("a/b.py::TestK::test_x").as_deref(),
             Some("a/b.py")
         );
         assert_eq!(pytest_file_of("noclass"), None);

@@ -627,12 +627,10 @@ pub fn summarize_junit(xml: &str) -> Option<TestSummary> {
     let mut s = TestSummary::default();
     for suite in &report.test_suites {
         for case in &suite.test_cases {
-            let id = match &case.classname {
-                Some(c) if !c.as_str().is_empty() => {
-                    format!("{}::{}", c.as_str(), case.name.as_str())
-                }
-                _ => case.name.as_str().to_string(),
-            };
+            let id = test_id(
+                case.classname.as_ref().map(|c| c.as_str()),
+                case.name.as_str(),
+            );
             match &case.status {
                 TestCaseStatus::Success { .. } => s.passed += 1,
                 TestCaseStatus::Skipped { .. } => s.skipped += 1,
@@ -647,6 +645,31 @@ pub fn summarize_junit(xml: &str) -> Option<TestSummary> {
         }
     }
     Some(s)
+}
+
+/// A runnable test id from a JUnit classname and name. pytest writes dotted module paths
+/// (`tests.test_median`, `tests.test_x.TestK`): those become `tests/test_median.py::name` and
+/// `tests/test_x.py::TestK::name`, which `run_tests` accepts back. Other runners' classnames are
+/// kept as `classname::name`. Pure.
+pub fn test_id(classname: Option<&str>, name: &str) -> String {
+    let Some(classname) = classname.filter(|c| !c.is_empty()) else {
+        return name.to_string();
+    };
+    let parts: Vec<&str> = classname.split('.').collect();
+    let is_class = |p: &&str| p.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    let modules = parts.iter().take_while(|p| !is_class(p)).count();
+    let pythonic = parts
+        .iter()
+        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    if modules == 0 || !pythonic {
+        return format!("{classname}::{name}");
+    }
+    let mut id = format!("{}.py", parts[..modules].join("/"));
+    for class in &parts[modules..] {
+        id.push_str("::");
+        id.push_str(class);
+    }
+    format!("{id}::{name}")
 }
 
 /// POSIX single-quote a word for a shell command line.
@@ -702,10 +725,25 @@ mod tests {
         assert_eq!((s.passed, s.failed, s.errors, s.skipped), (1, 1, 1, 1));
         assert_eq!(
             s.failing,
-            vec!["test_a::test_bad", "test_a.TestK::test_err"]
+            vec!["test_a.py::test_bad", "test_a.py::TestK::test_err"]
         );
         assert!(!s.all_passed());
         assert!(summarize_junit("not xml").is_none());
+    }
+
+    #[test]
+    fn junit_ids_become_runnable_pytest_ids() {
+        assert_eq!(
+            test_id(Some("tests.test_m"), "test_x"),
+            "tests/test_m.py::test_x"
+        );
+        assert_eq!(test_id(Some("a.b.TestK"), "t"), "a/b.py::TestK::t");
+        assert_eq!(
+            test_id(Some("com.example.Foo-Bar"), "t"),
+            "com.example.Foo-Bar::t"
+        );
+        assert_eq!(test_id(None, "t"), "t");
+        assert_eq!(test_id(Some("Suite"), "t"), "Suite::t");
     }
 
     #[test]
