@@ -543,3 +543,57 @@ async fn anthropic_messages_api_tool_use_round_trip() {
         json!({"type": "tool_result", "tool_use_id": "toolu_01", "content": "1  x = 1"})
     );
 }
+
+#[tokio::test]
+async fn ollama_qwen_text_calls_and_length_cut() {
+    let server = MockServer::start().await;
+    let text = "<tool_call>\n{\"name\": \"run_tests\", \"arguments\": {}}\n</tool_call>";
+    Mock::given(method("POST"))
+        .and(path("/api/chat"))
+        .respond_with(
+            ResponseTemplate::new(500)
+                .set_body_json(json!({"error": "llama runner process has terminated"})),
+        )
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/chat"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "model": "qwen2.5-coder:1.5b", "created_at": "2025-01-01T00:00:00Z",
+            "message": {"role": "assistant", "content": text},
+            "done": true, "done_reason": "stop", "prompt_eval_count": 30, "eval_count": 12
+        })))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/chat"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "model": "qwen2.5-coder:1.5b", "created_at": "2025-01-01T00:00:00Z",
+            "message": {"role": "assistant", "content": "<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ec"},
+            "done": true, "done_reason": "length", "prompt_eval_count": 30, "eval_count": 1024
+        })))
+        .mount(&server)
+        .await;
+    let clock = Arc::new(FakeClock::new(0.5));
+    let model = Ollama::new(&server.uri(), "qwen2.5-coder:1.5b", opts())
+        .unwrap()
+        .with_clock(clock.clone());
+    let req = Request {
+        messages: &[Message::user("x")],
+        tools: &tools(),
+    };
+    let r = model.complete(&req).await.unwrap();
+    assert_eq!(clock.sleeps().len(), 1, "the 500 was retried");
+    assert_eq!(r.message.tool_calls.len(), 1);
+    assert_eq!(r.message.tool_calls[0].name, "run_tests");
+    assert!(r.message.tool_calls[0].from_text);
+    assert_eq!(r.finish, FinishReason::Stop);
+    let r = model.complete(&req).await.unwrap();
+    assert_eq!(r.finish, FinishReason::Length);
+    assert!(
+        r.message.tool_calls[0].invalid_arguments.is_some(),
+        "a call cut at the token limit is an error value"
+    );
+}
