@@ -141,7 +141,8 @@ pub struct EpisodeOutcome {
     pub wall: Duration,
 }
 
-/// Loop detection: how many times in a row the same call was made.
+/// Loop detection: how many steps in a row made the same action (the same calls, in order).
+/// A model that cycles through the same batch of calls every step is caught too.
 #[derive(Default)]
 struct Repeats {
     last: Option<String>,
@@ -149,8 +150,11 @@ struct Repeats {
 }
 
 impl Repeats {
-    fn see(&mut self, call: &ToolCall) -> usize {
-        let key = format!("{}\u{0}{}", call.name, call.arguments);
+    fn see(&mut self, calls: &[ToolCall]) -> usize {
+        let key: String = calls
+            .iter()
+            .map(|c| format!("{}\u{0}{}\u{1}", c.name, c.arguments))
+            .collect();
         if self.last.as_deref() == Some(key.as_str()) {
             self.count += 1;
         } else {
@@ -290,8 +294,9 @@ pub async fn run(
         // Run every call; each gets exactly one result, in order.
         let tools_start = Instant::now();
         let mut submitted = false;
-        let mut worst_repeat = 0;
-        for call in &assistant.tool_calls {
+        let repeat = repeats.see(&assistant.tool_calls);
+        let last_call = assistant.tool_calls.len() - 1;
+        for (i, call) in assistant.tool_calls.iter().enumerate() {
             let call_start = Instant::now();
             let mut text = if let Some(err) = &call.invalid_arguments {
                 format_errors += 1;
@@ -325,11 +330,9 @@ pub async fn run(
                     }
                 }
             };
-            let n = repeats.see(call);
-            worst_repeat = worst_repeat.max(n);
-            if (NUDGE_AFTER_REPEATS..STOP_AFTER_REPEATS).contains(&n) {
-                let nudge = REPEAT_NUDGE.replace("{count}", &n.to_string());
-                record.notes.push(format!("repeat nudge ({n})"));
+            if i == last_call && (NUDGE_AFTER_REPEATS..STOP_AFTER_REPEATS).contains(&repeat) {
+                let nudge = REPEAT_NUDGE.replace("{count}", &repeat.to_string());
+                record.notes.push(format!("repeat nudge ({repeat})"));
                 text = format!("{text}\n\n{nudge}");
             }
             history.push(Message::tool_result(call, text.clone()));
@@ -358,10 +361,10 @@ pub async fn run(
             )
             .await;
         }
-        if worst_repeat >= STOP_AFTER_REPEATS {
+        if repeat >= STOP_AFTER_REPEATS {
             return finish(
                 StopReason::LoopDetected,
-                &format!("the same call {worst_repeat} times in a row"),
+                &format!("the same action {repeat} times in a row"),
                 sandbox,
                 traj,
                 &spent,
