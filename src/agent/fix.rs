@@ -334,11 +334,32 @@ pub async fn fix_with_image(
     let container = Container::start(docker, &image.tag, &plan.policy, run_id, "episode")
         .await
         .with_context(|| format!("starting the episode container from {}", image.tag))?;
-    let result = fix_in_sandbox(&container, model, &plan).await;
+    // An interrupted run (Ctrl-C, SIGTERM from CI) still removes its container; the trajectory
+    // already holds every finished step.
+    let result = tokio::select! {
+        r = fix_in_sandbox(&container, model, &plan) => r,
+        signal = interrupted() => Err(anyhow!("interrupted by {signal}; partial trajectory in {}", plan.out_dir.display())),
+    };
     if let Err(e) = container.remove().await {
         tracing::warn!("removing the episode container failed (the reaper will retry): {e}");
     }
     result
+}
+
+/// Resolves on SIGINT or SIGTERM with the signal's name.
+async fn interrupted() -> &'static str {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => "SIGINT",
+        _ = term => "SIGTERM",
+    }
 }
 
 fn print_outcome(o: &FixOutcome, out_dir: &Path) {
