@@ -142,6 +142,18 @@ async fn per_step_overhead_with_a_zero_latency_model() {
         bytes[bytes.len() - 1],
         growth.iter().sum::<usize>() / growth.len()
     );
+    // Of which: the tool's exec in the container (from the trajectory).
+    let text = std::fs::read_to_string(traj_dir.path().join("t.jsonl")).unwrap();
+    let mut tools_ms: Vec<Duration> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["kind"] == "step")
+        .map(|v| Duration::from_millis(v["tools_ms"].as_u64().unwrap_or(0)))
+        .collect();
+    println!(
+        "BENCH of which tool execution in the container: p50 {} ms",
+        pct(&mut tools_ms, 0.5).as_millis()
+    );
     // Append-only: every request is larger than the previous one.
     assert!(growth.iter().all(|g| *g > 0), "{bytes:?}");
 }
