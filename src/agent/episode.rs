@@ -139,6 +139,9 @@ pub struct EpisodeOutcome {
     pub cost_usd: f64,
     #[serde(serialize_with = "as_secs")]
     pub wall: Duration,
+    /// The model server or the sandbox failed (not the model's work): callers report it as an
+    /// infrastructure error (exit 2), not as "no fix".
+    pub infrastructure: bool,
 }
 
 /// Loop detection: how many steps in a row made the same action (the same calls, in order).
@@ -232,7 +235,11 @@ pub async fn run(
             }
             Ok(Err(e)) => {
                 spent.wall = started.elapsed();
-                return finish(StopReason::Error, &e.to_string(), sandbox, traj, &spent).await;
+                let mut out =
+                    finish(StopReason::Error, &e.to_string(), sandbox, traj, &spent).await;
+                // A scripted model running out of turns is the model failing, not the setup.
+                out.infrastructure = !matches!(e, ModelError::ScriptExhausted(_));
+                return out;
             }
             Ok(Ok(r)) => r,
         };
@@ -319,7 +326,7 @@ pub async fn run(
                         traj.step(&record);
                         spent.steps = step + 1;
                         spent.wall = started.elapsed();
-                        return finish(
+                        let mut out = finish(
                             StopReason::Error,
                             &format!("sandbox failure: {e}"),
                             sandbox,
@@ -327,6 +334,8 @@ pub async fn run(
                             &spent,
                         )
                         .await;
+                        out.infrastructure = true;
+                        return out;
                     }
                 }
             };
@@ -418,6 +427,7 @@ async fn finish(
         usage: spent.usage,
         cost_usd: spent.cost_usd,
         wall: spent.wall,
+        infrastructure: false,
     };
     traj.finish(&FinalRecord {
         stop_reason: stop.as_str().to_string(),

@@ -254,6 +254,14 @@ pub async fn fix_in_sandbox(
     }
     std::fs::write(&patch_path, &outcome.patch)
         .with_context(|| format!("cannot write {}", patch_path.display()))?;
+    if outcome.infrastructure {
+        return Err(anyhow!(
+            "{} (after {} steps; trajectory in {})",
+            outcome.detail,
+            outcome.steps,
+            traj_path.display()
+        ));
+    }
 
     // Until the verifier lands, "fixed" means: a patch, and the tests pass with it here.
     let (verdict, after) = if outcome.patch.trim().is_empty() {
