@@ -153,7 +153,7 @@ impl FixOutcome {
 }
 
 /// The task given to the model: the failing tests' output, then the problem statement. Pure.
-pub fn build_task(failing: &TestRun, issue: Option<&str>) -> String {
+pub fn build_task(failing: &TestRun, issue: Option<&str>, files: &[String]) -> String {
     let mut t = String::from(
         "The repository's tests fail. Fix the code (not the tests) so that they pass.\n\n",
     );
@@ -176,6 +176,12 @@ pub fn build_task(failing: &TestRun, issue: Option<&str>) -> String {
             truncate_text(issue.trim(), 4000)
         ));
     }
+    if !files.is_empty() {
+        t.push_str("\nFiles in the repository (the tests are read-only; the bug is in the code they test):\n");
+        for f in files {
+            t.push_str(&format!("- {f}\n"));
+        }
+    }
     // Small models copy the test output back; a concrete first call gets them moving.
     if let Some(file) = failing
         .summary
@@ -194,6 +200,30 @@ pub fn build_task(failing: &TestRun, issue: Option<&str>) -> String {
 fn pytest_file_of(id: &str) -> Option<String> {
     let (file, _) = id.split_once("::")?;
     file.ends_with(".py").then(|| file.to_string())
+}
+
+/// Up to 60 workspace files, for the task (small models otherwise guess paths). Best effort.
+async fn list_files(sandbox: &dyn Sandbox) -> Vec<String> {
+    let req = crate::sandbox::ExecRequest::argv([
+        "find", ".", "-type", "f", "-not", "-path", "./.git/*", "-not", "-name", "*.pyc",
+    ])
+    .output_cap(64 * 1024);
+    match sandbox.exec(req).await {
+        Ok(r) if r.status.success() => {
+            let text = r.output.render();
+            let mut files: Vec<String> = text
+                .lines()
+                .map(|l| l.strip_prefix("./").unwrap_or(l).to_string())
+                .filter(|l| {
+                    !l.is_empty() && !l.contains("__pycache__") && !l.starts_with(".pytest_cache")
+                })
+                .collect();
+            files.sort();
+            files.truncate(60);
+            files
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Everything about a run except the sandbox and model.
@@ -234,7 +264,8 @@ pub async fn fix_in_sandbox(
             model: model.describe(),
         });
     }
-    let task = build_task(&before, plan.issue.as_deref());
+    let files = list_files(sandbox).await;
+    let task = build_task(&before, plan.issue.as_deref(), &files);
 
     let traj_path = plan.out_dir.join("trajectory.jsonl");
     let mut traj = Trajectory::create(&traj_path)
@@ -527,11 +558,16 @@ mod tests {
             }),
             output: "E   assert 3 == 2.5".into(),
         };
-        let t = build_task(&run, Some("median is wrong for even lists"));
+        let t = build_task(
+            &run,
+            Some("median is wrong for even lists"),
+            &["stats/median.py".into()],
+        );
+        assert!(t.contains("- stats/median.py"));
         assert!(t.contains("Failing tests: tests/test_median.py::test_even"));
         assert!(t.contains("E   assert 3 == 2.5"));
         assert!(t.contains("Problem statement:\nmedian is wrong"));
-        assert!(!build_task(&run, None).contains("Problem statement"));
+        assert!(!build_task(&run, None, &[]).contains("Problem statement"));
         assert!(
             t.contains(r#"{"name": "view_file", "arguments": {"path": "tests/test_median.py"}}"#),
             "{t}"

@@ -464,13 +464,13 @@ pub struct Replacement {
 /// Replace exactly one occurrence of `old`; otherwise explain, showing the most similar region
 /// (zero matches) or every match's line (several), numbered so the model can copy it.
 pub fn plan_replace(text: &str, old: &str, new: &str) -> Result<Replacement, String> {
+    if old == new {
+        return Err("old_str and new_str are identical: nothing would change.".into());
+    }
     let matches: Vec<usize> = text.match_indices(old).map(|(i, _)| i).collect();
     let line_of = |byte: usize| text[..byte].matches('\n').count() + 1;
     match matches.len() {
         1 => {
-            if old == new {
-                return Err("old_str and new_str are identical: nothing would change.".into());
-            }
             let at = matches[0];
             let content = format!("{}{}{}", &text[..at], new, &text[at + old.len()..]);
             let first = line_of(at);
