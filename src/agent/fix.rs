@@ -516,7 +516,9 @@ async fn demo_inner(args: &DemoArgs) -> anyhow::Result<FixOutcome> {
     let docker = docker::connect().await?;
     let image = match &args.image {
         Some(tag) => inspect_image(&docker, tag).await?,
-        None => prepare_image(&docker, dir.path(), None).await?,
+        None => prepare_image(&docker, dir.path(), None).await.map_err(|e| {
+            anyhow!("{e:#}\n  (for the demo: `patchloop prepare --path examples/demo-repo`, then `patchloop demo --image TAG`)")
+        })?,
     };
     let plan = FixPlan {
         episode: EpisodeConfig {
