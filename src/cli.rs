@@ -39,6 +39,13 @@ pub enum Command {
     },
     /// Remove containers and volumes left by dead runs whose deadline passed.
     Reap,
+    /// Build base images (`images build [--offline]`); prints the tag.
+    Images {
+        #[command(subcommand)]
+        command: crate::sandbox::image_cli::ImagesCommand,
+    },
+    /// Build the sandbox image of a checkout; prints its tag.
+    Prepare(crate::sandbox::image_cli::PrepareArgs),
     /// Repair a checkout: reproduce the failing tests, run the agent in a fresh sandbox,
     /// write DIR/patch.diff and DIR/trajectory.jsonl. Exit 0 fixed (or nothing failing),
     /// 1 no fix, 2 configuration or infrastructure error.
@@ -126,6 +133,14 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
                 r.volumes_removed.len(),
                 r.live
             );
+            Ok(Outcome::Success)
+        }
+        Command::Images { command } => {
+            crate::sandbox::image_cli::images(command).await?;
+            Ok(Outcome::Success)
+        }
+        Command::Prepare(args) => {
+            crate::sandbox::image_cli::prepare(args).await?;
             Ok(Outcome::Success)
         }
         Command::Fix(args) => crate::agent::fix::fix(args).await.map(outcome),

@@ -15,8 +15,10 @@ use crate::agent::model::{self, Model, ModelOptions, ToolChoice};
 use crate::agent::tools::{self, TestRun, ToolConfig};
 use crate::agent::trajectory::{FORMAT_VERSION, Header, Trajectory};
 use crate::sandbox::container::Container;
+use crate::sandbox::image::BaseOptions;
 use crate::sandbox::output::truncate_text;
 use crate::sandbox::policy::ContainerPolicy;
+use crate::sandbox::prepare::{self, PrepareOptions};
 use crate::sandbox::{Sandbox, docker};
 
 /// Model adapter flags shared by `fix` and other commands that talk to a model.
@@ -346,18 +348,29 @@ pub async fn inspect_image(docker: &bollard::Docker, tag: &str) -> anyhow::Resul
     })
 }
 
-/// Build the sandbox image of a checkout. `patchloop prepare` (sandbox::prepare) is wired in
-/// here once it lands in main; until then pass `--image` with an already prepared image.
+/// Build (or reuse) the sandbox image of a checkout with `patchloop prepare`'s machinery.
 async fn prepare_image(
-    _docker: &bollard::Docker,
+    docker: &bollard::Docker,
     repo: &Path,
-    _test_cmd: Option<&str>,
+    test_cmd: Option<&str>,
 ) -> anyhow::Result<SandboxImage> {
-    Err(anyhow!(
-        "this build cannot prepare {} yet: run `patchloop prepare --path {}` and pass the printed tag with --image",
-        repo.display(),
-        repo.display()
-    ))
+    let opts = PrepareOptions {
+        path: repo.to_path_buf(),
+        test_cmd: test_cmd.map(str::to_string),
+        base: BaseOptions {
+            progress: Some(std::sync::Arc::new(|line: &str| eprintln!("{line}"))),
+            ..BaseOptions::default()
+        },
+        ..PrepareOptions::default()
+    };
+    let img = prepare::prepare(docker, &opts)
+        .await
+        .with_context(|| format!("preparing the sandbox image of {}", repo.display()))?;
+    Ok(SandboxImage {
+        tag: img.tag,
+        test_cmd: img.test_cmd,
+        tests_dirs: img.tests_dirs,
+    })
 }
 
 /// Start a fresh episode container from `image` and run [`fix_in_sandbox`] in it; the container
@@ -516,9 +529,7 @@ async fn demo_inner(args: &DemoArgs) -> anyhow::Result<FixOutcome> {
     let docker = docker::connect().await?;
     let image = match &args.image {
         Some(tag) => inspect_image(&docker, tag).await?,
-        None => prepare_image(&docker, dir.path(), None).await.map_err(|e| {
-            anyhow!("{e:#}\n  (for the demo: `patchloop prepare --path examples/demo-repo`, then `patchloop demo --image TAG`)")
-        })?,
+        None => prepare_image(&docker, dir.path(), None).await?,
     };
     let plan = FixPlan {
         episode: EpisodeConfig {

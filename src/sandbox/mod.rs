@@ -5,10 +5,14 @@
 //! (run id, deadline) so a reaper can remove what a dead harness left behind.
 
 pub mod container;
+pub mod context;
 pub mod docker;
 pub mod doctor;
+pub mod image;
+pub mod image_cli;
 pub mod output;
 pub mod policy;
+pub mod prepare;
 pub mod probe;
 pub mod reaper;
 pub mod seccomp;

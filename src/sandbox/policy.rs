@@ -71,7 +71,7 @@ impl Default for ContainerPolicy {
 /// The fixed allowlisted environment: nothing from the host (tokens above all) ever enters.
 pub fn default_env() -> Vec<String> {
     [
-        "PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "PATH=/opt/patchloop/editable/bin:/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         "HOME=/tmp",
         "LANG=C.UTF-8",
         "LC_ALL=C.UTF-8",

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Runs as root, without network, in the source stage of a sandbox image: drops what the
+# project's .gitignore ignores, restores files the install layer generated, commits the
+# one-commit baseline and keeps a read-only copy of it in /opt/patchloop/baseline.git.
+set -eu
+cd /workspace
+
+# Harness-owned git: no system/global config, no hooks, no fsmonitor, fixed identity and dates.
+export HOME=/nonexistent GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME=patchloop GIT_AUTHOR_EMAIL=patchloop@localhost \
+    GIT_COMMITTER_NAME=patchloop GIT_COMMITTER_EMAIL=patchloop@localhost \
+    GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z"
+g() {
+    git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c commit.gpgsign=false \
+        -c safe.directory='*' -c init.defaultBranch=main "$@"
+}
+
+g init -q
+rm -rf .git/hooks
+mkdir .git/hooks
+# Files the project itself ignores are stale artefacts of the checkout: drop them.
+g clean -ffdXq
+
+# Files the install layer generated (kept only where the checkout has none of its own).
+if [ -d /opt/patchloop/generated ]; then
+    cp -an /opt/patchloop/generated/. /workspace/
+fi
+
+# Whatever remains is the baseline, including files the install generated that .gitignore names.
+g add -A -f
+g commit -q --no-verify --allow-empty -m "patchloop baseline"
+printf '%s\n' '__pycache__/' '*.py[cod]' '.pytest_cache/' '*.egg-info/' >>.git/info/exclude
+
+left=$(g status --porcelain --ignored)
+if [ -n "$left" ]; then
+    echo "$left"
+    echo "patchloop: FAILED: the workspace is not clean after the baseline commit"
+    exit 1
+fi
+
+chown -R 1000:1000 .git
+find . ! -user 1000 -exec chown -h 1000:1000 {} +
+rm -rf /opt/patchloop/baseline.git
+cp -a .git /opt/patchloop/baseline.git
+chown -R 0:0 /opt/patchloop/baseline.git
+chmod -R a-w /opt/patchloop/baseline.git
+rm -f /opt/patchloop/finalize.sh
+echo "patchloop: baseline $(g rev-parse --short HEAD)"

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Runs as root, without network, in the install layer. The project's build backend is the
+# project's code: it runs as the sandbox user and installs into a prefix of its own that the venv
+# picks up through a root-written .pth file. Files the install generates in the tree (e.g. a
+# setuptools_scm _version.py) are kept in /opt/patchloop/generated for the source layer; then
+# /workspace is emptied (the source layer copies the current checkout).
+set -eu
+cd /workspace
+prefix=/opt/patchloop/editable
+generated=/opt/patchloop/generated
+site=$(/opt/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+mkdir -p "$prefix" "$generated"
+chown 1000:1000 "$prefix"
+find . \( -type f -o -type l \) -print | sort >/tmp/patchloop-before
+
+if setpriv --reuid=1000 --regid=1000 --clear-groups --no-new-privs env HOME=/tmp PIP_NO_INDEX=1 \
+    /opt/venv/bin/pip install --no-deps --no-build-isolation --use-pep517 --no-cache-dir \
+    --no-compile --progress-bar off --prefix "$prefix" -e . >/tmp/patchloop-install.log 2>&1; then
+    echo "patchloop: editable install ok"
+    for dir in $(find "$prefix" -type d \( -name site-packages -o -name dist-packages \)); do
+        echo "import site; site.addsitedir('$dir')" >>"$site/patchloop-editable.pth"
+    done
+else
+    tail -n 15 /tmp/patchloop-install.log
+    echo "patchloop: WARNING: editable install failed; /workspace (and /workspace/src) put on sys.path instead"
+    { echo /workspace; [ -d src ] && echo /workspace/src; true; } >"$site/patchloop-workspace.pth"
+fi
+
+# Packaging artefacts are not worth keeping; anything else new is.
+find . \( -name '*.egg-info' -o -name __pycache__ -o -name .eggs \) -prune -exec rm -rf {} +
+find . \( -type f -o -type l \) -print | sort >/tmp/patchloop-after
+comm -13 /tmp/patchloop-before /tmp/patchloop-after | grep -v '^\./build/' | while IFS= read -r f; do
+    mkdir -p "$generated/$(dirname "$f")"
+    cp -a "$f" "$generated/$f"
+    echo "patchloop: kept generated file $f"
+done
+
+chown -R 0:0 "$prefix" "$generated"
+find /workspace -mindepth 1 -delete
+rm -f /opt/patchloop/install.sh /tmp/patchloop-before /tmp/patchloop-after /tmp/patchloop-install.log

@@ -1,0 +1,698 @@
+//! `patchloop prepare`: the sandbox image of a checkout, in layers.
+//!
+//! base (`patchloop-base:py-*`) → dependencies (`patchloop-deps:<hash of the dependency files>`,
+//! reused while they are unchanged) → install (`patchloop-install:<hash of deps + top-level
+//! layout>`: the editable install, run as uid 1000 without network; only for pyproject/setup.py
+//! projects) → source (`patchloop-sandbox:<name>-<hash of the copied tree>`, built without
+//! network). The source stage makes `/workspace` a fresh one-commit git repository and copies it
+//! to `/opt/patchloop/baseline.git` (images/sandbox/finalize.sh). See images/README.md.
+
+use std::path::{Path, PathBuf};
+
+use bollard::Docker;
+use bollard::query_parameters::BuildImageOptionsBuilder;
+use sha2::{Digest, Sha256};
+
+use super::context::{self, Entry, SourceTree};
+use super::image::{
+    self, BaseOptions, HARNESS_FILES, ImageError, LABEL_BASE, LABEL_DEPS, LABEL_INSTALL,
+    LABEL_TEST_CMD, LABEL_TESTS_DIRS, ProgressFn, WITH_CA,
+};
+
+const DEPS_DOCKERFILE: &str = include_str!("../../images/sandbox/deps.Dockerfile");
+const DEPS_PY: &str = include_str!("../../images/sandbox/deps.py");
+const SOURCE_DOCKERFILE: &str = include_str!("../../images/sandbox/source.Dockerfile");
+const FINALIZE_SH: &str = include_str!("../../images/sandbox/finalize.sh");
+const INSTALL_DOCKERFILE: &str = include_str!("../../images/sandbox/install.Dockerfile");
+const INSTALL_SH: &str = include_str!("../../images/sandbox/install.sh");
+
+pub const DEPS_REPO: &str = "patchloop-deps";
+pub const SANDBOX_REPO: &str = "patchloop-sandbox";
+pub const INSTALL_REPO: &str = "patchloop-install";
+pub const DEFAULT_TEST_CMD: &str = "python -m pytest";
+/// Bump when the way contexts are written changes (tar metadata, layout): the source tag hashes
+/// contents, not the writer, so this keeps a changed writer from reusing stale images.
+const CONTEXT_FORMAT: &str = "context-v2 (mtime floor 2000-01-01)";
+
+/// What to prepare.
+#[derive(Debug, Clone, Default)]
+pub struct PrepareOptions {
+    /// The checkout (a directory on the machine patchloop runs on).
+    pub path: PathBuf,
+    /// Test command (default `python -m pytest`).
+    pub test_cmd: Option<String>,
+    /// Workspace-relative test directories; detected when empty.
+    pub tests_dirs: Vec<String>,
+    /// Base image options (offline, mirror, CA, progress).
+    pub base: BaseOptions,
+}
+
+/// A built sandbox image and what the harness needs to know about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreparedImage {
+    pub tag: String,
+    pub image_id: String,
+    /// Workspace-relative test directories (mounted read-only in episodes).
+    pub tests_dirs: Vec<String>,
+    pub test_cmd: String,
+    /// The base image tag it was built on.
+    pub base: String,
+    /// Whether an existing dependencies image was reused (false when built now, or unknown
+    /// for [`inspect_prepared`]).
+    pub deps_reused: bool,
+}
+
+/// Dependency files at the checkout root that key the dependencies layer.
+pub fn is_dependency_file(rel: &str) -> bool {
+    if rel.contains('/') {
+        return false;
+    }
+    matches!(rel, "pyproject.toml" | "setup.py" | "setup.cfg")
+        || (rel.starts_with("requirements") && rel.ends_with(".txt"))
+}
+
+/// A Docker-tag-safe name for the checkout (lowercase, `[a-z0-9._-]`, ≤ 40 chars).
+pub fn slug(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            let c = c.to_ascii_lowercase();
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    s = s.trim_matches(|c| c == '-' || c == '.').to_string();
+    s.truncate(40);
+    if s.is_empty() { "project".into() } else { s }
+}
+
+/// Validates the checkout and resolves test directories and command (pure, given the tree).
+pub fn plan(
+    path_display: &str,
+    tree: &SourceTree,
+    given_dirs: &[String],
+    test_cmd: Option<&str>,
+) -> Result<(Vec<String>, String), ImageError> {
+    if tree.python_files == 0 {
+        return Err(ImageError::Unsupported {
+            path: path_display.to_string(),
+            reason: "it contains no Python files (.py); patchloop prepares Python projects".into(),
+        });
+    }
+    let tests_dirs = if given_dirs.is_empty() {
+        let found = context::detect_tests_dirs(&tree.dirs, &context::packages(tree));
+        if found.is_empty() {
+            return Err(ImageError::NoTests {
+                path: path_display.to_string(),
+            });
+        }
+        found
+    } else {
+        let mut dirs = Vec::new();
+        for d in given_dirs {
+            let rel = context::normalize_rel_dir(d).map_err(|reason| ImageError::BadTestsDir {
+                dir: d.clone(),
+                reason: reason.to_string(),
+            })?;
+            if !tree.dirs.contains(&rel) {
+                return Err(ImageError::BadTestsDir {
+                    dir: d.clone(),
+                    reason: "no such directory in the checkout (or it is excluded from the image)"
+                        .into(),
+                });
+            }
+            if !dirs.contains(&rel) {
+                dirs.push(rel);
+            }
+        }
+        dirs
+    };
+    let test_cmd = match test_cmd.map(str::trim) {
+        Some("") => {
+            return Err(ImageError::Unsupported {
+                path: path_display.to_string(),
+                reason:
+                    "--test-cmd is empty; give a command or leave it out for `python -m pytest`"
+                        .into(),
+            });
+        }
+        Some(cmd) if cmd.chars().any(char::is_control) => {
+            return Err(ImageError::Unsupported {
+                path: path_display.to_string(),
+                reason: "--test-cmd must be one line (no control characters)".into(),
+            });
+        }
+        Some(cmd) => cmd.to_string(),
+        None => DEFAULT_TEST_CMD.to_string(),
+    };
+    Ok((tests_dirs, test_cmd))
+}
+
+/// Builds (or reuses) the sandbox image of a checkout.
+pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedImage, ImageError> {
+    let progress = opts.base.progress.clone();
+    let display = opts.path.display().to_string();
+    let root = check_dir(&opts.path)?;
+    let tree = {
+        let root = root.clone();
+        tokio::task::spawn_blocking(move || context::walk_source(&root))
+            .await
+            .map_err(|e| ImageError::Io {
+                what: "walking the checkout".into(),
+                cause: std::io::Error::other(e.to_string()),
+            })?
+            .map_err(ImageError::io(format!(
+                "cannot read the checkout {display}"
+            )))?
+    };
+    let (tests_dirs, test_cmd) = plan(&display, &tree, &opts.tests_dirs, opts.test_cmd.as_deref())?;
+    image::say(
+        &progress,
+        &format!(
+            "{} entries to copy, {} left out; tests: {}; test command: {test_cmd}",
+            tree.entries.len(),
+            tree.excluded.len(),
+            tests_dirs.join(", ")
+        ),
+    );
+    for (rel, why) in tree.excluded.iter().take(20) {
+        image::say(&progress, &format!("  not copied: {rel} ({why})"));
+    }
+    if tree.excluded.len() > 20 {
+        image::say(
+            &progress,
+            &format!("  ... and {} more not copied", tree.excluded.len() - 20),
+        );
+    }
+
+    let base = image::ensure_base_image(docker, &opts.base).await?;
+    let ca = opts.base.ca_bytes()?;
+    let (deps, deps_reused) = ensure_deps(docker, &base, &tree, &ca, &progress).await?;
+    let parent = if tree.entries.iter().any(
+        |e| matches!(e, Entry::File { dest, .. } if dest == "pyproject.toml" || dest == "setup.py"),
+    ) {
+        ensure_install(docker, &deps, &tree, &progress).await?
+    } else {
+        deps.clone()
+    };
+
+    let tests_json = serde_json::to_string(&tests_dirs).unwrap_or_else(|_| "[]".into());
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let labels = [
+        (LABEL_TEST_CMD, test_cmd.as_str()),
+        (LABEL_TESTS_DIRS, tests_json.as_str()),
+        (LABEL_BASE, base.as_str()),
+        (LABEL_DEPS, deps.as_str()),
+        (LABEL_INSTALL, parent.as_str()),
+    ];
+    // One LABEL instruction in the Dockerfile: each build-API label would be a build step.
+    let entries = source_context(&parent, &label_instruction(&labels), tree.entries);
+    let hash = hashed(
+        entries.clone(),
+        vec![
+            CONTEXT_FORMAT.into(),
+            parent.clone(),
+            test_cmd.clone(),
+            tests_json.clone(),
+        ],
+    )
+    .await?;
+    let tag = format!("{SANDBOX_REPO}:{}-{}", slug(&name), &hash[..16]);
+    if let Ok(existing) = docker.inspect_image(&tag).await {
+        image::say(
+            &progress,
+            &format!("{tag} exists (same source); reusing it"),
+        );
+        return Ok(PreparedImage {
+            tag,
+            image_id: existing.id.unwrap_or_default(),
+            tests_dirs,
+            test_cmd,
+            base,
+            deps_reused,
+        });
+    }
+    let options = BuildImageOptionsBuilder::default()
+        .dockerfile("Dockerfile")
+        .t(&tag)
+        .rm(true)
+        .forcerm(true)
+        .networkmode("none")
+        .build();
+    image::say(&progress, &format!("building {tag}"));
+    let image_id = image::run_build(docker, options, entries, "source layer", &progress).await?;
+    Ok(PreparedImage {
+        tag,
+        image_id,
+        tests_dirs,
+        test_cmd,
+        base,
+        deps_reused,
+    })
+}
+
+fn check_dir(path: &Path) -> Result<PathBuf, ImageError> {
+    let bad = |reason: &str| ImageError::BadPath {
+        path: path.display().to_string(),
+        reason: reason.to_string(),
+    };
+    let meta = std::fs::metadata(path).map_err(|e| bad(&format!("cannot open it ({e})")))?;
+    if !meta.is_dir() {
+        return Err(bad("not a directory"));
+    }
+    std::fs::canonicalize(path).map_err(|e| bad(&format!("cannot resolve it ({e})")))
+}
+
+async fn hashed(entries: Vec<Entry>, extra: Vec<String>) -> Result<String, ImageError> {
+    tokio::task::spawn_blocking(move || {
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        context::hash_entries(&entries, &extra)
+    })
+    .await
+    .map_err(|e| ImageError::Io {
+        what: "hashing the checkout".into(),
+        cause: std::io::Error::other(e.to_string()),
+    })?
+    .map_err(ImageError::io("cannot read the checkout to hash it"))
+}
+
+fn dir(dest: &str) -> Entry {
+    Entry::Dir {
+        dest: dest.to_string(),
+        mode: 0o755,
+    }
+}
+
+/// The dependencies image for this tree: reused when its tag (base + dependency files + recipe)
+/// exists. Returns (tag, reused).
+async fn ensure_deps(
+    docker: &Docker,
+    base: &str,
+    tree: &SourceTree,
+    ca: &[u8],
+    progress: &Option<ProgressFn>,
+) -> Result<(String, bool), ImageError> {
+    let mut dep_files: Vec<Entry> = Vec::new();
+    for e in &tree.entries {
+        if let Entry::File { src, dest, mode } = e
+            && is_dependency_file(dest)
+        {
+            dep_files.push(Entry::File {
+                src: src.clone(),
+                dest: format!("patchloop/project/{dest}"),
+                mode: *mode,
+            });
+        }
+    }
+    let hash = hashed(
+        dep_files.clone(),
+        vec![
+            base.to_string(),
+            DEPS_DOCKERFILE.into(),
+            DEPS_PY.into(),
+            WITH_CA.into(),
+        ],
+    )
+    .await?;
+    let tag = format!("{DEPS_REPO}:{}", &hash[..16]);
+    if docker.inspect_image(&tag).await.is_ok() {
+        image::say(
+            progress,
+            &format!("dependencies image {tag} exists; reusing it"),
+        );
+        return Ok((tag, true));
+    }
+    let mut entries = vec![
+        Entry::data(
+            "Dockerfile",
+            DEPS_DOCKERFILE.replace("{{BASE}}", base),
+            0o644,
+        ),
+        dir("patchloop"),
+        Entry::data("patchloop/with-ca.sh", WITH_CA, 0o755),
+        Entry::data("patchloop/ca.crt", ca.to_vec(), 0o644),
+        Entry::data("patchloop/deps.py", DEPS_PY, 0o644),
+        dir("patchloop/project"),
+    ];
+    entries.extend(dep_files);
+    let options = BuildImageOptionsBuilder::default()
+        .dockerfile("Dockerfile")
+        .t(&tag)
+        .rm(true)
+        .forcerm(true)
+        .build();
+    image::say(progress, &format!("building dependencies image {tag}"));
+    image::run_build(docker, options, entries, "dependencies layer", progress).await?;
+    Ok((tag, false))
+}
+
+/// The names that decide what an editable install maps: the checkout's top-level entries and
+/// those under `src/` (a new top-level package needs a new install; a changed file does not).
+pub fn install_layout(tree: &SourceTree) -> Vec<String> {
+    let mut names: Vec<String> = tree
+        .entries
+        .iter()
+        .map(entry_dest)
+        .filter(|d| !d.contains('/') || (d.starts_with("src/") && d.matches('/').count() == 1))
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names
+}
+
+fn entry_dest(e: &Entry) -> &str {
+    match e {
+        Entry::File { dest, .. }
+        | Entry::Data { dest, .. }
+        | Entry::Dir { dest, .. }
+        | Entry::Symlink { dest, .. } => dest,
+    }
+}
+
+/// The install image (project installed editable, generated files kept): reused while the
+/// dependencies image and the top-level layout are unchanged.
+async fn ensure_install(
+    docker: &Docker,
+    deps: &str,
+    tree: &SourceTree,
+    progress: &Option<ProgressFn>,
+) -> Result<String, ImageError> {
+    let mut h = Sha256::new();
+    for part in [deps, INSTALL_DOCKERFILE, INSTALL_SH, CONTEXT_FORMAT] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    for name in install_layout(tree) {
+        h.update(name.as_bytes());
+        h.update([0]);
+    }
+    let tag = format!("{INSTALL_REPO}:{}", &hex::encode(h.finalize())[..16]);
+    if docker.inspect_image(&tag).await.is_ok() {
+        image::say(progress, &format!("install image {tag} exists; reusing it"));
+        return Ok(tag);
+    }
+    let mut entries = vec![
+        Entry::data(
+            "Dockerfile",
+            INSTALL_DOCKERFILE.replace("{{DEPS}}", deps),
+            0o644,
+        ),
+        dir("patchloop-opt"),
+        Entry::data("patchloop-opt/install.sh", INSTALL_SH, 0o700),
+    ];
+    entries.extend(workspace_entries(tree.entries.iter().cloned()));
+    let options = BuildImageOptionsBuilder::default()
+        .dockerfile("Dockerfile")
+        .t(&tag)
+        .rm(true)
+        .forcerm(true)
+        .networkmode("none")
+        .build();
+    image::say(progress, &format!("building install image {tag}"));
+    image::run_build(docker, options, entries, "install layer", progress).await?;
+    Ok(tag)
+}
+
+/// The checkout under `workspace/` of a context.
+fn workspace_entries(tree: impl IntoIterator<Item = Entry>) -> Vec<Entry> {
+    let mut entries = vec![dir("workspace")];
+    entries.extend(tree.into_iter().map(|e| match e {
+        Entry::File { src, dest, mode } => Entry::File {
+            src,
+            dest: format!("workspace/{dest}"),
+            mode,
+        },
+        Entry::Data { dest, data, mode } => Entry::Data {
+            dest: format!("workspace/{dest}"),
+            data,
+            mode,
+        },
+        Entry::Dir { dest, mode } => Entry::Dir {
+            dest: format!("workspace/{dest}"),
+            mode,
+        },
+        Entry::Symlink { dest, target } => Entry::Symlink {
+            dest: format!("workspace/{dest}"),
+            target,
+        },
+    }));
+    entries
+}
+
+/// The source stage's context: Dockerfile, harness files + finalize script (`patchloop-opt/`,
+/// copied root-owned to /opt/patchloop) and the checkout under `workspace/`.
+fn source_context(deps: &str, labels: &str, tree: Vec<Entry>) -> Vec<Entry> {
+    let dockerfile = SOURCE_DOCKERFILE
+        .replace("{{DEPS}}", deps)
+        .replace("{{LABELS}}", labels);
+    let mut entries = vec![
+        Entry::data("Dockerfile", dockerfile, 0o644),
+        dir("patchloop-opt"),
+        Entry::data("patchloop-opt/finalize.sh", FINALIZE_SH, 0o700),
+        Entry::Dir {
+            dest: "patchloop-opt/harness".into(),
+            mode: 0o555,
+        },
+    ];
+    for (name, content) in HARNESS_FILES {
+        entries.push(Entry::data(
+            format!("patchloop-opt/harness/{name}"),
+            *content,
+            0o444,
+        ));
+    }
+    entries.extend(workspace_entries(tree));
+    entries
+}
+
+/// A Dockerfile `LABEL` instruction with every value double-quoted; `\\`, `"` and `$` are
+/// escaped (LABEL substitutes variables). Values never hold newlines ([`plan`] rejects them).
+pub fn label_instruction(labels: &[(&str, &str)]) -> String {
+    let quote = |v: &str| {
+        let mut out = String::with_capacity(v.len() + 2);
+        out.push('"');
+        for c in v.chars() {
+            if matches!(c, '\\' | '"' | '$') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out.push('"');
+        out
+    };
+    let parts: Vec<String> = labels
+        .iter()
+        .map(|(k, v)| format!("{k}={}", quote(v)))
+        .collect();
+    format!("LABEL {}", parts.join(" "))
+}
+
+/// Reads a prepared image's labels back.
+pub async fn inspect_prepared(docker: &Docker, tag: &str) -> Result<PreparedImage, ImageError> {
+    let inspect = docker
+        .inspect_image(tag)
+        .await
+        .map_err(|e| ImageError::NotPrepared {
+            tag: tag.to_string(),
+            reason: format!("cannot inspect it ({e})"),
+        })?;
+    let labels = inspect.config.and_then(|c| c.labels).unwrap_or_default();
+    let get = |key: &str| {
+        labels
+            .get(key)
+            .cloned()
+            .ok_or_else(|| ImageError::NotPrepared {
+                tag: tag.to_string(),
+                reason: format!("label {key} is missing"),
+            })
+    };
+    let tests_dirs: Vec<String> =
+        serde_json::from_str(&get(LABEL_TESTS_DIRS)?).map_err(|e| ImageError::NotPrepared {
+            tag: tag.to_string(),
+            reason: format!("label {LABEL_TESTS_DIRS} is not a JSON array of strings ({e})"),
+        })?;
+    Ok(PreparedImage {
+        tag: tag.to_string(),
+        image_id: inspect.id.unwrap_or_default(),
+        tests_dirs,
+        test_cmd: get(LABEL_TEST_CMD)?,
+        base: get(LABEL_BASE)?,
+        deps_reused: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[&str], dirs: &[&str]) -> SourceTree {
+        let mut t = SourceTree::default();
+        for f in files {
+            if f.ends_with(".py") {
+                t.python_files += 1;
+            }
+            t.entries.push(Entry::File {
+                src: PathBuf::from(f),
+                dest: f.to_string(),
+                mode: 0o644,
+            });
+        }
+        t.dirs = dirs.iter().map(|d| d.to_string()).collect();
+        t
+    }
+
+    #[test]
+    fn dependency_files_are_the_top_level_ones() {
+        for f in [
+            "pyproject.toml",
+            "setup.py",
+            "setup.cfg",
+            "requirements.txt",
+            "requirements-dev.txt",
+        ] {
+            assert!(is_dependency_file(f), "{f}");
+        }
+        for f in [
+            "pkg/setup.py",
+            "requirements/base.txt",
+            "README.md",
+            "tox.ini",
+        ] {
+            assert!(!is_dependency_file(f), "{f}");
+        }
+    }
+
+    #[test]
+    fn labels_are_quoted_and_escaped() {
+        assert_eq!(
+            label_instruction(&[("a", "python -m pytest"), ("b", r#"["x"] $HOME \"#)]),
+            r#"LABEL a="python -m pytest" b="[\"x\"] \$HOME \\""#
+        );
+    }
+
+    #[test]
+    fn install_layout_is_top_level_and_src_names_only() {
+        let t = tree(
+            &[
+                "setup.py",
+                "pkg/__init__.py",
+                "pkg/mod.py",
+                "src/other/__init__.py",
+                "tests/t.py",
+            ],
+            &[],
+        );
+        let mut with_dirs = t;
+        for d in ["pkg", "src", "src/other", "tests"] {
+            with_dirs.entries.push(Entry::Dir {
+                dest: d.into(),
+                mode: 0o755,
+            });
+        }
+        assert_eq!(
+            install_layout(&with_dirs),
+            vec!["pkg", "setup.py", "src", "src/other", "tests"]
+        );
+    }
+
+    #[test]
+    fn slug_is_tag_safe() {
+        assert_eq!(slug("My Project!"), "my-project");
+        assert_eq!(slug("toolz-1.2.0"), "toolz-1.2.0");
+        assert_eq!(slug("..."), "project");
+        assert_eq!(slug(&"a".repeat(99)).len(), 40);
+    }
+
+    #[test]
+    fn plan_detects_tests_and_defaults_the_command() -> Result<(), ImageError> {
+        let t = tree(&["pkg/__init__.py", "tests/test_x.py"], &["pkg", "tests"]);
+        let (dirs, cmd) = plan("p", &t, &[], None)?;
+        assert_eq!(dirs, vec!["tests"]);
+        assert_eq!(cmd, "python -m pytest");
+        let (dirs, cmd) = plan("p", &t, &["./pkg/".into(), "pkg".into()], Some("pytest -x"))?;
+        assert_eq!(dirs, vec!["pkg"]);
+        assert_eq!(cmd, "pytest -x");
+        Ok(())
+    }
+
+    #[test]
+    fn plan_rejects_projects_without_python_or_tests() {
+        let no_py = tree(&["README.md"], &["tests"]);
+        assert!(matches!(
+            plan("p", &no_py, &[], None),
+            Err(ImageError::Unsupported { .. })
+        ));
+        let no_tests = tree(&["pkg/__init__.py"], &["pkg"]);
+        let err = plan("p", &no_tests, &[], None);
+        assert!(matches!(err, Err(ImageError::NoTests { .. })));
+        assert!(
+            err.err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+                .contains("--tests-dir")
+        );
+        let t = tree(&["a.py"], &["tests"]);
+        assert!(matches!(
+            plan("p", &t, &["nope".into()], None),
+            Err(ImageError::BadTestsDir { .. })
+        ));
+        assert!(matches!(
+            plan("p", &t, &["../x".into()], None),
+            Err(ImageError::BadTestsDir { .. })
+        ));
+        assert!(matches!(
+            plan("p", &t, &[], Some("  ")),
+            Err(ImageError::Unsupported { .. })
+        ));
+        assert!(matches!(
+            plan("p", &t, &[], Some("pytest\nrm -rf /")),
+            Err(ImageError::Unsupported { .. })
+        ));
+    }
+
+    #[test]
+    fn source_context_places_harness_and_workspace() {
+        let t = tree(&["a.py"], &[]);
+        let entries = source_context("patchloop-deps:x", "LABEL a=\"b\"", t.entries);
+        let dests: Vec<String> = entries
+            .iter()
+            .map(|e| match e {
+                Entry::File { dest, .. }
+                | Entry::Data { dest, .. }
+                | Entry::Dir { dest, .. }
+                | Entry::Symlink { dest, .. } => dest.clone(),
+            })
+            .collect();
+        assert!(dests.contains(&"patchloop-opt/harness/pl_guard.py".to_string()));
+        assert!(dests.contains(&"workspace/a.py".to_string()));
+        match &entries[0] {
+            Entry::Data { data, .. } => {
+                assert!(String::from_utf8_lossy(data).contains("FROM patchloop-deps:x"))
+            }
+            other => panic!("first entry must be the Dockerfile, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn check_dir_rejects_missing_and_non_directories() -> std::io::Result<()> {
+        assert!(matches!(
+            check_dir(Path::new("/nonexistent/x")),
+            Err(ImageError::BadPath { .. })
+        ));
+        let f = tempfile::NamedTempFile::new()?;
+        let err = check_dir(f.path());
+        assert!(
+            err.err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+                .contains("not a directory")
+        );
+        Ok(())
+    }
+}
