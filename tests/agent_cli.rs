@@ -94,3 +94,51 @@ fn fix_with_a_scripted_model_exits_0_and_an_unreachable_ollama_exits_2() {
         "{err}"
     );
 }
+
+#[test]
+fn demo_prepares_the_embedded_repository_and_fixes_it() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let run = || {
+        patchloop()
+            .arg("demo")
+            .arg("--out")
+            .arg(out_dir.path())
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("+    return (ordered[mid - 1] + ordered[mid]) / 2"),
+        "{stdout}"
+    );
+    let last = stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with("fixed: ") && last.contains("scripted"),
+        "{last}"
+    );
+    // A second run reuses the same prepared image (stable tag), so nothing piles up.
+    let out = run();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains("building patchloop-sandbox:"),
+        "the second run rebuilt: {err}"
+    );
+    let tag = err
+        .lines()
+        .find_map(|l| {
+            l.split_whitespace()
+                .find(|w| w.starts_with("patchloop-sandbox:patchloop-demo"))
+        })
+        .map(|w| w.trim_end_matches(';').to_string());
+    if let Some(tag) = tag {
+        let _ = Command::new("docker").args(["rmi", "-f", &tag]).output();
+    }
+}

@@ -516,12 +516,10 @@ async fn demo_inner(args: &DemoArgs) -> anyhow::Result<FixOutcome> {
         .prefix("patchloop-demo-")
         .tempdir()
         .context("cannot create a temporary directory for the demo repository")?;
-    crate::agent::demo::write_repo(dir.path()).with_context(|| {
-        format!(
-            "cannot write the demo repository to {}",
-            dir.path().display()
-        )
-    })?;
+    // A stable directory name keeps the prepared image's tag stable, so reruns reuse it.
+    let repo = dir.path().join("patchloop-demo");
+    crate::agent::demo::write_repo(&repo)
+        .with_context(|| format!("cannot write the demo repository to {}", repo.display()))?;
     let model = model::scripted::Scripted::from_yaml(
         crate::agent::demo::SCRIPT,
         "demo-fix.yaml (embedded)",
@@ -529,7 +527,7 @@ async fn demo_inner(args: &DemoArgs) -> anyhow::Result<FixOutcome> {
     let docker = docker::connect().await?;
     let image = match &args.image {
         Some(tag) => inspect_image(&docker, tag).await?,
-        None => prepare_image(&docker, dir.path(), None).await?,
+        None => prepare_image(&docker, &repo, None).await?,
     };
     let plan = FixPlan {
         episode: EpisodeConfig {
