@@ -122,7 +122,7 @@ async fn the_same_call_is_nudged_at_3_and_stopped_at_5() {
     for (i, step) in s.iter().enumerate() {
         let obs = step["calls"][0]["observation"].as_str().unwrap();
         assert_eq!(
-            obs.contains("times in a row"),
+            obs.contains("times in the last few steps"),
             i == 2 || i == 3,
             "step {i}: {obs}"
         );

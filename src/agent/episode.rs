@@ -23,7 +23,7 @@ const COMPACT_PROMPT: &str = include_str!("prompts/compact.md");
 const NO_TOOL_CALL: &str = include_str!("prompts/no_tool_call.md");
 const REPEAT_NUDGE: &str = include_str!("prompts/repeat.md");
 
-/// The same action this many times in a row gets a nudge...
+/// The same action this many times (within the last [`LOOP_WINDOW`] steps) gets a nudge...
 pub const NUDGE_AFTER_REPEATS: usize = 3;
 /// ...and this many stops the episode with `loop_detected`.
 pub const STOP_AFTER_REPEATS: usize = 5;
@@ -144,13 +144,16 @@ pub struct EpisodeOutcome {
     pub infrastructure: bool,
 }
 
-/// Loop detection: how many steps in a row made the same action (the same calls, in order).
-/// A model that cycles through the same batch of calls every step is caught too.
+/// Loop detection: how often the current step's action (its calls, in order) occurred among
+/// the last [`LOOP_WINDOW`] steps. Counting within a window, not only in a row, also catches
+/// models that cycle (edit, submit, edit, submit, ...).
 #[derive(Default)]
 struct Repeats {
-    last: Option<String>,
-    count: usize,
+    recent: std::collections::VecDeque<String>,
 }
+
+/// Steps remembered by loop detection.
+pub const LOOP_WINDOW: usize = 10;
 
 impl Repeats {
     fn see(&mut self, calls: &[ToolCall]) -> usize {
@@ -158,13 +161,11 @@ impl Repeats {
             .iter()
             .map(|c| format!("{}\u{0}{}\u{1}", c.name, c.arguments))
             .collect();
-        if self.last.as_deref() == Some(key.as_str()) {
-            self.count += 1;
-        } else {
-            self.last = Some(key);
-            self.count = 1;
+        if self.recent.len() == LOOP_WINDOW {
+            self.recent.pop_front();
         }
-        self.count
+        self.recent.push_back(key.clone());
+        self.recent.iter().filter(|k| **k == key).count()
     }
 }
 
@@ -373,7 +374,7 @@ pub async fn run(
         if repeat >= STOP_AFTER_REPEATS {
             return finish(
                 StopReason::LoopDetected,
-                &format!("the same action {repeat} times in a row"),
+                &format!("the same action {repeat} times within {LOOP_WINDOW} steps"),
                 sandbox,
                 traj,
                 &spent,
@@ -511,6 +512,7 @@ pub fn config_value(cfg: &EpisodeConfig) -> Value {
         },
         "nudge_after_repeats": NUDGE_AFTER_REPEATS,
         "stop_after_repeats": STOP_AFTER_REPEATS,
+        "loop_window": LOOP_WINDOW,
     })
 }
 
@@ -535,6 +537,33 @@ mod tests {
         assert_eq!(b.exceeded(&s), Some(StopReason::CostLimit));
         s.wall = Duration::from_secs(10);
         assert_eq!(b.exceeded(&s), Some(StopReason::TimeLimit));
+    }
+
+    #[test]
+    fn loops_and_cycles_are_counted_within_the_window() {
+        let call = |n: &str| ToolCall {
+            id: None,
+            name: n.into(),
+            arguments: json!({}),
+            invalid_arguments: None,
+            from_text: false,
+        };
+        let mut r = Repeats::default();
+        let seq: Vec<usize> = [
+            "edit", "submit", "edit", "submit", "edit", "submit", "edit", "submit", "edit",
+        ]
+        .iter()
+        .map(|n| r.see(&[call(n)]))
+        .collect();
+        assert_eq!(seq, [1, 1, 2, 2, 3, 3, 4, 4, 5]);
+        let mut r = Repeats::default();
+        for i in 0..20 {
+            assert_eq!(
+                r.see(&[call(&format!("c{i}"))]),
+                1,
+                "distinct actions never count"
+            );
+        }
     }
 
     #[test]
