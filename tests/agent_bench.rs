@@ -89,7 +89,7 @@ fn pct(v: &mut [Duration], p: f64) -> Duration {
 
 #[tokio::test]
 async fn per_step_overhead_with_a_zero_latency_model() {
-    let image = DemoImage::build(&format!("patchloop-agent-bench:{}", std::process::id())).unwrap();
+    let image = DemoImage::prepare("agent-test-bench").await.unwrap();
     let d = docker::connect()
         .await
         .expect("Docker is required for this bench");

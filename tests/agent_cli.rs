@@ -22,9 +22,9 @@ fn unknown_model_spec_is_exit_2_with_the_accepted_forms() {
     );
 }
 
-#[test]
-fn fix_with_a_scripted_model_exits_0_and_an_unreachable_ollama_exits_2() {
-    let image = DemoImage::build(&format!("patchloop-agent-cli:{}", std::process::id())).unwrap();
+#[tokio::test]
+async fn fix_with_a_scripted_model_exits_0_and_an_unreachable_ollama_exits_2() {
+    let image = DemoImage::prepare("agent-test-cli").await.unwrap();
     let out_dir = tempfile::tempdir().unwrap();
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -2,8 +2,7 @@
 //! hardened container; an adversarial script (giant output, editing the read-only tests, prose)
 //! ends with the right stop reason and a full trajectory. Needs Docker: fails loudly without it.
 //!
-//! The image is built here from `patchloop-probe:base` with the sandbox image layout (workspace,
-//! baseline git dir, labels) until `patchloop prepare` is merged.
+//! The image is the demo repository prepared by `sandbox::prepare`, as `patchloop demo` does.
 
 use patchloop::agent::demo;
 use patchloop::agent::episode::{Budgets, EpisodeConfig, StopReason};
@@ -15,8 +14,9 @@ use patchloop::sandbox::docker;
 use patchloop::sandbox::policy::ContainerPolicy;
 use serde_json::Value;
 
-fn build_demo_image() -> DemoImage {
-    DemoImage::build(&format!("patchloop-agent-test:{}", std::process::id()))
+async fn build_demo_image() -> DemoImage {
+    DemoImage::prepare("agent-test-docker")
+        .await
         .expect("building the demo image")
 }
 
@@ -45,7 +45,7 @@ fn plan(out: &std::path::Path, test_cmd: &str) -> FixPlan {
 
 #[tokio::test]
 async fn scripted_runs_in_the_real_sandbox() {
-    let guard = build_demo_image();
+    let guard = build_demo_image().await;
     let d = docker::connect()
         .await
         .expect("Docker is required for this test");

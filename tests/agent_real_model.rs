@@ -68,7 +68,7 @@ fn server() -> Server {
 #[tokio::test]
 async fn a_real_small_model_runs_a_full_episode() {
     let server = server();
-    let image = DemoImage::build(&format!("patchloop-agent-real:{}", std::process::id())).unwrap();
+    let image = DemoImage::prepare("agent-test-real").await.unwrap();
     let d = docker::connect()
         .await
         .expect("Docker is required for this test");

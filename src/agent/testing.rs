@@ -133,38 +133,26 @@ impl Sandbox for HostDir {
     }
 }
 
-/// The sandbox image layout (workspace, baseline git dir, labels) on `patchloop-probe:base`,
-/// for tests until `patchloop prepare` is merged.
-pub const DEMO_DOCKERFILE: &str = r#"FROM patchloop-probe:base
-COPY repo /workspace
-RUN cd /workspace && git init -q && git add -A \
- && git -c user.name=patchloop -c user.email=patchloop@localhost commit -qm baseline \
- && mkdir -p /opt/patchloop && cp -a /workspace/.git /opt/patchloop/baseline.git \
- && chown -R 1000:1000 /workspace
-LABEL patchloop.test_cmd="python3 -m pytest -q -p no:cacheprovider" patchloop.tests_dirs="[\"tests\"]"
-"#;
-
-/// A demo-repository image built with the docker CLI; removed on drop.
+/// A prepared image of the demo repository (through `sandbox::prepare`, as `patchloop demo`
+/// does); removed on drop. `name` becomes part of the tag, so parallel tests do not share one.
 pub struct DemoImage(pub String);
 
 impl DemoImage {
-    pub fn build(tag: &str) -> Result<DemoImage, String> {
+    pub async fn prepare(name: &str) -> Result<DemoImage, String> {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        crate::agent::demo::write_repo(&dir.path().join("repo")).map_err(|e| e.to_string())?;
-        std::fs::write(dir.path().join("Dockerfile"), DEMO_DOCKERFILE)
+        let repo = dir.path().join(name);
+        crate::agent::demo::write_repo(&repo).map_err(|e| e.to_string())?;
+        let docker = crate::sandbox::docker::connect()
+            .await
             .map_err(|e| e.to_string())?;
-        let out = std::process::Command::new("docker")
-            .args(["build", "-q", "-t", tag, "."])
-            .current_dir(dir.path())
-            .output()
-            .map_err(|e| format!("the docker CLI is needed: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "docker build failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        Ok(DemoImage(tag.to_string()))
+        let opts = crate::sandbox::prepare::PrepareOptions {
+            path: repo,
+            ..Default::default()
+        };
+        let img = crate::sandbox::prepare::prepare(&docker, &opts)
+            .await
+            .map_err(|e| format!("preparing the demo image: {e}"))?;
+        Ok(DemoImage(img.tag))
     }
 }
 
