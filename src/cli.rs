@@ -52,6 +52,42 @@ pub enum Command {
     Fix(crate::agent::fix::FixArgs),
     /// Fix the embedded demo repository's planted bug with a scripted model in the real sandbox.
     Demo(crate::agent::fix::DemoArgs),
+    /// Run as the GitHub Action: read the event, repair, post (see docs/github.md).
+    Action(ActionCli),
+    /// Configuration: print the JSON Schema, or the merged config with sources.
+    #[command(subcommand)]
+    Config(ConfigCli),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ActionCli {
+    /// Event name (default: GITHUB_EVENT_NAME).
+    #[arg(long)]
+    pub event_name: Option<String>,
+    /// Event payload file (default: GITHUB_EVENT_PATH).
+    #[arg(long)]
+    pub event_path: Option<std::path::PathBuf>,
+    /// Post nothing; write what would be posted to the job summary.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Repository checkout (default: GITHUB_WORKSPACE, else the current directory).
+    #[arg(long)]
+    pub repo_dir: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCli {
+    /// Print the JSON Schema of .github/patchloop.yml.
+    Schema,
+    /// Print the merged configuration and where each value came from.
+    Show {
+        /// Repository checkout holding .github/patchloop.yml.
+        #[arg(long, default_value = ".")]
+        repo_dir: std::path::PathBuf,
+        /// An org-level patchloop.yml to merge under the repository's (local file).
+        #[arg(long)]
+        org_file: Option<std::path::PathBuf>,
+    },
 }
 
 /// Outcome of a command, mapped to the documented exit codes.
@@ -145,5 +181,21 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
         }
         Command::Fix(args) => crate::agent::fix::fix(args).await.map(outcome),
         Command::Demo(args) => crate::agent::fix::demo(args).await.map(outcome),
+        Command::Action(a) => {
+            let args = crate::github::action::ActionArgs {
+                event_name: a.event_name,
+                event_path: a.event_path,
+                dry_run: a.dry_run,
+                repo_dir: a.repo_dir,
+            };
+            let fixed =
+                crate::github::action::cli_main(args, &crate::github::action::NotWired).await?;
+            Ok(if fixed {
+                Outcome::Success
+            } else {
+                Outcome::Negative
+            })
+        }
+        Command::Config(c) => crate::config::cli(c).map(|()| Outcome::Success),
     }
 }

@@ -7,4 +7,6 @@
 
 pub mod agent;
 pub mod cli;
+pub mod config;
+pub mod github;
 pub mod sandbox;

@@ -27,6 +27,9 @@ use super::{ExecRequest, ExecResult, ExecStatus, Sandbox, SandboxError, WORKSPAC
 const DEADLINE_GRACE_SECS: u64 = 30;
 /// Reading stops (and the step is killed) once a command has printed this many times its cap.
 const FLOOD_FACTOR: u64 = 64;
+/// Prints the container cgroup's OOM counters (cgroup v2, else v1).
+const OOM_COUNTER: &str =
+    "cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control";
 /// Largest diff we accept; a truncated diff would be a wrong patch.
 const DIFF_CAP: usize = 16 << 20;
 
@@ -136,8 +139,8 @@ impl Container {
                 "starting container {}",
                 container.name
             )))?;
-        container.keeper_pid = container.find_keeper().await?;
-        let baseline = container.oom_kill_count().await.unwrap_or(0);
+        let (keeper, baseline) = container.first_look().await?;
+        container.keeper_pid = keeper;
         *container.oom_kills_seen.get_mut() = baseline;
         Ok(container)
     }
@@ -146,14 +149,18 @@ impl Container {
         &self.name
     }
 
-    /// PID 1 is docker-init; its first child is the keeper that bounds the container's life.
-    async fn find_keeper(&self) -> Result<u32, SandboxError> {
+    /// One exec right after start (each exec costs a runc exec, ~30-50 ms): PID 1 is
+    /// docker-init and its first child is the keeper that bounds the container's life; the
+    /// cgroup's OOM-kill counter is the baseline later OOMs are judged against.
+    async fn first_look(&self) -> Result<(u32, u64), SandboxError> {
         let out = self
             .raw_exec(
                 vec![
                     "sh".into(),
                     "-c".into(),
-                    "cat /proc/1/task/1/children 2>/dev/null || for d in /proc/[0-9]*; do p=${d#/proc/}; [ \"$p\" != 1 ] && [ \"$p\" != $$ ] && echo \"$p\"; done".into(),
+                    format!(
+                        "{{ cat /proc/1/task/1/children 2>/dev/null || for d in /proc/[0-9]*; do p=${{d#/proc/}}; [ \"$p\" != 1 ] && [ \"$p\" != $$ ] && echo \"$p\"; done; }}; echo; echo ---; {OOM_COUNTER}"
+                    ),
                 ],
                 None,
                 Duration::from_secs(20),
@@ -163,24 +170,21 @@ impl Container {
             )
             .await?;
         let text = out.output.render();
-        text.split_whitespace()
-            .filter_map(|t| t.parse::<u32>().ok())
-            .find(|&p| p != 1)
-            .ok_or_else(|| SandboxError::ContainerGone {
-                id: self.name.clone(),
-                reason: format!("no keeper process found under PID 1 (saw {text:?})"),
-            })
+        parse_first_look(&text).ok_or_else(|| SandboxError::ContainerGone {
+            id: self.name.clone(),
+            reason: format!("no keeper process found under PID 1 (saw {text:?})"),
+        })
     }
 
-    /// The container cgroup's OOM-kill counter (v2 `memory.events`, v1 `memory.oom_control`).
-    /// An OOM under exec shows only as exit 137 plus this counter (SECURITY.md G6).
-    async fn oom_kill_count(&self) -> Result<u64, SandboxError> {
+    /// Kill every process but PID 1 and the keeper, then read the cgroup's OOM-kill counter:
+    /// an OOM under exec shows only as exit 137 plus this counter (SECURITY.md G6).
+    async fn cleanup_and_oom_count(&self) -> Result<u64, SandboxError> {
         let out = self
             .raw_exec(
                 vec![
                     "sh".into(),
                     "-c".into(),
-                    "cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control".into(),
+                    format!("{}; {OOM_COUNTER}", kill_others_script(self.keeper_pid)),
                 ],
                 None,
                 Duration::from_secs(10),
@@ -404,6 +408,23 @@ impl Drop for Container {
     }
 }
 
+/// Did the step wrapper possibly die before its cleanup? A signal death shows as 128+n (the
+/// command may have signalled its parent); -1 means the exit code was never reported.
+fn wrapper_may_have_died(code: i64) -> bool {
+    !(0..128).contains(&code)
+}
+
+/// `(keeper pid, oom_kill baseline)` from the output of [`Container::first_look`]'s script:
+/// PID 1's children, a `---` line, then the cgroup's OOM counters.
+fn parse_first_look(text: &str) -> Option<(u32, u64)> {
+    let (pids, counters) = text.split_once("\n---\n").unwrap_or((text, ""));
+    let keeper = pids
+        .split_whitespace()
+        .filter_map(|t| t.parse::<u32>().ok())
+        .find(|&p| p != 1)?;
+    Some((keeper, parse_oom_kill(counters).unwrap_or(0)))
+}
+
 /// `oom_kill N` from memory.events (v2) or memory.oom_control (v1).
 fn parse_oom_kill(text: &str) -> Option<u64> {
     text.lines().find_map(|l| {
@@ -460,12 +481,19 @@ impl Sandbox for Container {
                 &req.env,
             )
             .await?;
-        if result.status == ExecStatus::Exited(137) {
-            let count = self.oom_kill_count().await.unwrap_or(0);
-            let mut seen = self.oom_kills_seen.lock().await;
-            if count > *seen {
-                *seen = count;
-                result.status = ExecStatus::Oom;
+        if let ExecStatus::Exited(code) = result.status
+            && wrapper_may_have_died(code)
+        {
+            // The command can signal its own parent: a wrapper killed before its cleanup
+            // leaves the step's processes running (`setsid sleep 1e9 & kill -9 $PPID`). Clean
+            // up from here, and read the OOM counter in the same exec.
+            let count = self.cleanup_and_oom_count().await?;
+            if code == 137 {
+                let mut seen = self.oom_kills_seen.lock().await;
+                if count > *seen {
+                    *seen = count;
+                    result.status = ExecStatus::Oom;
+                }
             }
         }
         Ok(result)
@@ -529,6 +557,25 @@ mod tests {
             Some(1)
         );
         assert_eq!(parse_oom_kill("nothing here"), None);
+    }
+
+    #[test]
+    fn first_look_finds_keeper_and_oom_baseline() {
+        assert_eq!(
+            parse_first_look("7 \n---\noom_kill_disable 0\nunder_oom 0\noom_kill 2\n"),
+            Some((7, 2))
+        );
+        assert_eq!(parse_first_look("1\n9\n\n---\nlow 0\n"), Some((9, 0)));
+        assert_eq!(parse_first_look("\n---\noom_kill 3\n"), None);
+    }
+
+    #[test]
+    fn signal_deaths_trigger_harness_cleanup() {
+        assert!(wrapper_may_have_died(137) && wrapper_may_have_died(143));
+        assert!(wrapper_may_have_died(-1) && wrapper_may_have_died(255));
+        assert!(
+            !wrapper_may_have_died(0) && !wrapper_may_have_died(1) && !wrapper_may_have_died(127)
+        );
     }
 
     #[test]

@@ -1,0 +1,673 @@
+//! Configuration: `.github/patchloop.yml` in the repository, org-wide defaults from
+//! `patchloop.yml` in the organisation's `.github` repository, and action inputs.
+//!
+//! Precedence: action inputs > repository > organisation > built-in defaults. Every merged
+//! value remembers where it came from (`patchloop config show`). Unknown keys are errors
+//! that name the key, the file and the line, and list the valid keys. The schema has no
+//! field that could reach Docker (no mounts, no images): repository content must not be
+//! able to widen the sandbox.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::github::post::Mode;
+
+/// Repository path of the per-repo config.
+pub const REPO_CONFIG_PATH: &str = ".github/patchloop.yml";
+/// Path inside the organisation's `.github` repository.
+pub const ORG_CONFIG_PATH: &str = "patchloop.yml";
+
+/// Who may start a run with `/patchloop fix`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum MinPermission {
+    Write,
+    Maintain,
+    Admin,
+}
+
+impl MinPermission {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            MinPermission::Write => "write",
+            MinPermission::Maintain => "maintain",
+            MinPermission::Admin => "admin",
+        }
+    }
+
+    /// Whether a repository permission (`admin`, `maintain`, `write`, `triage`, `read`,
+    /// `none`) meets this minimum.
+    pub fn allows(&self, permission: &str) -> bool {
+        let rank = match permission {
+            "admin" => 3,
+            "maintain" => 2,
+            "write" => 1,
+            _ => return false,
+        };
+        rank > *self as u8
+    }
+}
+
+/// What happens to a verified patch when there is no pull request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NoPrFallback {
+    /// Open a pull request from a `patchloop/` branch.
+    Pr,
+    /// Post nothing; the job summary still has the patch.
+    None,
+}
+
+/// Budgets for one repair.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetsFile {
+    /// Maximum agent steps (model turns).
+    pub max_steps: Option<u64>,
+    /// Maximum model spend in US dollars (unknown models cost 0 and still count tokens).
+    pub max_cost_usd: Option<f64>,
+    /// Maximum tokens (prompt + completion).
+    pub max_tokens: Option<u64>,
+}
+
+/// Which events and people may start a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TriggersFile {
+    /// Repair on `pull_request` events too (off by default).
+    pub pull_request: Option<bool>,
+    /// Minimum repository permission for `/patchloop fix` (write, maintain or admin).
+    pub comment_min_permission: Option<MinPermission>,
+    /// If set, only these logins may use `/patchloop fix` (they still need the permission).
+    pub comment_users: Option<Vec<String>>,
+}
+
+/// One config file (or the action inputs) as written: every key optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "patchloop configuration (.github/patchloop.yml)")]
+pub struct ConfigFile {
+    /// Model name, e.g. `qwen2.5-coder:7b`.
+    pub model: Option<String>,
+    /// How a verified patch is delivered: suggest, comment, pr or dry-run.
+    pub mode: Option<Mode>,
+    /// Command that runs the tests (default: taken from the failed job's log).
+    pub test_command: Option<String>,
+    /// Globs of test files; the agent cannot change them.
+    pub test_globs: Option<Vec<String>>,
+    /// How many times verification re-runs the tests (flakiness check).
+    pub reruns: Option<u32>,
+    pub budgets: Option<BudgetsFile>,
+    /// Paths under `.github/` a patch may change (CI-config fixes). Empty: none.
+    pub allowed_ci_paths: Option<Vec<String>>,
+    pub triggers: Option<TriggersFile>,
+    /// Post a short "no verified fix" report with the receipt (default false).
+    pub report_unverified: Option<bool>,
+    /// With no pull request: `pr` (open one) or `none`.
+    pub no_pr_fallback: Option<NoPrFallback>,
+}
+
+/// Where a value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Default,
+    Org(String),
+    Repo(String),
+    Input(String),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => write!(f, "default"),
+            Source::Org(p) => write!(f, "org ({p})"),
+            Source::Repo(p) => write!(f, "repo ({p})"),
+            Source::Input(n) => write!(f, "action input `{n}`"),
+        }
+    }
+}
+
+/// The merged configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub model: Option<String>,
+    pub mode: Mode,
+    pub test_command: Option<String>,
+    pub test_globs: Vec<String>,
+    pub reruns: u32,
+    pub max_steps: u64,
+    pub max_cost_usd: f64,
+    pub max_tokens: u64,
+    pub allowed_ci_paths: Vec<String>,
+    pub pull_request: bool,
+    pub comment_min_permission: MinPermission,
+    pub comment_users: Vec<String>,
+    pub report_unverified: bool,
+    pub no_pr_fallback: NoPrFallback,
+    /// Dotted key → where its value came from.
+    pub sources: BTreeMap<&'static str, Source>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        let mut c = Config {
+            model: None,
+            mode: Mode::Suggest,
+            test_command: None,
+            test_globs: vec![
+                "tests/**".into(),
+                "test/**".into(),
+                "**/test_*.py".into(),
+                "**/*_test.py".into(),
+                "**/conftest.py".into(),
+            ],
+            reruns: 3,
+            max_steps: 40,
+            max_cost_usd: 1.0,
+            max_tokens: 400_000,
+            allowed_ci_paths: Vec::new(),
+            pull_request: false,
+            comment_min_permission: MinPermission::Write,
+            comment_users: Vec::new(),
+            report_unverified: false,
+            no_pr_fallback: NoPrFallback::Pr,
+            sources: BTreeMap::new(),
+        };
+        for k in KEYS {
+            c.sources.insert(k, Source::Default);
+        }
+        c
+    }
+}
+
+/// Every dotted key, in display order.
+pub const KEYS: [&str; 14] = [
+    "model",
+    "mode",
+    "test_command",
+    "test_globs",
+    "reruns",
+    "budgets.max_steps",
+    "budgets.max_cost_usd",
+    "budgets.max_tokens",
+    "allowed_ci_paths",
+    "triggers.pull_request",
+    "triggers.comment_min_permission",
+    "triggers.comment_users",
+    "report_unverified",
+    "no_pr_fallback",
+];
+
+/// A config file that could not be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}{}: `{key}`: {message}", line.map(|l| format!(" line {l}")).unwrap_or_default())]
+pub struct ConfigError {
+    pub file: String,
+    pub line: Option<usize>,
+    /// Dotted path of the bad key.
+    pub key: String,
+    /// serde's message, which names the unknown key and lists the valid ones.
+    pub message: String,
+}
+
+/// Parse one YAML file (`origin` names it in errors). Empty files are an empty config.
+pub fn parse_file(origin: &str, text: &str) -> Result<ConfigFile, ConfigError> {
+    if text.trim().is_empty() {
+        return Ok(ConfigFile::default());
+    }
+    let de = serde_yaml::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let line = inner.location().map(|l| l.line());
+        let msg = inner.to_string();
+        // serde_yaml appends " at line L column C"; the line is reported separately.
+        let msg = match msg.find(" at line ") {
+            Some(i) => msg[..i].to_string(),
+            None => msg,
+        };
+        let key = match unknown_field(&msg) {
+            Some(k) if path == "." || path.is_empty() => k,
+            _ => path,
+        };
+        ConfigError {
+            file: origin.to_string(),
+            line,
+            key,
+            message: msg,
+        }
+    })
+}
+
+fn unknown_field(msg: &str) -> Option<String> {
+    let rest = msg.split("unknown field `").nth(1)?;
+    Some(rest.split('`').next()?.to_string())
+}
+
+fn set<T: Clone>(
+    dst: &mut T,
+    src: Option<&T>,
+    key: &'static str,
+    source: &Source,
+    sources: &mut BTreeMap<&'static str, Source>,
+) {
+    if let Some(v) = src {
+        *dst = v.clone();
+        sources.insert(key, source.clone());
+    }
+}
+
+impl Config {
+    /// Apply one layer on top (call in order: org, repo, inputs).
+    pub fn apply(&mut self, f: &ConfigFile, source: Source) {
+        let s = &mut self.sources;
+        if let Some(m) = &f.model {
+            self.model = Some(m.clone());
+            s.insert("model", source.clone());
+        }
+        set(&mut self.mode, f.mode.as_ref(), "mode", &source, s);
+        if let Some(t) = &f.test_command {
+            self.test_command = Some(t.clone());
+            s.insert("test_command", source.clone());
+        }
+        set(
+            &mut self.test_globs,
+            f.test_globs.as_ref(),
+            "test_globs",
+            &source,
+            s,
+        );
+        set(&mut self.reruns, f.reruns.as_ref(), "reruns", &source, s);
+        if let Some(b) = &f.budgets {
+            set(
+                &mut self.max_steps,
+                b.max_steps.as_ref(),
+                "budgets.max_steps",
+                &source,
+                s,
+            );
+            set(
+                &mut self.max_cost_usd,
+                b.max_cost_usd.as_ref(),
+                "budgets.max_cost_usd",
+                &source,
+                s,
+            );
+            set(
+                &mut self.max_tokens,
+                b.max_tokens.as_ref(),
+                "budgets.max_tokens",
+                &source,
+                s,
+            );
+        }
+        set(
+            &mut self.allowed_ci_paths,
+            f.allowed_ci_paths.as_ref(),
+            "allowed_ci_paths",
+            &source,
+            s,
+        );
+        if let Some(t) = &f.triggers {
+            set(
+                &mut self.pull_request,
+                t.pull_request.as_ref(),
+                "triggers.pull_request",
+                &source,
+                s,
+            );
+            set(
+                &mut self.comment_min_permission,
+                t.comment_min_permission.as_ref(),
+                "triggers.comment_min_permission",
+                &source,
+                s,
+            );
+            set(
+                &mut self.comment_users,
+                t.comment_users.as_ref(),
+                "triggers.comment_users",
+                &source,
+                s,
+            );
+        }
+        set(
+            &mut self.report_unverified,
+            f.report_unverified.as_ref(),
+            "report_unverified",
+            &source,
+            s,
+        );
+        set(
+            &mut self.no_pr_fallback,
+            f.no_pr_fallback.as_ref(),
+            "no_pr_fallback",
+            &source,
+            s,
+        );
+    }
+
+    /// Merge the layers: inputs > repo > org > defaults.
+    pub fn merge(
+        org: Option<(&str, &ConfigFile)>,
+        repo: Option<(&str, &ConfigFile)>,
+        inputs: &[(String, ConfigFile)],
+    ) -> Config {
+        let mut c = Config::default();
+        if let Some((p, f)) = org {
+            c.apply(f, Source::Org(p.to_string()));
+        }
+        if let Some((p, f)) = repo {
+            c.apply(f, Source::Repo(p.to_string()));
+        }
+        for (name, f) in inputs {
+            c.apply(f, Source::Input(name.clone()));
+        }
+        c
+    }
+
+    fn value_of(&self, key: &str) -> String {
+        let list = |v: &[String]| format!("[{}]", v.join(", "));
+        match key {
+            "model" => self
+                .model
+                .clone()
+                .unwrap_or_else(|| "(agent default)".into()),
+            "mode" => self.mode.as_str().into(),
+            "test_command" => self
+                .test_command
+                .clone()
+                .unwrap_or_else(|| "(from the failed job's log)".into()),
+            "test_globs" => list(&self.test_globs),
+            "reruns" => self.reruns.to_string(),
+            "budgets.max_steps" => self.max_steps.to_string(),
+            "budgets.max_cost_usd" => format!("{}", self.max_cost_usd),
+            "budgets.max_tokens" => self.max_tokens.to_string(),
+            "allowed_ci_paths" => list(&self.allowed_ci_paths),
+            "triggers.pull_request" => self.pull_request.to_string(),
+            "triggers.comment_min_permission" => self.comment_min_permission.as_str().into(),
+            "triggers.comment_users" => list(&self.comment_users),
+            "report_unverified" => self.report_unverified.to_string(),
+            "no_pr_fallback" => format!("{:?}", self.no_pr_fallback).to_lowercase(),
+            _ => String::new(),
+        }
+    }
+
+    /// `key = value  # source` lines for `patchloop config show`.
+    pub fn render_show(&self) -> String {
+        let width = KEYS.iter().map(|k| k.len()).max().unwrap_or(0);
+        let mut out = String::new();
+        for k in KEYS {
+            let src = self.sources.get(k).cloned().unwrap_or(Source::Default);
+            out.push_str(&format!("{k:<width$} = {}  # {src}\n", self.value_of(k)));
+        }
+        out
+    }
+}
+
+/// The JSON Schema of the config file (for editor completion).
+pub fn schema_json() -> String {
+    let schema = schemars::schema_for!(ConfigFile);
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
+}
+
+/// Action inputs (`INPUT_*` variables) as a config layer, one entry per input set.
+pub fn inputs_from_env(
+    get: impl Fn(&str) -> Option<String>,
+) -> Result<Vec<(String, ConfigFile)>, ConfigError> {
+    // The runner keeps hyphens in input names (`INPUT_MAX-STEPS`); accept `_` too.
+    let input = |name: &str| {
+        let up = name.to_uppercase();
+        get(&format!("INPUT_{up}"))
+            .or_else(|| get(&format!("INPUT_{}", up.replace('-', "_"))))
+            .filter(|v| !v.trim().is_empty())
+    };
+    let bad = |name: &str, msg: String| ConfigError {
+        file: "action inputs".into(),
+        line: None,
+        key: name.into(),
+        message: msg,
+    };
+    let mut out = Vec::new();
+    let mut push = |name: &str, f: ConfigFile| out.push((name.to_string(), f));
+    if let Some(v) = input("model") {
+        push(
+            "model",
+            ConfigFile {
+                model: Some(v),
+                ..Default::default()
+            },
+        );
+    }
+    if let Some(v) = input("mode") {
+        let m = v.trim().parse::<Mode>().map_err(|e| bad("mode", e))?;
+        push(
+            "mode",
+            ConfigFile {
+                mode: Some(m),
+                ..Default::default()
+            },
+        );
+    }
+    if let Some(v) = input("test-command") {
+        push(
+            "test-command",
+            ConfigFile {
+                test_command: Some(v),
+                ..Default::default()
+            },
+        );
+    }
+    if let Some(v) = input("reruns") {
+        let n = v
+            .trim()
+            .parse()
+            .map_err(|_| bad("reruns", format!("`{v}` is not a whole number")))?;
+        push(
+            "reruns",
+            ConfigFile {
+                reruns: Some(n),
+                ..Default::default()
+            },
+        );
+    }
+    if let Some(v) = input("max-steps") {
+        let n = v
+            .trim()
+            .parse()
+            .map_err(|_| bad("max-steps", format!("`{v}` is not a whole number")))?;
+        push(
+            "max-steps",
+            ConfigFile {
+                budgets: Some(BudgetsFile {
+                    max_steps: Some(n),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+        );
+    }
+    if let Some(v) = input("max-cost") {
+        let n: f64 = v
+            .trim()
+            .trim_start_matches('$')
+            .parse()
+            .map_err(|_| bad("max-cost", format!("`{v}` is not a number of dollars")))?;
+        push(
+            "max-cost",
+            ConfigFile {
+                budgets: Some(BudgetsFile {
+                    max_cost_usd: Some(n),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precedence_and_sources() {
+        let org = parse_file(
+            "org/.github/patchloop.yml",
+            "model: a\nreruns: 5\nbudgets:\n  max_steps: 10\n",
+        )
+        .unwrap();
+        let repo = parse_file(
+            ".github/patchloop.yml",
+            "model: b\nbudgets:\n  max_cost_usd: 0.5\n",
+        )
+        .unwrap();
+        let inputs = inputs_from_env(|k| (k == "INPUT_MODEL").then(|| "c".to_string())).unwrap();
+        let c = Config::merge(
+            Some(("org/.github/patchloop.yml", &org)),
+            Some((".github/patchloop.yml", &repo)),
+            &inputs,
+        );
+        assert_eq!(c.model.as_deref(), Some("c"));
+        assert_eq!(c.reruns, 5);
+        assert_eq!(c.max_steps, 10);
+        assert_eq!(c.max_cost_usd, 0.5);
+        assert_eq!(c.max_tokens, 400_000);
+        assert_eq!(c.sources["model"], Source::Input("model".into()));
+        assert_eq!(
+            c.sources["reruns"],
+            Source::Org("org/.github/patchloop.yml".into())
+        );
+        assert_eq!(
+            c.sources["budgets.max_cost_usd"],
+            Source::Repo(".github/patchloop.yml".into())
+        );
+        assert_eq!(c.sources["budgets.max_tokens"], Source::Default);
+        let show = c.render_show();
+        assert!(show.contains("model"), "{show}");
+        assert!(
+            show.lines().any(|l| l.starts_with("reruns")
+                && l.contains("= 5")
+                && l.ends_with("# org (org/.github/patchloop.yml)")),
+            "{show}"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_name_key_file_line_and_valid_keys() {
+        let e = parse_file(".github/patchloop.yml", "model: x\nmodle: y\n").unwrap_err();
+        assert_eq!((e.key.as_str(), e.line), ("modle", Some(2)));
+        let s = e.to_string();
+        assert!(
+            s.starts_with(".github/patchloop.yml line 2: `modle`"),
+            "{s}"
+        );
+        assert!(
+            s.contains("test_command") && s.contains("budgets"),
+            "lists valid keys: {s}"
+        );
+
+        let e = parse_file("f.yml", "budgets:\n  max_steps: 3\n  maxcost: 1\n").unwrap_err();
+        assert_eq!((e.key.as_str(), e.line), ("budgets.maxcost", Some(3)));
+        assert!(e.message.contains("max_cost_usd"), "{e}");
+
+        let e = parse_file("f.yml", "mode: yolo\n").unwrap_err();
+        assert_eq!(e.key, "mode");
+        assert!(e.message.contains("suggest"), "{e}");
+    }
+
+    #[test]
+    fn inputs_validate() {
+        let e = inputs_from_env(|k| (k == "INPUT_MAX-STEPS").then(|| "many".into())).unwrap_err();
+        assert_eq!(e.key, "max-steps");
+        let ok = inputs_from_env(|k| (k == "INPUT_MAX_COST").then(|| "$2.5".into())).unwrap();
+        assert_eq!(ok[0].1.budgets.as_ref().unwrap().max_cost_usd, Some(2.5));
+        assert!(inputs_from_env(|_| Some("  ".into())).unwrap().is_empty());
+    }
+
+    #[test]
+    fn permissions() {
+        assert!(MinPermission::Write.allows("write"));
+        assert!(MinPermission::Write.allows("admin"));
+        assert!(!MinPermission::Write.allows("triage"));
+        assert!(!MinPermission::Write.allows("read"));
+        assert!(!MinPermission::Maintain.allows("write"));
+        assert!(MinPermission::Maintain.allows("maintain"));
+        assert!(!MinPermission::Admin.allows("maintain"));
+    }
+
+    #[test]
+    fn schema_is_closed_and_has_no_docker_fields() {
+        let s = schema_json();
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(v["additionalProperties"], false);
+        for forbidden in ["mount", "volume", "image", "bind", "privileged"] {
+            assert!(
+                !s.to_lowercase().contains(&format!("\"{forbidden}")),
+                "{forbidden}"
+            );
+        }
+        assert!(v["properties"]["budgets"].is_object());
+    }
+}
+
+/// `patchloop config schema|show`.
+pub fn cli(cmd: crate::cli::ConfigCli) -> anyhow::Result<()> {
+    use anyhow::Context;
+    match cmd {
+        crate::cli::ConfigCli::Schema => {
+            println!("{}", schema_json());
+        }
+        crate::cli::ConfigCli::Show { repo_dir, org_file } => {
+            let read = |p: &std::path::Path| -> anyhow::Result<Option<String>> {
+                match std::fs::read_to_string(p) {
+                    Ok(t) => Ok(Some(t)),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                    Err(e) => Err(e).with_context(|| format!("reading {}", p.display())),
+                }
+            };
+            let org = match &org_file {
+                Some(p) => {
+                    let t = read(p)?.with_context(|| format!("{} does not exist", p.display()))?;
+                    Some((
+                        p.display().to_string(),
+                        parse_file(&p.display().to_string(), &t)?,
+                    ))
+                }
+                None => None,
+            };
+            let repo = match read(&repo_dir.join(REPO_CONFIG_PATH))? {
+                Some(t) => Some(parse_file(REPO_CONFIG_PATH, &t)?),
+                None => None,
+            };
+            let inputs = inputs_from_env(|k| std::env::var(k).ok())?;
+            let c = Config::merge(
+                org.as_ref().map(|(p, f)| (p.as_str(), f)),
+                repo.as_ref().map(|f| (REPO_CONFIG_PATH, f)),
+                &inputs,
+            );
+            print!("{}", c.render_show());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tidy {
+    /// The committed schema (for editor completion) is the generated one.
+    #[test]
+    fn committed_schema_is_current() {
+        let committed = include_str!("../../docs/patchloop.schema.json");
+        assert_eq!(
+            committed.trim_end(),
+            super::schema_json(),
+            "run `patchloop config schema > docs/patchloop.schema.json`"
+        );
+    }
+}

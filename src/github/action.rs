@@ -1,0 +1,708 @@
+//! `patchloop action`: from an event file to a repair and a post.
+//!
+//! decide (pure) → authorise (API) → pin the head → one attempt per (repo, SHA) → logs →
+//! repair (through [`Repairer`], which never sees the token) → post → summary and outputs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, anyhow};
+
+use super::client::{Clock, GitHub, GitHubError, RetryPolicy};
+use super::event::{Decision, EventPolicy, RepoId, Trigger, TriggerKind, decide, parse_event};
+use super::post::{Mode, PostError, Posted, Target, branch_name};
+use super::render::{Marker, fenced, sanitize_prose};
+use super::{RepairOutcome, RepairRequest, Repairer, logs};
+use crate::config::{self, Config, ConfigFile, NoPrFallback};
+
+/// Command-line arguments of `patchloop action`.
+#[derive(Debug, Clone, Default)]
+pub struct ActionArgs {
+    pub event_name: Option<String>,
+    pub event_path: Option<PathBuf>,
+    pub dry_run: bool,
+    /// Checkout of the repository (default `GITHUB_WORKSPACE`, else the current directory).
+    pub repo_dir: Option<PathBuf>,
+}
+
+/// How the run ended (maps to the documented exit codes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionEnd {
+    /// Nothing to do (ignored event, not authorised, already attempted): exit 0.
+    Ignored(String),
+    /// A verified patch (posted, or reported in a dry run): exit 0.
+    Fixed,
+    /// No verified fix: exit 1.
+    NoFix,
+}
+
+/// Everything a run produced (also written to GITHUB_OUTPUT / GITHUB_STEP_SUMMARY).
+#[derive(Debug, Clone)]
+pub struct ActionReport {
+    pub end: ActionEnd,
+    pub outputs: BTreeMap<String, String>,
+    pub summary: String,
+}
+
+/// Environment lookup (injectable for tests).
+pub type EnvFn<'a> = &'a (dyn Fn(&str) -> Option<String> + Send + Sync);
+
+/// Which permission a failed call needs, and the `permissions:` block granting it.
+pub fn permission_hint(method: &str, route: &str) -> (&'static str, &'static str) {
+    const BLOCK: &str =
+        "permissions:\n  contents: write\n  pull-requests: write\n  issues: write\n  actions: read";
+    let perm = if route.contains("/actions/") {
+        "actions: read"
+    } else if route.contains("/git/") || (route.ends_with("/pulls") && method == "POST") {
+        "contents: write (and pull-requests: write to open the pull request)"
+    } else if route.contains("/pulls/") && method != "GET" {
+        "pull-requests: write"
+    } else if route.contains("/issues/") && method != "GET" {
+        "issues: write (or pull-requests: write for comments on pull requests)"
+    } else if route.contains("/collaborators/") {
+        "metadata: read (granted with any permissions block)"
+    } else if route.contains("/contents/") {
+        "contents: read"
+    } else {
+        "pull-requests: read"
+    };
+    (perm, BLOCK)
+}
+
+/// Turn a GitHub error into a user-facing one, with the missing permission when that is it.
+pub fn explain(e: GitHubError) -> anyhow::Error {
+    if let GitHubError::Status {
+        method,
+        route,
+        status,
+        message,
+    } = &e
+        && (*status == 403 || *status == 401 || (*status == 404 && method != "GET"))
+    {
+        let (perm, block) = permission_hint(method, route);
+        if *status == 401 {
+            return anyhow!(
+                "{e}\nThe token was rejected. Pass it as `github-token: ${{{{ secrets.GITHUB_TOKEN }}}}` \
+                 (or set GITHUB_TOKEN) and grant:\n{block}"
+            );
+        }
+        if message.contains("not permitted to create or approve pull requests") {
+            return anyhow!(
+                "{e}\nEnable \"Allow GitHub Actions to create and approve pull requests\" in the \
+                 repository or organisation settings (Actions → General), or use mode `suggest`."
+            );
+        }
+        return anyhow!("{e}\nThe token lacks `{perm}`. Add to the workflow job:\n{block}");
+    }
+    anyhow::Error::new(e)
+}
+
+fn repo_dir(args: &ActionArgs, env: EnvFn) -> PathBuf {
+    args.repo_dir
+        .clone()
+        .or_else(|| env("GITHUB_WORKSPACE").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Load the repository and org layers plus inputs. The org file comes from the
+/// organisation's `.github` repository through the contents API (absent → skipped).
+pub async fn load_config(
+    repo_dir: &Path,
+    gh: Option<&GitHub>,
+    repo: Option<&RepoId>,
+    env: EnvFn<'_>,
+) -> anyhow::Result<Config> {
+    let repo_path = repo_dir.join(config::REPO_CONFIG_PATH);
+    let repo_file = match std::fs::read_to_string(&repo_path) {
+        Ok(t) => Some(config::parse_file(config::REPO_CONFIG_PATH, &t)?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("reading {}", repo_path.display())),
+    };
+    // An explicit `config` input points at another file in the checkout.
+    let input_file = match env("INPUT_CONFIG").filter(|s| !s.trim().is_empty()) {
+        Some(p) => {
+            let path = repo_dir.join(&p);
+            let t = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading the `config` input file {}", path.display()))?;
+            Some((p.clone(), config::parse_file(&p, &t)?))
+        }
+        None => None,
+    };
+    let mut org_file: Option<(String, ConfigFile)> = None;
+    if let (Some(gh), Some(repo)) = (gh, repo) {
+        let org_repo = RepoId {
+            owner: repo.owner.clone(),
+            name: ".github".into(),
+        };
+        match gh.get_file(&org_repo, config::ORG_CONFIG_PATH, None).await {
+            Ok(Some(t)) => {
+                let origin = format!("{}/.github/{}", repo.owner, config::ORG_CONFIG_PATH);
+                org_file = Some((origin.clone(), config::parse_file(&origin, &t)?));
+            }
+            Ok(None) => {}
+            // The org file is optional; an unreadable one is reported but not fatal.
+            Err(e) => tracing::warn!("org config not read: {e}"),
+        }
+    }
+    let inputs = config::inputs_from_env(|k| env(k))?;
+    let mut c = Config::merge(
+        org_file.as_ref().map(|(p, f)| (p.as_str(), f)),
+        repo_file.as_ref().map(|f| (config::REPO_CONFIG_PATH, f)),
+        &[],
+    );
+    if let Some((p, f)) = &input_file {
+        c.apply(f, config::Source::Repo(p.clone()));
+    }
+    for (n, f) in &inputs {
+        c.apply(f, config::Source::Input(n.clone()));
+    }
+    Ok(c)
+}
+
+/// An action input (`INPUT_NAME`, hyphens kept by the runner; underscores accepted).
+fn input(env: EnvFn, name: &str) -> Option<String> {
+    let up = name.to_uppercase();
+    env(&format!("INPUT_{up}"))
+        .or_else(|| env(&format!("INPUT_{}", up.replace('-', "_"))))
+        .filter(|v| !v.trim().is_empty())
+}
+
+fn token(env: EnvFn) -> Option<String> {
+    env("INPUT_GITHUB-TOKEN")
+        .or_else(|| env("INPUT_GITHUB_TOKEN"))
+        .or_else(|| env("GITHUB_TOKEN"))
+        .filter(|t| !t.trim().is_empty())
+}
+
+fn ignored(why: String) -> ActionReport {
+    let mut outputs = BTreeMap::new();
+    outputs.insert("verdict".into(), "ignored".into());
+    ActionReport {
+        summary: format!("### patchloop\n\n{why}\n"),
+        end: ActionEnd::Ignored(why),
+        outputs,
+    }
+}
+
+/// Run the action. The caller writes outputs/summary (see [`write_files`]).
+pub async fn run(
+    args: &ActionArgs,
+    env: EnvFn<'_>,
+    repairer: &dyn Repairer,
+    clock: Arc<dyn Clock>,
+    policy: RetryPolicy,
+) -> anyhow::Result<ActionReport> {
+    let name = args
+        .event_name
+        .clone()
+        .or_else(|| env("GITHUB_EVENT_NAME"))
+        .ok_or_else(|| {
+            anyhow!(
+                "no event name: pass --event-name or set GITHUB_EVENT_NAME (GitHub Actions sets it)"
+            )
+        })?;
+    let path = args
+        .event_path
+        .clone()
+        .or_else(|| env("GITHUB_EVENT_PATH").map(PathBuf::from))
+        .ok_or_else(|| {
+            anyhow!(
+                "no event file: pass --event-path or set GITHUB_EVENT_PATH (GitHub Actions sets it)"
+            )
+        })?;
+    let bytes = std::fs::read(&path)
+        .with_context(|| format!("reading the event file {}", path.display()))?;
+    let event = parse_event(&name, &bytes)?;
+    let dir = repo_dir(args, env);
+
+    // The repository config decides the pull_request opt-in; read it before deciding.
+    let local = load_config(&dir, None, None, env).await?;
+    let trigger = match decide(
+        &event,
+        &EventPolicy {
+            pull_request_opt_in: local.pull_request,
+        },
+    ) {
+        Decision::Ignore(why) => return Ok(ignored(why)),
+        Decision::Act(t) => t,
+    };
+
+    let token = token(env);
+    if token.is_none() && !args.dry_run {
+        return Err(anyhow!(
+            "no GitHub token: pass `github-token: ${{{{ secrets.GITHUB_TOKEN }}}}` to the action \
+             (or set GITHUB_TOKEN), and grant the job:\npermissions:\n  contents: write\n  \
+             pull-requests: write\n  issues: write\n  actions: read"
+        ));
+    }
+    let api = env("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into());
+    let gh = GitHub::new(&api, token.as_deref(), clock, policy)?;
+    let cfg = load_config(&dir, Some(&gh), Some(&trigger.repo), env).await?;
+    let dry_run = args.dry_run || cfg.mode == Mode::DryRun;
+
+    // Authorise comment commands through the API, then pin the head.
+    let mut trigger = trigger;
+    let mut comment_id = None;
+    if let TriggerKind::Comment {
+        comment_id: cid,
+        user,
+        ..
+    } = &trigger.kind
+    {
+        if !cfg.comment_users.is_empty() && !cfg.comment_users.iter().any(|u| u == user) {
+            return Ok(ignored(format!(
+                "ignored because {user} is not in triggers.comment_users"
+            )));
+        }
+        let perm = gh
+            .collaborator_permission(&trigger.repo, user)
+            .await
+            .map_err(explain)?;
+        if !cfg.comment_min_permission.allows(&perm) {
+            return Ok(ignored(format!(
+                "ignored because {user} has `{perm}` permission; /patchloop fix needs `{}` or higher",
+                cfg.comment_min_permission.as_str()
+            )));
+        }
+        comment_id = Some(*cid);
+        let pr_n = trigger.pr.unwrap_or(0);
+        let pr = gh.get_pr(&trigger.repo, pr_n).await.map_err(explain)?;
+        trigger.head_sha = Some(pr.head.sha.clone());
+        trigger.head_branch = Some(pr.head.git_ref.clone());
+        if !dry_run {
+            gh.react(&trigger.repo, *cid, "eyes")
+                .await
+                .map_err(explain)?;
+        }
+    }
+
+    let result = repair_and_post(&gh, &trigger, &cfg, &dir, dry_run, repairer, env).await;
+    if let (Some(cid), false) = (comment_id, dry_run) {
+        let ok = matches!(&result, Ok(r) if r.end == ActionEnd::Fixed);
+        let reaction = if ok { "rocket" } else { "confused" };
+        if let Err(e) = gh.react(&trigger.repo, cid, reaction).await {
+            tracing::warn!("could not react {reaction}: {e}");
+        }
+    }
+    result
+}
+
+/// `HEAD` of a git checkout, when `dir` is one and git is available.
+async fn checkout_head(dir: &Path) -> Option<String> {
+    if !dir.join(".git").exists() {
+        return None;
+    }
+    let out = tokio::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .await
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .filter(|s| s.len() == 40)
+}
+
+async fn resolve_sha(gh: &GitHub, t: &Trigger, env: EnvFn<'_>) -> anyhow::Result<String> {
+    if let Some(s) = &t.head_sha {
+        return Ok(s.clone());
+    }
+    if let TriggerKind::Dispatch { git_ref } = &t.kind {
+        // A SHA given as the input is the commit itself.
+        if git_ref.len() == 40 && git_ref.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Ok(git_ref.clone());
+        }
+        // GITHUB_SHA is the commit of the workflow's own ref: use it only for that ref.
+        let full = if git_ref.starts_with("refs/") {
+            git_ref.clone()
+        } else {
+            format!("refs/heads/{git_ref}")
+        };
+        if env("GITHUB_REF").is_none_or(|r| r == full)
+            && let Some(s) = env("GITHUB_SHA").filter(|s| s.len() == 40)
+        {
+            return Ok(s);
+        }
+    }
+    let branch = t
+        .head_branch
+        .as_deref()
+        .ok_or_else(|| anyhow!("cannot tell which commit to repair: no head SHA or branch"))?;
+    gh.get_branch_sha(&t.repo, branch)
+        .await
+        .map_err(explain)?
+        .ok_or_else(|| anyhow!("branch `{branch}` not found in {}", t.repo.full()))
+}
+
+async fn repair_and_post(
+    gh: &GitHub,
+    trigger: &Trigger,
+    cfg: &Config,
+    dir: &Path,
+    dry_run: bool,
+    repairer: &dyn Repairer,
+    env: EnvFn<'_>,
+) -> anyhow::Result<ActionReport> {
+    let sha = resolve_sha(gh, trigger, env).await?;
+    // The checkout must be the commit we pinned (a push between the command and the
+    // checkout would otherwise repair code nobody authorised).
+    if let Some(at) = checkout_head(dir).await
+        && at != sha
+    {
+        return Ok(ignored(format!(
+            "ignored because the checkout in {} is at {} but the commit to repair is {} \
+             (check out the failing SHA, see examples/workflows)",
+            dir.display(),
+            &at[..at.len().min(12)],
+            &sha[..sha.len().min(12)]
+        )));
+    }
+    let pr = match trigger.pr {
+        Some(n) => Some(n),
+        None => gh
+            .find_pr_for_sha(
+                &trigger.repo,
+                trigger.head_owner.as_deref(),
+                trigger.head_branch.as_deref(),
+                &sha,
+            )
+            .await
+            .map_err(explain)?,
+    };
+
+    // One attempt per (repository, failing SHA). An explicit command may re-run it.
+    let is_command = matches!(trigger.kind, TriggerKind::Comment { .. });
+    let marker = Marker::new(&trigger.repo.full(), &sha, pr, "");
+    if !is_command {
+        if let Some(n) = pr {
+            if let Some(c) = gh
+                .find_marked_comment(&trigger.repo, n, &marker)
+                .await
+                .map_err(explain)?
+            {
+                return Ok(ignored(format!(
+                    "ignored because patchloop already attempted {} ({})",
+                    &sha[..sha.len().min(12)],
+                    c.html_url.unwrap_or_default()
+                )));
+            }
+        } else if gh
+            .get_branch_sha(&trigger.repo, &branch_name(&sha))
+            .await
+            .map_err(explain)?
+            .is_some()
+        {
+            return Ok(ignored(format!(
+                "ignored because patchloop already attempted {} (branch {})",
+                &sha[..sha.len().min(12)],
+                branch_name(&sha)
+            )));
+        }
+    }
+
+    // Failing tests and the command from the failed jobs' logs.
+    let mut extracted = logs::Extracted::default();
+    if let TriggerKind::WorkflowRun { run_id, attempt } = trigger.kind {
+        let jobs = gh
+            .failed_jobs(&trigger.repo, run_id, attempt)
+            .await
+            .map_err(explain)?;
+        let mut all = String::new();
+        for j in jobs.iter().take(5) {
+            match gh.job_log(&trigger.repo, j.id).await {
+                Ok(t) => {
+                    all.push_str(&t);
+                    all.push('\n');
+                }
+                Err(e) => tracing::warn!("log of job {} not read: {e}", j.id),
+            }
+        }
+        extracted = logs::extract(&all);
+    }
+    let model = match &trigger.kind {
+        TriggerKind::Comment { model: Some(m), .. } => Some(m.clone()),
+        _ => cfg.model.clone(),
+    };
+    let req = RepairRequest {
+        repo_dir: dir.to_path_buf(),
+        test_cmd: cfg.test_command.clone().or(extracted.test_cmd.clone()),
+        failing_tests: extracted.failing_tests.clone(),
+        head_sha: sha.clone(),
+        pr,
+        repository: trigger.repo.full(),
+        model,
+        max_steps: Some(cfg.max_steps),
+        max_cost_usd: Some(cfg.max_cost_usd),
+        max_tokens: Some(cfg.max_tokens),
+        reruns: Some(cfg.reruns),
+        allowed_ci_paths: cfg.allowed_ci_paths.clone(),
+        ollama_url: input(env, "ollama-url"),
+        base_url: input(env, "base-url"),
+        api_key: input(env, "api-key").map(super::ApiKey),
+    };
+    let outcome = repairer
+        .repair(req)
+        .await
+        .context("the repair pipeline failed")?;
+
+    let mode = if dry_run { Mode::DryRun } else { cfg.mode };
+    let target = Target {
+        repo: trigger.repo.clone(),
+        pr,
+        sha: sha.clone(),
+        branch: trigger
+            .head_branch
+            .clone()
+            .or(trigger.default_branch.clone()),
+    };
+    let posted = if pr.is_none() && cfg.no_pr_fallback == NoPrFallback::None && !dry_run {
+        Posted {
+            skipped: Some("nothing posted: no pull request and no_pr_fallback is `none`".into()),
+            ..Default::default()
+        }
+    } else {
+        match gh
+            .post_outcome(&target, &outcome, mode, cfg.report_unverified)
+            .await
+        {
+            Ok(p) => p,
+            Err(PostError::GitHub(e)) => return Err(explain(e)),
+            Err(e) => return Err(e.into()),
+        }
+    };
+    Ok(report(&outcome, &posted, &extracted, mode))
+}
+
+fn report(
+    outcome: &RepairOutcome,
+    posted: &Posted,
+    extracted: &logs::Extracted,
+    mode: Mode,
+) -> ActionReport {
+    let mut outputs = BTreeMap::new();
+    outputs.insert("verdict".into(), outcome.verdict.clone());
+    let path = |p: &Option<PathBuf>| {
+        p.as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    };
+    outputs.insert("patch-path".into(), path(&outcome.patch_path));
+    outputs.insert("receipt-path".into(), path(&outcome.receipt_json_path));
+    outputs.insert(
+        "comment-url".into(),
+        posted
+            .comment_url
+            .clone()
+            .or(posted.pr_url.clone())
+            .unwrap_or_default(),
+    );
+    outputs.insert("cost-usd".into(), format!("{:.4}", outcome.cost_usd));
+    outputs.insert("tokens".into(), outcome.tokens.to_string());
+
+    let mut s = String::from("### patchloop\n\n");
+    s.push_str(&format!(
+        "| verdict | mode | cost | tokens | time |\n|---|---|---|---|---|\n| `{}` | {} | ${:.4} | {} | {:.0} s |\n\n",
+        outcome.verdict,
+        mode.as_str(),
+        outcome.cost_usd,
+        outcome.tokens,
+        outcome.seconds
+    ));
+    if !extracted.failing_tests.is_empty() {
+        s.push_str(&format!(
+            "Failing tests from the logs: {}\n\n",
+            extracted
+                .failing_tests
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if let Some(why) = &posted.skipped {
+        s.push_str(&format!("{why}\n\n"));
+    }
+    for l in &posted.log {
+        s.push_str(&format!("- {}\n", l.lines().next().unwrap_or("")));
+    }
+    if let Some(u) = &posted.comment_url {
+        s.push_str(&format!("\nComment: {u}\n"));
+    }
+    if let Some(u) = &posted.pr_url {
+        s.push_str(&format!("\nPull request: {u}\n"));
+    }
+    if !outcome.patch.is_empty() {
+        s.push_str(&format!(
+            "\n<details><summary>Diff</summary>\n\n{}\n\n</details>\n",
+            fenced("diff", &outcome.patch)
+        ));
+    }
+    s.push_str(&format!(
+        "\n<details><summary>Receipt</summary>\n\n{}\n\n</details>\n",
+        sanitize_prose(&outcome.receipt_md)
+    ));
+    ActionReport {
+        end: if posted.stale {
+            ActionEnd::Ignored(posted.skipped.clone().unwrap_or_default())
+        } else if outcome.verified {
+            ActionEnd::Fixed
+        } else {
+            ActionEnd::NoFix
+        },
+        outputs,
+        summary: s,
+    }
+}
+
+/// Append outputs (GITHUB_OUTPUT) and the summary (GITHUB_STEP_SUMMARY) when set.
+pub fn write_files(report: &ActionReport, env: EnvFn<'_>) -> anyhow::Result<()> {
+    use std::io::Write;
+    let append = |var: &str, text: &str| -> anyhow::Result<()> {
+        if let Some(p) = env(var).filter(|p| !p.is_empty()) {
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&p)
+                .with_context(|| format!("opening {var} file {p}"))?;
+            f.write_all(text.as_bytes())
+                .with_context(|| format!("writing {var} file {p}"))?;
+        }
+        Ok(())
+    };
+    let mut out = String::new();
+    for (k, v) in &report.outputs {
+        // Values are single-line by construction; the heredoc form keeps it safe anyway.
+        let delim = format!("patchloop_{}", hex::encode(sha2_short(v)));
+        out.push_str(&format!("{k}<<{delim}\n{v}\n{delim}\n"));
+    }
+    append("GITHUB_OUTPUT", &out)?;
+    append("GITHUB_STEP_SUMMARY", &report.summary)?;
+    Ok(())
+}
+
+fn sha2_short(v: &str) -> Vec<u8> {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(v.as_bytes())[..6].to_vec()
+}
+
+/// The workflow-command line for a notice or an error annotation.
+pub fn annotation(level: &str, msg: &str) -> String {
+    // Workflow commands end at a newline: encode it as the runner expects.
+    let m = msg
+        .replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A");
+    format!("::{level} title=patchloop::{m}")
+}
+
+/// Placeholder until the fix + verify pipeline is plugged in (the lead wires the real
+/// [`Repairer`] in `cli.rs`): every repair ends in an error that says so.
+pub struct NotWired;
+
+#[async_trait::async_trait]
+impl Repairer for NotWired {
+    async fn repair(&self, _req: RepairRequest) -> anyhow::Result<RepairOutcome> {
+        Err(anyhow!(
+            "this build of patchloop has no repair pipeline wired into `patchloop action`"
+        ))
+    }
+}
+
+/// `patchloop action` from the CLI: run, print the notice or error annotation, write
+/// GITHUB_OUTPUT / GITHUB_STEP_SUMMARY. Returns whether a verified fix came out; `Err`
+/// means exit 2.
+pub async fn cli_main(args: ActionArgs, repairer: &dyn Repairer) -> anyhow::Result<bool> {
+    let env = |k: &str| std::env::var(k).ok();
+    let secrets: Vec<String> = [token(&env), input(&env, "api-key")]
+        .into_iter()
+        .flatten()
+        .collect();
+    let scrub = |s: String| {
+        secrets
+            .iter()
+            .fold(s, |acc, t| super::render::redact(&acc, t))
+    };
+    match run(
+        &args,
+        &env,
+        repairer,
+        Arc::new(super::client::SystemClock),
+        RetryPolicy::default(),
+    )
+    .await
+    {
+        Ok(report) => {
+            if let ActionEnd::Ignored(why) = &report.end {
+                println!("{}", annotation("notice", why));
+            }
+            write_files(&report, &env)?;
+            match &report.end {
+                ActionEnd::NoFix => {
+                    println!(
+                        "patchloop: no verified fix (verdict {})",
+                        report.outputs.get("verdict").cloned().unwrap_or_default()
+                    );
+                    Ok(false)
+                }
+                _ => Ok(true),
+            }
+        }
+        Err(e) => {
+            let msg = scrub(format!("{e:#}"));
+            println!("{}", annotation("error", &msg));
+            let report = ActionReport {
+                end: ActionEnd::NoFix,
+                outputs: [("verdict".to_string(), "error".to_string())]
+                    .into_iter()
+                    .collect(),
+                summary: format!("### patchloop: error\n\n{}\n", fenced("", &msg)),
+            };
+            let _ = write_files(&report, &env);
+            Err(anyhow!(msg))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_name_the_permission() {
+        assert_eq!(
+            permission_hint("POST", "/repos/o/r/pulls/2/reviews").0,
+            "pull-requests: write"
+        );
+        assert!(
+            permission_hint("POST", "/repos/o/r/git/blobs")
+                .0
+                .starts_with("contents: write")
+        );
+        assert_eq!(
+            permission_hint("GET", "/repos/o/r/actions/runs/1/jobs").0,
+            "actions: read"
+        );
+        let e = explain(GitHubError::Status {
+            method: "POST".into(),
+            route: "/repos/o/r/pulls/2/reviews".into(),
+            status: 403,
+            message: "Resource not accessible by integration".into(),
+        });
+        let s = e.to_string();
+        assert!(
+            s.contains("pull-requests: write") && s.contains("permissions:\n"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn annotations_are_one_line() {
+        assert_eq!(
+            annotation("error", "a\nb%"),
+            "::error title=patchloop::a%0Ab%25"
+        );
+    }
+}
