@@ -49,6 +49,12 @@ pub enum Command {
     },
     /// Build the sandbox image of a checkout; prints its tag.
     Prepare(crate::sandbox::image_cli::PrepareArgs),
+    /// Repair a checkout: reproduce the failing tests, run the agent in a fresh sandbox,
+    /// write DIR/patch.diff and DIR/trajectory.jsonl. Exit 0 fixed (or nothing failing),
+    /// 1 no fix, 2 configuration or infrastructure error.
+    Fix(crate::agent::fix::FixArgs),
+    /// Fix the embedded demo repository's planted bug with a scripted model in the real sandbox.
+    Demo(crate::agent::fix::DemoArgs),
     /// Run as the GitHub Action: read the event, repair, post (see docs/github.md).
     Action(ActionCli),
     /// Configuration: print the JSON Schema, or the merged config with sources.
@@ -194,6 +200,14 @@ pub async fn connect_and_reap() -> Result<bollard::Docker, SandboxError> {
     Ok(d)
 }
 
+fn outcome(success: bool) -> Outcome {
+    if success {
+        Outcome::Success
+    } else {
+        Outcome::Negative
+    }
+}
+
 async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
     match command {
         Command::Doctor { image } => {
@@ -232,6 +246,8 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
             crate::sandbox::image_cli::prepare(args).await?;
             Ok(Outcome::Success)
         }
+        Command::Fix(args) => crate::agent::fix::fix(args).await.map(outcome),
+        Command::Demo(args) => crate::agent::fix::demo(args).await.map(outcome),
         Command::Action(a) => {
             let args = crate::github::action::ActionArgs {
                 event_name: a.event_name,

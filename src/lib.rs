@@ -5,6 +5,7 @@
 //! `verify` (the verdict), `github` (events and posting), `config`, `mcp`, `bench`, `eval`.
 //! `cli` is the thin command-line front end.
 
+pub mod agent;
 pub mod bench;
 pub mod cli;
 pub mod config;

@@ -1,0 +1,574 @@
+//! One episode: the agent loop, top to bottom.
+//!
+//! `for step in 0..max_steps`: check the budgets, compact near the context limit, ask the model,
+//! run its tool calls in the sandbox, record the step. Every exit goes through [`finish`] with a
+//! named [`StopReason`]. The history is append-only (the provider's raw assistant message is
+//! replayed as received) until a compaction starts a fresh one.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::agent::compact;
+use crate::agent::model::{
+    FinishReason, Message, Model, ModelError, Request, ToolCall, ToolSpec, Usage,
+};
+use crate::agent::tools::{self, ToolConfig};
+use crate::agent::trajectory::{CallRecord, FinalRecord, StepRecord, Trajectory};
+use crate::sandbox::Sandbox;
+
+const SYSTEM_PROMPT: &str = include_str!("prompts/system.md");
+const COMPACT_PROMPT: &str = include_str!("prompts/compact.md");
+const NO_TOOL_CALL: &str = include_str!("prompts/no_tool_call.md");
+const REPEAT_NUDGE: &str = include_str!("prompts/repeat.md");
+
+/// The same action this many times (within the last [`LOOP_WINDOW`] steps) gets a nudge...
+pub const NUDGE_AFTER_REPEATS: usize = 3;
+/// ...and this many stops the episode with `loop_detected`.
+pub const STOP_AFTER_REPEATS: usize = 5;
+
+/// Why an episode ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    Submitted,
+    StepLimit,
+    TimeLimit,
+    TokenLimit,
+    CostLimit,
+    LoopDetected,
+    FormatErrors,
+    ModelRefusal,
+    Error,
+}
+
+impl StopReason {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            StopReason::Submitted => "submitted",
+            StopReason::StepLimit => "step_limit",
+            StopReason::TimeLimit => "time_limit",
+            StopReason::TokenLimit => "token_limit",
+            StopReason::CostLimit => "cost_limit",
+            StopReason::LoopDetected => "loop_detected",
+            StopReason::FormatErrors => "format_errors",
+            StopReason::ModelRefusal => "model_refusal",
+            StopReason::Error => "error",
+        }
+    }
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Every limit of an episode, checked before each model call.
+#[derive(Debug, Clone, Serialize)]
+pub struct Budgets {
+    pub max_steps: usize,
+    #[serde(serialize_with = "as_secs")]
+    pub max_wall: Duration,
+    /// Prompt + completion tokens over the whole episode.
+    pub max_tokens: u64,
+    pub max_cost_usd: f64,
+    /// Consecutive replies without a usable tool call.
+    pub max_format_errors: usize,
+    /// The model's context window in tokens; compaction starts at three quarters of it.
+    pub context_tokens: usize,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Budgets {
+            max_steps: 30,
+            max_wall: Duration::from_secs(30 * 60),
+            max_tokens: 1_000_000,
+            max_cost_usd: 1.0,
+            max_format_errors: 3,
+            context_tokens: 8192,
+        }
+    }
+}
+
+fn as_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+/// What has been spent so far.
+#[derive(Debug, Clone, Default)]
+pub struct Spent {
+    pub steps: usize,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    pub wall: Duration,
+}
+
+impl Budgets {
+    /// The first budget that is used up, if any.
+    pub fn exceeded(&self, s: &Spent) -> Option<StopReason> {
+        if s.wall >= self.max_wall {
+            Some(StopReason::TimeLimit)
+        } else if s.usage.total() >= self.max_tokens {
+            Some(StopReason::TokenLimit)
+        } else if s.cost_usd >= self.max_cost_usd && self.max_cost_usd > 0.0 {
+            Some(StopReason::CostLimit)
+        } else {
+            None
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct EpisodeConfig {
+    pub budgets: Budgets,
+    pub tools: ToolConfig,
+}
+
+/// The result of an episode.
+#[derive(Debug, Clone, Serialize)]
+pub struct EpisodeOutcome {
+    pub stop: StopReason,
+    pub detail: String,
+    /// The workspace diff at the end (empty if none or if it could not be taken).
+    pub patch: String,
+    pub steps: usize,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    #[serde(serialize_with = "as_secs")]
+    pub wall: Duration,
+    /// The model server or the sandbox failed (not the model's work): callers report it as an
+    /// infrastructure error (exit 2), not as "no fix".
+    pub infrastructure: bool,
+}
+
+/// Loop detection: how often the current step's action (its calls, in order) occurred among
+/// the last [`LOOP_WINDOW`] steps. Counting within a window, not only in a row, also catches
+/// models that cycle (edit, submit, edit, submit, ...).
+#[derive(Default)]
+struct Repeats {
+    recent: std::collections::VecDeque<String>,
+}
+
+/// Steps remembered by loop detection.
+pub const LOOP_WINDOW: usize = 10;
+
+impl Repeats {
+    fn see(&mut self, calls: &[ToolCall]) -> usize {
+        let key: String = calls
+            .iter()
+            .map(|c| format!("{}\u{0}{}\u{1}", c.name, c.arguments))
+            .collect();
+        if self.recent.len() == LOOP_WINDOW {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(key.clone());
+        self.recent.iter().filter(|k| **k == key).count()
+    }
+}
+
+/// The system prompt and task: the first two messages of every history.
+pub fn initial_history(task: &str) -> Vec<Message> {
+    vec![Message::system(SYSTEM_PROMPT), Message::user(task)]
+}
+
+/// Run one episode of `model` on `task` in `sandbox`.
+pub async fn run(
+    model: &dyn Model,
+    sandbox: &dyn Sandbox,
+    task: &str,
+    cfg: &EpisodeConfig,
+    traj: &mut Trajectory,
+) -> EpisodeOutcome {
+    let started = Instant::now();
+    let specs: Vec<ToolSpec> = tools::specs();
+    let budgets = &cfg.budgets;
+    let mut history = initial_history(task);
+    let mut spent = Spent::default();
+    let mut format_errors = 0usize;
+    let mut repeats = Repeats::default();
+
+    for step in 0..budgets.max_steps {
+        spent.steps = step;
+        spent.wall = started.elapsed();
+        if let Some(reason) = budgets.exceeded(&spent) {
+            return finish(
+                reason,
+                "budget used up before the next model call",
+                sandbox,
+                traj,
+                &spent,
+            )
+            .await;
+        }
+
+        // Near the context limit: summarise, then start a fresh history.
+        if compact::needs_compaction(&history, budgets.context_tokens) {
+            history = compaction(model, &history, budgets, &mut spent, traj, step).await;
+        }
+
+        // Ask the model, within the remaining wall time.
+        let remaining = budgets.max_wall.saturating_sub(started.elapsed());
+        let model_start = Instant::now();
+        let request = Request {
+            messages: &history,
+            tools: &specs,
+        };
+        let response = match tokio::time::timeout(remaining, model.complete(&request)).await {
+            Err(_) => {
+                spent.wall = started.elapsed();
+                return finish(
+                    StopReason::TimeLimit,
+                    "the model call outlived the time budget",
+                    sandbox,
+                    traj,
+                    &spent,
+                )
+                .await;
+            }
+            Ok(Err(ModelError::ContextExceeded(msg))) => {
+                // The server says it no longer fits: compact now and try again next step.
+                traj.event("context_exceeded", &json!({"step": step, "message": msg}));
+                history = compaction(model, &history, budgets, &mut spent, traj, step).await;
+                continue;
+            }
+            Ok(Err(e)) => {
+                spent.wall = started.elapsed();
+                let mut out =
+                    finish(StopReason::Error, &e.to_string(), sandbox, traj, &spent).await;
+                // A scripted model running out of turns is the model failing, not the setup.
+                out.infrastructure = !matches!(e, ModelError::ScriptExhausted(_));
+                return out;
+            }
+            Ok(Ok(r)) => r,
+        };
+        let model_ms = model_start.elapsed().as_millis() as u64;
+        spent.usage.prompt_tokens += response.usage.prompt_tokens;
+        spent.usage.completion_tokens += response.usage.completion_tokens;
+        spent.cost_usd += model.cost(&response.usage);
+
+        let assistant = response.message.clone();
+        history.push(Message::Assistant(assistant.clone()));
+        let mut record = StepRecord {
+            step,
+            assistant_content: assistant.content.clone(),
+            raw: assistant.raw.clone(),
+            finish: format!("{:?}", response.finish),
+            calls: Vec::new(),
+            model_ms,
+            tools_ms: 0,
+            prompt_tokens: response.usage.prompt_tokens,
+            completion_tokens: response.usage.completion_tokens,
+            total_tokens: spent.usage.total(),
+            cost_usd: spent.cost_usd,
+            bytes_sent: response.bytes_sent,
+            notes: Vec::new(),
+        };
+
+        // A reply without a tool call: a refusal ends the episode, anything else is a format error.
+        if assistant.tool_calls.is_empty() {
+            traj.step(&record);
+            if response.finish == FinishReason::Refusal || looks_like_refusal(&assistant.content) {
+                spent.steps = step + 1;
+                spent.wall = started.elapsed();
+                return finish(
+                    StopReason::ModelRefusal,
+                    &clip(&assistant.content),
+                    sandbox,
+                    traj,
+                    &spent,
+                )
+                .await;
+            }
+            format_errors += 1;
+            if format_errors >= budgets.max_format_errors {
+                spent.steps = step + 1;
+                spent.wall = started.elapsed();
+                return finish(
+                    StopReason::FormatErrors,
+                    "replies without a usable tool call",
+                    sandbox,
+                    traj,
+                    &spent,
+                )
+                .await;
+            }
+            history.push(Message::user(NO_TOOL_CALL));
+            continue;
+        }
+
+        // Run every call; each gets exactly one result, in order.
+        let tools_start = Instant::now();
+        let mut submitted = false;
+        let repeat = repeats.see(&assistant.tool_calls);
+        let last_call = assistant.tool_calls.len() - 1;
+        for (i, call) in assistant.tool_calls.iter().enumerate() {
+            let call_start = Instant::now();
+            let mut text = if let Some(err) = &call.invalid_arguments {
+                format_errors += 1;
+                format!(
+                    "Your call to `{}` could not be parsed: {err}. Send the arguments as a JSON object.",
+                    call.name
+                )
+            } else if submitted {
+                "Not run: you already submitted.".to_string()
+            } else {
+                match tools::execute(sandbox, &cfg.tools, &call.name, &call.arguments).await {
+                    Ok(obs) => {
+                        format_errors = if obs.malformed { format_errors + 1 } else { 0 };
+                        submitted = obs.submitted;
+                        obs.text
+                    }
+                    Err(e) => {
+                        // The sandbox itself failed: record what we have and stop.
+                        history.push(Message::tool_result(call, format!("sandbox failure: {e}")));
+                        traj.step(&record);
+                        spent.steps = step + 1;
+                        spent.wall = started.elapsed();
+                        let mut out = finish(
+                            StopReason::Error,
+                            &format!("sandbox failure: {e}"),
+                            sandbox,
+                            traj,
+                            &spent,
+                        )
+                        .await;
+                        out.infrastructure = true;
+                        return out;
+                    }
+                }
+            };
+            if i == last_call && (NUDGE_AFTER_REPEATS..STOP_AFTER_REPEATS).contains(&repeat) {
+                let nudge = REPEAT_NUDGE.replace("{count}", &repeat.to_string());
+                record.notes.push(format!("repeat nudge ({repeat})"));
+                text = format!("{text}\n\n{nudge}");
+            }
+            history.push(Message::tool_result(call, text.clone()));
+            record.calls.push(CallRecord {
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+                id: call.id.clone(),
+                from_text: call.from_text,
+                invalid_arguments: call.invalid_arguments.clone(),
+                observation: text,
+                duration_ms: call_start.elapsed().as_millis() as u64,
+            });
+        }
+        record.tools_ms = tools_start.elapsed().as_millis() as u64;
+        traj.step(&record);
+
+        spent.steps = step + 1;
+        spent.wall = started.elapsed();
+        if submitted {
+            return finish(
+                StopReason::Submitted,
+                "the model submitted its patch",
+                sandbox,
+                traj,
+                &spent,
+            )
+            .await;
+        }
+        if repeat >= STOP_AFTER_REPEATS {
+            return finish(
+                StopReason::LoopDetected,
+                &format!("the same action {repeat} times within {LOOP_WINDOW} steps"),
+                sandbox,
+                traj,
+                &spent,
+            )
+            .await;
+        }
+        if format_errors >= budgets.max_format_errors {
+            return finish(
+                StopReason::FormatErrors,
+                "malformed tool calls",
+                sandbox,
+                traj,
+                &spent,
+            )
+            .await;
+        }
+    }
+
+    spent.steps = budgets.max_steps;
+    spent.wall = started.elapsed();
+    finish(
+        StopReason::StepLimit,
+        &format!("{} steps", budgets.max_steps),
+        sandbox,
+        traj,
+        &spent,
+    )
+    .await
+}
+
+/// The only way out of [`run`]: take the patch, write the final trajectory line.
+async fn finish(
+    stop: StopReason,
+    detail: &str,
+    sandbox: &dyn Sandbox,
+    traj: &mut Trajectory,
+    spent: &Spent,
+) -> EpisodeOutcome {
+    let (patch, detail) = match sandbox.diff().await {
+        Ok(p) => (p, detail.to_string()),
+        Err(e) => (
+            String::new(),
+            format!("{detail}; the final diff failed: {e}"),
+        ),
+    };
+    let outcome = EpisodeOutcome {
+        stop,
+        detail,
+        patch,
+        steps: spent.steps,
+        usage: spent.usage,
+        cost_usd: spent.cost_usd,
+        wall: spent.wall,
+        infrastructure: false,
+    };
+    traj.finish(&FinalRecord {
+        stop_reason: stop.as_str().to_string(),
+        detail: outcome.detail.clone(),
+        steps: outcome.steps,
+        total_tokens: outcome.usage.total(),
+        cost_usd: outcome.cost_usd,
+        wall_ms: outcome.wall.as_millis() as u64,
+        patch: outcome.patch.clone(),
+    });
+    outcome
+}
+
+/// Ask the model for a progress summary (no tools), then build the fresh history. If the model
+/// cannot answer, fall back to a mechanical summary: compaction never fails.
+async fn compaction(
+    model: &dyn Model,
+    history: &[Message],
+    budgets: &Budgets,
+    spent: &mut Spent,
+    traj: &mut Trajectory,
+    step: usize,
+) -> Vec<Message> {
+    let mut ask: Vec<Message> = history.to_vec();
+    ask.push(Message::user(COMPACT_PROMPT));
+    let summary = match model
+        .complete(&Request {
+            messages: &ask,
+            tools: &[],
+        })
+        .await
+    {
+        Ok(r) if !r.message.content.trim().is_empty() => {
+            spent.usage.prompt_tokens += r.usage.prompt_tokens;
+            spent.usage.completion_tokens += r.usage.completion_tokens;
+            spent.cost_usd += model.cost(&r.usage);
+            r.message.content
+        }
+        Ok(_) | Err(_) => compact::mechanical_summary(history),
+    };
+    let fresh = compact::compact(history, &summary, budgets.context_tokens);
+    traj.event(
+        "compaction",
+        &json!({"step": step, "before_messages": history.len(), "after_messages": fresh.len(),
+                "before_tokens_est": compact::estimate_tokens(history),
+                "after_tokens_est": compact::estimate_tokens(&fresh), "summary": summary}),
+    );
+    fresh
+}
+
+/// Plain-text refusals ("I can't help with that"), for servers without a refusal field.
+pub fn looks_like_refusal(content: &str) -> bool {
+    let c = content.to_lowercase();
+    let c = c.trim();
+    c.len() < 400
+        && [
+            "i can't assist",
+            "i cannot assist",
+            "i can't help",
+            "i cannot help",
+            "i won't",
+            "i'm sorry, but i can",
+        ]
+        .iter()
+        .any(|p| c.contains(p))
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(300).collect()
+}
+
+/// Config as logged in the trajectory header.
+pub fn config_value(cfg: &EpisodeConfig) -> Value {
+    json!({
+        "budgets": cfg.budgets,
+        "tools": {
+            "test_cmd": cfg.tools.test_cmd,
+            "obs_cap": cfg.tools.obs_cap,
+            "exec_timeout_s": cfg.tools.exec_timeout.as_secs(),
+            "test_timeout_s": cfg.tools.test_timeout.as_secs(),
+        },
+        "nudge_after_repeats": NUDGE_AFTER_REPEATS,
+        "stop_after_repeats": STOP_AFTER_REPEATS,
+        "loop_window": LOOP_WINDOW,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_name_the_first_limit_hit() {
+        let b = Budgets {
+            max_tokens: 100,
+            max_cost_usd: 0.5,
+            max_wall: Duration::from_secs(10),
+            ..Budgets::default()
+        };
+        let mut s = Spent::default();
+        assert_eq!(b.exceeded(&s), None);
+        s.usage.prompt_tokens = 100;
+        assert_eq!(b.exceeded(&s), Some(StopReason::TokenLimit));
+        s.usage.prompt_tokens = 0;
+        s.cost_usd = 0.5;
+        assert_eq!(b.exceeded(&s), Some(StopReason::CostLimit));
+        s.wall = Duration::from_secs(10);
+        assert_eq!(b.exceeded(&s), Some(StopReason::TimeLimit));
+    }
+
+    #[test]
+    fn loops_and_cycles_are_counted_within_the_window() {
+        let call = |n: &str| ToolCall {
+            id: None,
+            name: n.into(),
+            arguments: json!({}),
+            invalid_arguments: None,
+            from_text: false,
+        };
+        let mut r = Repeats::default();
+        let seq: Vec<usize> = [
+            "edit", "submit", "edit", "submit", "edit", "submit", "edit", "submit", "edit",
+        ]
+        .iter()
+        .map(|n| r.see(&[call(n)]))
+        .collect();
+        assert_eq!(seq, [1, 1, 2, 2, 3, 3, 4, 4, 5]);
+        let mut r = Repeats::default();
+        for i in 0..20 {
+            assert_eq!(
+                r.see(&[call(&format!("c{i}"))]),
+                1,
+                "distinct actions never count"
+            );
+        }
+    }
+
+    #[test]
+    fn refusals() {
+        assert!(looks_like_refusal("I'm sorry, but I can't help with that."));
+        assert!(!looks_like_refusal("Let me look at median.py"));
+    }
+}

@@ -1,0 +1,263 @@
+//! Ollama's native `/api/chat` with `tools`, `think`, `options.num_ctx` and `keep_alive`.
+//! Non-streaming (`"stream": false`): one JSON object per step.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use super::retry::{Clock, SystemClock, with_retry};
+use super::{
+    AssistantMessage, FinishReason, Message, Model, ModelError, ModelOptions, Request, Response,
+    ToolCall, Usage, textcalls,
+};
+
+pub struct Ollama {
+    base_url: String,
+    model: String,
+    opts: ModelOptions,
+    client: reqwest::Client,
+    clock: Arc<dyn Clock>,
+}
+
+impl Ollama {
+    pub fn new(base_url: &str, model: &str, opts: ModelOptions) -> Result<Self, ModelError> {
+        Ok(Ollama {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            model: model.to_string(),
+            client: super::http_client(opts.request_timeout)?,
+            opts,
+            clock: Arc::new(SystemClock),
+        })
+    }
+
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    fn unreachable_hint(&self) -> String {
+        format!(
+            "start one with `ollama serve`, then `ollama pull {}`; or point --ollama-url / OLLAMA_HOST at a running server",
+            self.model
+        )
+    }
+
+    /// The exact request body (pure).
+    pub fn body(&self, req: &Request<'_>) -> Value {
+        let mut body = json!({
+            "model": self.model,
+            "messages": wire_messages(req.messages),
+            "stream": false,
+        });
+        if !req.tools.is_empty() {
+            body["tools"] = req
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({"type": "function", "function": {
+                        "name": t.name, "description": t.description, "parameters": t.parameters}})
+                })
+                .collect();
+        }
+        if let Some(think) = self.opts.think {
+            body["think"] = json!(think);
+        }
+        if let Some(k) = &self.opts.keep_alive {
+            body["keep_alive"] = json!(k);
+        }
+        let mut options = serde_json::Map::new();
+        if let Some(n) = self.opts.num_ctx {
+            options.insert("num_ctx".into(), json!(n));
+        }
+        if let Some(t) = self.opts.temperature {
+            options.insert("temperature".into(), json!(t));
+        }
+        if let Some(s) = self.opts.seed {
+            options.insert("seed".into(), json!(s));
+        }
+        if let Some(m) = self.opts.max_output_tokens {
+            options.insert("num_predict".into(), json!(m));
+        }
+        if !options.is_empty() {
+            body["options"] = Value::Object(options);
+        }
+        body
+    }
+
+    async fn once(&self, body: &[u8]) -> Result<Value, ModelError> {
+        let url = format!("{}/api/chat", self.base_url);
+        let resp = self
+            .client
+            .post(&url)
+            .header("content-type", "application/json")
+            .body(body.to_vec())
+            .send()
+            .await
+            .map_err(|e| super::classify_send_error(e, &self.base_url, &self.unreachable_hint()))?;
+        let status = resp.status().as_u16();
+        let retry_after = super::parse_retry_after(resp.headers());
+        let text = resp
+            .text()
+            .await
+            .map_err(|e| super::classify_send_error(e, &self.base_url, &self.unreachable_hint()))?;
+        if status == 404 {
+            return Err(ModelError::ModelNotFound {
+                model: self.model.clone(),
+                url: self.base_url.clone(),
+                hint: format!(
+                    "pull it with `ollama pull {}` on that server (Ollama said: {})",
+                    self.model,
+                    error_text(&text)
+                ),
+            });
+        }
+        if !(200..300).contains(&status) {
+            return Err(super::classify_status(
+                status,
+                retry_after,
+                error_text(&text),
+            ));
+        }
+        let v: Value = serde_json::from_str(&text).map_err(|e| ModelError::Transient {
+            status: None,
+            retry_after: None,
+            message: format!("unreadable response body ({e})"),
+        })?;
+        // Ollama can report an error inside a 200 body.
+        if let Some(err) = v.get("error").and_then(Value::as_str) {
+            return Err(ModelError::Transient {
+                status: Some(status),
+                retry_after: None,
+                message: err.to_string(),
+            });
+        }
+        Ok(v)
+    }
+}
+
+/// Ollama error bodies are `{"error": "..."}`.
+fn error_text(body: &str) -> String {
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| v.get("error").and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_else(|| body.trim().chars().take(300).collect())
+}
+
+/// History → Ollama messages. Tool results carry `tool_name`; assistant messages are replayed raw.
+pub fn wire_messages(messages: &[Message]) -> Vec<Value> {
+    messages
+        .iter()
+        .map(|m| match m {
+            Message::System { content } => json!({"role": "system", "content": content}),
+            Message::User { content } => json!({"role": "user", "content": content}),
+            Message::Assistant(a) => a.raw.clone().unwrap_or_else(|| {
+                let calls: Vec<Value> = a
+                    .tool_calls
+                    .iter()
+                    .filter(|c| !c.from_text)
+                    .map(|c| json!({"function": {"name": c.name, "arguments": c.arguments}}))
+                    .collect();
+                let mut v = json!({"role": "assistant", "content": a.content});
+                if !calls.is_empty() {
+                    v["tool_calls"] = Value::Array(calls);
+                }
+                v
+            }),
+            Message::Tool {
+                name,
+                content,
+                structured: true,
+                ..
+            } => json!({"role": "tool", "content": content, "tool_name": name}),
+            Message::Tool { name, content, .. } => {
+                json!({"role": "user", "content": super::text_tool_result(name, content)})
+            }
+        })
+        .collect()
+}
+
+/// Parse one `/api/chat` response (pure).
+pub fn parse_response(v: &Value) -> (AssistantMessage, Usage, FinishReason) {
+    let msg = v.get("message").cloned().unwrap_or(Value::Null);
+    let content = msg
+        .get("content")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let mut calls: Vec<ToolCall> = msg
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(|arr| {
+            arr.iter()
+                .map(|c| {
+                    let f = c.get("function").cloned().unwrap_or(Value::Null);
+                    let (arguments, invalid) = textcalls::normalize_arguments(
+                        f.get("arguments").cloned().unwrap_or(Value::Null),
+                    );
+                    ToolCall {
+                        id: c.get("id").and_then(Value::as_str).map(str::to_string),
+                        name: f
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        arguments,
+                        invalid_arguments: invalid,
+                        from_text: false,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if calls.is_empty() {
+        calls = textcalls::parse(&content);
+    }
+    let finish = match v.get("done_reason").and_then(Value::as_str) {
+        Some("length") => FinishReason::Length,
+        _ if !calls.is_empty() && !calls[0].from_text => FinishReason::ToolCalls,
+        Some("stop") | None => FinishReason::Stop,
+        Some(other) => FinishReason::Other(other.to_string()),
+    };
+    let usage = Usage {
+        prompt_tokens: v
+            .get("prompt_eval_count")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        completion_tokens: v.get("eval_count").and_then(Value::as_u64).unwrap_or(0),
+    };
+    (
+        AssistantMessage {
+            content,
+            tool_calls: calls,
+            raw: Some(msg),
+        },
+        usage,
+        finish,
+    )
+}
+
+#[async_trait]
+impl Model for Ollama {
+    async fn complete(&self, req: &Request<'_>) -> Result<Response, ModelError> {
+        let body = serde_json::to_vec(&self.body(req))
+            .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
+        let bytes_sent = body.len();
+        let v = with_retry(&self.opts.retry, self.clock.as_ref(), || self.once(&body)).await?;
+        let (message, usage, finish) = parse_response(&v);
+        Ok(Response {
+            message,
+            usage,
+            finish,
+            bytes_sent,
+        })
+    }
+
+    fn spec(&self) -> String {
+        format!("ollama:{}", self.model)
+    }
+
+    fn describe(&self) -> String {
+        format!("ollama:{} at {}", self.model, self.base_url)
+    }
+}

@@ -1,0 +1,275 @@
+//! OpenAI-compatible `/v1/chat/completions` with `tools` (OpenAI, Ollama's `/v1`, llama.cpp
+//! server, vLLM, LM Studio). Non-streaming: one JSON response per step.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use super::retry::{Clock, SystemClock, with_retry};
+use super::{
+    AssistantMessage, FinishReason, Message, Model, ModelError, ModelOptions, Request, Response,
+    ToolCall, ToolChoice, Usage, textcalls,
+};
+
+pub struct OpenAi {
+    base_url: String,
+    model: String,
+    opts: ModelOptions,
+    client: reqwest::Client,
+    clock: Arc<dyn Clock>,
+}
+
+impl OpenAi {
+    pub fn new(base_url: &str, model: &str, opts: ModelOptions) -> Result<Self, ModelError> {
+        Ok(OpenAi {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            model: model.to_string(),
+            client: super::http_client(opts.request_timeout)?,
+            opts,
+            clock: Arc::new(SystemClock),
+        })
+    }
+
+    /// Replace the clock (tests: no real sleeping between retries).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    fn url(&self) -> String {
+        format!("{}/chat/completions", self.base_url)
+    }
+
+    fn unreachable_hint(&self) -> String {
+        format!(
+            "start an OpenAI-compatible server there (`scripts/local-model`, llama.cpp's `llama-server`, or `ollama serve` then `ollama pull {}` and --base-url http://127.0.0.1:11434/v1), or point --base-url / OPENAI_BASE_URL at a running one",
+            self.model
+        )
+    }
+
+    /// The exact request body (pure; tests assert on it through the mock server too).
+    pub fn body(&self, req: &Request<'_>) -> Value {
+        let mut body = json!({
+            "model": self.model,
+            "messages": wire_messages(req.messages),
+            "stream": false,
+        });
+        if !req.tools.is_empty() {
+            body["tools"] = req
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({"type": "function", "function": {
+                        "name": t.name, "description": t.description, "parameters": t.parameters}})
+                })
+                .collect();
+            match self.opts.tool_choice {
+                ToolChoice::Auto => body["tool_choice"] = json!("auto"),
+                ToolChoice::Required => body["tool_choice"] = json!("required"),
+                ToolChoice::Omit => {}
+            }
+        }
+        if let Some(t) = self.opts.temperature {
+            body["temperature"] = json!(t);
+        }
+        if let Some(s) = self.opts.seed {
+            body["seed"] = json!(s);
+        }
+        if let Some(m) = self.opts.max_output_tokens {
+            body["max_tokens"] = json!(m);
+        }
+        body
+    }
+
+    async fn once(&self, body: &[u8]) -> Result<Value, ModelError> {
+        let url = self.url();
+        let mut rb = self
+            .client
+            .post(&url)
+            .header("content-type", "application/json")
+            .body(body.to_vec());
+        if let Some(key) = &self.opts.api_key {
+            rb = rb.bearer_auth(key);
+        }
+        let resp = rb
+            .send()
+            .await
+            .map_err(|e| super::classify_send_error(e, &self.base_url, &self.unreachable_hint()))?;
+        let status = resp.status().as_u16();
+        let retry_after = super::parse_retry_after(resp.headers());
+        let text = resp
+            .text()
+            .await
+            .map_err(|e| super::classify_send_error(e, &self.base_url, &self.unreachable_hint()))?;
+        if status == 404 && text.to_lowercase().contains("model") {
+            return Err(ModelError::ModelNotFound {
+                model: self.model.clone(),
+                url: self.base_url.clone(),
+                hint: format!(
+                    "the server does not serve `{}` (list what it serves with `curl {}/models`; on Ollama run `ollama pull {}`). Server said: {}",
+                    self.model,
+                    self.base_url,
+                    self.model,
+                    text.trim()
+                ),
+            });
+        }
+        if !(200..300).contains(&status) {
+            return Err(super::classify_status(status, retry_after, text));
+        }
+        // A body cut mid-stream fails to parse: worth another attempt.
+        serde_json::from_str(&text).map_err(|e| ModelError::Transient {
+            status: None,
+            retry_after: None,
+            message: format!("unreadable response body ({e}): {}", clip(&text)),
+        })
+    }
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(300).collect()
+}
+
+/// History → OpenAI messages. Assistant messages replay the raw message as received.
+pub fn wire_messages(messages: &[Message]) -> Vec<Value> {
+    messages
+        .iter()
+        .map(|m| match m {
+            Message::System { content } => json!({"role": "system", "content": content}),
+            Message::User { content } => json!({"role": "user", "content": content}),
+            Message::Assistant(a) => a.raw.clone().unwrap_or_else(|| {
+                let calls: Vec<Value> = a
+                    .tool_calls
+                    .iter()
+                    .filter(|c| !c.from_text)
+                    .map(|c| {
+                        json!({"id": c.id, "type": "function", "function": {
+                            "name": c.name, "arguments": c.arguments.to_string()}})
+                    })
+                    .collect();
+                let mut v = json!({"role": "assistant", "content": a.content});
+                if !calls.is_empty() {
+                    v["tool_calls"] = Value::Array(calls);
+                }
+                v
+            }),
+            Message::Tool {
+                call_id: Some(id),
+                content,
+                structured: true,
+                ..
+            } => json!({"role": "tool", "tool_call_id": id, "content": content}),
+            Message::Tool { name, content, .. } => {
+                json!({"role": "user", "content": super::text_tool_result(name, content)})
+            }
+        })
+        .collect()
+}
+
+/// Parse one chat completion (pure).
+pub fn parse_response(v: &Value) -> Result<(AssistantMessage, Usage, FinishReason), ModelError> {
+    let choice = v
+        .get("choices")
+        .and_then(|c| c.get(0))
+        .ok_or_else(|| ModelError::Transient {
+            status: None,
+            retry_after: None,
+            message: format!("response has no choices: {}", clip(&v.to_string())),
+        })?;
+    let msg = choice.get("message").cloned().unwrap_or(Value::Null);
+    let content = msg
+        .get("content")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let mut calls: Vec<ToolCall> = msg
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(|arr| {
+            arr.iter()
+                .map(|c| {
+                    let f = c.get("function").cloned().unwrap_or(Value::Null);
+                    let (arguments, invalid) = textcalls::normalize_arguments(
+                        f.get("arguments").cloned().unwrap_or(Value::Null),
+                    );
+                    ToolCall {
+                        id: c.get("id").and_then(Value::as_str).map(str::to_string),
+                        name: f
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        arguments,
+                        invalid_arguments: invalid,
+                        from_text: false,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if calls.is_empty() {
+        calls = textcalls::parse(&content);
+    }
+    let refusal = msg.get("refusal").and_then(Value::as_str).is_some();
+    let finish = match choice.get("finish_reason").and_then(Value::as_str) {
+        _ if refusal => FinishReason::Refusal,
+        Some("stop") | None => FinishReason::Stop,
+        Some("tool_calls") | Some("function_call") => FinishReason::ToolCalls,
+        Some("length") => FinishReason::Length,
+        Some("content_filter") => FinishReason::Refusal,
+        Some(other) => FinishReason::Other(other.to_string()),
+    };
+    let usage = v.get("usage").cloned().unwrap_or(Value::Null);
+    let usage = Usage {
+        prompt_tokens: usage
+            .get("prompt_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        completion_tokens: usage
+            .get("completion_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+    };
+    Ok((
+        AssistantMessage {
+            content,
+            tool_calls: calls,
+            raw: Some(msg),
+        },
+        usage,
+        finish,
+    ))
+}
+
+#[async_trait]
+impl Model for OpenAi {
+    async fn complete(&self, req: &Request<'_>) -> Result<Response, ModelError> {
+        let body = serde_json::to_vec(&self.body(req))
+            .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
+        let bytes_sent = body.len();
+        let (message, usage, finish) =
+            with_retry(&self.opts.retry, self.clock.as_ref(), || async {
+                let v = self.once(&body).await?;
+                parse_response(&v)
+            })
+            .await?;
+        Ok(Response {
+            message,
+            usage,
+            finish,
+            bytes_sent,
+        })
+    }
+
+    fn spec(&self) -> String {
+        format!("openai:{}", self.model)
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "openai:{} at {} (tool_choice {:?})",
+            self.model, self.base_url, self.opts.tool_choice
+        )
+    }
+}

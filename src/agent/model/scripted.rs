@@ -1,0 +1,162 @@
+//! `scripted:FILE`: a deterministic test double that replays turns from a YAML file. Used by
+//! tests and `patchloop demo`; reports always say the model was scripted.
+//!
+//! ```yaml
+//! turns:
+//!   - content: "Let me look at the code."
+//!     tool_calls:
+//!       - name: view_file
+//!         arguments: {path: stats/median.py}
+//!   - content: "```json\n{\"name\": \"run_tests\", \"arguments\": {}}\n```"   # a call written as text
+//!     repeat: 3            # optional: send this turn 3 times
+//! ```
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{
+    AssistantMessage, FinishReason, Model, ModelError, Request, Response, ToolCall, Usage,
+    textcalls,
+};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    pub turns: Vec<Turn>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Turn {
+    #[serde(default)]
+    pub content: String,
+    #[serde(default)]
+    pub tool_calls: Vec<ScriptedCall>,
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    #[serde(default = "one")]
+    pub repeat: usize,
+}
+
+fn one() -> usize {
+    1
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedCall {
+    pub name: String,
+    /// An object, or a string (possibly broken JSON, to exercise malformed calls).
+    #[serde(default)]
+    pub arguments: Value,
+}
+
+pub struct Scripted {
+    source: String,
+    turns: Vec<Turn>,
+    next: Mutex<usize>,
+}
+
+impl Scripted {
+    pub fn from_file(path: &Path) -> Result<Self, ModelError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            ModelError::Config(format!(
+                "cannot read the scripted model file {}: {e}",
+                path.display()
+            ))
+        })?;
+        Self::from_yaml(&text, &path.display().to_string())
+    }
+
+    pub fn from_yaml(text: &str, source: &str) -> Result<Self, ModelError> {
+        let script: Script = serde_yaml::from_str(text).map_err(|e| {
+            ModelError::Config(format!(
+                "{source} is not a valid script (expected `turns: [{{content, tool_calls: [{{name, arguments}}]}}]`): {e}"
+            ))
+        })?;
+        let turns = script
+            .turns
+            .into_iter()
+            .flat_map(|t| std::iter::repeat_n(t.clone(), t.repeat.max(1)))
+            .collect();
+        Ok(Scripted {
+            source: source.to_string(),
+            turns,
+            next: Mutex::new(0),
+        })
+    }
+}
+
+#[async_trait]
+impl Model for Scripted {
+    async fn complete(&self, req: &Request<'_>) -> Result<Response, ModelError> {
+        let index = {
+            let mut next = self
+                .next
+                .lock()
+                .map_err(|_| ModelError::Config("scripted model state poisoned".into()))?;
+            let i = *next;
+            *next += 1;
+            i
+        };
+        let turn = self
+            .turns
+            .get(index)
+            .ok_or_else(|| ModelError::ScriptExhausted(self.source.clone()))?;
+        let mut calls: Vec<ToolCall> = turn
+            .tool_calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let (arguments, invalid) = textcalls::normalize_arguments(c.arguments.clone());
+                ToolCall {
+                    id: Some(format!("call_{index}_{i}")),
+                    name: c.name.clone(),
+                    arguments,
+                    invalid_arguments: invalid,
+                    from_text: false,
+                }
+            })
+            .collect();
+        if calls.is_empty() {
+            calls = textcalls::parse(&turn.content);
+        }
+        // Without scripted usage, estimate ~4 characters per token so token budgets still bite.
+        let prompt_chars: usize = req.messages.iter().map(|m| m.char_len()).sum();
+        let usage = turn.usage.unwrap_or(Usage {
+            prompt_tokens: (prompt_chars / 4) as u64,
+            completion_tokens: (turn.content.len() / 4 + 8 * calls.len()) as u64,
+        });
+        let finish = if calls.iter().any(|c| !c.from_text) {
+            FinishReason::ToolCalls
+        } else {
+            FinishReason::Stop
+        };
+        Ok(Response {
+            message: AssistantMessage {
+                content: turn.content.clone(),
+                tool_calls: calls,
+                raw: None,
+            },
+            usage,
+            finish,
+            bytes_sent: 0,
+        })
+    }
+
+    fn spec(&self) -> String {
+        format!("scripted:{}", self.source)
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "scripted:{} (a scripted test double, not a real model: {} turns)",
+            self.source,
+            self.turns.len()
+        )
+    }
+}

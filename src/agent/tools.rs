@@ -1,0 +1,798 @@
+//! The agent's tools: a public contract (names and arguments) shared by the episode loop and the
+//! MCP server. Every call runs through the [`Sandbox`] trait. Failures the model can fix (bad
+//! path, no match, malformed arguments) come back as observation text; only sandbox failures
+//! (dead daemon, vanished container) are errors.
+//!
+//! Use [`execute`] from any client: it needs a sandbox, a [`ToolConfig`] and the call.
+
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Report, TestCaseStatus};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::agent::model::ToolSpec;
+use crate::sandbox::output::truncate_text;
+use crate::sandbox::{ExecRequest, ExecResult, ExecStatus, Sandbox, SandboxError};
+
+/// The tool names, in the order they are offered.
+pub const TOOL_NAMES: [&str; 7] = [
+    "bash",
+    "view_file",
+    "search",
+    "str_replace",
+    "run_tests",
+    "diff",
+    "submit",
+];
+
+#[derive(Debug, Clone)]
+pub struct ToolConfig {
+    /// The repository's test command (image label `patchloop.test_cmd`), e.g. `python -m pytest`.
+    pub test_cmd: String,
+    /// Largest observation returned to the model, bytes (head + tail kept, marker between).
+    pub obs_cap: usize,
+    pub exec_timeout: Duration,
+    pub test_timeout: Duration,
+    pub max_search_matches: usize,
+}
+
+impl Default for ToolConfig {
+    fn default() -> Self {
+        ToolConfig {
+            test_cmd: "python -m pytest".into(),
+            obs_cap: 8 * 1024,
+            exec_timeout: Duration::from_secs(60),
+            test_timeout: Duration::from_secs(300),
+            max_search_matches: 50,
+        }
+    }
+}
+
+/// What a tool call produced for the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    pub text: String,
+    /// `submit` accepted: the episode ends.
+    pub submitted: bool,
+    /// The call itself was wrong (unknown tool, arguments not matching the schema): the loop
+    /// counts it as a format error.
+    pub malformed: bool,
+}
+
+impl Observation {
+    fn text(s: impl Into<String>) -> Self {
+        Observation {
+            text: s.into(),
+            submitted: false,
+            malformed: false,
+        }
+    }
+
+    fn malformed(s: impl Into<String>) -> Self {
+        Observation {
+            malformed: true,
+            ..Observation::text(s)
+        }
+    }
+}
+
+/// JSON schemas of every tool, as offered to the model.
+pub fn specs() -> Vec<ToolSpec> {
+    let spec = |name: &str, description: &str, parameters: Value| ToolSpec {
+        name: name.into(),
+        description: description.into(),
+        parameters,
+    };
+    vec![
+        spec(
+            "bash",
+            "Run a shell command in the repository (no network). Returns its output and exit code.",
+            json!({"type": "object", "properties": {"command": {"type": "string", "description": "The bash command"}}, "required": ["command"]}),
+        ),
+        spec(
+            "view_file",
+            "Show a file with line numbers, optionally only lines start_line..end_line (1-based, inclusive).",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string", "description": "Path relative to the repository root"},
+                "start_line": {"type": "integer"}, "end_line": {"type": "integer"}}, "required": ["path"]}),
+        ),
+        spec(
+            "search",
+            "Search files for a regular expression (grep -E); returns file:line: text for each match.",
+            json!({"type": "object", "properties": {
+                "pattern": {"type": "string"}, "path": {"type": "string", "description": "File or directory (default: the whole repository)"}},
+                "required": ["pattern"]}),
+        ),
+        spec(
+            "str_replace",
+            "Replace old_str with new_str in a file. old_str must match exactly once, including whitespace.",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string"}, "old_str": {"type": "string"}, "new_str": {"type": "string"}},
+                "required": ["path", "old_str", "new_str"]}),
+        ),
+        spec(
+            "run_tests",
+            "Run the test suite (or only the given test ids) and summarise passed/failed tests.",
+            json!({"type": "object", "properties": {
+                "tests": {"type": "array", "items": {"type": "string"}, "description": "Optional test ids or files"}}}),
+        ),
+        spec(
+            "diff",
+            "Show your changes so far as a unified diff.",
+            json!({"type": "object", "properties": {}}),
+        ),
+        spec(
+            "submit",
+            "Submit your changes as the fix. Call this once the tests pass.",
+            json!({"type": "object", "properties": {}}),
+        ),
+    ]
+}
+
+#[derive(Deserialize)]
+struct BashArgs {
+    command: String,
+}
+#[derive(Deserialize)]
+struct ViewArgs {
+    path: String,
+    #[serde(default)]
+    start_line: Option<i64>,
+    #[serde(default)]
+    end_line: Option<i64>,
+}
+#[derive(Deserialize)]
+struct SearchArgs {
+    pattern: String,
+    #[serde(default)]
+    path: Option<String>,
+}
+#[derive(Deserialize)]
+struct ReplaceArgs {
+    path: String,
+    old_str: String,
+    new_str: String,
+}
+#[derive(Deserialize, Default)]
+struct TestsArgs {
+    #[serde(default)]
+    tests: Option<TestsList>,
+}
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum TestsList {
+    One(String),
+    Many(Vec<String>),
+}
+
+fn parse_args<T: for<'de> Deserialize<'de>>(tool: &str, args: &Value) -> Result<T, Observation> {
+    serde_json::from_value(args.clone()).map_err(|e| {
+        let schema = specs()
+            .into_iter()
+            .find(|s| s.name == tool)
+            .map(|s| s.parameters.to_string())
+            .unwrap_or_default();
+        Observation::malformed(format!(
+            "Invalid arguments for `{tool}`: {e}. Expected arguments matching: {schema}"
+        ))
+    })
+}
+
+/// Run one tool call. `Ok` is always an observation for the model (including its mistakes);
+/// `Err` means the sandbox itself failed.
+pub async fn execute(
+    sandbox: &dyn Sandbox,
+    cfg: &ToolConfig,
+    name: &str,
+    args: &Value,
+) -> Result<Observation, SandboxError> {
+    let obs = match run(sandbox, cfg, name, args).await? {
+        Ok(o) | Err(o) => o,
+    };
+    Ok(Observation {
+        text: truncate_text(&obs.text, cfg.obs_cap),
+        ..obs
+    })
+}
+
+type Outcome = Result<Observation, Observation>;
+
+async fn run(
+    sandbox: &dyn Sandbox,
+    cfg: &ToolConfig,
+    name: &str,
+    args: &Value,
+) -> Result<Outcome, SandboxError> {
+    Ok(match name {
+        "bash" => match parse_args::<BashArgs>(name, args) {
+            Ok(a) => Ok(bash(sandbox, cfg, &a.command).await?),
+            Err(o) => Err(o),
+        },
+        "view_file" => match parse_args::<ViewArgs>(name, args) {
+            Ok(a) => view_file(sandbox, &a.path, a.start_line, a.end_line).await?,
+            Err(o) => Err(o),
+        },
+        "search" => match parse_args::<SearchArgs>(name, args) {
+            Ok(a) => search(sandbox, cfg, &a.pattern, a.path.as_deref()).await?,
+            Err(o) => Err(o),
+        },
+        "str_replace" => match parse_args::<ReplaceArgs>(name, args) {
+            Ok(a) => str_replace(sandbox, &a.path, &a.old_str, &a.new_str).await?,
+            Err(o) => Err(o),
+        },
+        "run_tests" => {
+            let a: TestsArgs = if args.is_null() {
+                TestsArgs::default()
+            } else {
+                match parse_args(name, args) {
+                    Ok(a) => a,
+                    Err(o) => return Ok(Err(o)),
+                }
+            };
+            let tests = match a.tests {
+                None => Vec::new(),
+                Some(TestsList::One(s)) => vec![s],
+                Some(TestsList::Many(v)) => v,
+            };
+            Ok(Observation::text(
+                run_tests(sandbox, cfg, &tests).await?.render(cfg.obs_cap),
+            ))
+        }
+        "diff" => {
+            let d = sandbox.diff().await?;
+            Ok(Observation::text(if d.trim().is_empty() {
+                "No changes yet.".to_string()
+            } else {
+                d
+            }))
+        }
+        "submit" => {
+            let d = sandbox.diff().await?;
+            if d.trim().is_empty() {
+                Err(Observation::text(
+                    "Nothing to submit: the workspace has no changes. Edit the code with str_replace first.",
+                ))
+            } else {
+                Ok(Observation {
+                    submitted: true,
+                    ..Observation::text(format!("Submitted. Your patch:\n{d}"))
+                })
+            }
+        }
+        other => Err(Observation::malformed(format!(
+            "Unknown tool `{other}`. Available tools: {}.",
+            TOOL_NAMES.join(", ")
+        ))),
+    })
+}
+
+fn status_line(r: &ExecResult, timeout: Duration) -> String {
+    match r.status {
+        ExecStatus::Exited(c) => format!("[exit code {c}]"),
+        ExecStatus::TimedOut => format!(
+            "[timed out after {}s: the command and everything it started were killed]",
+            timeout.as_secs()
+        ),
+        ExecStatus::Oom => "[killed: out of memory]".to_string(),
+    }
+}
+
+async fn bash(
+    sandbox: &dyn Sandbox,
+    cfg: &ToolConfig,
+    command: &str,
+) -> Result<Observation, SandboxError> {
+    let r = sandbox
+        .exec(
+            ExecRequest::shell(command)
+                .timeout(cfg.exec_timeout)
+                .output_cap(cfg.obs_cap),
+        )
+        .await?;
+    Ok(Observation::text(format!(
+        "{}\n{}",
+        r.output.render(),
+        status_line(&r, cfg.exec_timeout)
+    )))
+}
+
+/// Read a whole file through the sandbox. `Err` is an observation (missing file, too large).
+async fn read_file(
+    sandbox: &dyn Sandbox,
+    path: &str,
+) -> Result<Result<String, Observation>, SandboxError> {
+    const MAX: usize = 4 << 20;
+    let r = sandbox
+        .exec(ExecRequest::argv(["cat", "--", path]).output_cap(MAX))
+        .await?;
+    if !r.status.success() {
+        return Ok(Err(Observation::text(format!(
+            "Cannot read `{path}`: {}",
+            r.output.render().trim()
+        ))));
+    }
+    if r.output.is_truncated() {
+        return Ok(Err(Observation::text(format!(
+            "`{path}` is larger than {MAX} bytes; view parts with start_line/end_line or use search."
+        ))));
+    }
+    Ok(Ok(
+        String::from_utf8_lossy(&r.output.kept_bytes()).into_owned()
+    ))
+}
+
+/// `lines[start..=end]` numbered from `start` (1-based). Pure.
+pub fn number_lines(text: &str, start: usize, end: usize) -> String {
+    let width = end.max(1).to_string().len();
+    text.lines()
+        .enumerate()
+        .skip(start.saturating_sub(1))
+        .take_while(|(i, _)| *i < end)
+        .map(|(i, l)| format!("{:>width$}  {l}\n", i + 1))
+        .collect()
+}
+
+async fn view_file(
+    sandbox: &dyn Sandbox,
+    path: &str,
+    start: Option<i64>,
+    end: Option<i64>,
+) -> Result<Outcome, SandboxError> {
+    let text = match read_file(sandbox, path).await? {
+        Ok(t) => t,
+        Err(o) => return Ok(Err(o)),
+    };
+    let total = text.lines().count();
+    let start = start.unwrap_or(1).max(1) as usize;
+    let end = end.map(|e| e.max(0) as usize).unwrap_or(total).min(total);
+    if total == 0 {
+        return Ok(Ok(Observation::text(format!("`{path}` is empty."))));
+    }
+    if start > end {
+        return Ok(Err(Observation::text(format!(
+            "Empty range {start}..{end}: `{path}` has {total} lines."
+        ))));
+    }
+    let mut out = format!("{path} (lines {start}-{end} of {total}):\n");
+    out.push_str(&number_lines(&text, start, end));
+    Ok(Ok(Observation::text(out)))
+}
+
+async fn search(
+    sandbox: &dyn Sandbox,
+    cfg: &ToolConfig,
+    pattern: &str,
+    path: Option<&str>,
+) -> Result<Outcome, SandboxError> {
+    let target = path.filter(|p| !p.trim().is_empty()).unwrap_or(".");
+    let r = sandbox
+        .exec(
+            ExecRequest::argv([
+                "grep",
+                "-rnIE",
+                "--exclude-dir=.git",
+                "-e",
+                pattern,
+                "--",
+                target,
+            ])
+            .timeout(cfg.exec_timeout)
+            .output_cap(256 * 1024),
+        )
+        .await?;
+    match r.status {
+        ExecStatus::Exited(0) => {}
+        ExecStatus::Exited(1) => {
+            return Ok(Ok(Observation::text(format!(
+                "No matches for `{pattern}` in {target}."
+            ))));
+        }
+        _ => {
+            return Ok(Err(Observation::text(format!(
+                "search failed: {} {}",
+                r.output.render().trim(),
+                status_line(&r, cfg.exec_timeout)
+            ))));
+        }
+    }
+    let text = r.output.render();
+    let lines: Vec<&str> = text.lines().collect();
+    let shown = lines.len().min(cfg.max_search_matches);
+    let mut out: String = lines[..shown]
+        .iter()
+        .map(|l| format!("{}\n", l.strip_prefix("./").unwrap_or(l)))
+        .collect();
+    if lines.len() > shown || r.output.is_truncated() {
+        out.push_str(&format!(
+            "[... showing {shown} of {}{} matches; narrow the pattern or the path ...]\n",
+            lines.len(),
+            if r.output.is_truncated() { "+" } else { "" }
+        ));
+    }
+    Ok(Ok(Observation::text(out)))
+}
+
+async fn str_replace(
+    sandbox: &dyn Sandbox,
+    path: &str,
+    old: &str,
+    new: &str,
+) -> Result<Outcome, SandboxError> {
+    if old.is_empty() {
+        return Ok(Err(Observation::text(
+            "old_str is empty: copy the exact lines to replace from view_file output (without line numbers).",
+        )));
+    }
+    let text = match read_file(sandbox, path).await? {
+        Ok(t) => t,
+        Err(o) => return Ok(Err(o)),
+    };
+    let edited = match plan_replace(&text, old, new) {
+        Ok(e) => e,
+        Err(msg) => return Ok(Err(Observation::text(format!("{path}: {msg}")))),
+    };
+    // The path is an argument, never part of the script: no quoting bugs, no injection.
+    let r = sandbox
+        .exec(
+            ExecRequest::argv(["bash", "-c", "cat > \"$1\"", "patchloop-write", path])
+                .stdin(edited.content.into_bytes()),
+        )
+        .await?;
+    if !r.status.success() {
+        return Ok(Err(Observation::text(format!(
+            "Cannot write `{path}`: {}",
+            r.output.render().trim()
+        ))));
+    }
+    Ok(Ok(Observation::text(format!(
+        "Edited {path}. Lines {}-{} now read:\n{}",
+        edited.first_line, edited.last_line, edited.snippet
+    ))))
+}
+
+/// A planned single replacement. Pure, so the matching rules are unit-tested.
+#[derive(Debug, PartialEq)]
+pub struct Replacement {
+    pub content: String,
+    pub first_line: usize,
+    pub last_line: usize,
+    /// The edited region with a little context, numbered.
+    pub snippet: String,
+}
+
+/// Replace exactly one occurrence of `old`; otherwise explain, showing the most similar region
+/// (zero matches) or every match's line (several), numbered so the model can copy it.
+pub fn plan_replace(text: &str, old: &str, new: &str) -> Result<Replacement, String> {
+    if old == new {
+        return Err("old_str and new_str are identical: nothing would change.".into());
+    }
+    let matches: Vec<usize> = text.match_indices(old).map(|(i, _)| i).collect();
+    let line_of = |byte: usize| text[..byte].matches('\n').count() + 1;
+    match matches.len() {
+        1 => {
+            let at = matches[0];
+            let content = format!("{}{}{}", &text[..at], new, &text[at + old.len()..]);
+            let first = line_of(at);
+            let last = first + new.matches('\n').count();
+            let snippet = number_lines(&content, first.saturating_sub(2).max(1), last + 2);
+            Ok(Replacement {
+                content,
+                first_line: first,
+                last_line: last,
+                snippet,
+            })
+        }
+        0 => {
+            let (s, e) = most_similar_region(text, old);
+            let mut msg = "old_str was not found (it must match exactly, including indentation). "
+                .to_string();
+            if e >= s && s > 0 {
+                msg.push_str(&format!(
+                    "The most similar region is lines {s}-{e}:\n{}Copy the exact text (without the line numbers).",
+                    number_lines(text, s, e)
+                ));
+            }
+            Err(msg)
+        }
+        n => {
+            let lines: Vec<String> = matches.iter().map(|&i| line_of(i).to_string()).collect();
+            let mut msg = format!(
+                "old_str occurs {n} times (at lines {}); include more surrounding lines so it matches exactly once.\n",
+                lines.join(", ")
+            );
+            let span = old.matches('\n').count();
+            for &i in matches.iter().take(3) {
+                let l = line_of(i);
+                msg.push_str(&number_lines(
+                    text,
+                    l.saturating_sub(1).max(1),
+                    l + span + 1,
+                ));
+                msg.push_str("---\n");
+            }
+            Err(msg)
+        }
+    }
+}
+
+/// The 1-based line range of `text` most similar to `needle` (same number of lines). Pure.
+pub fn most_similar_region(text: &str, needle: &str) -> (usize, usize) {
+    const MAX_LINES: usize = 5000;
+    let lines: Vec<&str> = text.lines().take(MAX_LINES).collect();
+    let want: Vec<&str> = needle.lines().collect();
+    let n = want.len().max(1);
+    if lines.is_empty() {
+        return (0, 0);
+    }
+    let line_score = |a: &str, b: &str| -> f32 {
+        let (a, b) = (a.trim(), b.trim());
+        if a == b {
+            return 1.0;
+        }
+        similar::TextDiff::from_chars(a, b).ratio()
+    };
+    let mut best = (0usize, -1.0f32);
+    for start in 0..lines.len().saturating_sub(n - 1).max(1) {
+        let score: f32 = want
+            .iter()
+            .enumerate()
+            .map(|(k, w)| {
+                lines
+                    .get(start + k)
+                    .map(|l| line_score(l, w))
+                    .unwrap_or(0.0)
+            })
+            .sum();
+        if score > best.1 {
+            best = (start, score);
+        }
+    }
+    let s = best.0 + 1;
+    (s, (s + n - 1).min(lines.len()))
+}
+
+/// Outcome of one test run, with the JUnit summary when the XML was produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestRun {
+    pub status: ExecStatus,
+    pub summary: Option<TestSummary>,
+    /// The command's output (capped).
+    pub output: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TestSummary {
+    pub passed: usize,
+    pub failed: usize,
+    pub errors: usize,
+    pub skipped: usize,
+    /// `classname::name` of every failed or errored test.
+    pub failing: Vec<String>,
+}
+
+impl TestSummary {
+    pub fn all_passed(&self) -> bool {
+        self.failed == 0 && self.errors == 0 && self.passed > 0
+    }
+}
+
+impl TestRun {
+    /// Green: the command succeeded and nothing failed.
+    pub fn green(&self) -> bool {
+        self.status.success()
+            && self
+                .summary
+                .as_ref()
+                .is_none_or(|s| s.failed + s.errors == 0)
+    }
+
+    /// The observation text: counts, failing ids, then the tail of the output.
+    pub fn render(&self, cap: usize) -> String {
+        let code = match self.status {
+            ExecStatus::Exited(c) => format!("exit code {c}"),
+            ExecStatus::TimedOut => "timed out".into(),
+            ExecStatus::Oom => "killed: out of memory".into(),
+        };
+        let mut out = match &self.summary {
+            Some(s) => {
+                let mut t = format!(
+                    "Tests: {} passed, {} failed, {} errors, {} skipped ({code}).\n",
+                    s.passed, s.failed, s.errors, s.skipped
+                );
+                if !s.failing.is_empty() {
+                    t.push_str(&format!("Failing: {}\n", s.failing.join(", ")));
+                }
+                t
+            }
+            None => format!("The test command produced no JUnit report ({code}).\n"),
+        };
+        out.push_str("--- output ---\n");
+        out.push_str(&truncate_text(
+            &self.output,
+            cap.saturating_sub(out.len()).max(1024),
+        ));
+        out
+    }
+}
+
+/// Parse a JUnit XML report into counts and failing ids. Pure.
+pub fn summarize_junit(xml: &str) -> Option<TestSummary> {
+    // pytest writes timestamps without a UTC offset, which quick-junit rejects; they are not
+    // needed for the summary, so drop them and parse again.
+    let report = Report::deserialize_from_str(xml).ok().or_else(|| {
+        let re = regex::Regex::new(r#"\stimestamp="[^"]*""#).ok()?;
+        Report::deserialize_from_str(&re.replace_all(xml, "")).ok()
+    })?;
+    let mut s = TestSummary::default();
+    for suite in &report.test_suites {
+        for case in &suite.test_cases {
+            let id = test_id(
+                case.classname.as_ref().map(|c| c.as_str()),
+                case.name.as_str(),
+            );
+            match &case.status {
+                TestCaseStatus::Success { .. } => s.passed += 1,
+                TestCaseStatus::Skipped { .. } => s.skipped += 1,
+                TestCaseStatus::NonSuccess { kind, .. } => {
+                    match kind {
+                        NonSuccessKind::Failure => s.failed += 1,
+                        NonSuccessKind::Error => s.errors += 1,
+                    }
+                    s.failing.push(id);
+                }
+            }
+        }
+    }
+    Some(s)
+}
+
+/// A runnable test id from a JUnit classname and name. pytest writes dotted module paths
+/// (`tests.test_median`, `tests.test_x.TestK`): those become `tests/test_median.py::name` and
+/// `tests/test_x.py::TestK::name`, which `run_tests` accepts back. Other runners' classnames are
+/// kept as `classname::name`. Pure.
+pub fn test_id(classname: Option<&str>, name: &str) -> String {
+    let Some(classname) = classname.filter(|c| !c.is_empty()) else {
+        return name.to_string();
+    };
+    let parts: Vec<&str> = classname.split('.').collect();
+    let is_class = |p: &&str| p.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    let modules = parts.iter().take_while(|p| !is_class(p)).count();
+    let pythonic = parts
+        .iter()
+        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    if modules == 0 || !pythonic {
+        return format!("{classname}::{name}");
+    }
+    let mut id = format!("{}.py", parts[..modules].join("/"));
+    for class in &parts[modules..] {
+        id.push_str("::");
+        id.push_str(class);
+    }
+    format!("{id}::{name}")
+}
+
+/// POSIX single-quote a word for a shell command line.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Run the configured test command (optionally on `tests`) with a JUnit report in /tmp.
+pub async fn run_tests(
+    sandbox: &dyn Sandbox,
+    cfg: &ToolConfig,
+    tests: &[String],
+) -> Result<TestRun, SandboxError> {
+    let xml = format!("/tmp/patchloop-junit-{:016x}.xml", rand::random::<u64>());
+    // The test command is the repository's configuration (a shell string); test ids are quoted.
+    let mut script = format!("{} --junitxml={xml}", cfg.test_cmd);
+    for t in tests {
+        script.push(' ');
+        script.push_str(&shell_quote(t));
+    }
+    let r = sandbox
+        .exec(
+            ExecRequest::shell(script)
+                .timeout(cfg.test_timeout)
+                .output_cap(cfg.obs_cap * 4),
+        )
+        .await?;
+    let read = sandbox
+        .exec(
+            ExecRequest::argv(["sh", "-c", "cat -- \"$1\" && rm -f -- \"$1\"", "sh", &xml])
+                .output_cap(8 << 20),
+        )
+        .await?;
+    let summary = if read.status.success() {
+        summarize_junit(&String::from_utf8_lossy(&read.output.kept_bytes()))
+    } else {
+        None
+    };
+    Ok(TestRun {
+        status: r.status,
+        summary,
+        output: r.output.render(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn junit_from_real_pytest() {
+        let s = summarize_junit(include_str!("testdata/pytest-junit.xml")).unwrap();
+        assert_eq!((s.passed, s.failed, s.errors, s.skipped), (1, 1, 1, 1));
+        assert_eq!(
+            s.failing,
+            vec!["test_a.py::test_bad", "test_a.py::TestK::test_err"]
+        );
+        assert!(!s.all_passed());
+        assert!(summarize_junit("not xml").is_none());
+    }
+
+    #[test]
+    fn junit_ids_become_runnable_pytest_ids() {
+        assert_eq!(
+            test_id(Some("tests.test_m"), "test_x"),
+            "tests/test_m.py::test_x"
+        );
+        assert_eq!(test_id(Some("a.b.TestK"), "t"), "a/b.py::TestK::t");
+        assert_eq!(
+            test_id(Some("com.example.Foo-Bar"), "t"),
+            "com.example.Foo-Bar::t"
+        );
+        assert_eq!(test_id(None, "t"), "t");
+        assert_eq!(test_id(Some("Suite"), "t"), "Suite::t");
+    }
+
+    #[test]
+    fn replace_exactly_one() {
+        let t = "a\nb\nc\nd\n";
+        let r = plan_replace(t, "b\nc", "B\nC\nX").unwrap();
+        assert_eq!(r.content, "a\nB\nC\nX\nd\n");
+        assert_eq!((r.first_line, r.last_line), (2, 4));
+        assert!(r.snippet.contains("2  B"), "{}", r.snippet);
+    }
+
+    #[test]
+    fn replace_zero_matches_shows_most_similar_region() {
+        let t = "def f():\n    return 1\n\ndef median(xs):\n    xs = sorted(xs)\n    return xs[len(xs) // 2]\n";
+        let e = plan_replace(t, "  return xs[len(xs)/2]", "x").unwrap_err();
+        assert!(e.contains("not found"), "{e}");
+        assert!(e.contains("lines 6-6"), "{e}");
+        assert!(e.contains("6      return xs[len(xs) // 2]"), "{e}");
+    }
+
+    #[test]
+    fn replace_several_matches_lists_lines() {
+        let e = plan_replace("x = 1\ny = 2\nx = 1\n", "x = 1", "x = 3").unwrap_err();
+        assert!(e.contains("occurs 2 times (at lines 1, 3)"), "{e}");
+    }
+
+    #[test]
+    fn replace_identical_is_refused() {
+        assert!(
+            plan_replace("a\n", "a", "a")
+                .unwrap_err()
+                .contains("identical")
+        );
+    }
+
+    #[test]
+    fn numbering_and_quoting() {
+        assert_eq!(number_lines("a\nb\nc\n", 2, 3), "2  b\n3  c\n");
+        assert_eq!(number_lines("a\n", 1, 10), " 1  a\n");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn every_tool_has_an_object_schema() {
+        let s = specs();
+        assert_eq!(
+            s.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            TOOL_NAMES
+        );
+        assert!(s.iter().all(|t| t.parameters["type"] == "object"));
+    }
+}

@@ -1,0 +1,144 @@
+//! `patchloop fix` / `demo` as a user runs them: exit codes and what is printed.
+
+use std::process::Command;
+
+use patchloop::agent::testing::DemoImage;
+
+fn patchloop() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_patchloop"))
+}
+
+#[test]
+fn unknown_model_spec_is_exit_2_with_the_accepted_forms() {
+    let out = patchloop()
+        .args(["fix", "--repo", ".", "--model", "gpt-4"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("accepted forms") && err.contains("ollama:MODEL"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn fix_with_a_scripted_model_exits_0_and_an_unreachable_ollama_exits_2() {
+    let image = DemoImage::prepare("agent-test-cli").await.unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/scripted/demo-fix.yaml"
+    );
+    let out = patchloop()
+        .args([
+            "fix",
+            "--repo",
+            ".",
+            "--image",
+            &image.0,
+            "--model",
+            &format!("scripted:{script}"),
+        ])
+        .arg("--out")
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("+    return (ordered[mid - 1] + ordered[mid]) / 2"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().last().unwrap().starts_with("fixed: "),
+        "{stdout}"
+    );
+    assert!(
+        out_dir.path().join("patch.diff").exists()
+            && out_dir.path().join("trajectory.jsonl").exists()
+    );
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let out = patchloop()
+        .args([
+            "fix",
+            "--repo",
+            ".",
+            "--image",
+            &image.0,
+            "--model",
+            "ollama:qwen2.5-coder:1.5b",
+        ])
+        .args(["--ollama-url", &url])
+        .arg("--out")
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&url)
+            && err.contains("ollama serve")
+            && err.contains("ollama pull qwen2.5-coder:1.5b"),
+        "{err}"
+    );
+}
+
+#[test]
+fn demo_prepares_the_embedded_repository_and_fixes_it() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let run = || {
+        patchloop()
+            .arg("demo")
+            .arg("--out")
+            .arg(out_dir.path())
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("+    return (ordered[mid - 1] + ordered[mid]) / 2"),
+        "{stdout}"
+    );
+    let last = stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with("fixed: ") && last.contains("scripted"),
+        "{last}"
+    );
+    // A second run reuses the same prepared image (stable tag), so nothing piles up.
+    let out = run();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains("building patchloop-sandbox:"),
+        "the second run rebuilt: {err}"
+    );
+    let tag = err
+        .lines()
+        .find_map(|l| {
+            l.split_whitespace()
+                .find(|w| w.starts_with("patchloop-sandbox:patchloop-demo"))
+        })
+        .map(|w| w.trim_end_matches(';').to_string());
+    if let Some(tag) = tag {
+        let _ = Command::new("docker").args(["rmi", "-f", &tag]).output();
+    }
+}

