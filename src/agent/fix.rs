@@ -384,7 +384,7 @@ pub async fn inspect_image(docker: &bollard::Docker, tag: &str) -> anyhow::Resul
 }
 
 /// Build (or reuse) the sandbox image of a checkout with `patchloop prepare`'s machinery.
-async fn prepare_image(
+pub async fn prepare_image(
     docker: &bollard::Docker,
     repo: &Path,
     test_cmd: Option<&str>,
