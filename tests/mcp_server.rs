@@ -7,12 +7,11 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::Mutex;
 
 use serde_json::Value;
 
 /// The MCP tests share the demo image and count containers: one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 const MCP_SDK: &str = "mcp==2.3.0";
 
@@ -131,7 +130,7 @@ fn text(v: &Value) -> &str {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn python_sdk_fixes_and_verifies_the_demo_bug() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = SERIAL.lock().await;
     let mut c = Client::spawn("demo", &[], &[]);
     assert_eq!(c.until("initialized")["server"], "patchloop");
 
@@ -204,7 +203,7 @@ async fn python_sdk_fixes_and_verifies_the_demo_bug() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sessions_get_their_own_container_and_leave_none_behind() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = SERIAL.lock().await;
     // Two concurrent sessions: two containers.
     let mut a = Client::spawn("hold", &[], &[]);
     let mut b = Client::spawn("hold", &[], &[]);
@@ -241,4 +240,21 @@ async fn sessions_get_their_own_container_and_leave_none_behind() {
     assert_ne!(h1, h2);
     c.finish();
     assert!(!container_exists(&h2).await, "container {h2} left behind");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_docker_a_tool_call_is_an_error_result_saying_how_to_start_it() {
+    let mut c = Client::spawn(
+        "hold",
+        &[],
+        &[("DOCKER_HOST", "unix:///nonexistent/patchloop-test.sock")],
+    );
+    let call = c.until("call");
+    assert_eq!(call["is_error"], true, "{call}");
+    assert!(text(&call).contains("Docker is not reachable"), "{call}");
+    assert!(text(&call).contains("Start the Docker daemon"), "{call}");
+    // The session survives the failure.
+    c.until("hostname");
+    c.poke();
+    c.finish();
 }
