@@ -161,7 +161,9 @@ async fn python_sdk_fixes_and_verifies_the_demo_bug() {
     let view = c.until("call");
     assert_eq!(view["is_error"], false, "{view}");
     assert!(text(&view).contains("return ordered[mid]"), "{view}");
-    c.until("progress");
+    // Prepare reports progress (notifications) even when it reuses the cached image.
+    let progress = c.until("progress");
+    assert!(progress["count"].as_u64().unwrap() > 0, "{progress}");
 
     let before = c.until("call");
     assert!(
