@@ -260,3 +260,27 @@ async fn without_docker_a_tool_call_is_an_error_result_saying_how_to_start_it() 
     c.poke();
     c.finish();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repository_that_cannot_be_prepared_is_an_error_result_with_the_reason() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::write(repo.path().join("app.py"), "x = 1\n").unwrap();
+    let path = repo.path().display().to_string();
+    let mut c = Client::spawn("hold", &["--repo", &path], &[]);
+    let call = c.until("call");
+    assert_eq!(call["is_error"], true, "{call}");
+    assert!(
+        text(&call).contains("Preparing the sandbox image of"),
+        "{call}"
+    );
+    assert!(text(&call).contains("no test directory found"), "{call}");
+    c.until("hostname");
+    c.poke();
+    c.finish();
+    // The user's checkout is untouched.
+    let names: Vec<_> = std::fs::read_dir(repo.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("app.py")]);
+}
