@@ -258,8 +258,11 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
                 dry_run: a.dry_run,
                 repo_dir: a.repo_dir,
             };
-            let fixed =
-                crate::github::action::cli_main(args, &crate::github::action::NotWired).await?;
+            let fixed = crate::github::action::cli_main(
+                args,
+                &crate::agent::repair::PipelineRepairer::from_env(),
+            )
+            .await?;
             Ok(if fixed {
                 Outcome::Success
             } else {
