@@ -296,15 +296,8 @@ impl Session {
         let mut req = VerifyRequest::new(image.clone(), patch, fail_to_pass);
         req.reruns = va.reruns;
         req.run_id = format!("{}-verify", self.run_id);
-        // `verify` borrows a non-Sync policy tree, so its future is not Send: drive it on a
-        // blocking thread of this runtime.
         let repo = self.repo.clone();
-        let handle = tokio::runtime::Handle::current();
-        let receipt = tokio::task::spawn_blocking(move || {
-            handle.block_on(async move { crate::verify::verify(&d, &req, &DirTree(repo)).await })
-        })
-        .await
-        .map_err(|e| Shown(format!("The verifier task failed: {e}")))?;
+        let receipt = crate::verify::verify(&d, &req, &DirTree(repo)).await;
         Ok(format!(
             "verdict: {}: {}\n\n{}",
             receipt.decision.verdict.as_str(),
