@@ -184,7 +184,9 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
             .map(|(k, atts)| async move { run_task(docker, args, &tasks[k], &atts, eps).await })
             .buffer_unordered(parallel.max(1));
         let (mut done, mut resolved) = (0, 0);
-        while let Some(results) = stream.next().await {
+        let mut images = Vec::new();
+        while let Some((results, image)) = stream.next().await {
+            images.extend(image);
             for r in results {
                 done += 1;
                 resolved += usize::from(r.resolved);
@@ -203,6 +205,12 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
                     r.attempt
                 );
             }
+        }
+        drop(stream);
+        if !args.keep_images {
+            // Only now: builds running in parallel share cached layers with these images, and
+            // removing one mid-build takes the other's parent away.
+            remove_images(docker, &images).await;
         }
     }
     let all = load_run(&args.results, &args.run_id)?;
@@ -247,6 +255,21 @@ fn error_result(
     }
 }
 
+async fn remove_images(docker: &bollard::Docker, tags: &[String]) {
+    for tag in tags {
+        let removed = docker
+            .remove_image(
+                tag,
+                None::<bollard::query_parameters::RemoveImageOptions>,
+                None,
+            )
+            .await;
+        if let Err(e) = removed {
+            tracing::warn!(error = %e, image = %tag, "could not remove the task image");
+        }
+    }
+}
+
 /// Take the hidden test files out of `tree` (so the agent's image lacks them) and return them
 /// as holdouts for verification.
 pub fn take_hidden(tree: &Path, hidden: &[String]) -> anyhow::Result<Vec<Holdout>> {
@@ -281,7 +304,7 @@ async fn run_task(
     task: &Task,
     attempts: &[u32],
     eps: &Path,
-) -> Vec<EpisodeResult> {
+) -> (Vec<EpisodeResult>, Option<String>) {
     let t0 = Instant::now();
     let setup = async {
         let work = tempfile::tempdir().context("creating a work directory")?;
@@ -304,10 +327,11 @@ async fn run_task(
     let (_work, tree, holdouts, prepared) = match setup.await {
         Ok(s) => s,
         Err(e) => {
-            return attempts
+            let errs = attempts
                 .iter()
                 .map(|&a| error_result(args, task, a, t0, &e))
                 .collect();
+            return (errs, None);
         }
     };
     let image = VerifyImage::from(prepared.clone());
@@ -317,19 +341,7 @@ async fn run_task(
         let r = run_episode(docker, args, task, a, eps, &image, &tree, &holdouts, t).await;
         out.push(r.unwrap_or_else(|e| error_result(args, task, a, t, &e)));
     }
-    if !args.keep_images {
-        let removed = docker
-            .remove_image(
-                &prepared.tag,
-                None::<bollard::query_parameters::RemoveImageOptions>,
-                None,
-            )
-            .await;
-        if let Err(e) = removed {
-            tracing::warn!(error = %e, image = %prepared.tag, "could not remove the task image");
-        }
-    }
-    out
+    (out, Some(prepared.tag))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -410,7 +422,11 @@ async fn run_episode(
     req.run_id = args.run_id.clone();
     req.holdouts = holdouts.to_vec();
     let receipt = verify(docker, &req, &DirTree(tree.to_path_buf())).await;
-    let receipt_path = eps.join(format!("{stem}.receipt.json"));
+    // Beside the episodes directory: everything in it that ends in .json is a result.
+    let receipts = eps.with_file_name("receipts");
+    std::fs::create_dir_all(&receipts)
+        .with_context(|| format!("cannot create {}", receipts.display()))?;
+    let receipt_path = receipts.join(format!("{stem}.json"));
     let text = serde_json::to_string_pretty(&receipt).context("serializing the receipt")?;
     std::fs::write(&receipt_path, text)
         .with_context(|| format!("cannot write {}", receipt_path.display()))?;
@@ -439,4 +455,26 @@ async fn run_episode(
         error: None,
         finished_unix: crate::cli::now_unix(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_files_leave_the_tree_and_become_holdouts() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("tests")).unwrap();
+        std::fs::write(d.path().join("tests/test_h.py"), "def test(): pass\n").unwrap();
+        let h = take_hidden(d.path(), &["./tests/test_h.py".into()]).unwrap();
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0].dest, "tests/test_h.py");
+        assert_eq!(h[0].contents, b"def test(): pass\n");
+        assert!(!d.path().join("tests/test_h.py").exists());
+        let missing = take_hidden(d.path(), &["tests/test_h.py".into()]).unwrap_err();
+        assert!(format!("{missing:#}").contains("not in the task's tree"));
+        for bad in ["../x.py", "/etc/passwd", "tests/../../x", ""] {
+            assert!(take_hidden(d.path(), &[bad.into()]).is_err(), "{bad}");
+        }
+    }
 }
