@@ -308,7 +308,10 @@ async fn run_task(
     let t0 = Instant::now();
     let setup = async {
         let work = tempfile::tempdir().context("creating a work directory")?;
-        let tree = work.path().join("repo");
+        // The directory name becomes the image tag's readable part.
+        let tree = work
+            .path()
+            .join(EpisodeResult::file_stem(&task.instance_id, 0));
         let snapshot = plan::find_snapshot(&args.sources, task)?;
         plan::materialize(&snapshot, task, &tree)?;
         let holdouts = take_hidden(&tree, &task.hidden_test_files)?;
