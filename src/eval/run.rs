@@ -185,28 +185,43 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
             .buffer_unordered(parallel.max(1));
         let (mut done, mut resolved) = (0, 0);
         let mut images = Vec::new();
-        while let Some((results, image)) = stream.next().await {
-            images.extend(image);
-            for r in results {
-                done += 1;
-                resolved += usize::from(r.resolved);
-                errors += usize::from(r.error.is_some());
-                if let Err(e) = write_result(eps, &r) {
-                    eprintln!("cannot write the result of {}: {e}", r.instance_id);
+        let finished = async {
+            while let Some((results, image)) = stream.next().await {
+                images.extend(image);
+                for r in results {
+                    done += 1;
+                    resolved += usize::from(r.resolved);
+                    errors += usize::from(r.error.is_some());
+                    if let Err(e) = write_result(eps, &r) {
+                        eprintln!("cannot write the result of {}: {e}", r.instance_id);
+                    }
+                    let what = match &r.error {
+                        Some(e) => format!("error: {e}"),
+                        None => r.verdict.clone(),
+                    };
+                    eprintln!(
+                        "{}  {}#{} {what}",
+                        plan::progress_line(done, n_todo, resolved, started.elapsed()),
+                        r.instance_id,
+                        r.attempt
+                    );
                 }
-                let what = match &r.error {
-                    Some(e) => format!("error: {e}"),
-                    None => r.verdict.clone(),
-                };
-                eprintln!(
-                    "{}  {}#{} {what}",
-                    plan::progress_line(done, n_todo, resolved, started.elapsed()),
-                    r.instance_id,
-                    r.attempt
-                );
             }
-        }
+        };
+        let signal = tokio::select! {
+            () = finished => None,
+            s = interrupted() => Some(s),
+        };
         drop(stream);
+        if let Some(signal) = signal {
+            // Dropped episodes remove their containers from spawned tasks: give those a
+            // moment before the runtime ends (the reaper takes whatever is left).
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            bail!(
+                "interrupted by {signal} after {done} of {n_todo} episodes; finished ones are saved in {}: run the same command again to resume",
+                eps.display()
+            );
+        }
         if !args.keep_images {
             // Only now: builds running in parallel share cached layers with these images, and
             // removing one mid-build takes the other's parent away.
@@ -252,6 +267,22 @@ fn error_result(
         trajectory: None,
         error: Some(format!("{e:#}")),
         finished_unix: crate::cli::now_unix(),
+    }
+}
+
+/// Resolves on SIGINT or SIGTERM with the signal's name.
+async fn interrupted() -> &'static str {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => "SIGINT",
+        _ = term => "SIGTERM",
     }
 }
 
