@@ -55,6 +55,8 @@ pub enum Command {
     Fix(crate::agent::fix::FixArgs),
     /// Fix the embedded demo repository's planted bug with a scripted model in the real sandbox.
     Demo(crate::agent::fix::DemoArgs),
+    /// Serve the sandboxed tools and the verifier to an MCP client over stdio.
+    Mcp(crate::mcp::McpArgs),
     /// Run as the GitHub Action: read the event, repair, post (see docs/github.md).
     Action(ActionCli),
     /// Configuration: print the JSON Schema, or the merged config with sources.
@@ -251,6 +253,7 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
         }
         Command::Fix(args) => crate::agent::fix::fix(args).await.map(outcome),
         Command::Demo(args) => crate::agent::fix::demo(args).await.map(outcome),
+        Command::Mcp(args) => crate::mcp::serve(args).await.map(|()| Outcome::Success),
         Command::Action(a) => {
             let args = crate::github::action::ActionArgs {
                 event_name: a.event_name,
@@ -258,8 +261,11 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
                 dry_run: a.dry_run,
                 repo_dir: a.repo_dir,
             };
-            let fixed =
-                crate::github::action::cli_main(args, &crate::github::action::NotWired).await?;
+            let fixed = crate::github::action::cli_main(
+                args,
+                &crate::agent::repair::PipelineRepairer::from_env(),
+            )
+            .await?;
             Ok(if fixed {
                 Outcome::Success
             } else {

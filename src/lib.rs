@@ -11,5 +11,6 @@ pub mod cli;
 pub mod config;
 pub mod eval;
 pub mod github;
+pub mod mcp;
 pub mod sandbox;
 pub mod verify;

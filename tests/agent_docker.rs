@@ -40,6 +40,9 @@ fn plan(out: &std::path::Path, test_cmd: &str) -> FixPlan {
         issue: Some("median() is wrong for lists of even length".into()),
         out_dir: out.to_path_buf(),
         policy: ContainerPolicy::default(),
+        // One run before and after: the scripted fix must also pass the fresh-container verifier.
+        verify_reruns: 1,
+        base_repo: None,
     }
 }
 
@@ -65,6 +68,12 @@ async fn scripted_runs_in_the_real_sandbox() {
     .await
     .unwrap();
     assert_eq!(o.verdict, FixVerdict::Fixed, "{}", o.one_line());
+    let receipt = o
+        .receipt
+        .as_ref()
+        .expect("a fixed patch carries the verifier's receipt");
+    assert_eq!(receipt.decision.verdict.as_str(), "verified");
+    assert!(out.path().join("receipt.md").is_file());
     assert_eq!(o.episode.as_ref().unwrap().stop, StopReason::Submitted);
     assert!(
         o.patch

@@ -98,6 +98,8 @@ async fn a_real_small_model_runs_a_full_episode() {
         issue: None,
         out_dir: out.path().to_path_buf(),
         policy: ContainerPolicy::default(),
+        verify_reruns: 0,
+        base_repo: None,
     };
     let o = fix::fix_with_image(&d, &sandbox_image, &model, plan, "agent-test-real")
         .await

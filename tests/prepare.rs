@@ -129,6 +129,10 @@ fn run_in(image: &str, script: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Tests that prepare the same fixture get the same content-addressed tag, and each removes
+/// its images at the end: they take turns so one never removes an image another still uses.
+static SAME_FIXTURE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Removes the images a test made, also when it fails.
 struct Images(Vec<String>);
 
@@ -142,6 +146,7 @@ impl Drop for Images {
 
 #[tokio::test]
 async fn prepared_image_holds_the_clean_checkout_and_a_one_commit_baseline() {
+    let _turn = SAME_FIXTURE.lock().await;
     let dir = dirty_checkout();
     let img = prepare_at(&project(&dir)).await.unwrap();
     let _cleanup = Images(vec![img.tag.clone()]);
@@ -248,6 +253,7 @@ async fn prepared_image_holds_the_clean_checkout_and_a_one_commit_baseline() {
 
 #[tokio::test]
 async fn source_only_change_reuses_the_dependencies_layer() {
+    let _turn = SAME_FIXTURE.lock().await;
     let dir = dirty_checkout();
     let root = project(&dir);
     write(&root, "calc/extra.py", "EXTRA = 1\n");
@@ -387,6 +393,7 @@ async fn bad_input_is_reported_with_the_fix() {
 
 #[tokio::test]
 async fn failed_dependency_install_names_the_command_and_shows_the_log() {
+    let _turn = SAME_FIXTURE.lock().await;
     let dir = dirty_checkout();
     let root = project(&dir);
     write(
@@ -417,6 +424,7 @@ async fn failed_dependency_install_names_the_command_and_shows_the_log() {
 
 #[tokio::test]
 async fn cli_prints_the_tag_on_stdout_and_exits_2_on_bad_input() {
+    let _turn = SAME_FIXTURE.lock().await;
     base().await;
     let bin = env!("CARGO_BIN_EXE_patchloop");
     let out = Command::new(bin)
@@ -466,6 +474,7 @@ async fn cli_prints_the_tag_on_stdout_and_exits_2_on_bad_input() {
 /// cannot be changed, and the harness diff shows exactly the agent's edit.
 #[tokio::test]
 async fn prepared_image_works_in_a_hardened_episode_container() {
+    let _turn = SAME_FIXTURE.lock().await;
     use patchloop::sandbox::container::Container;
     use patchloop::sandbox::policy::ContainerPolicy;
     use patchloop::sandbox::{ExecRequest, Sandbox};

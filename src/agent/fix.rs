@@ -91,7 +91,11 @@ pub struct FixArgs {
     /// Wall-clock budget of the episode, seconds.
     #[arg(long, default_value_t = 1800)]
     pub max_seconds: u64,
-    /// Where patch.diff and trajectory.jsonl go.
+    /// Verification runs before and after the patch, in a fresh container (0 skips
+    /// verification: "fixed" then only means the tests passed in the agent's own container).
+    #[arg(long, default_value_t = 3)]
+    pub reruns: usize,
+    /// Where patch.diff, trajectory.jsonl and receipt.{json,md} go.
     #[arg(long, default_value = "patchloop-out")]
     pub out: PathBuf,
 }
@@ -99,7 +103,8 @@ pub struct FixArgs {
 /// How a fix run ended, mapped to exit codes by [`FixOutcome::exit_code`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FixVerdict {
-    /// The patch is non-empty and the tests pass with it.
+    /// The patch is non-empty, the tests pass with it in the episode container, and (when the
+    /// plan asks for it) the verifier's fresh-container verdict is `verified`.
     Fixed,
     /// The tests already pass: nothing to do.
     NothingFailing,
@@ -114,6 +119,10 @@ pub struct FixOutcome {
     /// The test run after the episode, when there was one.
     pub after: Option<TestRun>,
     pub model: String,
+    /// The tests that failed before the episode (the verifier's fail-to-pass set).
+    pub failing: Vec<String>,
+    /// The verifier's receipt, when the patch was verified (see [`FixPlan::verify_reruns`]).
+    pub receipt: Option<crate::verify::receipt::Receipt>,
 }
 
 impl FixOutcome {
@@ -136,8 +145,21 @@ impl FixOutcome {
             e.wall.as_secs_f64(),
             self.model
         );
+        let verified = self.receipt.as_ref().map(|r| {
+            format!(
+                "verdict {}: {}",
+                r.decision.verdict.as_str(),
+                r.decision.reason
+            )
+        });
+        if let (FixVerdict::NotFixed, Some(v)) = (self.verdict, &verified) {
+            return format!("not fixed: {v} ({stats})");
+        }
         match self.verdict {
-            FixVerdict::Fixed => format!("fixed: the tests pass with the patch ({stats})"),
+            FixVerdict::Fixed => match &verified {
+                Some(v) => format!("fixed: {v} ({stats})"),
+                None => format!("fixed: the tests pass with the patch ({stats})"),
+            },
             FixVerdict::NothingFailing => "nothing failing".into(),
             FixVerdict::NotFixed => {
                 let why = if self.patch.trim().is_empty() {
@@ -236,6 +258,11 @@ pub struct FixPlan {
     pub out_dir: PathBuf,
     /// Logged in the trajectory header.
     pub policy: ContainerPolicy,
+    /// Verify a candidate patch in a fresh container with this many runs before and after
+    /// (0 = trust the episode container's test run, for tests of the loop alone).
+    pub verify_reruns: usize,
+    /// The checkout the patch is for (the verifier's policy reads pre-patch configs from it).
+    pub base_repo: Option<PathBuf>,
 }
 
 /// Reproduce, run the episode, check the patch, write the outputs: the orchestration over an
@@ -264,6 +291,8 @@ pub async fn fix_in_sandbox(
             patch: String::new(),
             after: None,
             model: model.describe(),
+            failing: Vec::new(),
+            receipt: None,
         });
     }
     let files = list_files(sandbox).await;
@@ -316,6 +345,12 @@ pub async fn fix_in_sandbox(
         episode: Some(outcome),
         after,
         model: model.describe(),
+        failing: before
+            .summary
+            .as_ref()
+            .map(|s| s.failing.clone())
+            .unwrap_or_default(),
+        receipt: None,
     })
 }
 
@@ -349,7 +384,7 @@ pub async fn inspect_image(docker: &bollard::Docker, tag: &str) -> anyhow::Resul
 }
 
 /// Build (or reuse) the sandbox image of a checkout with `patchloop prepare`'s machinery.
-async fn prepare_image(
+pub async fn prepare_image(
     docker: &bollard::Docker,
     repo: &Path,
     test_cmd: Option<&str>,
@@ -395,7 +430,50 @@ pub async fn fix_with_image(
     if let Err(e) = container.remove().await {
         tracing::warn!("removing the episode container failed (the reaper will retry): {e}");
     }
-    result
+    let mut outcome = result?;
+    if outcome.verdict == FixVerdict::Fixed && plan.verify_reruns > 0 {
+        // The agent's word (and its container) is never the verdict: a fresh container is.
+        let receipt = verify_patch(docker, image, &outcome, &plan, run_id).await?;
+        if receipt.decision.verdict != crate::verify::verdict::Verdict::Verified {
+            outcome.verdict = FixVerdict::NotFixed;
+        }
+        outcome.receipt = Some(receipt);
+    }
+    Ok(outcome)
+}
+
+/// Run the verifier on the episode's patch; receipts go next to the patch.
+async fn verify_patch(
+    docker: &bollard::Docker,
+    image: &SandboxImage,
+    outcome: &FixOutcome,
+    plan: &FixPlan,
+    run_id: &str,
+) -> anyhow::Result<crate::verify::receipt::Receipt> {
+    use crate::verify::{PreparedImage, VerifyRequest, policy};
+    let failing = outcome.failing.clone();
+    let mut req = VerifyRequest::new(
+        PreparedImage {
+            tag: image.tag.clone(),
+            tests_dirs: image.tests_dirs.clone(),
+            test_cmd: plan.episode.tools.test_cmd.clone(),
+        },
+        outcome.patch.clone(),
+        failing,
+    );
+    req.reruns = plan.verify_reruns;
+    req.run_id = format!("{run_id}-verify");
+    eprintln!(
+        "verifying the patch in a fresh container ({} runs before and after)",
+        req.reruns
+    );
+    let receipt = match &plan.base_repo {
+        Some(repo) => crate::verify::verify(docker, &req, &policy::DirTree(repo.clone())).await,
+        None => crate::verify::verify(docker, &req, &policy::NoBase).await,
+    };
+    crate::verify::receipt::write(&plan.out_dir, &receipt)
+        .with_context(|| format!("writing the receipt to {}", plan.out_dir.display()))?;
+    Ok(receipt)
 }
 
 /// Resolves on SIGINT or SIGTERM with the signal's name.
@@ -452,6 +530,8 @@ fn plan_from(args: &FixArgs, test_cmd: String) -> anyhow::Result<FixPlan> {
         issue,
         out_dir: args.out.clone(),
         policy: ContainerPolicy::default(),
+        verify_reruns: args.reruns,
+        base_repo: args.repo.is_dir().then(|| args.repo.clone()),
     })
 }
 
@@ -540,6 +620,8 @@ async fn demo_inner(args: &DemoArgs) -> anyhow::Result<FixOutcome> {
         issue: None,
         out_dir: args.out.clone(),
         policy: ContainerPolicy::default(),
+        verify_reruns: 3,
+        base_repo: Some(repo.clone()),
     };
     let o = fix_with_image(&docker, &image, &model, plan, &run_id()).await?;
     if o.episode.as_ref().map(|e| e.stop) != Some(StopReason::Submitted)

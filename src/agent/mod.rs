@@ -7,6 +7,7 @@ pub mod demo;
 pub mod episode;
 pub mod fix;
 pub mod model;
+pub mod repair;
 #[doc(hidden)]
 pub mod testing;
 pub mod tools;

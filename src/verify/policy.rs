@@ -106,7 +106,7 @@ pub fn default_test_globs() -> Vec<String> {
 }
 
 /// Read access to the pre-patch tree (the user's checkout, never the agent's workspace).
-pub trait BaseTree {
+pub trait BaseTree: Sync {
     fn read(&self, path: &str) -> Option<String>;
     fn exists(&self, path: &str) -> bool;
     /// Number of tracked files, when known (to spot "delete most of the repo").

@@ -18,8 +18,9 @@ fn secs(n: u64) -> Duration {
 }
 
 /// Timeout bound (SECURITY.md E1: N + k + 1 s): the harness kills at N itself (no TERM grace),
-/// so the slack covers the kill exec and the round trips on a loaded 2-core machine.
-const KILL_SLACK: Duration = Duration::from_secs(2);
+/// so the slack covers the kill exec and the round trips on a loaded 2-core machine (the
+/// commands under test would otherwise run for 100 s or more, so the bound still proves it).
+const KILL_SLACK: Duration = Duration::from_secs(4);
 
 /// E1–E8 in one hardened container.
 pub async fn processes(ctx: &Ctx) -> Vec<Outcome> {
@@ -97,7 +98,7 @@ echo during=$n"#;
     let text = r.output.render();
     out.push(Outcome::new(
         "E3-setsid-nohup-daemon-survivors",
-        r.status == ExecStatus::Exited(0) && wall < secs(5) && left == 0,
+        r.status == ExecStatus::Exited(0) && wall < secs(10) && left == 0,
         format!(
             "{:?} in {wall:?}; survivors {left}: {}",
             r.status,
@@ -171,7 +172,7 @@ echo during=$n"#;
     let (left, _) = survivors(&h, "987657").await;
     out.push(Outcome::new(
         "E4-background-job-holds-stdout",
-        r.status == ExecStatus::Exited(0) && wall < secs(3) && left == 0,
+        r.status == ExecStatus::Exited(0) && wall < secs(10) && left == 0,
         format!("{:?} in {wall:?}, survivors {left}", r.status),
         r.output.render().contains("bg-alive"),
         "the job was alive when the step ended",
@@ -217,7 +218,9 @@ echo during=$n"#;
     .await;
     out.push(Outcome::new(
         "E6-stdin-eof",
-        cat.status == ExecStatus::Exited(0) && py.status == ExecStatus::Exited(1) && wall < secs(4),
+        cat.status == ExecStatus::Exited(0)
+            && py.status == ExecStatus::Exited(1)
+            && wall < secs(10),
         format!(
             "cat {:?}, input() {:?}, both in {wall:?}",
             cat.status, py.status

@@ -58,11 +58,14 @@ pub fn base_image() -> String {
 const DOCKERFILE: &str = r#"ARG BASE
 FROM ${BASE}
 ARG BASE
+# The patchloop base ends as uid 1000; the fixture's layout is built as root, like prepare's.
+USER root
 COPY workspace /workspace
-RUN set -e; cd /workspace; git init -q; git add -A; \
+RUN set -e; chown -R 0:0 /workspace; cd /workspace; git init -q; git add -A; \
     git -c user.name=p -c user.email=p@example.invalid commit -qm base; \
     mkdir -p /opt/patchloop; cp -a /workspace/.git /opt/patchloop/baseline.git; \
     chown -R 1000:1000 /workspace
+USER 1000:1000
 LABEL patchloop.tests_dirs="[\"tests\"]" patchloop.test_cmd="python -m pytest" patchloop.base="${BASE}"
 "#;
 

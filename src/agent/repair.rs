@@ -1,0 +1,118 @@
+//! The real repair pipeline behind `patchloop action`: prepare → episode → verify, as a
+//! [`Repairer`] the GitHub side calls. The GitHub token never reaches this code: the request
+//! carries only the checkout, the model endpoint and the budgets.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, anyhow};
+
+use crate::agent::episode::{Budgets, EpisodeConfig};
+use crate::agent::fix::{self, FixPlan, FixVerdict};
+use crate::agent::model::{self, ModelOptions};
+use crate::agent::tools::ToolConfig;
+use crate::github::{RepairOutcome, RepairRequest, Repairer};
+use crate::sandbox::policy::ContainerPolicy;
+
+/// prepare + agent episode + fresh-container verification, with outputs under `out_root`.
+pub struct PipelineRepairer {
+    /// Where patch.diff, trajectory.jsonl and the receipts go (`$RUNNER_TEMP/patchloop` in
+    /// the action, so later workflow steps can read them).
+    pub out_root: PathBuf,
+}
+
+impl PipelineRepairer {
+    /// `$RUNNER_TEMP/patchloop`, else a `patchloop-action` directory in the system temp dir.
+    pub fn from_env() -> Self {
+        let root = std::env::var_os("RUNNER_TEMP")
+            .map(PathBuf::from)
+            .unwrap_or_else(std::env::temp_dir);
+        PipelineRepairer {
+            out_root: root.join("patchloop"),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Repairer for PipelineRepairer {
+    async fn repair(&self, req: RepairRequest) -> anyhow::Result<RepairOutcome> {
+        let spec = req.model.clone().ok_or_else(|| {
+            anyhow!(
+                "no model configured: set the action input `model` (e.g. `ollama:qwen2.5-coder:7b`) \
+                 or `model:` in .github/patchloop.yml"
+            )
+        })?;
+        let opts = ModelOptions {
+            base_url: req.base_url.clone(),
+            ollama_url: req.ollama_url.clone(),
+            api_key: req.api_key.as_ref().map(|k| k.0.clone()),
+            ..ModelOptions::default()
+        };
+        let model = model::from_spec(&spec, &opts)?;
+        let docker = crate::cli::connect_and_reap().await?;
+        let image = fix::prepare_image(&docker, &req.repo_dir, req.test_cmd.as_deref()).await?;
+        let out_dir = self.out_root.join(&req.head_sha);
+        let defaults = Budgets::default();
+        let plan = FixPlan {
+            episode: EpisodeConfig {
+                budgets: Budgets {
+                    max_steps: req
+                        .max_steps
+                        .map(|n| n as usize)
+                        .unwrap_or(defaults.max_steps),
+                    max_tokens: req.max_tokens.unwrap_or(defaults.max_tokens),
+                    max_cost_usd: req.max_cost_usd.unwrap_or(defaults.max_cost_usd),
+                    ..defaults
+                },
+                tools: ToolConfig {
+                    test_cmd: req
+                        .test_cmd
+                        .clone()
+                        .unwrap_or_else(|| image.test_cmd.clone()),
+                    ..ToolConfig::default()
+                },
+            },
+            issue: None,
+            out_dir: out_dir.clone(),
+            policy: ContainerPolicy::default(),
+            verify_reruns: req.reruns.map(|n| n as usize).unwrap_or(3).max(1),
+            base_repo: Some(req.repo_dir.clone()),
+        };
+        let run_id = format!(
+            "action-{}",
+            req.head_sha.chars().take(12).collect::<String>()
+        );
+        let o = fix::fix_with_image(&docker, &image, model.as_ref(), plan, &run_id)
+            .await
+            .context("running the repair episode")?;
+
+        let verified = o.verdict == FixVerdict::Fixed && o.receipt.is_some();
+        let verdict = match (&o.receipt, o.verdict) {
+            (Some(r), _) => r.decision.verdict.as_str().to_string(),
+            (None, FixVerdict::NothingFailing) => "nothing_failing".into(),
+            (None, _) if o.patch.trim().is_empty() => "no_patch".into(),
+            (None, _) => "not_verified".into(),
+        };
+        let (cost_usd, tokens, seconds) = o
+            .episode
+            .as_ref()
+            .map(|e| (e.cost_usd, e.usage.total(), e.wall.as_secs_f64()))
+            .unwrap_or((0.0, 0, Duration::ZERO.as_secs_f64()));
+        Ok(RepairOutcome {
+            verdict,
+            verified,
+            patch: o.patch.clone(),
+            receipt_md: o
+                .receipt
+                .as_ref()
+                .map(crate::verify::receipt::render_markdown)
+                .unwrap_or_default(),
+            receipt_json_path: o.receipt.as_ref().map(|_| out_dir.join("receipt.json")),
+            patch_path: Some(out_dir.join("patch.diff")),
+            explanation: String::new(),
+            cost_usd,
+            tokens,
+            seconds,
+        })
+    }
+}
