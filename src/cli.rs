@@ -77,6 +77,9 @@ pub enum Command {
     /// Benchmark tasks: generate them from a Python repository by injecting bugs.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Run every task of a tasks file through prepare, episode and verification (resumable):
+    /// RESULTS/ID/episodes/*.json, trajectories, receipts and predictions.jsonl.
+    Eval(Box<crate::eval::run::EvalCli>),
     /// Print a trajectory (.traj.jsonl) readably.
     Replay {
         file: std::path::PathBuf,
@@ -319,6 +322,7 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
                 Outcome::Negative
             })
         }
+        Command::Eval(args) => crate::eval::run::cli(*args).await.map(outcome),
         Command::Replay { file, lines } => {
             print!("{}", crate::eval::commands::replay(&file, lines)?);
             Ok(Outcome::Success)

@@ -6,6 +6,7 @@ pub mod oracle;
 pub mod plan;
 pub mod report;
 pub mod results;
+pub mod run;
 pub mod stats;
 pub mod trajectory;
 pub mod viewer;

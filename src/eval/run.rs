@@ -1,22 +1,19 @@
-// DRAFT, NOT YET COMPILED: written against the agent and verify branches' APIs (episode::run,
-// Scripted::from_yaml, verify::verify, verify::policy::DirTree) before they were in main. Once
-// they are merged: add `pub mod run;` to src/eval/mod.rs, an `Eval` CLI variant mapping onto
-// `EvalArgs`, fix what the merged APIs changed, and test `--model oracle` on bench/tasks.jsonl.
-
 //! `patchloop eval`: every task through the same path as `fix` — prepare the buggy tree,
 //! run an episode in a fresh hardened container, verify the patch in another fresh container —
-//! in parallel, resumable, sharded, with one result, trajectory and receipt per episode.
+//! concurrently, resumable, sharded, with one result, trajectory and receipt per episode.
+//!
+//! Hidden test files of a task are removed from the tree the agent's image is built from and
+//! handed to the verifier as holdouts, so they exist only in the verification container.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
+use anyhow::{Context, bail};
+use futures_util::StreamExt;
 use serde_json::json;
-use tokio::sync::Semaphore;
 
 use crate::agent::episode::{self, Budgets, EpisodeConfig};
+use crate::agent::fix::ModelArgs;
 use crate::agent::model::{self, Model, ModelOptions, scripted::Scripted};
 use crate::agent::tools::ToolConfig;
 use crate::agent::trajectory::{FORMAT_VERSION, Header, Trajectory};
@@ -28,7 +25,43 @@ use crate::sandbox::container::Container;
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{PrepareOptions, prepare};
 use crate::verify::policy::DirTree;
-use crate::verify::{PreparedImage as VerifyImage, VerifyRequest, verify};
+use crate::verify::{Holdout, PreparedImage as VerifyImage, VerifyRequest, verify};
+
+/// `patchloop eval` flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EvalCli {
+    /// Tasks file (SWE-bench-compatible JSONL, e.g. bench/tasks.jsonl).
+    #[arg(long)]
+    pub tasks: PathBuf,
+    /// Directory of source snapshots (`<owner>+<name>-<commit12>.tar.gz` or a directory).
+    #[arg(long)]
+    pub sources: PathBuf,
+    /// `oracle` (applies each task's gold patch through the tools) or a model spec.
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Name of the run: results go to RESULTS/ID/ and a re-run with the same id resumes.
+    #[arg(long)]
+    pub run_id: String,
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// Concurrent episodes [default: one per core, at most one per 2 GiB of memory].
+    #[arg(long)]
+    pub parallel: Option<usize>,
+    /// Run only the I-th of N interleaved slices of the tasks (CI matrices).
+    #[arg(long)]
+    pub shard: Option<Shard>,
+    /// Episodes per task (pass@k / pass^k).
+    #[arg(long, default_value_t = 1)]
+    pub attempts: u32,
+    /// Verification runs before and after the patch (each).
+    #[arg(long, default_value_t = 3)]
+    pub reruns: usize,
+    #[arg(long, default_value_t = 30)]
+    pub max_steps: usize,
+    /// Keep each task's sandbox image (default: removed after its episodes).
+    #[arg(long)]
+    pub keep_images: bool,
+}
 
 #[derive(Debug, Clone)]
 pub struct EvalArgs {
@@ -45,18 +78,63 @@ pub struct EvalArgs {
     pub reruns: usize,
     pub max_steps: usize,
     pub model_options: ModelOptions,
+    pub keep_images: bool,
 }
 
+impl From<EvalCli> for EvalArgs {
+    fn from(c: EvalCli) -> Self {
+        EvalArgs {
+            model_options: c.model.options(),
+            tasks: c.tasks,
+            sources: c.sources,
+            model: c.model.model,
+            run_id: c.run_id,
+            results: c.results,
+            parallel: c.parallel,
+            shard: c.shard,
+            attempts: c.attempts,
+            reruns: c.reruns.max(1),
+            max_steps: c.max_steps,
+            keep_images: c.keep_images,
+        }
+    }
+}
+
+#[derive(Debug)]
 pub struct EvalOutput {
     pub run_dir: PathBuf,
+    /// Episodes run now.
     pub ran: usize,
+    /// Episodes skipped because a previous invocation finished them.
     pub skipped: usize,
+    /// Over every result of the run (this invocation and earlier ones).
     pub resolved: usize,
     pub total: usize,
+    /// Episodes that ended in a harness error (retried by the next invocation).
+    pub errors: usize,
     pub wall: Duration,
 }
 
-const ORACLE: &str = "oracle";
+pub const ORACLE: &str = "oracle";
+
+/// The CLI entry: run, print the summary; success when no episode hit a harness error and,
+/// for the oracle, every task resolved (anything less is a harness defect).
+pub async fn cli(c: EvalCli) -> anyhow::Result<bool> {
+    let args = EvalArgs::from(c);
+    let o = eval(&args).await?;
+    println!(
+        "run {}: {} of {} episodes resolved ({} run now, {} already finished, {} harness errors) in {:.1}s; results in {}",
+        args.run_id,
+        o.resolved,
+        o.total,
+        o.ran,
+        o.skipped,
+        o.errors,
+        o.wall.as_secs_f64(),
+        o.run_dir.display()
+    );
+    Ok(o.errors == 0 && (args.model != ORACLE || o.resolved == o.total))
+}
 
 pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
     let started = Instant::now();
@@ -71,75 +149,108 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
     for t in &tasks {
         plan::find_snapshot(&args.sources, t)?;
     }
+    let attempts = args.attempts.max(1);
     let eps = episodes_dir(&args.results, &args.run_id);
-    std::fs::create_dir_all(&eps)
-        .with_context(|| format!("cannot create {}", eps.display()))?;
-    let todo = plan::pending(&tasks, args.attempts.max(1), &eps);
-    let total = tasks.len() * args.attempts.max(1) as usize;
+    std::fs::create_dir_all(&eps).with_context(|| format!("cannot create {}", eps.display()))?;
+    let todo = plan::pending(&tasks, attempts, &eps);
+    let total = tasks.len() * attempts as usize;
     let skipped = total - todo.len();
     if skipped > 0 {
-        eprintln!("resuming run {}: {skipped} of {total} episodes already finished", args.run_id);
-    }
-    let docker = crate::cli::connect_and_reap().await?;
-    let parallel = args.parallel.unwrap_or_else(|| {
-        plan::default_parallelism(
-            std::thread::available_parallelism().map_or(1, |n| n.get()),
-            plan::total_memory().unwrap_or(4 << 30),
-        )
-    });
-    let sem = Arc::new(Semaphore::new(parallel.max(1)));
-    let done = Arc::new(AtomicUsize::new(0));
-    let resolved = Arc::new(AtomicUsize::new(0));
-    let tasks = Arc::new(tasks);
-    let args_arc = Arc::new(args.clone());
-    let mut set = tokio::task::JoinSet::new();
-    let n_todo = todo.len();
-    for (k, attempt) in todo {
-        let (sem, done, resolved, tasks, args, docker, eps) = (
-            sem.clone(),
-            done.clone(),
-            resolved.clone(),
-            tasks.clone(),
-            args_arc.clone(),
-            docker.clone(),
-            eps.clone(),
+        eprintln!(
+            "resuming run {}: {skipped} of {total} episodes already finished",
+            args.run_id
         );
-        set.spawn(async move {
-            let Ok(_permit) = sem.acquire_owned().await else {
-                return;
-            };
-            let task = &tasks[k];
-            let r = run_one(&docker, &args, task, attempt, &eps).await;
-            if r.resolved {
-                resolved.fetch_add(1, Ordering::SeqCst);
-            }
-            if let Err(e) = write_result(&eps, &r) {
-                eprintln!("cannot write the result of {}: {e}", task.instance_id);
-            }
-            let d = done.fetch_add(1, Ordering::SeqCst) + 1;
-            eprintln!(
-                "{}  {} {}",
-                plan::progress_line(d, n_todo, resolved.load(Ordering::SeqCst), started.elapsed()),
-                task.instance_id,
-                r.verdict
-            );
-        });
     }
-    while set.join_next().await.is_some() {}
+    let n_todo = todo.len();
+    let mut errors = 0;
+    if n_todo > 0 {
+        let docker = crate::cli::connect_and_reap().await?;
+        let parallel = args.parallel.unwrap_or_else(|| {
+            plan::default_parallelism(
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+                plan::total_memory().unwrap_or(4 << 30),
+            )
+        });
+        // Attempts of one task share its prepared image: group them, one group per future.
+        let mut groups: Vec<(usize, Vec<u32>)> = Vec::new();
+        for (k, a) in todo {
+            match groups.last_mut() {
+                Some((gk, v)) if *gk == k => v.push(a),
+                _ => groups.push((k, vec![a])),
+            }
+        }
+        let (docker, tasks, eps) = (&docker, &tasks, &eps);
+        let mut stream = futures_util::stream::iter(groups)
+            .map(|(k, atts)| async move { run_task(docker, args, &tasks[k], &atts, eps).await })
+            .buffer_unordered(parallel.max(1));
+        let (mut done, mut resolved) = (0, 0);
+        let mut images = Vec::new();
+        let finished = async {
+            while let Some((results, image)) = stream.next().await {
+                images.extend(image);
+                for r in results {
+                    done += 1;
+                    resolved += usize::from(r.resolved);
+                    errors += usize::from(r.error.is_some());
+                    if let Err(e) = write_result(eps, &r) {
+                        eprintln!("cannot write the result of {}: {e}", r.instance_id);
+                    }
+                    let what = match &r.error {
+                        Some(e) => format!("error: {e}"),
+                        None => r.verdict.clone(),
+                    };
+                    eprintln!(
+                        "{}  {}#{} {what}",
+                        plan::progress_line(done, n_todo, resolved, started.elapsed()),
+                        r.instance_id,
+                        r.attempt
+                    );
+                }
+            }
+        };
+        let signal = tokio::select! {
+            () = finished => None,
+            s = interrupted() => Some(s),
+        };
+        drop(stream);
+        if let Some(signal) = signal {
+            // Dropped episodes remove their containers from spawned tasks: give those a
+            // moment before the runtime ends (the reaper takes whatever is left).
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            bail!(
+                "interrupted by {signal} after {done} of {n_todo} episodes; finished ones are saved in {}: run the same command again to resume",
+                eps.display()
+            );
+        }
+        if !args.keep_images {
+            // Only now: builds running in parallel share cached layers with these images, and
+            // removing one mid-build takes the other's parent away.
+            remove_images(docker, &images).await;
+        }
+    }
     let all = load_run(&args.results, &args.run_id)?;
     let dir = run_dir(&args.results, &args.run_id);
-    std::fs::write(dir.join("predictions.jsonl"), plan::predictions(&all))?;
+    let pred = dir.join("predictions.jsonl");
+    std::fs::write(&pred, plan::predictions(&all))
+        .with_context(|| format!("cannot write {}", pred.display()))?;
     Ok(EvalOutput {
         run_dir: dir,
         ran: n_todo,
         skipped,
         resolved: all.iter().filter(|r| r.resolved).count(),
         total: all.len(),
+        errors,
         wall: started.elapsed(),
     })
 }
 
-fn error_result(args: &EvalArgs, task: &Task, attempt: u32, t0: Instant, e: &anyhow::Error) -> EpisodeResult {
+fn error_result(
+    args: &EvalArgs,
+    task: &Task,
+    attempt: u32,
+    t0: Instant,
+    e: &anyhow::Error,
+) -> EpisodeResult {
     EpisodeResult {
         instance_id: task.instance_id.clone(),
         attempt,
@@ -159,44 +270,127 @@ fn error_result(args: &EvalArgs, task: &Task, attempt: u32, t0: Instant, e: &any
     }
 }
 
-async fn run_one(
-    docker: &bollard::Docker,
-    args: &EvalArgs,
-    task: &Task,
-    attempt: u32,
-    eps: &Path,
-) -> EpisodeResult {
-    let t0 = Instant::now();
-    match try_run_one(docker, args, task, attempt, eps, t0).await {
-        Ok(r) => r,
-        Err(e) => error_result(args, task, attempt, t0, &e),
+/// Resolves on SIGINT or SIGTERM with the signal's name.
+async fn interrupted() -> &'static str {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => "SIGINT",
+        _ = term => "SIGTERM",
     }
 }
 
-async fn try_run_one(
+async fn remove_images(docker: &bollard::Docker, tags: &[String]) {
+    for tag in tags {
+        let removed = docker
+            .remove_image(
+                tag,
+                None::<bollard::query_parameters::RemoveImageOptions>,
+                None,
+            )
+            .await;
+        if let Err(e) = removed {
+            tracing::warn!(error = %e, image = %tag, "could not remove the task image");
+        }
+    }
+}
+
+/// Take the hidden test files out of `tree` (so the agent's image lacks them) and return them
+/// as holdouts for verification.
+pub fn take_hidden(tree: &Path, hidden: &[String]) -> anyhow::Result<Vec<Holdout>> {
+    let mut out = Vec::new();
+    for rel in hidden {
+        let clean = rel.trim_start_matches("./");
+        if clean.is_empty()
+            || Path::new(clean).is_absolute()
+            || Path::new(clean)
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            bail!("hidden test file {rel:?} must be a plain path relative to the repository");
+        }
+        let p = tree.join(clean);
+        let contents = std::fs::read(&p)
+            .with_context(|| format!("hidden test file {rel} is not in the task's tree"))?;
+        std::fs::remove_file(&p).with_context(|| format!("cannot hide {}", p.display()))?;
+        out.push(Holdout {
+            dest: clean.to_string(),
+            contents,
+        });
+    }
+    Ok(out)
+}
+
+/// Every pending attempt of one task: one buggy tree and one prepared image, then one
+/// episode + verification per attempt. Never fails: errors become error results.
+async fn run_task(
+    docker: &bollard::Docker,
+    args: &EvalArgs,
+    task: &Task,
+    attempts: &[u32],
+    eps: &Path,
+) -> (Vec<EpisodeResult>, Option<String>) {
+    let t0 = Instant::now();
+    let setup = async {
+        let work = tempfile::tempdir().context("creating a work directory")?;
+        // The directory name becomes the image tag's readable part.
+        let tree = work
+            .path()
+            .join(EpisodeResult::file_stem(&task.instance_id, 0));
+        let snapshot = plan::find_snapshot(&args.sources, task)?;
+        plan::materialize(&snapshot, task, &tree)?;
+        let holdouts = take_hidden(&tree, &task.hidden_test_files)?;
+        let prepared = prepare(
+            docker,
+            &PrepareOptions {
+                path: tree.clone(),
+                test_cmd: Some(task.test_command.clone()),
+                ..Default::default()
+            },
+        )
+        .await
+        .with_context(|| format!("preparing the image of {}", task.instance_id))?;
+        anyhow::Ok((work, tree, holdouts, prepared))
+    };
+    let (_work, tree, holdouts, prepared) = match setup.await {
+        Ok(s) => s,
+        Err(e) => {
+            let errs = attempts
+                .iter()
+                .map(|&a| error_result(args, task, a, t0, &e))
+                .collect();
+            return (errs, None);
+        }
+    };
+    let image = VerifyImage::from(prepared.clone());
+    let mut out = Vec::new();
+    for &a in attempts {
+        let t = if out.is_empty() { t0 } else { Instant::now() };
+        let r = run_episode(docker, args, task, a, eps, &image, &tree, &holdouts, t).await;
+        out.push(r.unwrap_or_else(|e| error_result(args, task, a, t, &e)));
+    }
+    (out, Some(prepared.tag))
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_episode(
     docker: &bollard::Docker,
     args: &EvalArgs,
     task: &Task,
     attempt: u32,
     eps: &Path,
+    image: &VerifyImage,
+    tree: &Path,
+    holdouts: &[Holdout],
     t0: Instant,
 ) -> anyhow::Result<EpisodeResult> {
     let stem = EpisodeResult::file_stem(&task.instance_id, attempt);
-    let work = tempfile::tempdir().context("creating a work directory")?;
-    let tree = work.path().join("repo");
-    let snapshot = plan::find_snapshot(&args.sources, task)?;
-    plan::materialize(&snapshot, task, &tree)?;
-    let prepared = prepare(
-        docker,
-        &PrepareOptions {
-            path: tree.clone(),
-            test_cmd: Some(task.test_command.clone()),
-            ..Default::default()
-        },
-    )
-    .await
-    .with_context(|| format!("preparing the image of {}", task.instance_id))?;
-
     let model: Box<dyn Model> = if args.model == ORACLE {
         let script = oracle::script(&task.patch)
             .with_context(|| format!("the gold patch of {} does not parse", task.instance_id))?;
@@ -205,7 +399,7 @@ async fn try_run_one(
         model::from_spec(&args.model, &args.model_options)?
     };
     let policy = ContainerPolicy {
-        read_only_paths: prepared.tests_dirs.clone(),
+        read_only_paths: image.tests_dirs.clone(),
         ..Default::default()
     };
     let cfg = EpisodeConfig {
@@ -214,14 +408,16 @@ async fn try_run_one(
             ..Default::default()
         },
         tools: ToolConfig {
-            test_cmd: prepared.test_cmd.clone(),
+            test_cmd: image.test_cmd.clone(),
             ..Default::default()
         },
     };
     let traj_name = format!("{stem}.traj.jsonl");
     let mut traj = Trajectory::create(&eps.join(&traj_name))
         .with_context(|| format!("cannot create the trajectory {traj_name}"))?;
-    let container = Container::start(docker, &prepared.tag, &policy, &args.run_id, "episode").await?;
+    let container = Container::start(docker, &image.tag, &policy, &args.run_id, "episode")
+        .await
+        .with_context(|| format!("starting the episode container from {}", image.tag))?;
     traj.header(&Header {
         format_version: FORMAT_VERSION,
         started_unix: crate::cli::now_unix(),
@@ -231,30 +427,51 @@ async fn try_run_one(
         container_policy: serde_json::to_value(&policy).unwrap_or(json!(null)),
         task: task.problem_statement.clone(),
     });
-    let outcome = episode::run(model.as_ref(), &container, &task.problem_statement, &cfg, &mut traj).await;
+    let outcome = episode::run(
+        model.as_ref(),
+        &container,
+        &task.problem_statement,
+        &cfg,
+        &mut traj,
+    )
+    .await;
     if let Err(e) = container.remove().await {
         tracing::warn!(error = %e, "could not remove the episode container");
     }
+    if outcome.infrastructure {
+        bail!(
+            "{} (after {} steps; trajectory {traj_name})",
+            outcome.detail,
+            outcome.steps
+        );
+    }
 
     let mut req = VerifyRequest::new(
-        VerifyImage {
-            tag: prepared.tag.clone(),
-            tests_dirs: prepared.tests_dirs.clone(),
-            test_cmd: prepared.test_cmd.clone(),
-        },
+        image.clone(),
         outcome.patch.clone(),
         task.fail_to_pass.clone(),
     );
     req.pass_to_pass = task.pass_to_pass.clone();
     req.reruns = args.reruns;
     req.run_id = args.run_id.clone();
-    let receipt = verify(docker, &req, &DirTree(tree.clone())).await;
-    let receipt_name = format!("{stem}.receipt.json");
-    std::fs::write(
-        eps.join(&receipt_name),
-        serde_json::to_string_pretty(&receipt).unwrap_or_default(),
-    )?;
+    req.holdouts = holdouts.to_vec();
+    let receipt = verify(docker, &req, &DirTree(tree.to_path_buf())).await;
+    // Beside the episodes directory: everything in it that ends in .json is a result.
+    let receipts = eps.with_file_name("receipts");
+    std::fs::create_dir_all(&receipts)
+        .with_context(|| format!("cannot create {}", receipts.display()))?;
+    let receipt_path = receipts.join(format!("{stem}.json"));
+    let text = serde_json::to_string_pretty(&receipt).context("serializing the receipt")?;
+    std::fs::write(&receipt_path, text)
+        .with_context(|| format!("cannot write {}", receipt_path.display()))?;
     let verdict = receipt.decision.verdict.as_str().to_string();
+    if verdict == "error" {
+        bail!(
+            "verification could not reach a verdict: {} (receipt {})",
+            receipt.decision.reason,
+            receipt_path.display()
+        );
+    }
     Ok(EpisodeResult {
         instance_id: task.instance_id.clone(),
         attempt,
@@ -272,4 +489,26 @@ async fn try_run_one(
         error: None,
         finished_unix: crate::cli::now_unix(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_files_leave_the_tree_and_become_holdouts() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("tests")).unwrap();
+        std::fs::write(d.path().join("tests/test_h.py"), "def test(): pass\n").unwrap();
+        let h = take_hidden(d.path(), &["./tests/test_h.py".into()]).unwrap();
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0].dest, "tests/test_h.py");
+        assert_eq!(h[0].contents, b"def test(): pass\n");
+        assert!(!d.path().join("tests/test_h.py").exists());
+        let missing = take_hidden(d.path(), &["tests/test_h.py".into()]).unwrap_err();
+        assert!(format!("{missing:#}").contains("not in the task's tree"));
+        for bad in ["../x.py", "/etc/passwd", "tests/../../x", ""] {
+            assert!(take_hidden(d.path(), &[bad.into()]).is_err(), "{bad}");
+        }
+    }
 }
