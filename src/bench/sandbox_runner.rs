@@ -158,6 +158,17 @@ pub fn key_for_node_id(node_id: &str) -> String {
 
 /// pytest's JUnit XML as node id → outcome. Unknown keys keep the key as their id; a test
 /// reported twice (failed call plus teardown error) keeps the worse outcome.
+/// Can pytest select this id on the command line? It must be a `path.py::…` node id, and a
+/// parametrisation must not contain `::` (pytest splits the id there, e.g. an IPv6 URL
+/// parameter), so such tests never enter FAIL_TO_PASS / PASS_TO_PASS.
+pub fn selectable(id: &str) -> bool {
+    let Some((path, rest)) = id.split_once("::") else {
+        return false;
+    };
+    let params = rest.find('[').map(|i| &rest[i..]).unwrap_or("");
+    path.ends_with(".py") && !params.contains("::")
+}
+
 pub fn suite_from_junit(
     xml: &str,
     node_ids: &BTreeMap<String, String>,
@@ -174,6 +185,10 @@ pub fn suite_from_junit(
             let classname = case.classname.as_ref().map(|c| c.as_str()).unwrap_or("");
             let key = format!("{classname}::{}", case.name.as_str());
             let id = node_ids.get(&key).cloned().unwrap_or(key);
+            if !selectable(&id) {
+                // A task may only name tests pytest can select again: leave this one out.
+                continue;
+            }
             let (ok, message) = match &case.status {
                 TestCaseStatus::Success { .. } | TestCaseStatus::Skipped { .. } => (true, None),
                 TestCaseStatus::NonSuccess { message, .. } => {
@@ -195,6 +210,17 @@ pub fn suite_from_junit(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_ids_pytest_can_select_again() {
+        assert!(selectable("tests/test_a.py::test_x"));
+        assert!(selectable("tests/test_a.py::TestC::test_y[1-2]"));
+        assert!(!selectable("tests.test_a::test_x"));
+        assert!(!selectable(
+            "tests/test_u.py::test_q[https://[::101.45.75.219]:80/?hi=bye]"
+        ));
+        assert!(!selectable("no_separator"));
+    }
 
     const XML: &str = r#"<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="4" time="0.1" timestamp="2026-11-29T13:48:27.172173" hostname="h"><testcase classname="tests.test_core" name="test_ok" time="0.001" /><testcase classname="tests.test_core" name="test_bad" time="0.001"><failure message="assert 1 == 2">trace</failure></testcase><testcase classname="tests.test_core.TestC" name="test_p[a-b]" time="0.001"><skipped type="pytest.skip" message="skip">s</skipped></testcase><testcase classname="tests.test_core" name="test_bad" time="0.001"><error message="teardown">t</error></testcase></testsuite></testsuites>"#;
 
