@@ -15,7 +15,11 @@ static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 const MCP_SDK: &str = "mcp==2.3.0";
 
+/// The tests run in parallel threads: one of them creates the client venv, the others wait.
+static VENV: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn python() -> PathBuf {
+    let _one_creator = VENV.lock().unwrap_or_else(|e| e.into_inner());
     let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mcp-client-venv");
     let py = venv.join("bin/python");
     let ok = |py: &PathBuf| {
