@@ -617,6 +617,7 @@ pub async fn output_flood(ctx: &Ctx) -> Vec<Outcome> {
 
     let rss0 = common::rss_bytes();
     let mut flood_seen = true;
+    let mut most_read = 0u64;
     for (id, cmd, head) in [
         ("D8-flood-lines", "yes | head -c 1000000000", "y\ny"),
         (
@@ -639,6 +640,7 @@ pub async fn output_flood(ctx: &Ctx) -> Vec<Outcome> {
         .await;
         let text = r.output.render();
         flood_seen &= r.output.total_bytes() >= 2_000_000;
+        most_read = most_read.max(r.output.total_bytes());
         out.push(Outcome::new(
             id,
             r.output.is_truncated()
@@ -680,13 +682,18 @@ pub async fn output_flood(ctx: &Ctx) -> Vec<Outcome> {
         r.output.total_bytes() > 3_000_000,
         "3 MB went through the harness",
     ));
+    // The process-wide RSS is only reported: every other section runs concurrently in this
+    // process, and allocator high-water marks made it swing by 200 MB between runs. The bound
+    // that matters is deterministic: the harness stops reading a flood (1 GB offered).
     let grown = common::rss_bytes().saturating_sub(rss0);
+    eprintln!("(D8: harness RSS grew {} KiB over the floods)", grown >> 10);
     out.push(Outcome::new(
-        "D8-harness-rss-bounded",
-        // Every other section runs concurrently in this process, so allow them 64 MiB; an
-        // uncapped reader would hold the 100 MB and 1 GB floods and exceed it.
-        grown < 64 << 20,
-        format!("harness RSS grew {} KiB over the floods", grown >> 10),
+        "D8-harness-stops-reading-floods",
+        most_read < 64 << 20,
+        format!(
+            "the largest flood read was {} KiB of up to 1 GB offered",
+            most_read >> 10
+        ),
         flood_seen,
         "every flood pushed >= 2 MB through the harness",
     ));
