@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::retry::{Clock, SystemClock, with_retry};
 use super::{
     AssistantMessage, FinishReason, Message, Model, ModelError, ModelOptions, Request, Response,
-    ToolCall, ToolChoice, Usage, textcalls,
+    ToolChoice, Usage, textcalls,
 };
 
 pub struct OpenAi {
@@ -183,34 +183,7 @@ pub fn parse_response(v: &Value) -> Result<(AssistantMessage, Usage, FinishReaso
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
-    let mut calls: Vec<ToolCall> = msg
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .map(|arr| {
-            arr.iter()
-                .map(|c| {
-                    let f = c.get("function").cloned().unwrap_or(Value::Null);
-                    let (arguments, invalid) = textcalls::normalize_arguments(
-                        f.get("arguments").cloned().unwrap_or(Value::Null),
-                    );
-                    ToolCall {
-                        id: c.get("id").and_then(Value::as_str).map(str::to_string),
-                        name: f
-                            .get("name")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                        arguments,
-                        invalid_arguments: invalid,
-                        from_text: false,
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    if calls.is_empty() {
-        calls = textcalls::parse(&content);
-    }
+    let calls = textcalls::calls_from_message(&msg, &content);
     let refusal = msg.get("refusal").and_then(Value::as_str).is_some();
     let finish = match choice.get("finish_reason").and_then(Value::as_str) {
         _ if refusal => FinishReason::Refusal,

@@ -152,6 +152,40 @@ fn clip(s: &str) -> String {
     format!("{}…", &s[..end])
 }
 
+/// The tool calls of an OpenAI- or Ollama-shaped assistant message (`tool_calls[].function`
+/// with `name` and `arguments`), falling back to calls written as text in `content`.
+pub fn calls_from_message(msg: &Value, content: &str) -> Vec<ToolCall> {
+    let structured: Vec<ToolCall> = msg
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(|arr| {
+            arr.iter()
+                .map(|c| {
+                    let f = c.get("function").cloned().unwrap_or(Value::Null);
+                    let (arguments, invalid) =
+                        normalize_arguments(f.get("arguments").cloned().unwrap_or(Value::Null));
+                    ToolCall {
+                        id: c.get("id").and_then(Value::as_str).map(str::to_string),
+                        name: f
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        arguments,
+                        invalid_arguments: invalid,
+                        from_text: false,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if structured.is_empty() {
+        parse(content)
+    } else {
+        structured
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
