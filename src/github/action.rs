@@ -473,7 +473,7 @@ async fn repair_and_post(
             Err(e) => return Err(e.into()),
         }
     };
-    Ok(report(&outcome, &posted, &extracted, mode))
+    Ok(report(&outcome, &posted, &extracted, mode, dir))
 }
 
 fn report(
@@ -481,12 +481,16 @@ fn report(
     posted: &Posted,
     extracted: &logs::Extracted,
     mode: Mode,
+    workspace: &Path,
 ) -> ActionReport {
     let mut outputs = BTreeMap::new();
     outputs.insert("verdict".into(), outcome.verdict.clone());
+    // Relative to the workspace when inside it: later steps start there, on the host and in
+    // containers alike, while an absolute path inside this (action) container means nothing
+    // to a step on the host.
     let path = |p: &Option<PathBuf>| {
         p.as_ref()
-            .map(|p| p.display().to_string())
+            .map(|p| p.strip_prefix(workspace).unwrap_or(p).display().to_string())
             .unwrap_or_default()
     };
     outputs.insert("patch-path".into(), path(&outcome.patch_path));
@@ -504,9 +508,10 @@ fn report(
 
     let mut s = String::from("### patchloop\n\n");
     s.push_str(&format!(
-        "| verdict | mode | cost | tokens | time |\n|---|---|---|---|---|\n| `{}` | {} | ${:.4} | {} | {:.0} s |\n\n",
+        "| verdict | mode | model | cost | tokens | time |\n|---|---|---|---|---|---|\n| `{}` | {} | {} | ${:.4} | {} | {:.0} s |\n\n",
         outcome.verdict,
         mode.as_str(),
+        super::render::model_label(&outcome.model).replace('|', "\\|"),
         outcome.cost_usd,
         outcome.tokens,
         outcome.seconds
