@@ -52,12 +52,30 @@ impl PipelineRepairer {
     }
 }
 
+/// The adapter spec for the action's `model` (input, config or `--model`). The GitHub side
+/// takes bare names (`qwen2.5-coder:7b`, as the examples write them): such a name means
+/// `openai:` when a `base-url` is given, else `ollama:` (the `ollama-url` service). A name
+/// that already has an adapter prefix is kept. Pure.
+pub fn model_spec(model: &str, base_url: Option<&str>) -> String {
+    let model = model.trim();
+    let prefixed = model
+        .split_once(':')
+        .is_some_and(|(kind, _)| matches!(kind, "ollama" | "openai" | "anthropic" | "scripted"));
+    if prefixed {
+        model.to_string()
+    } else if base_url.is_some_and(|u| !u.trim().is_empty()) {
+        format!("openai:{model}")
+    } else {
+        format!("ollama:{model}")
+    }
+}
+
 #[async_trait::async_trait]
 impl Repairer for PipelineRepairer {
     async fn repair(&self, req: RepairRequest) -> anyhow::Result<RepairOutcome> {
         let spec = req.model.clone().ok_or_else(|| {
             anyhow!(
-                "no model configured: set the action input `model` (e.g. `ollama:qwen2.5-coder:7b`) \
+                "no model configured: set the action input `model` (e.g. `qwen2.5-coder:7b` with `ollama-url`) \
                  or `model:` in .github/patchloop.yml"
             )
         })?;
@@ -67,6 +85,7 @@ impl Repairer for PipelineRepairer {
             api_key: req.api_key.as_ref().map(|k| k.0.clone()),
             ..ModelOptions::default()
         };
+        let spec = model_spec(&spec, req.base_url.as_deref());
         let model = model::from_spec(&spec, &opts)?;
         let docker = crate::cli::connect_and_reap().await?;
         let image = fix::prepare_image(&docker, &req.repo_dir, req.test_cmd.as_deref()).await?;
@@ -134,5 +153,31 @@ impl Repairer for PipelineRepairer {
             tokens,
             seconds,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_model_names_get_the_adapter_of_the_endpoint_given() {
+        assert_eq!(
+            model_spec("qwen2.5-coder:7b", None),
+            "ollama:qwen2.5-coder:7b"
+        );
+        assert_eq!(
+            model_spec("qwen2.5-coder:7b", Some("http://vllm:8000/v1")),
+            "openai:qwen2.5-coder:7b"
+        );
+        assert_eq!(model_spec("llama3", Some(" ")), "ollama:llama3");
+        for kept in [
+            "ollama:qwen2.5-coder:7b",
+            "openai:gpt-4o-mini",
+            "anthropic:claude-x",
+            "scripted:/t/fix.yaml",
+        ] {
+            assert_eq!(model_spec(kept, Some("http://x")), kept);
+        }
     }
 }
