@@ -50,13 +50,12 @@ fn build_image() -> Image {
         ctx.path().join("patchloop"),
     )
     .unwrap();
-    // As the shipped Dockerfile: root, git trusting the mounted workspace (owned by the
-    // runner's user on GitHub), no reliance on WORKDIR.
+    // Root, no reliance on WORKDIR, as the shipped Dockerfile. Its `safe.directory` git config
+    // is left out on purpose: the binary must read a checkout owned by another user by itself.
     std::fs::write(
         ctx.path().join("Dockerfile"),
         format!(
-            "FROM {base}\nRUN git config --system --add safe.directory /github/workspace\n\
-             COPY patchloop /usr/local/bin/patchloop\nUSER root\n\
+            "FROM {base}\nCOPY patchloop /usr/local/bin/patchloop\nUSER root\n\
              ENTRYPOINT [\"/usr/local/bin/patchloop\"]\nCMD [\"action\"]\n"
         ),
     )
@@ -152,6 +151,14 @@ async fn the_action_container_repairs_and_posts_the_way_the_runner_starts_it() {
     let root = tempfile::tempdir().unwrap();
     let root = root.path();
     let sha = checkout(&root.join("workspace"), "container");
+    // The runner's checkout belongs to the runner's user, not to root in the action container
+    // (git refuses such a repository unless told it is safe).
+    let chown = Command::new("chown")
+        .args(["-R", "1001:1001"])
+        .arg(root.join("workspace"))
+        .status()
+        .unwrap();
+    assert!(chown.success());
     std::fs::create_dir_all(root.join("home")).unwrap();
     std::fs::copy(fixing_script(), root.join("home/demo-fix.yaml")).unwrap();
     let mock = MockGitHub::start().await;
@@ -203,6 +210,40 @@ async fn the_action_container_repairs_and_posts_the_way_the_runner_starts_it() {
         mock.writes().is_empty(),
         "nothing posted without a verified patch"
     );
+
+    // The PR head moved away from the checkout: the action reads the checkout's HEAD (git in
+    // the container, on a workspace it does not own) and repairs nothing.
+    let moved = "0123456789abcdef0123456789abcdef01234567";
+    mock.with(|s| s.prs.get_mut(&2).unwrap().head_sha = moved.into());
+    let r = run_like_the_runner(
+        &image.0,
+        root,
+        &mock.url(),
+        "issue_comment",
+        &fix_command_event(),
+        Some("scripted:/github/home/demo-fix.yaml"),
+    );
+    assert_eq!(r.code, 0, "{}", r.output);
+    assert!(
+        r.output.contains(&format!(
+            "is at {} but the commit to repair is {}",
+            &sha[..12],
+            &moved[..12]
+        )),
+        "{}",
+        r.output
+    );
+    assert!(
+        sandbox_tags(&r.output).is_empty(),
+        "no sandbox: {}",
+        r.output
+    );
+    mock.with(|s| {
+        assert!(s.reviews.is_empty() && s.comments.is_empty());
+        s.prs.get_mut(&2).unwrap().head_sha = sha.clone();
+        s.reactions.clear();
+        s.requests.clear();
+    });
 
     // `/patchloop fix` from a writer, with the scripted model: the containerised action builds
     // the sandbox image through the socket, repairs, verifies, and posts the review.
