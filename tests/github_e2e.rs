@@ -180,6 +180,17 @@ async fn a_failed_run_becomes_one_verified_suggestion_review() {
     assert!(sm.contains("<summary>Diff</summary>") && sm.contains("<summary>Receipt</summary>"));
     assert!(sm.contains("posted a review with 1 suggestion(s)"), "{sm}");
 
+    // The token stayed in the action: not in the trajectory, the patch or the receipts.
+    for e in std::fs::read_dir(ws.join(format!(".patchloop/{sha}"))).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        assert!(!text.contains(TOKEN), "{} holds the token", p.display());
+    }
+    assert!(
+        ws.join(format!(".patchloop/{sha}/trajectory.jsonl"))
+            .is_file()
+    );
+
     // The checkout is as the runner left it (outputs are git-ignored), and nothing of the
     // sandbox outlives the run.
     assert_eq!(git_status(&ws), "", "the checkout stays clean");
@@ -213,7 +224,7 @@ async fn a_failed_run_becomes_one_verified_suggestion_review() {
 }
 
 #[tokio::test]
-async fn a_command_whose_model_does_not_fix_posts_nothing_and_reacts_confused() {
+async fn a_command_whose_model_does_not_fix_posts_only_what_config_asks_for() {
     let t0 = Instant::now();
     let root = tempfile::tempdir().unwrap();
     let ws = root.path().join("e2e-wrong-fix");
@@ -268,4 +279,43 @@ async fn a_command_whose_model_does_not_fix_posts_nothing_and_reacts_confused() 
     assert!(run.summary.contains("`scripted:"), "{}", run.summary);
     assert_eq!(git_status(&ws), "");
     assert_eq!(wait_for_no_leftovers(&sha), Vec::<String>::new());
+
+    // The organisation's config asks for a report of unverified runs: the command re-runs and
+    // posts one short "no verified fix" comment with the marker, still no suggestion.
+    mock.with(|s| {
+        s.org_config = Some("report_unverified: true\n".into());
+        s.reactions.clear();
+    });
+    let again = run_action(&mock, "issue_comment", &fix_command_event(), &ws, &script);
+    let _more = RemoveImages(sandbox_tags(&again.output));
+    assert_eq!(again.code, 1, "{}", again.output);
+    assert!(mock.violations().is_empty(), "{:?}", mock.violations());
+    mock.with(|s| {
+        assert!(
+            s.reviews.is_empty(),
+            "no suggestion for an unverified patch"
+        );
+        assert_eq!(s.comments.len(), 1);
+        let c = &s.comments[0].2;
+        assert!(
+            c.starts_with("### patchloop: no verified fix (`not_verified`)"),
+            "{c}"
+        );
+        assert!(c.contains("No verification receipt"), "{c}");
+        assert!(c.contains("Model `scripted:"), "{c}");
+        assert!(
+            !c.contains("```diff") && !c.contains("```suggestion"),
+            "{c}"
+        );
+        assert!(c.contains(&format!(
+            "<!-- patchloop:v1 repo={OWNER}/{REPO} sha={sha} pr=2 patch="
+        )));
+        assert_eq!(
+            s.reactions,
+            vec![(comment_id, "eyes".into()), (comment_id, "confused".into())]
+        );
+    });
+    assert!(again.outputs["comment-url"].contains("issuecomment-"));
+    assert_eq!(wait_for_no_leftovers(&sha), Vec::<String>::new());
+    eprintln!("whole test: {:.1} s", t0.elapsed().as_secs_f64());
 }

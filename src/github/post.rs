@@ -157,10 +157,18 @@ pub fn status_comment(
             fenced("diff", rest_diff)
         ));
     }
-    b.push_str(&format!(
-        "<details><summary>Receipt</summary>\n\n{}\n\n</details>\n\n",
-        sanitize_prose(outcome.receipt_md.trim())
-    ));
+    // No receipt when no patch reached the verifier (no patch, or the tests still failed in
+    // the agent's own container): say so instead of an empty block.
+    if outcome.receipt_md.trim().is_empty() {
+        b.push_str(
+            "No verification receipt: the run ended before a patch reached the verifier.\n\n",
+        );
+    } else {
+        b.push_str(&format!(
+            "<details><summary>Receipt</summary>\n\n{}\n\n</details>\n\n",
+            sanitize_prose(outcome.receipt_md.trim())
+        ));
+    }
     let model = model_label(&outcome.model);
     if !model.is_empty() {
         b.push_str(&format!("Model {model}. "));
