@@ -115,6 +115,10 @@ impl Repairer for PipelineRepairer {
             policy: ContainerPolicy::default(),
             verify_reruns: req.reruns.map(|n| n as usize).unwrap_or(3).max(1),
             base_repo: Some(req.repo_dir.clone()),
+            verify_policy: crate::verify::policy::PolicyConfig {
+                allowed_ci_paths: req.allowed_ci_paths.clone(),
+                ..Default::default()
+            },
         };
         let run_id = format!(
             "action-{}",
