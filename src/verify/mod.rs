@@ -28,6 +28,7 @@ pub mod diff;
 pub mod glob;
 pub mod harness;
 pub mod junit;
+pub mod junit_run;
 pub mod policy;
 pub mod receipt;
 pub mod runner;

@@ -1,0 +1,256 @@
+//! Rust and Node end to end against the real Docker daemon: the offline base of each kind
+//! (debootstrap + Debian's cargo/rustc or nodejs/npm; cached by tag, `scripts/test` builds them
+//! first), `prepare` of the example repositories in `examples/`, the agent's `run_tests`, and
+//! the verifier on the known-good patch (`verified`), tampering patches (`policy`) and an
+//! unrelated patch (`still_failing`). Needs Docker (fails without it; never skips).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use patchloop::agent::tools::{self, ToolConfig};
+use patchloop::sandbox::Sandbox;
+use patchloop::sandbox::container::Container;
+use patchloop::sandbox::docker::connect;
+use patchloop::sandbox::image::{BaseOptions, ensure_base_image_for};
+use patchloop::sandbox::lang::ProjectKind;
+use patchloop::sandbox::policy::ContainerPolicy;
+use patchloop::sandbox::prepare::{self, PrepareOptions, PreparedImage};
+use patchloop::verify::policy::{DirTree, Rule};
+use patchloop::verify::verdict::Verdict;
+use patchloop::verify::{VerifyRequest, verify};
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+}
+
+fn base_options() -> BaseOptions {
+    BaseOptions {
+        offline: true,
+        progress: Some(Arc::new(|l: &str| eprintln!("{l}"))),
+        ..Default::default()
+    }
+}
+
+/// The example, prepared (its kind detected from the checkout).
+async fn prepared(dir: &str, kind: ProjectKind) -> PreparedImage {
+    let docker = connect()
+        .await
+        .expect("Docker must be running for these tests");
+    let started = Instant::now();
+    let base = ensure_base_image_for(&docker, &base_options(), kind)
+        .await
+        .unwrap_or_else(|e| panic!("{kind} base image: {e}"));
+    eprintln!(
+        "{kind} base {base} ready after {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
+    let started = Instant::now();
+    let img = prepare::prepare(
+        &docker,
+        &PrepareOptions {
+            path: example(dir),
+            base: base_options(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("prepare {dir}: {e}"));
+    eprintln!(
+        "prepared {} in {:.1}s",
+        img.tag,
+        started.elapsed().as_secs_f64()
+    );
+    assert_eq!(img.kind, kind);
+    assert_eq!(img.tests_dirs, vec!["tests".to_string()]);
+    assert_eq!(img.test_cmd, kind.default_test_cmd());
+    img
+}
+
+fn request(img: &PreparedImage, patch: &str, f2p: &str, reruns: usize) -> VerifyRequest {
+    let mut req = VerifyRequest::new(img.clone().into(), patch.to_string(), vec![f2p.into()]);
+    req.reruns = reruns;
+    req.run_timeout = Duration::from_secs(300);
+    req
+}
+
+async fn check_verdicts(dir: &str, img: &PreparedImage, f2p: &str, test_file: &str, config: &str) {
+    let docker = connect()
+        .await
+        .expect("Docker must be running for these tests");
+    let base = DirTree(example(dir));
+    let fix = std::fs::read_to_string(example(&format!("{dir}.fix.patch"))).unwrap();
+
+    let started = Instant::now();
+    let r = verify(&docker, &request(img, &fix, f2p, 2), &base).await;
+    eprintln!(
+        "{dir}: known-good patch verified in {:.1}s (2 + 2 runs): {}",
+        started.elapsed().as_secs_f64(),
+        r.decision.reason
+    );
+    assert_eq!(r.decision.verdict, Verdict::Verified, "{:#?}", r.decision);
+    // Every other test of the suite was enforced as pass-to-pass.
+    assert!(
+        r.decision.pass_to_pass.len() >= 3,
+        "{:?}",
+        r.decision.pass_to_pass
+    );
+
+    // Weakening the failing test is a policy rejection, decided before any container.
+    let tamper = format!(
+        "diff --git a/{test_file} b/{test_file}\n--- a/{test_file}\n+++ b/{test_file}\n@@ -1,1 +1,2 @@\n {first}\n+// patched\n",
+        first = std::fs::read_to_string(example(dir).join(test_file))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+    );
+    let r = verify(&docker, &request(img, &tamper, f2p, 1), &base).await;
+    assert_eq!(r.decision.verdict, Verdict::Policy, "{:#?}", r.decision);
+    assert!(
+        r.policy.violations.iter().any(|v| v.rule == Rule::TestFile),
+        "{:?}",
+        r.policy.violations
+    );
+    // So is changing how tests build or run.
+    let cfg_patch = format!(
+        "diff --git a/{config} b/{config}\n--- a/{config}\n+++ b/{config}\n@@ -1,1 +1,2 @@\n {first}\n+\n",
+        first = std::fs::read_to_string(example(dir).join(config))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+    );
+    let r = verify(&docker, &request(img, &cfg_patch, f2p, 1), &base).await;
+    assert_eq!(r.decision.verdict, Verdict::Policy, "{:#?}", r.decision);
+    assert!(
+        r.policy
+            .violations
+            .iter()
+            .any(|v| v.rule == Rule::TestConfig),
+        "{:?}",
+        r.policy.violations
+    );
+
+    // A patch that changes something else leaves the failure in place.
+    let unrelated =
+        "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,1 +1,2 @@\n"
+            .to_string()
+            + &format!(
+                " {}\n+(edited)\n",
+                std::fs::read_to_string(example(dir).join("README.md"))
+                    .unwrap()
+                    .lines()
+                    .next()
+                    .unwrap()
+            );
+    let started = Instant::now();
+    let r = verify(&docker, &request(img, &unrelated, f2p, 1), &base).await;
+    eprintln!(
+        "{dir}: unrelated patch judged in {:.1}s: {}",
+        started.elapsed().as_secs_f64(),
+        r.decision.reason
+    );
+    assert_eq!(
+        r.decision.verdict,
+        Verdict::StillFailing,
+        "{:#?}",
+        r.decision
+    );
+    assert_eq!(r.decision.still_failing, vec![f2p.to_string()]);
+
+    // An id the suite does not have is named, not guessed.
+    let r = verify(
+        &docker,
+        &request(img, &fix, "tests/nope::missing", 1),
+        &base,
+    )
+    .await;
+    assert_eq!(r.decision.verdict, Verdict::Error, "{:#?}", r.decision);
+    assert_eq!(
+        r.decision.unknown_ids,
+        vec!["tests/nope::missing".to_string()]
+    );
+}
+
+/// The agent's run_tests in an episode container: counts and the failing id, and the build
+/// output cargo writes stays out of the diff.
+async fn check_run_tests(img: &PreparedImage, f2p: &str) {
+    let docker = connect()
+        .await
+        .expect("Docker must be running for these tests");
+    let policy = ContainerPolicy {
+        read_only_paths: img.tests_dirs.clone(),
+        lifetime_secs: 600,
+        ..Default::default()
+    };
+    let run = format!("langs-{:08x}", rand::random::<u32>());
+    let c = Container::start(&docker, &img.tag, &policy, &run, "episode")
+        .await
+        .unwrap_or_else(|e| panic!("starting an episode container of {}: {e}", img.tag));
+    let cfg = ToolConfig {
+        test_cmd: img.test_cmd.clone(),
+        ..Default::default()
+    };
+    let started = Instant::now();
+    let out = tools::run_tests(&c, &cfg, &[]).await;
+    let elapsed = started.elapsed();
+    let diff = c.diff().await;
+    let _ = c.remove().await;
+    let out = out.unwrap_or_else(|e| panic!("run_tests: {e}"));
+    eprintln!("{}: run_tests took {:.1}s", img.tag, elapsed.as_secs_f64());
+    let summary = out
+        .summary
+        .clone()
+        .unwrap_or_else(|| panic!("no summary: {}", out.render(8192)));
+    assert_eq!(summary.failed, 1, "{}", out.render(8192));
+    assert!(summary.passed >= 3, "{}", out.render(8192));
+    assert_eq!(summary.failing, vec![f2p.to_string()]);
+    assert!(!out.green());
+    assert_eq!(diff.unwrap_or_else(|e| panic!("diff: {e}")), "");
+}
+
+#[tokio::test]
+async fn rust_example_end_to_end() {
+    let img = prepared("rust-demo", ProjectKind::Rust).await;
+    let f2p = "tests/median.rs::even_length_averages_the_middle_pair";
+    check_run_tests(&img, f2p).await;
+    check_verdicts("rust-demo", &img, f2p, "tests/median.rs", "Cargo.toml").await;
+    remove_image(&img.tag).await;
+}
+
+#[tokio::test]
+async fn node_example_end_to_end() {
+    let img = prepared("node-demo", ProjectKind::Node).await;
+    let f2p = "tests/stats.test.js::median › even length averages the middle pair";
+    check_run_tests(&img, f2p).await;
+    check_verdicts(
+        "node-demo",
+        &img,
+        f2p,
+        "tests/stats.test.js",
+        "package.json",
+    )
+    .await;
+    remove_image(&img.tag).await;
+}
+
+/// The sandbox (source) image goes; base and dependencies images stay cached by tag.
+async fn remove_image(tag: &str) {
+    let docker = connect()
+        .await
+        .expect("Docker must be running for these tests");
+    let _ = docker
+        .remove_image(
+            tag,
+            Some(
+                bollard::query_parameters::RemoveImageOptionsBuilder::new()
+                    .force(true)
+                    .build(),
+            ),
+            None,
+        )
+        .await;
+}
