@@ -99,14 +99,7 @@ async fn check_verdicts(dir: &str, img: &PreparedImage, f2p: &str, test_file: &s
     );
 
     // Weakening the failing test is a policy rejection, decided before any container.
-    let tamper = format!(
-        "diff --git a/{test_file} b/{test_file}\n--- a/{test_file}\n+++ b/{test_file}\n@@ -1,1 +1,2 @@\n {first}\n+// patched\n",
-        first = std::fs::read_to_string(example(dir).join(test_file))
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap()
-    );
+    let tamper = append_line(dir, test_file, "// patched");
     let r = verify(&docker, &request(img, &tamper, f2p, 1), &base).await;
     assert_eq!(r.decision.verdict, Verdict::Policy, "{:#?}", r.decision);
     assert!(
@@ -115,15 +108,12 @@ async fn check_verdicts(dir: &str, img: &PreparedImage, f2p: &str, test_file: &s
         r.policy.violations
     );
     // So is changing how tests build or run.
-    let cfg_patch = format!(
-        "diff --git a/{config} b/{config}\n--- a/{config}\n+++ b/{config}\n@@ -1,1 +1,2 @@\n {first}\n+\n",
-        first = std::fs::read_to_string(example(dir).join(config))
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap()
-    );
-    let r = verify(&docker, &request(img, &cfg_patch, f2p, 1), &base).await;
+    let r = verify(
+        &docker,
+        &request(img, &append_line(dir, config, ""), f2p, 1),
+        &base,
+    )
+    .await;
     assert_eq!(r.decision.verdict, Verdict::Policy, "{:#?}", r.decision);
     assert!(
         r.policy
@@ -135,17 +125,7 @@ async fn check_verdicts(dir: &str, img: &PreparedImage, f2p: &str, test_file: &s
     );
 
     // A patch that changes something else leaves the failure in place.
-    let unrelated =
-        "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,1 +1,2 @@\n"
-            .to_string()
-            + &format!(
-                " {}\n+(edited)\n",
-                std::fs::read_to_string(example(dir).join("README.md"))
-                    .unwrap()
-                    .lines()
-                    .next()
-                    .unwrap()
-            );
+    let unrelated = append_line(dir, "README.md", "(edited)");
     let started = Instant::now();
     let r = verify(&docker, &request(img, &unrelated, f2p, 1), &base).await;
     eprintln!(
@@ -173,6 +153,23 @@ async fn check_verdicts(dir: &str, img: &PreparedImage, f2p: &str, test_file: &s
         r.decision.unknown_ids,
         vec!["tests/nope::missing".to_string()]
     );
+}
+
+/// A patch appending `line` to a file of the example (the whole file as context, so it applies
+/// at the end).
+fn append_line(dir: &str, rel: &str, line: &str) -> String {
+    let text = std::fs::read_to_string(example(dir).join(rel)).unwrap();
+    let old: Vec<&str> = text.lines().collect();
+    let mut p = format!(
+        "diff --git a/{rel} b/{rel}\n--- a/{rel}\n+++ b/{rel}\n@@ -1,{} +1,{} @@\n",
+        old.len(),
+        old.len() + 1
+    );
+    for l in &old {
+        p.push_str(&format!(" {l}\n"));
+    }
+    p.push_str(&format!("+{line}\n"));
+    p
 }
 
 /// The agent's run_tests in an episode container: counts and the failing id, and the build

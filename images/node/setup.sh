@@ -4,13 +4,17 @@
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 
+# nodejs/npm (Debian's on the offline path), git and python3 (the harness helpers).
 need=""
+command -v node >/dev/null 2>&1 || need="$need nodejs"
+command -v npm >/dev/null 2>&1 || need="$need npm"
 command -v git >/dev/null 2>&1 || need="$need git"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 if [ -n "$need" ]; then
     echo "patchloop: installing$need with apt"
-    apt-get update -q
-    apt-get install -y -q --no-install-recommends $need
+    apt-get update -q || { echo "patchloop: FAILED: apt-get update"; exit 1; }
+    apt-get install -y -q --no-install-recommends $need \
+        || { echo "patchloop: FAILED: apt-get install$need"; exit 1; }
     rm -rf /var/lib/apt/lists/*
 fi
 node --version

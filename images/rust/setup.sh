@@ -5,14 +5,17 @@ set -eu
 export DEBIAN_FRONTEND=noninteractive
 here=$(dirname "$0")
 
-# git (the diff baseline) and python3 (the harness helpers run `python3 -I`, never project code).
+# cargo/rustc (Debian's on the offline path), git (the diff baseline) and python3 (the harness
+# helpers run `python3 -I`, never project code).
 need=""
+command -v cargo >/dev/null 2>&1 || [ -x /usr/local/cargo/bin/cargo ] || need="$need cargo rustc"
 command -v git >/dev/null 2>&1 || need="$need git"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 if [ -n "$need" ]; then
     echo "patchloop: installing$need with apt"
-    apt-get update -q
-    apt-get install -y -q --no-install-recommends $need
+    apt-get update -q || { echo "patchloop: FAILED: apt-get update"; exit 1; }
+    apt-get install -y -q --no-install-recommends $need \
+        || { echo "patchloop: FAILED: apt-get install$need"; exit 1; }
     rm -rf /var/lib/apt/lists/*
 fi
 # rustup images keep cargo in /usr/local/cargo/bin; the sandbox PATH is fixed.

@@ -46,9 +46,11 @@ const ROOTFS_REPO: &str = "patchloop-rootfs";
 const SUITE: &str = "bookworm";
 const DEBOOTSTRAP_INCLUDE: &str =
     "python3,python3-pip,python3-venv,python3-pytest,python3-setuptools,git,ca-certificates";
-/// python3 is in every base: the harness helpers run as `python3 -I` (never project code).
-const RUST_INCLUDE: &str = "cargo,rustc,git,ca-certificates,python3";
-const NODE_INCLUDE: &str = "nodejs,npm,git,ca-certificates,python3";
+/// Rust and Node start from the Python base's rootfs (one debootstrap per machine; python3 runs
+/// the harness helpers as `python3 -I`); their setup.sh adds cargo/rustc or nodejs/npm with apt
+/// (debootstrap's `--include` resolves no virtual packages, and rustc needs `libc-dev`).
+const RUST_INCLUDE: &str = DEBOOTSTRAP_INCLUDE;
+const NODE_INCLUDE: &str = DEBOOTSTRAP_INCLUDE;
 const RUST_ONLINE_FROM: &str = "rust:1.83-slim-bookworm";
 const NODE_ONLINE_FROM: &str = "node:18-bookworm-slim";
 /// Where the offline Rust base looks for a cargo-nextest to copy in (a glibc build on PATH).
