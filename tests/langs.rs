@@ -9,13 +9,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use patchloop::agent::tools::{self, ToolConfig};
-use patchloop::sandbox::Sandbox;
 use patchloop::sandbox::container::Container;
 use patchloop::sandbox::docker::connect;
 use patchloop::sandbox::image::{BaseOptions, ensure_base_image_for};
 use patchloop::sandbox::lang::ProjectKind;
 use patchloop::sandbox::policy::ContainerPolicy;
 use patchloop::sandbox::prepare::{self, PrepareOptions, PreparedImage};
+use patchloop::sandbox::{ExecRequest, Sandbox};
+use patchloop::verify::junit::Outcome;
+use patchloop::verify::junit_run::{self, JunitResult};
 use patchloop::verify::policy::{DirTree, Rule};
 use patchloop::verify::verdict::Verdict;
 use patchloop::verify::{VerifyRequest, verify};
@@ -194,6 +196,11 @@ async fn check_run_tests(img: &PreparedImage, f2p: &str) {
     let started = Instant::now();
     let out = tools::run_tests(&c, &cfg, &[]).await;
     let elapsed = started.elapsed();
+    let fallback = if img.kind == ProjectKind::Rust {
+        Some(libtest_and_nextest(&c).await)
+    } else {
+        None
+    };
     let diff = c.diff().await;
     let _ = c.remove().await;
     let out = out.unwrap_or_else(|e| panic!("run_tests: {e}"));
@@ -207,6 +214,72 @@ async fn check_run_tests(img: &PreparedImage, f2p: &str) {
     assert_eq!(summary.failing, vec![f2p.to_string()]);
     assert!(!out.green());
     assert_eq!(diff.unwrap_or_else(|e| panic!("diff: {e}")), "");
+    if let Some((nextest, libtest)) = fallback {
+        assert_eq!(nextest.runner.as_deref(), Some("nextest"));
+        assert_eq!(libtest.runner.as_deref(), Some("libtest"));
+        let ids = |r: &JunitResult| {
+            junit_run::outcomes(ProjectKind::Rust, r, "/workspace")
+                .unwrap_or_else(|e| panic!("{e}"))
+                .into_iter()
+                .map(|(k, v)| (k, v.outcome))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&nextest), ids(&libtest));
+        assert!(
+            ids(&libtest)
+                .iter()
+                .any(|(k, o)| k == f2p && *o == Outcome::Failed)
+        );
+    }
+}
+
+/// The JUnit harness with cargo-nextest (in the base when the builder had one) and without it
+/// (PATH without /usr/local/bin: libtest's own JUnit through RUSTC_BOOTSTRAP=1 on rustc 1.63).
+async fn libtest_and_nextest(c: &Container) -> (JunitResult, JunitResult) {
+    let mut out = Vec::new();
+    for (i, path) in [
+        "PATH=/usr/local/bin:/usr/bin:/bin",
+        "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = format!("/tmp/langs-{i}");
+        let run = c
+            .exec(
+                ExecRequest::argv(["python3", "-I", "-B", "-c", junit_run::PL_JUNIT])
+                    .stdin(junit_run::input_json(
+                        ProjectKind::Rust,
+                        "/workspace",
+                        &dir,
+                        &[],
+                    ))
+                    .env(path)
+                    .timeout(Duration::from_secs(300)),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("pl_junit: {e}"));
+        // A failing suite: nextest exits 100, a libtest binary 101.
+        assert!(
+            matches!(
+                junit_run::marker_rc(&run.output.render()),
+                Ok(Some(100 | 101))
+            ),
+            "{}",
+            run.output.render()
+        );
+        let read = c
+            .exec(ExecRequest::argv(["cat", &format!("{dir}/result.json")]).output_cap(8 << 20))
+            .await
+            .unwrap_or_else(|e| panic!("cat: {e}"));
+        let text = String::from_utf8_lossy(&read.output.kept_bytes()).into_owned();
+        out.push(
+            serde_json::from_str::<JunitResult>(&text).unwrap_or_else(|e| panic!("{e}: {text}")),
+        );
+    }
+    let libtest = out.pop().unwrap();
+    let nextest = out.pop().unwrap();
+    (nextest, libtest)
 }
 
 #[tokio::test]
