@@ -174,6 +174,26 @@ fn append_line(dir: &str, rel: &str, line: &str) -> String {
     p
 }
 
+/// A patch rewriting a whole file of the example (every line removed, then added back changed).
+fn rewrite(dir: &str, rel: &str, edit: impl Fn(&str) -> String) -> String {
+    let old = std::fs::read_to_string(example(dir).join(rel)).unwrap();
+    let new = edit(&old);
+    assert_ne!(old, new, "the edit of {rel} changed nothing");
+    let (o, n): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let mut p = format!(
+        "diff --git a/{rel} b/{rel}\n--- a/{rel}\n+++ b/{rel}\n@@ -1,{} +1,{} @@\n",
+        o.len(),
+        n.len()
+    );
+    for l in o {
+        p.push_str(&format!("-{l}\n"));
+    }
+    for l in n {
+        p.push_str(&format!("+{l}\n"));
+    }
+    p
+}
+
 /// The agent's run_tests in an episode container: counts and the failing id, and the build
 /// output cargo writes stays out of the diff.
 async fn check_run_tests(img: &PreparedImage, f2p: &str) {
@@ -262,8 +282,8 @@ async fn libtest_and_nextest(c: &Container) -> (JunitResult, JunitResult) {
         // A failing suite: nextest exits 100, a libtest binary 101.
         assert!(
             matches!(
-                junit_run::marker_rc(&run.output.render()),
-                Ok(Some(100 | 101))
+                junit_run::marker(&run.output.render()),
+                Ok(Some(m)) if m.rc == 100 || m.rc == 101
             ),
             "{}",
             run.output.render()
@@ -288,7 +308,50 @@ async fn rust_example_end_to_end() {
     let f2p = "tests/median.rs::even_length_averages_the_middle_pair";
     check_run_tests(&img, f2p).await;
     check_verdicts("rust-demo", &img, f2p, "tests/median.rs", "Cargo.toml").await;
+    check_early_exit(&img, f2p).await;
     remove_image(&img.tag).await;
+}
+
+/// Code under test that ends the test process with 0 where the bug would show: cargo-nextest
+/// counts that as a pass. Written plainly, the policy rejects it; hidden behind a module alias
+/// (which the line scan misses), the run itself gives it away: libtest never printed `ok`.
+async fn check_early_exit(img: &PreparedImage, f2p: &str) {
+    let docker = connect()
+        .await
+        .expect("Docker must be running for these tests");
+    let base = DirTree(example("rust-demo"));
+    let exit_on_even = |call: &'static str| {
+        move |src: &str| {
+            src.replace(
+                "    let mid = ordered.len() / 2;\n",
+                &format!("    let mid = ordered.len() / 2;\n    if ordered.len() % 2 == 0 {{\n        {call}\n    }}\n"),
+            )
+        }
+    };
+    let plain = rewrite(
+        "rust-demo",
+        "src/lib.rs",
+        exit_on_even("std::process::exit(0);"),
+    );
+    let r = verify(&docker, &request(img, &plain, f2p, 1), &base).await;
+    assert_eq!(r.decision.verdict, Verdict::Policy, "{:#?}", r.decision);
+    assert_eq!(r.policy.rule_fired, Some(Rule::ProcessExit));
+
+    let hidden = rewrite("rust-demo", "src/lib.rs", |src| {
+        exit_on_even("p::exit(0);")(src).replace(
+            "/// The median of",
+            "use std::process as p;\n\n/// The median of",
+        )
+    });
+    let r = verify(&docker, &request(img, &hidden, f2p, 1), &base).await;
+    assert_eq!(r.decision.verdict, Verdict::Tampered, "{:#?}", r.decision);
+    assert!(
+        r.decision
+            .reason
+            .contains("exited 0 before libtest reported"),
+        "{}",
+        r.decision.reason
+    );
 }
 
 #[tokio::test]

@@ -10,7 +10,8 @@
 #   node: jest from the project's dependencies with the harness-owned jest-junit reporter
 #         (/opt/patchloop/node-harness), JUnit to out_dir; `files` narrows the run to those files.
 # Output: out_dir/result.json {"kind", "runner", "rc", "problem", "artifacts", "reports"}, the
-# test output on stdout/stderr, and one last line `@@PATCHLOOP-JUNIT@@ rc=N`.
+# test output on stdout/stderr, and one last line `@@PATCHLOOP-JUNIT@@ rc=N result=<sha256>`.
+import hashlib
 import json
 import os
 import re
@@ -26,7 +27,7 @@ retries = 0
 
 [profile.patchloop.junit]
 path = "%s"
-store-success-output = false
+store-success-output = true
 store-failure-output = true
 """
 JEST_JUNIT = "/opt/patchloop/node-harness/node_modules/jest-junit"
@@ -164,10 +165,12 @@ def main():
     if res["problem"]:
         sys.stderr.write("patchloop: %s\n" % res["problem"])
         sys.stderr.flush()
-    with open(os.path.join(out, "result.json"), "w") as f:
-        json.dump(res, f)
+    data = json.dumps(res).encode("utf-8")
+    with open(os.path.join(out, "result.json"), "wb") as f:
+        f.write(data)
     sys.stdout.flush()
-    print("%s rc=%d" % (MARKER, rc))
+    # The fingerprint lets the verifier see a result file rewritten after this returned.
+    print("%s rc=%d result=%s" % (MARKER, rc, hashlib.sha256(data).hexdigest()))
     sys.exit(rc if 0 <= rc < 256 else 1)
 
 

@@ -4,7 +4,7 @@
 #                 the pre-patch pytest configuration as a harness-owned [pytest] ini
 #   snapshot   {"workspace", "tests_dirs"} -> {path: sha256} of test files and code/config
 #   collect    {"out_dir", "workspace", "tests_dirs"} -> {"junit": text|null, "guard": text|null,
-#              "junit_sha256", "guard_sha256", "result": text|null (pl_junit.py's), "snapshot"}
+#              "junit_sha256", "guard_sha256", "result": text|null (pl_junit.py's), "result_sha256", "snapshot"}
 #   setup      {"workspace", "tests_dirs", "names"} -> {"ini", "snapshot", "found"}
 #   put        {"workspace", "files": {relpath: hex}} -> {"written": [...]}
 #   find_spec  {"names": [...]} -> {name: bool}  (run on the unpatched tree, cwd /)
@@ -138,9 +138,9 @@ def cmd_collect(inp):
     d = inp["out_dir"]
     junit, junit_sha = _read(os.path.join(d, "junit.xml"))
     guard, guard_sha = _read(os.path.join(d, "guard.json"))
-    result, _ = _read(os.path.join(d, "result.json"))
+    result, result_sha = _read(os.path.join(d, "result.json"))
     return {"junit": junit, "guard": guard, "junit_sha256": junit_sha, "guard_sha256": guard_sha,
-            "result": result, "snapshot": cmd_snapshot(inp)}
+            "result": result, "result_sha256": result_sha, "snapshot": cmd_snapshot(inp)}
 
 
 def cmd_setup(inp):

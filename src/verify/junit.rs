@@ -133,6 +133,8 @@ pub struct RawCase {
     pub classname: String,
     pub name: String,
     pub result: CaseResult,
+    /// The case's `<system-out>` (nextest stores each test process's stdout).
+    pub stdout: Option<String>,
 }
 
 /// Every testcase of a report in document order: the one reader of JUnit XML (pytest, nextest,
@@ -163,6 +165,7 @@ pub fn raw_cases(xml: &str) -> Result<Vec<RawCase>, JunitError> {
                 suite: suite.name.as_str().to_string(),
                 classname: classname.to_string(),
                 name: case.name.as_str().to_string(),
+                stdout: case.system_out.as_ref().map(|s| s.as_str().to_string()),
                 result: CaseResult {
                     outcome,
                     duration: case.time,

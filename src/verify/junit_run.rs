@@ -19,7 +19,7 @@ use crate::sandbox::lang::ProjectKind;
 
 /// The run script (`python3 -I -B -c`), the same file baked into rust/node images.
 pub const PL_JUNIT: &str = crate::sandbox::prepare::PL_JUNIT;
-/// Its last output line: `@@PATCHLOOP-JUNIT@@ rc=N`.
+/// Its last output line: `@@PATCHLOOP-JUNIT@@ rc=N result=<sha256 of result.json>`.
 pub const MARKER: &str = "@@PATCHLOOP-JUNIT@@ ";
 /// Where the agent's `run_tests` finds the script inside rust/node images.
 pub const IN_IMAGE: &str = "/opt/patchloop/harness/pl_junit.py";
@@ -166,6 +166,39 @@ fn jest_title(name: &str) -> String {
         .to_string()
 }
 
+/// nextest counts a test as passed when its process exits 0, so code under test calling
+/// `process::exit(0)` would pass any test. libtest itself prints `test NAME ... ok` when a test
+/// passes; a "pass" without that line in the process's output (nextest stores it in the
+/// report) ended early. Such cases become errors and are named here.
+fn nextest_early_exit(c: &junit::RawCase) -> bool {
+    c.result.outcome == junit::Outcome::Passed
+        && !c
+            .stdout
+            .as_deref()
+            .is_some_and(|out| out.contains(&format!("test {} ... ok", c.name)))
+}
+
+/// Test ids nextest reported as passed although libtest never did (see above): the patched
+/// code ended the test process early.
+pub fn early_exits(kind: ProjectKind, result: &JunitResult, workspace: &str) -> Vec<String> {
+    if kind != ProjectKind::Rust || result.runner.as_deref() != Some("nextest") {
+        return Vec::new();
+    }
+    outcomes(kind, result, workspace)
+        .map(|m| {
+            m.into_iter()
+                .filter(|(_, c)| {
+                    c.outcome == junit::Outcome::Error && c.message.as_deref() == Some(EARLY_EXIT)
+                })
+                .map(|(id, _)| id)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+const EARLY_EXIT: &str =
+    "the test process exited 0 before libtest reported the test as passed (process::exit?)";
+
 /// Per-test outcomes of a run under the ids above. `Err` when no report was written or none
 /// parses (the reason, with the run's own problem when it said one).
 pub fn outcomes(
@@ -198,7 +231,15 @@ pub fn outcomes(
             }
         };
         parsed += 1;
-        for c in cases {
+        for mut c in cases {
+            if kind == ProjectKind::Rust
+                && report.executable.is_none()
+                && result.runner.as_deref() == Some("nextest")
+                && nextest_early_exit(&c)
+            {
+                c.result.outcome = junit::Outcome::Error;
+                c.result.message = Some(EARLY_EXIT.into());
+            }
             let id = match (kind, &report.executable) {
                 (ProjectKind::Rust, Some(exe)) => {
                     let file = by_exe
@@ -237,22 +278,36 @@ pub fn outcomes(
     Ok(out)
 }
 
-/// The exit code in the run script's marker line; `Err` when more than one was printed (the
-/// code under test printed a fake).
-pub fn marker_rc(output: &str) -> Result<Option<i64>, String> {
-    let found: Vec<i64> = output
+/// The run script's end-of-run marker: exit code and the sha256 of the result file it wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    pub rc: i64,
+    pub result_sha256: String,
+}
+
+/// The marker line; `Err` when more than one was printed (the code under test printed a fake).
+pub fn marker(output: &str) -> Result<Option<Marker>, String> {
+    let found: Vec<Marker> = output
         .lines()
         .filter_map(|l| l.find(MARKER).map(|i| &l[i + MARKER.len()..]))
         .map(|rest| {
-            rest.trim()
-                .strip_prefix("rc=")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(-1)
+            let mut m = Marker {
+                rc: -1,
+                result_sha256: String::new(),
+            };
+            for kv in rest.split_whitespace() {
+                match kv.split_once('=') {
+                    Some(("rc", v)) => m.rc = v.parse().unwrap_or(-1),
+                    Some(("result", v)) => m.result_sha256 = v.to_string(),
+                    _ => {}
+                }
+            }
+            m
         })
         .collect();
     match found.as_slice() {
         [] => Ok(None),
-        [one] => Ok(Some(*one)),
+        [one] => Ok(Some(one.clone())),
         more => Err(format!(
             "{} harness end-of-run markers in the output (the code under test printed fakes)",
             more.len()
@@ -372,6 +427,29 @@ mod tests {
     }
 
     #[test]
+    fn a_nextest_pass_without_libtests_ok_line_is_an_early_exit() {
+        // What a test process that called process::exit(0) leaves (seen with nextest 0.9).
+        let xml = NEXTEST.replace("test odd_length ... ok\n", "");
+        assert_ne!(xml, NEXTEST, "the fixture changed");
+        let r = JunitResult {
+            runner: Some("nextest".into()),
+            artifacts: artifacts(),
+            reports: vec![JunitReport {
+                executable: None,
+                xml,
+            }],
+            ..Default::default()
+        };
+        let o = outcomes(ProjectKind::Rust, &r, "/workspace").unwrap();
+        assert_eq!(o["tests/median.rs::odd_length"].outcome, Outcome::Error);
+        assert_eq!(o["tests/median.rs::single_value"].outcome, Outcome::Passed);
+        assert_eq!(
+            early_exits(ProjectKind::Rust, &r, "/workspace"),
+            vec!["tests/median.rs::odd_length"]
+        );
+    }
+
+    #[test]
     fn jest_cases_are_file_and_full_title() {
         let r = JunitResult {
             runner: Some("jest".into()),
@@ -413,9 +491,15 @@ mod tests {
 
     #[test]
     fn markers_are_counted() {
-        assert_eq!(marker_rc("x\n@@PATCHLOOP-JUNIT@@ rc=101\n"), Ok(Some(101)));
-        assert_eq!(marker_rc("nothing"), Ok(None));
-        assert!(marker_rc("@@PATCHLOOP-JUNIT@@ rc=0\n@@PATCHLOOP-JUNIT@@ rc=1\n").is_err());
+        assert_eq!(
+            marker("x\n@@PATCHLOOP-JUNIT@@ rc=101 result=ab12\n"),
+            Ok(Some(Marker {
+                rc: 101,
+                result_sha256: "ab12".into()
+            }))
+        );
+        assert_eq!(marker("nothing"), Ok(None));
+        assert!(marker("@@PATCHLOOP-JUNIT@@ rc=0\n@@PATCHLOOP-JUNIT@@ rc=1\n").is_err());
     }
 
     #[test]

@@ -341,6 +341,13 @@ fn check_file(f: &FilePatch, cfg: &PolicyConfig, base: &dyn BaseTree, out: &mut 
                 }
             }
         }
+        if !is_test_path(path, cfg) {
+            for line in f.added_lines() {
+                if let Some(why) = lang_exit_scan(cfg.kind, path, line) {
+                    push(Rule::ProcessExit, path, format!("{why}: `{}`", line.trim()));
+                }
+            }
+        }
     }
 }
 
@@ -652,6 +659,44 @@ static LINE_RULES: LazyLock<Vec<(Rule, Regex, &'static str, bool)>> = LazyLock::
     .collect()
 });
 
+static RUST_EXIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"process\s*::\s*exit\b|libc\s*::\s*_?exit\b|\bfn\s+_?exit\s*\(|\bSYS_exit").ok()
+});
+static NODE_EXIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r#"process\s*\.\s*(exit|reallyExit|abort|kill)\b|process\s*\[\s*['"`](exit|reallyExit|abort|kill)"#).ok()
+});
+
+/// Code under test that ends the test process: cargo-nextest counts a test whose process
+/// exits 0 as passed, and jest's reporter never sees the run finish. Rust `.rs` and Node
+/// sources outside the tests.
+fn lang_exit_scan(
+    kind: crate::sandbox::lang::ProjectKind,
+    path: &str,
+    line: &str,
+) -> Option<&'static str> {
+    use crate::sandbox::lang::ProjectKind;
+    let (re, why) = match kind {
+        ProjectKind::Rust if path.ends_with(".rs") => (
+            &*RUST_EXIT,
+            "ending the process from the code under test makes a test runner report it as passed",
+        ),
+        ProjectKind::Node
+            if [".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx"]
+                .iter()
+                .any(|e| path.ends_with(e)) =>
+        {
+            (
+                &*NODE_EXIT,
+                "ending or signalling the process from the code under test cuts the test run short",
+            )
+        }
+        _ => return None,
+    };
+    re.as_ref()
+        .is_some_and(|re| re.is_match(line))
+        .then_some(why)
+}
+
 fn scan_line(line: &str, cfg: &PolicyConfig) -> Option<(Rule, &'static str)> {
     LINE_RULES
         .iter()
@@ -829,6 +874,42 @@ mod tests {
                 "{path}"
             );
         }
+        for line in [
+            "    std::process::exit(0);",
+            "use std::process::exit as quit;",
+            "    unsafe { libc::_exit(0) }",
+            "    fn _exit(code: i32) -> !;",
+        ] {
+            assert_eq!(
+                rules_with(&modify("src/lib.rs", 3, "x", line), &rust, &NoBase),
+                vec![Rule::ProcessExit],
+                "{line}"
+            );
+        }
+        for line in [
+            "  process.exit(0);",
+            "  process['exit'](0)",
+            "  process.kill(process.pid, 'SIGKILL')",
+        ] {
+            assert_eq!(
+                rules_with(&modify("src/stats.js", 3, "x", line), &node, &NoBase),
+                vec![Rule::ProcessExit],
+                "{line}"
+            );
+        }
+        // Not in other kinds, not in tests, not for look-alikes.
+        assert_eq!(
+            rules(&modify("src/a.js", 1, "x", "process.exit(0)")),
+            vec![]
+        );
+        assert_eq!(
+            rules_with(
+                &modify("src/lib.rs", 1, "x", "fn exit_code() -> i32 { 0 }"),
+                &rust,
+                &NoBase
+            ),
+            vec![]
+        );
         for path in ["src/lib.rs", "build.rs", "src/median.rs"] {
             assert_eq!(
                 rules_with(&modify(path, 1, "a", "b"), &rust, &NoBase),

@@ -442,22 +442,27 @@ async fn one_run_junit(
         .result
         .as_deref()
         .and_then(|r| serde_json::from_str(r).ok());
-    match junit_run::marker_rc(&text) {
+    match junit_run::marker(&text) {
         Err(e) => external.push(e),
-        Ok(Some(rc)) => {
-            if res.status != ExecStatus::Exited(rc) {
+        Ok(Some(m)) => {
+            if res.status != ExecStatus::Exited(m.rc) {
                 external.push(format!(
-                    "the test harness returned {rc} but the process exited with {:?}",
-                    res.status
+                    "the test harness returned {} but the process exited with {:?}",
+                    m.rc, res.status
                 ));
             }
-            if let Some(r) = &result
-                && r.rc != Some(rc)
-            {
-                external.push("the harness result file disagrees with its exit code".into());
+            if m.result_sha256 != collected.result_sha256 {
+                external.push("the harness result file changed after the harness returned".into());
             }
         }
         Ok(None) => {}
+    }
+    if let Some(r) = &result {
+        for id in junit_run::early_exits(kind, r, WORKSPACE) {
+            external.push(format!(
+                "{id}: the test process exited 0 before libtest reported a result (the code under test ended it)"
+            ));
+        }
     }
     let (results, junit_problem) = match &result {
         None => (None, Some("the test harness wrote no result".to_string())),
@@ -555,9 +560,11 @@ struct Setup {
 #[derive(Deserialize)]
 struct Collected {
     snapshot: BTreeMap<String, String>,
-    /// pl_junit.py's result.json (Rust/Node runs).
+    /// pl_junit.py's result.json (Rust/Node runs) and its sha256 (`-` when missing).
     #[serde(default)]
     result: Option<String>,
+    #[serde(default)]
+    result_sha256: String,
     junit: Option<String>,
     guard: Option<String>,
     junit_sha256: String,
