@@ -216,6 +216,8 @@ async fn check_run_tests(img: &PreparedImage, f2p: &str) {
     let started = Instant::now();
     let out = tools::run_tests(&c, &cfg, &[]).await;
     let elapsed = started.elapsed();
+    // Given ids, Node narrows the run to their files (Rust runs the whole suite).
+    let selected = tools::run_tests(&c, &cfg, &[f2p.to_string()]).await;
     let fallback = if img.kind == ProjectKind::Rust {
         Some(libtest_and_nextest(&c).await)
     } else {
@@ -234,6 +236,13 @@ async fn check_run_tests(img: &PreparedImage, f2p: &str) {
     assert_eq!(summary.failing, vec![f2p.to_string()]);
     assert!(!out.green());
     assert_eq!(diff.unwrap_or_else(|e| panic!("diff: {e}")), "");
+    let selected = selected.unwrap_or_else(|e| panic!("run_tests: {e}"));
+    assert_eq!(
+        selected.summary.as_ref().map(|s| s.failing.clone()),
+        Some(vec![f2p.to_string()]),
+        "{}",
+        selected.render(8192)
+    );
     if let Some((nextest, libtest)) = fallback {
         assert_eq!(nextest.runner.as_deref(), Some("nextest"));
         assert_eq!(libtest.runner.as_deref(), Some("libtest"));
