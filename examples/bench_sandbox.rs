@@ -4,7 +4,8 @@
 //! (IMAGE defaults to `$PATCHLOOP_TEST_BASE`, else `patchloop-probe:base`.)
 //!
 //! - exec round trip: `Container::exec(["true"])` (including the post-step cleanup of every
-//!   leftover process) vs `docker exec NAME true` through the CLI, on the same container;
+//!   leftover process) through the step loop (the episode default) and through one Engine API
+//!   exec per step (the verifier's path), vs `docker exec NAME true` through the CLI;
 //! - hardened create + start + remove: `Container::start` + `remove` vs the CLI's
 //!   `docker run --rm` with the same hardening flags, running `true`.
 use std::process::Command;
@@ -66,26 +67,39 @@ async fn main() -> anyhow::Result<()> {
     };
     let run = format!("bench-{:08x}", rand::random::<u32>());
 
-    // Exec round trips on one container: ours, then the CLI's, interleaved in rounds so
-    // machine noise hits both alike.
+    // Exec round trips: the step loop, one Engine API exec per step, and the CLI, interleaved
+    // in rounds so machine noise hits all alike.
     let c = Container::start(&d, &image, &policy, &run, "exec").await?;
+    if !c.uses_step_loop() {
+        bail!("the step loop did not start in {image}");
+    }
+    let exec_policy = ContainerPolicy {
+        step_loop: false,
+        ..policy.clone()
+    };
+    let e = Container::start(&d, &image, &exec_policy, &run, "exec").await?;
     for _ in 0..5 {
         c.exec(ExecRequest::argv(["true"])).await?;
-        cli(&["exec", c.name(), "true"])?;
+        e.exec(ExecRequest::argv(["true"])).await?;
+        cli(&["exec", e.name(), "true"])?;
     }
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-    for _ in 0..n {
+    let (mut ours, mut engine, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..n {
         let t = Instant::now();
         let r = c.exec(ExecRequest::argv(["true"])).await?;
         ours.push(t.elapsed());
         if !r.status.success() {
             bail!("exec of `true` returned {:?}", r.status);
         }
-        if ours.len() % 2 == 0 {
-            theirs.push(cli(&["exec", c.name(), "true"])?);
+        if i % 2 == 0 {
+            let t = Instant::now();
+            e.exec(ExecRequest::argv(["true"])).await?;
+            engine.push(t.elapsed());
+            theirs.push(cli(&["exec", e.name(), "true"])?);
         }
     }
     c.remove().await?;
+    e.remove().await?;
 
     // Hardened create + start + remove.
     let rounds = (n / 4).max(5);
@@ -136,9 +150,14 @@ async fn main() -> anyhow::Result<()> {
     let (s50, r50) = (pct(start_rm.clone(), 0.5), pct(docker_run.clone(), 0.5));
     println!("image: {image}; {n} execs, {rounds} create/start/remove cycles");
     println!(
-        "exec round trip (Engine API, with post-step cleanup): p50 {} p90 {}",
+        "exec round trip (step loop, with post-step cleanup):  p50 {} p90 {}",
         ms(o50),
         ms(pct(ours, 0.9))
+    );
+    println!(
+        "exec round trip (one Engine API exec per step):      p50 {} p90 {}",
+        ms(pct(engine.clone(), 0.5)),
+        ms(pct(engine, 0.9))
     );
     println!(
         "docker exec via CLI:                                 p50 {} p90 {}",
@@ -146,7 +165,7 @@ async fn main() -> anyhow::Result<()> {
         ms(pct(theirs, 0.9))
     );
     println!(
-        "  -> CLI / Engine API = {:.2}x",
+        "  -> CLI / step loop = {:.2}x",
         c50.as_secs_f64() / o50.as_secs_f64().max(1e-9)
     );
     println!(

@@ -43,6 +43,7 @@ fn plan(out: &std::path::Path, test_cmd: &str) -> FixPlan {
         // One run before and after: the scripted fix must also pass the fresh-container verifier.
         verify_reruns: 1,
         base_repo: None,
+        verify_policy: Default::default(),
     }
 }
 

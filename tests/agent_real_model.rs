@@ -100,6 +100,7 @@ async fn a_real_small_model_runs_a_full_episode() {
         policy: ContainerPolicy::default(),
         verify_reruns: 0,
         base_repo: None,
+        verify_policy: Default::default(),
     };
     let o = fix::fix_with_image(&d, &sandbox_image, &model, plan, "agent-test-real")
         .await

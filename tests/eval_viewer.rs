@@ -38,6 +38,7 @@ fn episode(id: &str, resolved: bool, traj: Option<&str>) -> EpisodeResult {
         trajectory: traj.map(str::to_string),
         error: None,
         finished_unix: 1,
+        timings: None,
     }
 }
 

@@ -275,6 +275,8 @@ pub struct FixPlan {
     pub verify_reruns: usize,
     /// The checkout the patch is for (the verifier's policy reads pre-patch configs from it).
     pub base_repo: Option<PathBuf>,
+    /// The verifier's patch policy (test globs, allowed CI paths from the repo's config).
+    pub verify_policy: crate::verify::policy::PolicyConfig,
 }
 
 /// Reproduce, run the episode, check the patch, write the outputs: the orchestration over an
@@ -474,6 +476,7 @@ async fn verify_patch(
         failing,
     );
     req.reruns = plan.verify_reruns;
+    req.policy = plan.verify_policy.clone();
     req.run_id = format!("{run_id}-verify");
     eprintln!(
         "verifying the patch in a fresh container ({} runs before and after)",
@@ -544,6 +547,7 @@ fn plan_from(args: &FixArgs, test_cmd: String) -> anyhow::Result<FixPlan> {
         policy: ContainerPolicy::default(),
         verify_reruns: args.reruns,
         base_repo: args.repo.is_dir().then(|| args.repo.clone()),
+        verify_policy: Default::default(),
     })
 }
 
@@ -634,6 +638,7 @@ async fn demo_inner(args: &DemoArgs) -> anyhow::Result<FixOutcome> {
         policy: ContainerPolicy::default(),
         verify_reruns: 3,
         base_repo: Some(repo.clone()),
+        verify_policy: Default::default(),
     };
     let o = fix_with_image(&docker, &image, &model, plan, &run_id()).await?;
     if o.episode.as_ref().map(|e| e.stop) != Some(StopReason::Submitted)

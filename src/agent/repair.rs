@@ -14,22 +14,59 @@ use crate::agent::tools::ToolConfig;
 use crate::github::{RepairOutcome, RepairRequest, Repairer};
 use crate::sandbox::policy::ContainerPolicy;
 
-/// prepare + agent episode + fresh-container verification, with outputs under `out_root`.
+/// prepare + agent episode + fresh-container verification.
+#[derive(Debug, Clone, Default)]
 pub struct PipelineRepairer {
-    /// Where patch.diff, trajectory.jsonl and the receipts go (`$RUNNER_TEMP/patchloop` in
-    /// the action, so later workflow steps can read them).
-    pub out_root: PathBuf,
+    /// Where patch.diff, trajectory.jsonl and the receipts go (one directory per SHA).
+    /// `None`: `.patchloop/` inside the checkout, see [`OUT_DIR`].
+    pub out_root: Option<PathBuf>,
 }
 
+/// Outputs directory inside the checkout. Not `$RUNNER_TEMP`: in a Docker action that
+/// variable names a runner path that is not mounted into the action container, so files
+/// written there are lost; the workspace is mounted, and later steps (on the host or in
+/// containers) start in it, so a workspace-relative output path works for all of them.
+pub const OUT_DIR: &str = ".patchloop";
+
 impl PipelineRepairer {
-    /// `$RUNNER_TEMP/patchloop`, else a `patchloop-action` directory in the system temp dir.
+    /// Outputs inside the checkout (`.patchloop/<sha>/`).
     pub fn from_env() -> Self {
-        let root = std::env::var_os("RUNNER_TEMP")
-            .map(PathBuf::from)
-            .unwrap_or_else(std::env::temp_dir);
-        PipelineRepairer {
-            out_root: root.join("patchloop"),
-        }
+        PipelineRepairer::default()
+    }
+
+    fn out_dir(&self, req: &RepairRequest) -> anyhow::Result<PathBuf> {
+        let root = match &self.out_root {
+            Some(r) => r.clone(),
+            None => {
+                let root = req.repo_dir.join(OUT_DIR);
+                std::fs::create_dir_all(&root)
+                    .with_context(|| format!("cannot create {}", root.display()))?;
+                // Ignored by git (a clean `git status` for later steps) and left out of
+                // sandbox images built from this checkout later.
+                std::fs::write(root.join(".gitignore"), "*\n")
+                    .with_context(|| format!("cannot write {}/.gitignore", root.display()))?;
+                root
+            }
+        };
+        Ok(root.join(&req.head_sha))
+    }
+}
+
+/// The adapter spec for the action's `model` (input, config or `--model`). The GitHub side
+/// takes bare names (`qwen2.5-coder:7b`, as the examples write them): such a name means
+/// `openai:` when a `base-url` is given, else `ollama:` (the `ollama-url` service). A name
+/// that already has an adapter prefix is kept. Pure.
+pub fn model_spec(model: &str, base_url: Option<&str>) -> String {
+    let model = model.trim();
+    let prefixed = model
+        .split_once(':')
+        .is_some_and(|(kind, _)| matches!(kind, "ollama" | "openai" | "anthropic" | "scripted"));
+    if prefixed {
+        model.to_string()
+    } else if base_url.is_some_and(|u| !u.trim().is_empty()) {
+        format!("openai:{model}")
+    } else {
+        format!("ollama:{model}")
     }
 }
 
@@ -38,7 +75,7 @@ impl Repairer for PipelineRepairer {
     async fn repair(&self, req: RepairRequest) -> anyhow::Result<RepairOutcome> {
         let spec = req.model.clone().ok_or_else(|| {
             anyhow!(
-                "no model configured: set the action input `model` (e.g. `ollama:qwen2.5-coder:7b`) \
+                "no model configured: set the action input `model` (e.g. `qwen2.5-coder:7b` with `ollama-url`) \
                  or `model:` in .github/patchloop.yml"
             )
         })?;
@@ -48,10 +85,11 @@ impl Repairer for PipelineRepairer {
             api_key: req.api_key.as_ref().map(|k| k.0.clone()),
             ..ModelOptions::default()
         };
+        let spec = model_spec(&spec, req.base_url.as_deref());
         let model = model::from_spec(&spec, &opts)?;
         let docker = crate::cli::connect_and_reap().await?;
         let image = fix::prepare_image(&docker, &req.repo_dir, req.test_cmd.as_deref()).await?;
-        let out_dir = self.out_root.join(&req.head_sha);
+        let out_dir = self.out_dir(&req)?;
         let defaults = Budgets::default();
         let plan = FixPlan {
             episode: EpisodeConfig {
@@ -77,6 +115,10 @@ impl Repairer for PipelineRepairer {
             policy: ContainerPolicy::default(),
             verify_reruns: req.reruns.map(|n| n as usize).unwrap_or(3).max(1),
             base_repo: Some(req.repo_dir.clone()),
+            verify_policy: crate::verify::policy::PolicyConfig {
+                allowed_ci_paths: req.allowed_ci_paths.clone(),
+                ..Default::default()
+            },
         };
         let run_id = format!(
             "action-{}",
@@ -110,9 +152,36 @@ impl Repairer for PipelineRepairer {
             receipt_json_path: o.receipt.as_ref().map(|_| out_dir.join("receipt.json")),
             patch_path: Some(out_dir.join("patch.diff")),
             explanation: String::new(),
+            model: o.model.clone(),
             cost_usd,
             tokens,
             seconds,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_model_names_get_the_adapter_of_the_endpoint_given() {
+        assert_eq!(
+            model_spec("qwen2.5-coder:7b", None),
+            "ollama:qwen2.5-coder:7b"
+        );
+        assert_eq!(
+            model_spec("qwen2.5-coder:7b", Some("http://vllm:8000/v1")),
+            "openai:qwen2.5-coder:7b"
+        );
+        assert_eq!(model_spec("llama3", Some(" ")), "ollama:llama3");
+        for kept in [
+            "ollama:qwen2.5-coder:7b",
+            "openai:gpt-4o-mini",
+            "anthropic:claude-x",
+            "scripted:/t/fix.yaml",
+        ] {
+            assert_eq!(model_spec(kept, Some("http://x")), kept);
+        }
     }
 }

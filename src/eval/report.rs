@@ -30,6 +30,29 @@ pub struct RunSummary {
     pub pass_k: Vec<(u64, f64, f64)>,
     /// Per task: (attempts, successes, first attempt resolved).
     pub per_task: BTreeMap<String, (u64, u64, bool)>,
+    /// Where the time went, over the episodes that recorded it.
+    pub time: Option<TimeSummary>,
+}
+
+/// Sums over episodes, seconds. The ratio `wall / tests` is the harness's cost relative to
+/// the test runs verification must pay anyway; `overhead_per_episode` is the same in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TimeSummary {
+    pub episodes: usize,
+    pub wall: f64,
+    pub tests: f64,
+    pub prepare: f64,
+    pub episode: f64,
+    pub verify: f64,
+}
+
+impl TimeSummary {
+    pub fn ratio(&self) -> f64 {
+        self.wall / self.tests.max(1e-9)
+    }
+    pub fn overhead_per_episode(&self) -> f64 {
+        (self.wall - self.tests) / self.episodes.max(1) as f64
+    }
 }
 
 pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
@@ -39,7 +62,16 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
     let mut models: Vec<String> = Vec::new();
     let (mut wall, mut tokens, mut cost) = (0.0, 0.0, 0.0);
     let mut errors = 0;
+    let mut time = TimeSummary::default();
     for r in results {
+        if let Some(t) = &r.timings {
+            time.episodes += 1;
+            time.wall += r.wall_ms as f64 / 1000.0;
+            time.tests += t.tests_ms as f64 / 1000.0;
+            time.prepare += t.prepare_ms as f64 / 1000.0;
+            time.episode += t.episode_ms as f64 / 1000.0;
+            time.verify += t.verify_ms as f64 / 1000.0;
+        }
         let e = per_task
             .entry(r.instance_id.clone())
             .or_insert((0, 0, false));
@@ -98,6 +130,7 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
         mean_cost_usd: cost / n,
         pass_k,
         per_task,
+        time: (time.episodes > 0).then_some(time),
     }
 }
 
@@ -169,6 +202,30 @@ pub fn render_markdown(a: &RunSummary, vs: Option<&RunSummary>) -> String {
         "| {:.1} s | {:.0} | ${:.4} |",
         a.mean_wall_s, a.mean_tokens, a.mean_cost_usd
     );
+    if let Some(t) = &a.time {
+        let n = t.episodes.max(1) as f64;
+        let _ = writeln!(s, "\n## Where the time went ({} episodes)\n", t.episodes);
+        let _ = writeln!(
+            s,
+            "| wall (sum) | test runs in verification (sum) | wall / tests | harness overhead per episode |\n|---:|---:|---:|---:|"
+        );
+        let _ = writeln!(
+            s,
+            "| {:.1} s | {:.1} s | {:.2}x | {:.2} s |",
+            t.wall,
+            t.tests,
+            t.ratio(),
+            t.overhead_per_episode()
+        );
+        let _ = writeln!(
+            s,
+            "\nPer episode (mean): prepare {:.2} s, agent episode {:.2} s, verification {:.2} s of which test runs {:.2} s.",
+            t.prepare / n,
+            t.episode / n,
+            t.verify / n,
+            t.tests / n
+        );
+    }
     counts(&mut s, "Stop reasons", &a.stop_reasons);
     counts(&mut s, "Verdicts", &a.verdicts);
     if !a.pass_k.is_empty() {
@@ -255,6 +312,30 @@ mod tests {
         assert!(md.contains("| 2.0 s | 1000 | $0.0100 |"), "{md}");
         assert!(md.contains("1 episode(s) ended in a harness error"), "{md}");
         assert!(!md.contains("pass@k"));
+        assert!(!md.contains("Where the time went"), "no timings recorded");
+    }
+
+    #[test]
+    fn timings_give_the_ratio_and_the_overhead() {
+        use crate::eval::results::Timings;
+        let mut rs = vec![result("t1", 0, true), result("t2", 0, true)];
+        for (r, tests) in rs.iter_mut().zip([1000, 3000]) {
+            r.wall_ms = 4000;
+            r.timings = Some(Timings {
+                prepare_ms: 1000,
+                episode_ms: 500,
+                verify_ms: 2500,
+                tests_ms: tests,
+            });
+        }
+        let sum = summarize("r1", &rs);
+        let t = sum.time.unwrap();
+        assert_eq!(t.episodes, 2);
+        assert!((t.ratio() - 2.0).abs() < 1e-9);
+        assert!((t.overhead_per_episode() - 2.0).abs() < 1e-9);
+        let md = render_markdown(&sum, None);
+        assert!(md.contains("| 8.0 s | 4.0 s | 2.00x | 2.00 s |"), "{md}");
+        assert!(md.contains("prepare 1.00 s, agent episode 0.50 s"), "{md}");
     }
 
     #[test]

@@ -39,6 +39,20 @@ pub struct EpisodeResult {
     pub error: Option<String>,
     #[serde(default)]
     pub finished_unix: u64,
+    /// Where the wall time went (absent in results from older versions and on errors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings: Option<Timings>,
+}
+
+/// Milliseconds per phase of one episode. `tests_ms` is the part of `verify_ms` the test
+/// command itself ran (the receipt's runs): the floor any harness must pay.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timings {
+    /// Building the task's image (first attempt of a task only; later ones reuse it).
+    pub prepare_ms: u64,
+    pub episode_ms: u64,
+    pub verify_ms: u64,
+    pub tests_ms: u64,
 }
 
 impl EpisodeResult {
@@ -135,6 +149,7 @@ pub(crate) mod tests {
             trajectory: None,
             error: None,
             finished_unix: 1,
+            timings: None,
         }
     }
 

@@ -20,7 +20,7 @@ use crate::agent::trajectory::{FORMAT_VERSION, Header, Trajectory};
 use crate::bench::task::{Task, read_tasks};
 use crate::eval::oracle;
 use crate::eval::plan::{self, Shard};
-use crate::eval::results::{EpisodeResult, episodes_dir, load_run, run_dir, write_result};
+use crate::eval::results::{EpisodeResult, Timings, episodes_dir, load_run, run_dir, write_result};
 use crate::sandbox::container::Container;
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{PrepareOptions, prepare};
@@ -185,6 +185,15 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
             .buffer_unordered(parallel.max(1));
         let (mut done, mut resolved) = (0, 0);
         let mut images = Vec::new();
+        // A live bar on a terminal; one line per episode in logs (indicatif hides itself
+        // when stderr is not a terminal).
+        let bar = indicatif::ProgressBar::new(n_todo as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "[{bar:24}] {pos}/{len} {msg} elapsed {elapsed} ETA {eta}",
+        ) {
+            bar.set_style(style.progress_chars("#>-"));
+        }
+        bar.set_message("resolved 0");
         let finished = async {
             while let Some((results, image)) = stream.next().await {
                 images.extend(image);
@@ -199,12 +208,20 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
                         Some(e) => format!("error: {e}"),
                         None => r.verdict.clone(),
                     };
-                    eprintln!(
-                        "{}  {}#{} {what}",
-                        plan::progress_line(done, n_todo, resolved, started.elapsed()),
-                        r.instance_id,
-                        r.attempt
-                    );
+                    bar.inc(1);
+                    bar.set_message(format!(
+                        "resolved {resolved} ({:.1}%)",
+                        resolved as f64 * 100.0 / done as f64
+                    ));
+                    let line = format!("{}#{} {what}", r.instance_id, r.attempt);
+                    if bar.is_hidden() {
+                        eprintln!(
+                            "{}  {line}",
+                            plan::progress_line(done, n_todo, resolved, started.elapsed())
+                        );
+                    } else {
+                        bar.println(line);
+                    }
                 }
             }
         };
@@ -213,6 +230,7 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
             s = interrupted() => Some(s),
         };
         drop(stream);
+        bar.finish_and_clear();
         if let Some(signal) = signal {
             // Dropped episodes remove their containers from spawned tasks: give those a
             // moment before the runtime ends (the reaper takes whatever is left).
@@ -267,6 +285,7 @@ fn error_result(
         trajectory: None,
         error: Some(format!("{e:#}")),
         finished_unix: crate::cli::now_unix(),
+        timings: None,
     }
 }
 
@@ -369,10 +388,22 @@ async fn run_task(
         }
     };
     let image = VerifyImage::from(prepared.clone());
+    let prepare_ms = t0.elapsed().as_millis() as u64;
     let mut out = Vec::new();
     for &a in attempts {
-        let t = if out.is_empty() { t0 } else { Instant::now() };
-        let r = run_episode(docker, args, task, a, eps, &image, &tree, &holdouts, t).await;
+        let (t, prep) = if out.is_empty() {
+            (t0, prepare_ms)
+        } else {
+            (Instant::now(), 0)
+        };
+        let r = run_episode(docker, args, task, a, eps, &image, &tree, &holdouts, t)
+            .await
+            .map(|mut r| {
+                if let Some(tm) = r.timings.as_mut() {
+                    tm.prepare_ms = prep;
+                }
+                r
+            });
         out.push(r.unwrap_or_else(|e| error_result(args, task, a, t, &e)));
     }
     (out, Some(prepared.tag))
@@ -427,6 +458,7 @@ async fn run_episode(
         container_policy: serde_json::to_value(&policy).unwrap_or(json!(null)),
         task: task.problem_statement.clone(),
     });
+    let episode_started = Instant::now();
     let outcome = episode::run(
         model.as_ref(),
         &container,
@@ -446,6 +478,8 @@ async fn run_episode(
         );
     }
 
+    let episode_ms = episode_started.elapsed().as_millis() as u64;
+    let verify_started = Instant::now();
     let mut req = VerifyRequest::new(
         image.clone(),
         outcome.patch.clone(),
@@ -456,6 +490,12 @@ async fn run_episode(
     req.run_id = args.run_id.clone();
     req.holdouts = holdouts.to_vec();
     let receipt = verify(docker, &req, &DirTree(tree.to_path_buf())).await;
+    let timings = Timings {
+        prepare_ms: 0,
+        episode_ms,
+        verify_ms: verify_started.elapsed().as_millis() as u64,
+        tests_ms: receipt.tests_ms,
+    };
     // Beside the episodes directory: everything in it that ends in .json is a result.
     let receipts = eps.with_file_name("receipts");
     std::fs::create_dir_all(&receipts)
@@ -488,6 +528,7 @@ async fn run_episode(
         trajectory: Some(traj_name),
         error: None,
         finished_unix: crate::cli::now_unix(),
+        timings: Some(timings),
     })
 }
 

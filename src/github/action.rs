@@ -288,22 +288,39 @@ pub async fn run(
     result
 }
 
-/// `HEAD` of a git checkout, when `dir` is one and git is available.
-async fn checkout_head(dir: &Path) -> Option<String> {
+/// `HEAD` of the checkout: `Ok(None)` when `dir` is not a git checkout, an error when it is
+/// one and git cannot read it (the pinned-commit check must not be skipped silently).
+///
+/// In a Docker action the checkout belongs to the runner's user, not to root in the action
+/// container, and git refuses such a repository unless it is a `safe.directory`: say so on
+/// the command line (only HEAD is read; no hooks or fsmonitor run for that) rather than rely
+/// on the image's git config.
+async fn checkout_head(dir: &Path) -> anyhow::Result<Option<String>> {
     if !dir.join(".git").exists() {
-        return None;
+        return Ok(None);
     }
+    let how = "check out the failing commit with actions/checkout (see examples/workflows)";
     let out = tokio::process::Command::new("git")
-        .arg("-C")
+        .args(["-c", "safe.directory=*", "-c", "core.fsmonitor=false", "-C"])
         .arg(dir)
-        .args(["rev-parse", "HEAD"])
+        .args(["rev-parse", "--verify", "HEAD"])
         .output()
         .await
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-        .filter(|s| s.len() == 40)
+        .with_context(|| {
+            format!(
+                "cannot run git to read the commit of the checkout in {} (is git installed?); {how}",
+                dir.display()
+            )
+        })?;
+    let head = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() || head.len() != 40 {
+        return Err(anyhow!(
+            "cannot read the commit of the checkout in {} (`git rev-parse HEAD`: {}); {how}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(Some(head))
 }
 
 async fn resolve_sha(gh: &GitHub, t: &Trigger, env: EnvFn<'_>) -> anyhow::Result<String> {
@@ -349,7 +366,7 @@ async fn repair_and_post(
     let sha = resolve_sha(gh, trigger, env).await?;
     // The checkout must be the commit we pinned (a push between the command and the
     // checkout would otherwise repair code nobody authorised).
-    if let Some(at) = checkout_head(dir).await
+    if let Some(at) = checkout_head(dir).await?
         && at != sha
     {
         return Ok(ignored(format!(
@@ -473,7 +490,7 @@ async fn repair_and_post(
             Err(e) => return Err(e.into()),
         }
     };
-    Ok(report(&outcome, &posted, &extracted, mode))
+    Ok(report(&outcome, &posted, &extracted, mode, dir))
 }
 
 fn report(
@@ -481,12 +498,16 @@ fn report(
     posted: &Posted,
     extracted: &logs::Extracted,
     mode: Mode,
+    workspace: &Path,
 ) -> ActionReport {
     let mut outputs = BTreeMap::new();
     outputs.insert("verdict".into(), outcome.verdict.clone());
+    // Relative to the workspace when inside it: later steps start there, on the host and in
+    // containers alike, while an absolute path inside this (action) container means nothing
+    // to a step on the host.
     let path = |p: &Option<PathBuf>| {
         p.as_ref()
-            .map(|p| p.display().to_string())
+            .map(|p| p.strip_prefix(workspace).unwrap_or(p).display().to_string())
             .unwrap_or_default()
     };
     outputs.insert("patch-path".into(), path(&outcome.patch_path));
@@ -504,9 +525,10 @@ fn report(
 
     let mut s = String::from("### patchloop\n\n");
     s.push_str(&format!(
-        "| verdict | mode | cost | tokens | time |\n|---|---|---|---|---|\n| `{}` | {} | ${:.4} | {} | {:.0} s |\n\n",
+        "| verdict | mode | model | cost | tokens | time |\n|---|---|---|---|---|---|\n| `{}` | {} | {} | ${:.4} | {} | {:.0} s |\n\n",
         outcome.verdict,
         mode.as_str(),
+        super::render::model_label(&outcome.model).replace('|', "\\|"),
         outcome.cost_usd,
         outcome.tokens,
         outcome.seconds
@@ -695,6 +717,18 @@ mod tests {
         assert!(
             s.contains("pull-requests: write") && s.contains("permissions:\n"),
             "{s}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_checkout_git_cannot_read_is_an_error_not_a_skipped_check() {
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(checkout_head(d.path()).await.unwrap(), None, "no .git");
+        std::fs::create_dir(d.path().join(".git")).unwrap();
+        let e = checkout_head(d.path()).await.unwrap_err().to_string();
+        assert!(
+            e.contains("cannot read the commit") && e.contains("actions/checkout"),
+            "{e}"
         );
     }
 

@@ -65,6 +65,13 @@ pub fn parse(body: &str) -> Result<FixCommand, NotACommand> {
                 "model name `{value}` may only contain letters, digits and . _ - : /"
             )));
         }
+        // A scripted model is a test double that reads a file of the action container: the
+        // repository's config may name one (tests do), a comment may not.
+        if value.to_ascii_lowercase().starts_with("scripted:") {
+            return Err(NotACommand::BadArguments(format!(
+                "`{value}` is a scripted test double, not a model a comment can choose"
+            )));
+        }
         model = Some(value);
     }
     Ok(FixCommand { model })
@@ -108,6 +115,15 @@ mod tests {
             parse("/patchloop fix --model a --model b"),
             Err(NotACommand::BadArguments(_))
         ));
+        for body in [
+            "/patchloop fix --model scripted:/proc/self/environ",
+            "/patchloop fix --model=Scripted:x.yaml",
+        ] {
+            assert!(
+                matches!(parse(body), Err(NotACommand::BadArguments(ref m)) if m.contains("test double")),
+                "{body}"
+            );
+        }
     }
 
     #[test]

@@ -70,6 +70,9 @@ pub struct RepairOutcome {
     pub patch_path: Option<PathBuf>,
     /// Model-written explanation (sanitised before posting).
     pub explanation: String,
+    /// Which model produced the patch (e.g. `ollama:qwen2.5-coder:7b`, or `scripted:FILE (a
+    /// scripted test double …)`), without its endpoint: every report names it.
+    pub model: String,
     pub cost_usd: f64,
     pub tokens: u64,
     pub seconds: f64,

@@ -11,7 +11,7 @@ use super::api::{NewReview, NewReviewComment, TreeEntry};
 use super::client::{GitHub, GitHubError};
 use super::diff::{self, Line, Suggestion};
 use super::event::{BOT_BRANCH_PREFIX, BOT_COMMIT_TRAILER, RepoId};
-use super::render::{Marker, fenced, sanitize_prose};
+use super::render::{Marker, fenced, model_label, sanitize_prose};
 
 /// How to deliver a verified patch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -157,10 +157,22 @@ pub fn status_comment(
             fenced("diff", rest_diff)
         ));
     }
-    b.push_str(&format!(
-        "<details><summary>Receipt</summary>\n\n{}\n\n</details>\n\n",
-        sanitize_prose(outcome.receipt_md.trim())
-    ));
+    // No receipt when no patch reached the verifier (no patch, or the tests still failed in
+    // the agent's own container): say so instead of an empty block.
+    if outcome.receipt_md.trim().is_empty() {
+        b.push_str(
+            "No verification receipt: the run ended before a patch reached the verifier.\n\n",
+        );
+    } else {
+        b.push_str(&format!(
+            "<details><summary>Receipt</summary>\n\n{}\n\n</details>\n\n",
+            sanitize_prose(outcome.receipt_md.trim())
+        ));
+    }
+    let model = model_label(&outcome.model);
+    if !model.is_empty() {
+        b.push_str(&format!("Model {model}. "));
+    }
     b.push_str(&format!(
         "Cost ${:.4}, {} tokens, {:.0} s.\n",
         outcome.cost_usd, outcome.tokens, outcome.seconds

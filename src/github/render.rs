@@ -145,6 +145,22 @@ pub fn fenced(info: &str, content: &str) -> String {
     format!("{f}{info}\n{content}{nl}{f}")
 }
 
+static ENDPOINT: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"\s+at\s+[A-Za-z][A-Za-z0-9+.-]*://\S+").ok());
+
+/// The model as posts name it: an inline code span without its endpoint (a service URL is
+/// nobody's business on a pull request), e.g. `` `ollama:qwen2.5-coder:7b` ``. Empty when
+/// the model is unknown.
+pub fn model_label(describe: &str) -> String {
+    let s = rep(&ENDPOINT, describe.trim(), "");
+    let s = sanitize_prose(&s.replace('`', "'")).replace('\n', " ");
+    if s.trim().is_empty() {
+        String::new()
+    } else {
+        format!("`{}`", s.trim())
+    }
+}
+
 /// Redact a token from any text that may be logged.
 pub fn redact(text: &str, secret: &str) -> String {
     if secret.len() < 8 {
@@ -156,6 +172,24 @@ pub fn redact(text: &str, secret: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn model_labels_drop_the_endpoint() {
+        assert_eq!(
+            model_label("ollama:qwen2.5-coder:7b at http://ollama:11434"),
+            "`ollama:qwen2.5-coder:7b`"
+        );
+        assert_eq!(
+            model_label("openai:gpt-x at https://h/v1 (tool_choice Auto)"),
+            "`openai:gpt-x (tool_choice Auto)`"
+        );
+        assert_eq!(
+            model_label("scripted:/t/fix.yaml (a scripted test double, not a real model: 5 turns)"),
+            "`scripted:/t/fix.yaml (a scripted test double, not a real model: 5 turns)`"
+        );
+        assert_eq!(model_label("a`b\n@c"), "`a'b @\u{200d}c`");
+        assert_eq!(model_label(" "), "");
+    }
 
     #[test]
     fn marker_roundtrip_and_key() {

@@ -7,20 +7,30 @@
 //! except PID 1 (docker-init) and the keeper (`sleep <lifetime>`). The same loop runs from the
 //! harness when a step times out. Execs on one container are serialised so one step's cleanup
 //! never kills another step's processes.
+//!
+//! When the policy asks for it (episodes), steps go through the in-container step loop instead
+//! (`super::steploop`: one fork per step instead of a runc exec); the diff, timeouts' kills and
+//! every verification run still use Docker execs.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 use bollard::Docker;
+use bollard::container::LogOutput;
 use bollard::exec::{CreateExecOptions, StartExecOptions, StartExecResults};
-use bollard::query_parameters::{CreateContainerOptions, RemoveContainerOptionsBuilder};
-use futures_util::StreamExt;
-use tokio::io::AsyncWriteExt;
+use bollard::query_parameters::{
+    AttachContainerOptionsBuilder, CreateContainerOptions, RemoveContainerOptionsBuilder,
+};
+use futures_util::{Stream, StreamExt};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex;
 
 use super::output::CappedOutput;
 use super::policy::{ContainerPolicy, RunLabels};
+use super::steploop::{self, MarkerScanner};
 use super::{ExecRequest, ExecResult, ExecStatus, Sandbox, SandboxError, WORKSPACE};
 
 /// Extra seconds the deadline label gives beyond PID 1's own lifetime before the reaper acts.
@@ -42,10 +52,23 @@ pub struct Container {
     /// Named volumes (read-only test dirs) to delete with the container.
     volumes: Vec<String>,
     keeper_pid: u32,
+    /// The step loop's pid (0 without one): spared by every cleanup, like the keeper.
+    loop_pid: u32,
     oom_kills_seen: Mutex<u64>,
-    /// One exec at a time: the post-step cleanup kills every other process.
-    exec_lock: Mutex<()>,
+    /// One exec at a time: the post-step cleanup kills every other process. Holds the
+    /// attached step loop when the policy asks for one.
+    exec_lock: Mutex<Option<LoopIo>>,
+    /// Set when the step loop stopped answering (a step killed it): exec from then on.
+    loop_broken: AtomicBool,
     removed: bool,
+}
+
+type LogStream = Pin<Box<dyn Stream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>;
+
+/// The attached stdin/stdout of a step-loop container.
+struct LoopIo {
+    input: Pin<Box<dyn AsyncWrite + Send>>,
+    output: LogStream,
 }
 
 fn now_unix() -> u64 {
@@ -76,11 +99,17 @@ fn sanitize(s: &str) -> String {
     if s.is_empty() { "x".into() } else { s }
 }
 
-/// The shell loop that SIGKILLs every process but PID 1, the keeper and the shell itself.
-/// Only dash builtins: it must work while a fork bomb holds every pid.
-fn kill_others_script(keeper: u32) -> String {
+/// The shell loop that SIGKILLs every process but PID 1, the keeper, the step loop (when
+/// there is one) and the shell itself. Only dash builtins: it must work while a fork bomb
+/// holds every pid.
+fn kill_others_script(keeper: u32, loop_pid: u32) -> String {
+    let spared = if loop_pid == 0 {
+        format!("1|{keeper}|$$")
+    } else {
+        format!("1|{keeper}|{loop_pid}|$$")
+    };
     format!(
-        "k() {{ for d in /proc/[0-9]*; do p=${{d#/proc/}}; case \"$p\" in 1|{keeper}|$$) ;; *) kill -9 \"$p\" 2>/dev/null;; esac; done; }}; k; k; k"
+        "k() {{ for d in /proc/[0-9]*; do p=${{d#/proc/}}; case \"$p\" in {spared}) ;; *) kill -9 \"$p\" 2>/dev/null;; esac; done; }}; k; k; k"
     )
 }
 
@@ -124,11 +153,40 @@ impl Container {
             name,
             volumes,
             keeper_pid: 0,
+            loop_pid: 0,
             oom_kills_seen: Mutex::new(0),
-            exec_lock: Mutex::new(()),
+            exec_lock: Mutex::new(None),
+            loop_broken: AtomicBool::new(false),
             removed: false,
         };
         // From here on the drop guard removes the container on any error.
+        // Attach before start: the loop's hello line must not be missed.
+        let mut io = if policy.step_loop {
+            let attached = docker
+                .attach_container(
+                    &container.id,
+                    Some(
+                        AttachContainerOptionsBuilder::new()
+                            .stdin(true)
+                            .stdout(true)
+                            .stderr(true)
+                            .stream(true)
+                            .logs(false)
+                            .build(),
+                    ),
+                )
+                .await
+                .map_err(SandboxError::docker(format!(
+                    "attaching to container {}",
+                    container.name
+                )))?;
+            Some(LoopIo {
+                input: attached.input,
+                output: attached.output,
+            })
+        } else {
+            None
+        };
         docker
             .start_container(
                 &container.id,
@@ -139,10 +197,137 @@ impl Container {
                 "starting container {}",
                 container.name
             )))?;
-        let (keeper, baseline) = container.first_look().await?;
-        container.keeper_pid = keeper;
-        *container.oom_kills_seen.get_mut() = baseline;
+        let hello = match io.as_mut() {
+            Some(io) => read_hello(&mut io.output).await,
+            None => None,
+        };
+        match hello {
+            Some(h) => {
+                container.keeper_pid = h.keeper;
+                container.loop_pid = h.loop_pid;
+                *container.oom_kills_seen.get_mut() = h.oom_kills;
+                *container.exec_lock.get_mut() = io;
+            }
+            None => {
+                // No loop (policy) or it never said hello: one exec per step.
+                let (keeper, baseline) = container.first_look().await?;
+                container.keeper_pid = keeper;
+                *container.oom_kills_seen.get_mut() = baseline;
+            }
+        }
         Ok(container)
+    }
+
+    /// Whether steps go through the in-container step loop (false: one Docker exec each).
+    pub fn uses_step_loop(&self) -> bool {
+        self.loop_pid != 0 && !self.loop_broken.load(Ordering::Relaxed)
+    }
+
+    /// One step through the step loop: frame the request, read output until the loop's end
+    /// marker. Timeouts and floods end the step with the exec path's cleanup (which spares
+    /// the loop); a loop that stops answering is abandoned for the exec path.
+    async fn loop_exec(
+        &self,
+        io: &mut LoopIo,
+        req: ExecRequest,
+    ) -> Result<ExecResult, SandboxError> {
+        let started = Instant::now();
+        let nonce = steploop::nonce();
+        let script = steploop::step_script(
+            &req.argv,
+            req.workdir.as_deref().unwrap_or(WORKSPACE),
+            &req.env,
+        );
+        let frame = steploop::request(&nonce, &script, req.stdin.as_deref());
+        if let Err(e) = async {
+            io.input.write_all(&frame).await?;
+            io.input.flush().await
+        }
+        .await
+        {
+            self.loop_broken.store(true, Ordering::Relaxed);
+            return Err(SandboxError::ContainerGone {
+                id: self.name.clone(),
+                reason: format!("the step loop's stdin closed: {e}"),
+            });
+        }
+
+        let mut scanner = MarkerScanner::new(&nonce);
+        let mut captured = CappedOutput::new(req.output_cap);
+        let flood_limit = (req.output_cap as u64)
+            .saturating_mul(FLOOD_FACTOR)
+            .max(8 << 20);
+        let mut flooded = false;
+        let mut end = None;
+        let read = async {
+            while let Some(chunk) = io.output.next().await {
+                let Ok(log) = chunk else { break };
+                let (out, e) = scanner.feed(&log.into_bytes());
+                captured.push(&out);
+                if e.is_some() {
+                    end = e;
+                    break;
+                }
+                if captured.total_bytes() > flood_limit {
+                    flooded = true;
+                    break;
+                }
+            }
+        };
+        let timed_out = tokio::time::timeout(req.timeout, read).await.is_err();
+        if end.is_none() {
+            // The step is still running (timeout, flood) or the loop is gone: end the step
+            // from outside, then wait for the loop's marker.
+            self.kill_others().await?;
+            let drain = async {
+                while let Some(chunk) = io.output.next().await {
+                    let Ok(log) = chunk else { break };
+                    // Keep what is left (bounded by the cap): the held-back tail of the
+                    // output and whatever the step printed before it was killed.
+                    let (out, e) = scanner.feed(&log.into_bytes());
+                    captured.push(&out);
+                    if e.is_some() {
+                        end = e;
+                        break;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(Duration::from_secs(10), drain).await;
+        }
+        if flooded {
+            captured.push(b"\n[output limit reached: the command was killed]\n");
+        }
+        let Some(end) = end else {
+            self.loop_broken.store(true, Ordering::Relaxed);
+            captured.push(b"\n[the sandbox's step loop stopped answering (was it killed?); later steps use docker exec]\n");
+            return Ok(ExecResult {
+                status: if timed_out {
+                    ExecStatus::TimedOut
+                } else {
+                    ExecStatus::Exited(-1)
+                },
+                output: captured,
+                duration: started.elapsed(),
+            });
+        };
+        let status = if timed_out {
+            ExecStatus::TimedOut
+        } else if end.code == 137 {
+            let mut seen = self.oom_kills_seen.lock().await;
+            if end.oom_kills > *seen {
+                *seen = end.oom_kills;
+                ExecStatus::Oom
+            } else {
+                ExecStatus::Exited(137)
+            }
+        } else {
+            ExecStatus::Exited(end.code)
+        };
+        Ok(ExecResult {
+            status,
+            output: captured,
+            duration: started.elapsed(),
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -184,7 +369,10 @@ impl Container {
                 vec![
                     "sh".into(),
                     "-c".into(),
-                    format!("{}; {OOM_COUNTER}", kill_others_script(self.keeper_pid)),
+                    format!(
+                        "{}; {OOM_COUNTER}",
+                        kill_others_script(self.keeper_pid, self.loop_pid)
+                    ),
                 ],
                 None,
                 Duration::from_secs(10),
@@ -202,7 +390,7 @@ impl Container {
             vec![
                 "sh".into(),
                 "-c".into(),
-                kill_others_script(self.keeper_pid),
+                kill_others_script(self.keeper_pid, self.loop_pid),
             ],
             None,
             Duration::from_secs(10),
@@ -414,6 +602,28 @@ fn wrapper_may_have_died(code: i64) -> bool {
     !(0..128).contains(&code)
 }
 
+/// The step loop's first line, read from the attached stream (bounded wait: an image whose
+/// `sh` cannot run the loop falls back to exec).
+async fn read_hello(output: &mut LogStream) -> Option<steploop::Hello> {
+    let read = async {
+        let mut line = Vec::new();
+        while let Some(Ok(chunk)) = output.next().await {
+            line.extend_from_slice(&chunk.into_bytes());
+            if let Some(nl) = line.iter().position(|&b| b == b'\n') {
+                return steploop::parse_hello(&String::from_utf8_lossy(&line[..nl]));
+            }
+            if line.len() > 4096 {
+                return None;
+            }
+        }
+        None
+    };
+    tokio::time::timeout(Duration::from_secs(10), read)
+        .await
+        .ok()
+        .flatten()
+}
+
 /// `(keeper pid, oom_kill baseline)` from the output of [`Container::first_look`]'s script:
 /// PID 1's children, a `---` line, then the cgroup's OOM counters.
 fn parse_first_look(text: &str) -> Option<(u32, u64)> {
@@ -457,12 +667,17 @@ g diff --cached --binary --no-color --no-ext-diff --no-textconv --full-index HEA
 #[async_trait]
 impl Sandbox for Container {
     async fn exec(&self, req: ExecRequest) -> Result<ExecResult, SandboxError> {
-        let _one_at_a_time = self.exec_lock.lock().await;
+        let mut one_at_a_time = self.exec_lock.lock().await;
+        if self.uses_step_loop()
+            && let Some(io) = one_at_a_time.as_mut()
+        {
+            return self.loop_exec(io, req).await;
+        }
         // sh -c 'WRAPPER' sh ARGV...: the command runs as "$@" (no interpolation); afterwards
         // every process it left behind is killed so nothing outlives the step.
         let wrapper = format!(
             "\"$@\"; rc=$?; {}; exit $rc",
-            kill_others_script(self.keeper_pid)
+            kill_others_script(self.keeper_pid, self.loop_pid)
         );
         let mut argv = vec![
             "sh".to_string(),
@@ -587,8 +802,9 @@ mod tests {
 
     #[test]
     fn kill_script_spares_pid1_keeper_and_itself() {
-        let s = kill_others_script(7);
+        let s = kill_others_script(7, 0);
         assert!(s.contains("1|7|$$)"));
+        assert!(kill_others_script(7, 9).contains("1|7|9|$$)"));
         assert!(!s.contains("pkill") && !s.contains("ps "));
     }
 }

@@ -17,6 +17,7 @@ pub mod prepare;
 pub mod probe;
 pub mod reaper;
 pub mod seccomp;
+pub mod steploop;
 
 use std::time::Duration;
 

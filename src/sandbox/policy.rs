@@ -47,6 +47,15 @@ pub struct ContainerPolicy {
     pub read_only_paths: Vec<String>,
     /// The complete environment of the container: never derived from the host's.
     pub env: Vec<String>,
+    /// Run steps through the in-container step loop (a few ms per step) instead of one
+    /// Docker exec each (30-60 ms). Off for verification: its output must not depend on a
+    /// process the code under test shares a uid with (see `sandbox::steploop`).
+    #[serde(default = "default_step_loop")]
+    pub step_loop: bool,
+}
+
+fn default_step_loop() -> bool {
+    true
 }
 
 impl Default for ContainerPolicy {
@@ -64,6 +73,7 @@ impl Default for ContainerPolicy {
             log_max_size: "1m".into(),
             read_only_paths: Vec::new(),
             env: default_env(),
+            step_loop: true,
         }
     }
 }
@@ -211,17 +221,31 @@ impl ContainerPolicy {
 
         ContainerCreateBody {
             image: Some(image.to_string()),
-            // PID 1 (after docker-init) ends at the deadline; AutoRemove then deletes everything.
-            cmd: Some(vec!["sleep".into(), self.lifetime_secs.to_string()]),
+            // PID 1's child (the keeper) ends at the deadline; AutoRemove then deletes everything.
+            // In step-loop mode the keeper is the loop's parent shell, exec'd into `sleep`.
+            cmd: Some(if self.step_loop {
+                vec![
+                    "sh".into(),
+                    "-c".into(),
+                    super::steploop::LOOP_SCRIPT.into(),
+                    "sh".into(),
+                    self.lifetime_secs.to_string(),
+                ]
+            } else {
+                vec!["sleep".into(), self.lifetime_secs.to_string()]
+            }),
             entrypoint: Some(vec![]),
             user: Some(if hardened { SANDBOX_USER } else { "0:0" }.into()),
             working_dir: Some(WORKSPACE.into()),
             env: Some(self.env.clone()),
             labels: Some(labels),
             network_disabled: Some(hardened),
-            attach_stdin: Some(false),
-            attach_stdout: Some(false),
-            attach_stderr: Some(false),
+            // The step loop reads requests from stdin, attached by the harness before start.
+            open_stdin: Some(self.step_loop),
+            stdin_once: Some(false),
+            attach_stdin: Some(self.step_loop),
+            attach_stdout: Some(self.step_loop),
+            attach_stderr: Some(self.step_loop),
             tty: Some(false),
             host_config: Some(host_config),
             ..Default::default()
@@ -280,7 +304,20 @@ mod tests {
         assert!(h.binds.is_none() && h.devices.is_none() && h.volumes_from.is_none());
         assert!(h.pid_mode.is_none() && h.ipc_mode.is_none() && h.userns_mode.is_none());
         assert_eq!(b.user.as_deref(), Some("1000:1000"));
-        assert_eq!(b.cmd, Some(vec!["sleep".to_string(), "3600".to_string()]));
+        // The keeper bounds the container's life in both modes.
+        let cmd = b.cmd.unwrap_or_default();
+        assert_eq!(cmd.last().map(String::as_str), Some("3600"));
+        assert_eq!(b.open_stdin, Some(true));
+        let exec_mode = ContainerPolicy {
+            step_loop: false,
+            ..ContainerPolicy::default()
+        }
+        .create_body("img", &labels(), "n");
+        assert_eq!(
+            exec_mode.cmd,
+            Some(vec!["sleep".to_string(), "3600".to_string()])
+        );
+        assert_eq!(exec_mode.open_stdin, Some(false));
     }
 
     #[test]

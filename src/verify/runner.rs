@@ -219,6 +219,9 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
     }
     let report = policy::check(&req.patch, &pcfg, base);
     let mut container_policy = req.container_policy.clone();
+    // Every verification run is its own Docker exec: the step loop's output is not trusted
+    // for verdicts (code under test shares the loop's uid; see sandbox::steploop).
+    container_policy.step_loop = false;
     // Held-out files must be written into the test directories, so those cannot be read-only
     // mounts then; the snapshot check after every run covers them instead.
     container_policy.read_only_paths = if req.holdouts.is_empty() {

@@ -524,8 +524,29 @@ pub fn golden_violations(
             policy.lifetime_secs
         ),
     );
+    // The keeper (PID 1's child) is `sleep <lifetime>`, directly or as the step loop's parent
+    // shell exec'd into it; the deadline probes (crash-after-start) show it ending for real.
+    let lifetime = policy.lifetime_secs.to_string();
+    let want_cmd = if policy.step_loop {
+        let script = patchloop::sandbox::steploop::LOOP_SCRIPT;
+        check(
+            script
+                .trim_end()
+                .ends_with("exec 3<&- sleep \"$1\" </dev/null >/dev/null 2>&1"),
+            "the step loop's parent shell must end as `sleep <lifetime>`".to_string(),
+        );
+        vec![
+            "sh".into(),
+            "-c".into(),
+            script.into(),
+            "sh".into(),
+            lifetime,
+        ]
+    } else {
+        vec!["sleep".to_string(), lifetime]
+    };
     check(
-        cfg.cmd == Some(vec!["sleep".to_string(), policy.lifetime_secs.to_string()]),
+        cfg.cmd.as_ref() == Some(&want_cmd),
         format!("Cmd={:?} (PID 1 must end at the deadline)", cfg.cmd),
     );
     let env = cfg.env.clone().unwrap_or_default();

@@ -6,6 +6,8 @@
 //! subset does not describe is itself a violation. Faults can be injected per route.
 #![allow(dead_code)]
 
+pub mod demo;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};

@@ -266,6 +266,109 @@ echo during=$n"#;
         "the background writer did write during its step",
     ));
     remove(h).await;
+    out.extend(step_loop(ctx).await);
+    out
+}
+
+/// E9: the step loop (the episode's fast exec path) keeps the exec path's guarantees against
+/// a step that attacks the loop itself. Own container: E9d kills the loop.
+async fn step_loop(ctx: &Ctx) -> Vec<Outcome> {
+    let h = ctx.hardened(&common::hardened_policy(), "loop").await;
+    let mut out = Vec::new();
+    let on_loop = h.uses_step_loop();
+
+    // E9a a forged end marker (any nonce but the live one) does not end the step early.
+    let r = common::sh(
+        &h,
+        r"printf 'PLEND%032x 0 0\n' 7; printf 'PLEND 0 0\n'; sleep 0.3; echo after-forgery; exit 3",
+        secs(20),
+    )
+    .await;
+    let text = r.output.render();
+    out.push(Outcome::new(
+        "E9-loop-forged-marker",
+        r.status == ExecStatus::Exited(3) && text.contains("after-forgery"),
+        format!("{:?}: {}", r.status, common::truncate(text.trim(), 200)),
+        on_loop,
+        "the container runs steps through the step loop",
+    ));
+
+    // E9b the attach stream's detach keys (ctrl-p ctrl-q) in a command and in stdin.
+    let r = common::exec(
+        &h,
+        ExecRequest::argv(["sh", "-c", r"cat; printf '\020\021|'; echo done"])
+            .stdin(vec![0x10, 0x11, b'x'])
+            .timeout(secs(20)),
+    )
+    .await;
+    let after = common::sh(&h, "echo still-attached", secs(20)).await;
+    out.push(Outcome::new(
+        "E9-loop-detach-keys",
+        r.status == ExecStatus::Exited(0)
+            && r.output.render().contains("done")
+            && after.output.render().contains("still-attached")
+            && h.uses_step_loop(),
+        format!(
+            "{:?} {:?}; next step: {:?}",
+            r.status,
+            common::truncate(&r.output.render(), 80),
+            after.status
+        ),
+        on_loop,
+        "the container runs steps through the step loop",
+    ));
+
+    // E9c a step that reads the loop's stdin (same uid) steals no request: nothing is
+    // pending while it runs, and the next step still arrives whole.
+    let r = common::sh(
+        &h,
+        r#"for f in /proc/[0-9]*/fd/0; do timeout 1 head -c 100 "$f" 2>/dev/null; done; echo read-done"#,
+        secs(30),
+    )
+    .await;
+    let next = common::sh(&h, "echo next-step-ok", secs(20)).await;
+    out.push(Outcome::new(
+        "E9-loop-stdin-steal",
+        next.status == ExecStatus::Exited(0) && next.output.render().contains("next-step-ok"),
+        format!(
+            "stealer {:?}; next step {:?}: {}",
+            r.status,
+            next.status,
+            common::truncate(next.output.render().trim(), 100)
+        ),
+        r.output.render().contains("read-done"),
+        "the stealing step ran",
+    ));
+
+    // E9d a step that kills the loop (and leaves a detached survivor): no survivor, the
+    // episode goes on through docker exec.
+    let t = Instant::now();
+    let r = common::sh(
+        &h,
+        r#"setsid sleep 987710 >/dev/null 2>&1 </dev/null &
+for d in /proc/[0-9]*; do
+  case "$(tr '\0' ' ' < "$d/cmdline" 2>/dev/null)" in "sh -c K="*) kill -9 "${d#/proc/}" && echo killed-loop;; esac
+done
+sleep 0.2; echo done"#,
+        secs(5),
+    )
+    .await;
+    let wall = t.elapsed();
+    let next = common::sh(&h, "echo after-loop-death", secs(20)).await;
+    let (left, ps) = survivors(&h, "987710").await;
+    out.push(Outcome::new(
+        "E9-loop-killed",
+        left == 0 && next.output.render().contains("after-loop-death") && wall < secs(20),
+        format!(
+            "killer {:?} in {wall:?}; next step {:?}; survivors {left}: {}",
+            r.status,
+            next.status,
+            common::truncate(&ps, 200)
+        ),
+        !h.uses_step_loop(),
+        "the step did kill the loop (the container fell back to exec)",
+    ));
+    remove(h).await;
     out
 }
 

@@ -699,6 +699,7 @@ pub async fn output_flood(ctx: &Ctx) -> Vec<Outcome> {
     ));
 
     // D9: PID 1's stdout is the container log; the json-file log is capped by max-size.
+    // (Under the step loop it is also the attached stream the harness reads steps from.)
     let before = log_size(ctx, &h).await;
     let flood = common::sh(
         &h,
@@ -711,10 +712,12 @@ pub async fn output_flood(ctx: &Ctx) -> Vec<Outcome> {
         "D9-log-flood-capped",
         after <= (1 << 20) + (64 << 10),
         format!("kept log {before} -> {after} bytes after writing 8 MB to PID 1's stdout"),
-        flood.output.render().contains("rc=0") && after > before,
+        // With the step loop, PID 1's stdout is also the step's own output stream, where the
+        // harness stops reading at the flood limit; the log must have grown either way.
+        after > before,
         format!(
-            "the flood reached the log: {}",
-            flood.output.render().trim()
+            "the flood reached the log ({before} -> {after} bytes): {}",
+            common::truncate(flood.output.render().trim(), 120)
         ),
     ));
     remove(h).await;
