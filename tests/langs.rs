@@ -93,6 +93,12 @@ async fn check_verdicts(dir: &str, img: &PreparedImage, f2p: &str, test_file: &s
         r.decision.reason
     );
     assert_eq!(r.decision.verdict, Verdict::Verified, "{:#?}", r.decision);
+    // The receipt names what ran (for Rust: nextest or libtest's JUnit, whichever the image has).
+    let cmd = r.command.join(" ");
+    assert!(
+        cmd.contains("nextest run") != cmd.contains("--format junit") || cmd.contains("jest"),
+        "{cmd}"
+    );
     // Every other test of the suite was enforced as pass-to-pass.
     assert!(
         r.decision.pass_to_pass.len() >= 3,

@@ -35,10 +35,29 @@ pub fn input_json(kind: ProjectKind, workspace: &str, out_dir: &str, files: &[St
     .to_string()
 }
 
-/// What the receipt shows as the command of a run.
-pub fn display_command(kind: ProjectKind) -> Vec<String> {
-    let v: &[&str] = match kind {
-        ProjectKind::Rust => &[
+/// What the receipt shows as the command of a run; `runner` is the one the run reported
+/// (`nextest` / `libtest` for Rust), unknown before any run.
+pub fn display_command(kind: ProjectKind, runner: Option<&str>) -> Vec<String> {
+    let v: &[&str] = match (kind, runner) {
+        (ProjectKind::Rust, Some("nextest")) => &[
+            "python3",
+            "-I",
+            "-B",
+            "-c",
+            "<pl_junit.py>",
+            "cargo test --no-run --offline --message-format=json-render-diagnostics;",
+            "cargo nextest run --config-file <harness nextest.toml> --profile patchloop --no-fail-fast",
+        ],
+        (ProjectKind::Rust, Some("libtest")) => &[
+            "python3",
+            "-I",
+            "-B",
+            "-c",
+            "<pl_junit.py>",
+            "cargo test --no-run --offline --message-format=json-render-diagnostics;",
+            "RUSTC_BOOTSTRAP=1 <each test binary> -Z unstable-options --format junit",
+        ],
+        (ProjectKind::Rust, _) => &[
             "python3",
             "-I",
             "-B",
@@ -48,7 +67,7 @@ pub fn display_command(kind: ProjectKind) -> Vec<String> {
             "cargo nextest run --config-file <harness nextest.toml> --profile patchloop --no-fail-fast",
             "(or each test binary: RUSTC_BOOTSTRAP=1 <binary> -Z unstable-options --format junit)",
         ],
-        ProjectKind::Node => &[
+        (ProjectKind::Node, _) => &[
             "python3",
             "-I",
             "-B",
@@ -56,7 +75,7 @@ pub fn display_command(kind: ProjectKind) -> Vec<String> {
             "<pl_junit.py>",
             "node <jest.js> --ci --watchman=false --reporters=default --reporters=<harness jest-junit>",
         ],
-        ProjectKind::Python => &["python3", "-I", "-B", "-c", "<pl_run.py>"],
+        (ProjectKind::Python, _) => &["python3", "-I", "-B", "-c", "<pl_run.py>"],
     };
     v.iter().map(|s| s.to_string()).collect()
 }

@@ -360,10 +360,13 @@ async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> 
 async fn run_all_junit(c: &dyn Sandbox, ctx: &mut Ctx<'_>) -> Result<(), String> {
     let req = ctx.req;
     let kind = ctx.kind;
-    ctx.command = junit_run::display_command(kind);
+    ctx.command = junit_run::display_command(kind, None);
     let baseline = junit_snapshot(c, kind, &req.image.tests_dirs).await?;
     for i in 0..req.reruns.max(1) {
-        let r = one_run_junit(c, kind, Phase::Before, i, &baseline, req).await?;
+        let (r, runner) = one_run_junit(c, kind, Phase::Before, i, &baseline, req).await?;
+        if i == 0 && runner.is_some() {
+            ctx.command = junit_run::display_command(kind, runner.as_deref());
+        }
         ctx.before.push(r);
     }
     let pre = verdict::decide(&Inputs {
@@ -381,7 +384,7 @@ async fn run_all_junit(c: &dyn Sandbox, ctx: &mut Ctx<'_>) -> Result<(), String>
     apply_patch(c, &req.patch).await?;
     let patched = junit_snapshot(c, kind, &req.image.tests_dirs).await?;
     for i in 0..req.reruns.max(1) {
-        let r = one_run_junit(c, kind, Phase::After, i, &patched, req).await?;
+        let (r, _) = one_run_junit(c, kind, Phase::After, i, &patched, req).await?;
         ctx.after.push(r);
     }
     Ok(())
@@ -418,7 +421,7 @@ async fn one_run_junit(
     index: usize,
     expected_tree: &BTreeMap<String, String>,
     req: &VerifyRequest,
-) -> Result<RunRecord, String> {
+) -> Result<(RunRecord, Option<String>), String> {
     let out_dir = format!(
         "/tmp/pl-junit-{}-{index}-{:08x}",
         match phase {
@@ -474,7 +477,8 @@ async fn one_run_junit(
             Err(e) => (None, Some(e)),
         },
     };
-    Ok(RunRecord {
+    let runner = result.and_then(|r| r.runner);
+    let record = RunRecord {
         phase,
         index,
         exit: res.status,
@@ -484,7 +488,8 @@ async fn one_run_junit(
         guard: GuardStatus::NotApplicable,
         external_findings: external,
         output_tail: tail(&text, 3000),
-    })
+    };
+    Ok((record, runner))
 }
 
 /// Held-out files are written into the workspace before anything runs.
