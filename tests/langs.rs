@@ -402,3 +402,68 @@ async fn remove_image(tag: &str) {
         )
         .await;
 }
+
+/// `patchloop fix` on both examples with a scripted model: prepare, reproduce through
+/// run_tests, the agent loop's tools in a hardened container, and the verifier — exit 0, a
+/// verified receipt, and the patch equal in effect to the known-good one.
+#[tokio::test]
+async fn fix_repairs_both_examples_with_a_scripted_model() {
+    for dir in ["rust-demo", "node-demo"] {
+        let out = tempfile::tempdir().unwrap();
+        // A copy under another name: its own sandbox tag, which the other tests (removing theirs
+        // when done) never touch.
+        let work = tempfile::tempdir().unwrap();
+        let repo = work.path().join(format!("{dir}-fix"));
+        copy_dir(&example(dir), &repo);
+        let model =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/scripted/{dir}-fix.yaml"));
+        let started = Instant::now();
+        let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_patchloop"))
+            .arg("fix")
+            .arg("--repo")
+            .arg(&repo)
+            .arg("--model")
+            .arg(format!("scripted:{}", model.display()))
+            .arg("--out")
+            .arg(out.path())
+            .output()
+            .await
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        eprintln!(
+            "{dir}: patchloop fix took {:.1}s",
+            started.elapsed().as_secs_f64()
+        );
+        assert_eq!(run.status.code(), Some(0), "{stderr}");
+        let receipt: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.path().join("receipt.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(receipt["verdict"], "verified", "{receipt:#}");
+        let patch = std::fs::read_to_string(out.path().join("patch.diff")).unwrap();
+        let known = std::fs::read_to_string(example(&format!("{dir}.fix.patch"))).unwrap();
+        let added = |p: &str| {
+            p.lines()
+                .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+                .map(|l| l.trim().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(added(&patch), added(&known), "{patch}");
+        if let Some(tag) = receipt["image"]["tag"].as_str() {
+            remove_image(tag).await;
+        }
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
