@@ -16,8 +16,18 @@ find . -name Cargo.toml | while read -r manifest; do
     fi
 done
 mkdir -p /opt/patchloop/vendor /.cargo
-echo "patchloop: running: cargo vendor --versioned-dirs /opt/patchloop/vendor"
-if ! cargo vendor --versioned-dirs /opt/patchloop/vendor >/tmp/patchloop-vendor.toml; then
+# The sparse index (HTTPS to index.crates.io) instead of the git index on github.com: registries
+# may be reachable where GitHub is not. Default from cargo 1.70; before 1.68 (Debian bookworm's
+# cargo is 1.65) it is the unstable -Z sparse-registry, allowed on stable with RUSTC_BOOTSTRAP=1.
+export CARGO_REGISTRIES_CRATES_IO_PROTOCOL=sparse
+minor=$(cargo --version | sed -n 's/^cargo 1\.\([0-9]*\).*/\1/p')
+zflags=""
+if [ "${minor:-99}" -lt 68 ]; then
+    zflags="-Z sparse-registry"
+    export RUSTC_BOOTSTRAP=1
+fi
+echo "patchloop: running: cargo $zflags vendor --versioned-dirs /opt/patchloop/vendor"
+if ! cargo $zflags vendor --versioned-dirs /opt/patchloop/vendor >/tmp/patchloop-vendor.toml; then
     echo "patchloop: FAILED: cargo vendor (fetching the crates Cargo.toml/Cargo.lock name)"
     exit 1
 fi
