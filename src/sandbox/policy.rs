@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 
 use bollard::models::{
-    ContainerCreateBody, HostConfig, HostConfigLogConfig, Mount, MountType, MountVolumeOptions,
-    ResourcesUlimits,
+    ContainerCreateBody, HostConfig, HostConfigCgroupnsModeEnum, HostConfigLogConfig, Mount,
+    MountType, MountVolumeOptions, ResourcesUlimits,
 };
 use serde::{Deserialize, Serialize};
 
@@ -213,6 +213,13 @@ impl ContainerPolicy {
             ulimits: Some(ulimits),
             tmpfs: Some(tmpfs),
             init: Some(true),
+            // Docker's default on cgroup v1 is the host's cgroup namespace: the container would
+            // read its host cgroup path (its full id) in /proc/self/cgroup.
+            cgroupns_mode: Some(if hardened {
+                HostConfigCgroupnsModeEnum::PRIVATE
+            } else {
+                HostConfigCgroupnsModeEnum::HOST
+            }),
             auto_remove: Some(true),
             log_config: Some(log_config),
             mounts: Some(mounts),
@@ -303,6 +310,7 @@ mod tests {
         assert_eq!(h.log_config.unwrap().config.unwrap()["max-size"], "1m");
         assert!(h.binds.is_none() && h.devices.is_none() && h.volumes_from.is_none());
         assert!(h.pid_mode.is_none() && h.ipc_mode.is_none() && h.userns_mode.is_none());
+        assert_eq!(h.cgroupns_mode, Some(HostConfigCgroupnsModeEnum::PRIVATE));
         assert_eq!(b.user.as_deref(), Some("1000:1000"));
         // The keeper bounds the container's life in both modes.
         let cmd = b.cmd.unwrap_or_default();

@@ -99,6 +99,28 @@ async fn kernel(h: &Container, c: &Container, policy: &ContainerPolicy) -> Vec<O
         ct == format!("{want}0\n"),
         format!("control (same limits, root) read {ct:?}"),
     ));
+
+    // A2 cgroup namespace: the container's own cgroup is its root; the host's path (and the
+    // container's full id in it) stays hidden, also on cgroup v1 where Docker defaults to host.
+    let own = "cat /proc/self/cgroup";
+    let (hc, cc) = tokio::join!(common::sh(h, own, secs(20)), common::sh(c, own, secs(20)));
+    let (ht, ct) = (hc.output.render(), cc.output.render());
+    let rooted = |t: &str| {
+        t.lines().filter(|l| !l.trim().is_empty()).count() > 0
+            && t.lines()
+                .filter(|l| !l.trim().is_empty())
+                .all(|l| l.rsplit(':').next() == Some("/"))
+    };
+    out.push(Outcome::new(
+        "A2-cgroupns-private",
+        hc.status == ExecStatus::Exited(0) && rooted(&ht),
+        common::truncate(ht.trim(), 200),
+        !rooted(&ct),
+        format!(
+            "the control (host cgroupns) sees host paths: {}",
+            common::truncate(ct.trim(), 120)
+        ),
+    ));
     out
 }
 
