@@ -791,6 +791,62 @@ mod tests {
     }
 
     #[test]
+    fn rust_and_node_checkouts_are_planned_without_python_files() -> Result<(), ImageError> {
+        let rust = tree(
+            &["Cargo.toml", "src/lib.rs", "tests/median.rs"],
+            &["src", "tests"],
+        );
+        assert_eq!(project_kind("p", &rust, None)?, ProjectKind::Rust);
+        let (dirs, cmd) = plan_for("p", &rust, ProjectKind::Rust, &[], None)?;
+        assert_eq!(
+            (dirs, cmd.as_str()),
+            (vec!["tests".to_string()], "cargo test")
+        );
+        let node = tree(
+            &["package.json", "src/a.js", "__tests__/a.test.js"],
+            &["src", "__tests__"],
+        );
+        assert_eq!(project_kind("p", &node, None)?, ProjectKind::Node);
+        let (dirs, cmd) = plan_for("p", &node, ProjectKind::Node, &[], None)?;
+        assert_eq!(
+            (dirs, cmd.as_str()),
+            (vec!["__tests__".to_string()], "npm test")
+        );
+        // The given kind wins; nothing known is an error naming --lang.
+        assert_eq!(
+            project_kind("p", &node, Some(ProjectKind::Rust))?,
+            ProjectKind::Rust
+        );
+        let err = project_kind("p", &tree(&["README.md"], &[]), None).unwrap_err();
+        assert!(err.to_string().contains("--lang"), "{err}");
+        Ok(())
+    }
+
+    #[test]
+    fn rust_source_context_compiles_after_the_baseline() {
+        let t = tree(&["Cargo.toml"], &[]);
+        let entries = source_context_for(ProjectKind::Rust, "d", "LABEL a=\"b\"", t.entries);
+        let dockerfile = match &entries[0] {
+            Entry::Data { data, .. } => String::from_utf8_lossy(data).into_owned(),
+            other => panic!("first entry must be the Dockerfile, got {other:?}"),
+        };
+        let finalize = dockerfile.find("finalize.sh").unwrap();
+        let build = dockerfile.find("rust-build.sh").unwrap();
+        assert!(finalize < build, "{dockerfile}");
+        let dests: Vec<&str> = entries.iter().map(entry_dest).collect();
+        assert!(dests.contains(&"patchloop-opt/rust-build.sh"));
+        assert!(dests.contains(&"patchloop-opt/harness/pl_junit.py"));
+        // Python's context is what it was: no build step, no JUnit harness file.
+        let py = source_context("d", "LABEL a=\"b\"", tree(&["a.py"], &[]).entries);
+        let dests: Vec<&str> = py.iter().map(entry_dest).collect();
+        assert!(
+            !dests
+                .iter()
+                .any(|d| d.contains("rust-build") || d.contains("pl_junit"))
+        );
+    }
+
+    #[test]
     fn check_dir_rejects_missing_and_non_directories() -> std::io::Result<()> {
         assert!(matches!(
             check_dir(Path::new("/nonexistent/x")),
