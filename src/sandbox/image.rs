@@ -921,6 +921,36 @@ mod tests {
     }
 
     #[test]
+    fn each_kind_has_its_own_tag_and_python_keeps_its_own() {
+        let opts = BaseOptions::default();
+        assert_eq!(base_tag_for(ProjectKind::Python, &opts), base_tag());
+        let rust = base_tag_for(ProjectKind::Rust, &opts);
+        let node = base_tag_for(ProjectKind::Node, &opts);
+        assert!(rust.starts_with("patchloop-base:rust-"), "{rust}");
+        assert!(node.starts_with("patchloop-base:node-"), "{node}");
+        // The Rust tag depends on the cargo-nextest copied in (or its absence).
+        let with = tag_of(
+            ProjectKind::Rust,
+            &Extra {
+                bytes: vec![1],
+                tag_part: Some("nextest abc".into()),
+            },
+        );
+        let without = tag_of(
+            ProjectKind::Rust,
+            &Extra {
+                bytes: Vec::new(),
+                tag_part: Some("no nextest".into()),
+            },
+        );
+        assert_ne!(with, without);
+        // One debootstrap per machine: every kind starts from the same rootfs.
+        for k in ProjectKind::ALL {
+            assert_eq!(BaseRecipe::for_kind(k).include, DEBOOTSTRAP_INCLUDE);
+        }
+    }
+
+    #[test]
     fn mirror_is_read_from_deb822_and_one_line_sources() {
         let deb822 = "Types: deb\n# http://snapshot.debian.org/x\nURIs: http://deb.debian.org/debian\nSuites: bookworm\n\nTypes: deb\nURIs: http://deb.debian.org/debian-security\n";
         assert_eq!(
