@@ -4,7 +4,7 @@
 #                 the pre-patch pytest configuration as a harness-owned [pytest] ini
 #   snapshot   {"workspace", "tests_dirs"} -> {path: sha256} of test files and code/config
 #   collect    {"out_dir", "workspace", "tests_dirs"} -> {"junit": text|null, "guard": text|null,
-#              "junit_sha256", "guard_sha256", "snapshot"}
+#              "junit_sha256", "guard_sha256", "result": text|null (pl_junit.py's), "result_sha256", "snapshot"}
 #   setup      {"workspace", "tests_dirs", "names"} -> {"ini", "snapshot", "found"}
 #   put        {"workspace", "files": {relpath: hex}} -> {"written": [...]}
 #   find_spec  {"names": [...]} -> {name: bool}  (run on the unpatched tree, cwd /)
@@ -99,15 +99,19 @@ SNAP_EXT = (".py", ".pth", ".ini", ".cfg", ".toml", ".pyc")
 
 
 def cmd_snapshot(inp):
+    # Optional (Rust/Node runs): "exts" adds file endings, "prune_top" skips top-level
+    # directories (cargo's target/).
     ws = inp["workspace"]
     tests = [d.strip("/") + "/" for d in inp.get("tests_dirs", []) if d.strip("/")]
+    exts = SNAP_EXT + tuple(inp.get("exts", []))
+    prune_top = set(inp.get("prune_top", []))
     out = {}
     for root, dirs, files in os.walk(ws):
-        dirs[:] = [d for d in dirs if d != ".git"]
+        dirs[:] = [d for d in dirs if d != ".git" and not (root == ws and d in prune_top)]
         for name in files:
             full = os.path.join(root, name)
             rel = os.path.relpath(full, ws)
-            if not (name.endswith(SNAP_EXT) or any(rel.startswith(t) for t in tests)):
+            if not (name.endswith(exts) or any(rel.startswith(t) for t in tests)):
                 continue
             try:
                 if os.path.islink(full):
@@ -134,8 +138,9 @@ def cmd_collect(inp):
     d = inp["out_dir"]
     junit, junit_sha = _read(os.path.join(d, "junit.xml"))
     guard, guard_sha = _read(os.path.join(d, "guard.json"))
+    result, result_sha = _read(os.path.join(d, "result.json"))
     return {"junit": junit, "guard": guard, "junit_sha256": junit_sha, "guard_sha256": guard_sha,
-            "snapshot": cmd_snapshot(inp)}
+            "result": result, "result_sha256": result_sha, "snapshot": cmd_snapshot(inp)}
 
 
 def cmd_setup(inp):

@@ -229,7 +229,19 @@ fn pytest_file_of(id: &str) -> Option<String> {
 /// Up to 60 workspace files, for the task (small models otherwise guess paths). Best effort.
 async fn list_files(sandbox: &dyn Sandbox) -> Vec<String> {
     let req = crate::sandbox::ExecRequest::argv([
-        "find", ".", "-type", "f", "-not", "-path", "./.git/*", "-not", "-name", "*.pyc",
+        "find",
+        ".",
+        "-type",
+        "f",
+        "-not",
+        "-path",
+        "./.git/*",
+        "-not",
+        "-name",
+        "*.pyc",
+        "-not",
+        "-path",
+        "./target/*",
     ])
     .output_cap(64 * 1024);
     match sandbox.exec(req).await {

@@ -678,33 +678,43 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 /// Run the configured test command (optionally on `tests`) with a JUnit report in /tmp.
+///
+/// Rust and Node images (`/opt/patchloop/kind`) run through the JUnit harness baked into the
+/// image (`pl_junit.py`: cargo-nextest or libtest JUnit; jest with jest-junit) instead; for Node
+/// the files of the given ids narrow the run, for Rust the whole suite runs.
 pub async fn run_tests(
     sandbox: &dyn Sandbox,
     cfg: &ToolConfig,
     tests: &[String],
 ) -> Result<TestRun, SandboxError> {
-    let xml = format!("/tmp/patchloop-junit-{:016x}.xml", rand::random::<u64>());
-    // The test command is the repository's configuration (a shell string); test ids are quoted.
-    let mut script = format!("{} --junitxml={xml}", cfg.test_cmd);
-    for t in tests {
-        script.push(' ');
-        script.push_str(&shell_quote(t));
-    }
+    let nonce = format!("{:016x}", rand::random::<u64>());
+    let xml = format!("/tmp/patchloop-junit-{nonce}.xml");
+    let out_dir = format!("/tmp/patchloop-junit-{nonce}");
     let r = sandbox
         .exec(
-            ExecRequest::shell(script)
+            ExecRequest::shell(run_tests_script(&cfg.test_cmd, &xml, &out_dir, tests))
                 .timeout(cfg.test_timeout)
                 .output_cap(cfg.obs_cap * 4),
         )
         .await?;
     let read = sandbox
         .exec(
-            ExecRequest::argv(["sh", "-c", "cat -- \"$1\" && rm -f -- \"$1\"", "sh", &xml])
-                .output_cap(8 << 20),
+            ExecRequest::argv([
+                "sh",
+                "-c",
+                "cat -- \"$1\" 2>/dev/null || cat -- \"$2/result.json\"; rm -rf -- \"$1\" \"$2\"",
+                "sh",
+                &xml,
+                &out_dir,
+            ])
+            .output_cap(8 << 20),
         )
         .await?;
-    let summary = if read.status.success() {
-        summarize_junit(&String::from_utf8_lossy(&read.output.kept_bytes()))
+    let text = String::from_utf8_lossy(&read.output.kept_bytes()).into_owned();
+    let summary = if text.trim_start().starts_with('{') {
+        summarize_junit_result(&text)
+    } else if !text.trim().is_empty() {
+        summarize_junit(&text)
     } else {
         None
     };
@@ -713,6 +723,74 @@ pub async fn run_tests(
         summary,
         output: r.output.render(),
     })
+}
+
+/// The shell script of one `run_tests` call. Pure.
+pub fn run_tests_script(test_cmd: &str, xml: &str, out_dir: &str, tests: &[String]) -> String {
+    use crate::sandbox::lang::{KIND_FILE, ProjectKind};
+    use crate::verify::junit_run;
+    let files: Vec<String> = tests
+        .iter()
+        .map(|t| t.split("::").next().unwrap_or(t).to_string())
+        .filter(|f| !f.is_empty())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let input = |kind: ProjectKind| {
+        let files: &[String] = if kind == ProjectKind::Node {
+            &files
+        } else {
+            &[]
+        };
+        shell_quote(&junit_run::input_json(
+            kind,
+            crate::sandbox::WORKSPACE,
+            out_dir,
+            files,
+        ))
+    };
+    // The test command is the repository's configuration (a shell string); test ids are quoted.
+    let mut python = format!("{test_cmd} --junitxml={xml}");
+    for t in tests {
+        python.push(' ');
+        python.push_str(&shell_quote(t));
+    }
+    format!(
+        "case \"$(cat {KIND_FILE} 2>/dev/null)\" in\n\
+         rust) printf '%s' {rust} | python3 -I -B {script} ;;\n\
+         node) printf '%s' {node} | python3 -I -B {script} ;;\n\
+         *) {python} ;;\n\
+         esac",
+        rust = input(ProjectKind::Rust),
+        node = input(ProjectKind::Node),
+        script = junit_run::IN_IMAGE,
+    )
+}
+
+/// Counts and failing ids from the JUnit harness's `result.json` (Rust/Node images). Pure.
+pub fn summarize_junit_result(json: &str) -> Option<TestSummary> {
+    use crate::sandbox::lang::ProjectKind;
+    use crate::verify::junit::Outcome;
+    use crate::verify::junit_run::{self, JunitResult};
+    let result: JunitResult = serde_json::from_str(json).ok()?;
+    let kind = ProjectKind::parse(result.kind.as_deref().unwrap_or(""));
+    let cases = junit_run::outcomes(kind, &result, crate::sandbox::WORKSPACE).ok()?;
+    let mut s = TestSummary::default();
+    for (id, c) in cases {
+        match c.outcome {
+            Outcome::Passed => s.passed += 1,
+            Outcome::Skipped => s.skipped += 1,
+            Outcome::Failed => {
+                s.failed += 1;
+                s.failing.push(id);
+            }
+            Outcome::Error | Outcome::Missing => {
+                s.errors += 1;
+                s.failing.push(id);
+            }
+        }
+    }
+    Some(s)
 }
 
 #[cfg(test)]
@@ -729,6 +807,58 @@ mod tests {
         );
         assert!(!s.all_passed());
         assert!(summarize_junit("not xml").is_none());
+    }
+
+    #[test]
+    fn run_tests_script_branches_on_the_image_kind() {
+        let s = run_tests_script(
+            "python -m pytest",
+            "/tmp/j.xml",
+            "/tmp/j",
+            &[
+                "tests/stats.test.js::median › odd".into(),
+                "tests/t.py::x".into(),
+            ],
+        );
+        assert!(s.contains("cat /opt/patchloop/kind"), "{s}");
+        assert!(
+            s.contains(
+                "python -m pytest --junitxml=/tmp/j.xml 'tests/stats.test.js::median › odd'"
+            ),
+            "{s}"
+        );
+        assert!(
+            s.contains("python3 -I -B /opt/patchloop/harness/pl_junit.py"),
+            "{s}"
+        );
+        // Node runs the files of the ids; Rust the whole suite.
+        let node_line = s.lines().find(|l| l.starts_with("node)")).unwrap();
+        assert!(
+            node_line.contains(r#""files":["tests/stats.test.js","tests/t.py"]"#),
+            "{node_line}"
+        );
+        let rust_line = s.lines().find(|l| l.starts_with("rust)")).unwrap();
+        assert!(rust_line.contains(r#""files":[]"#), "{rust_line}");
+    }
+
+    #[test]
+    fn junit_results_of_rust_and_node_are_summarised() {
+        let xml = include_str!("../verify/testdata/jest_junit.xml");
+        let json = serde_json::json!({
+            "kind": "node", "runner": "jest", "rc": 1,
+            "reports": [{"executable": null, "xml": xml}],
+        })
+        .to_string();
+        let s = summarize_junit_result(&json).unwrap();
+        assert_eq!((s.passed, s.failed, s.errors), (3, 1, 0));
+        assert_eq!(
+            s.failing,
+            vec!["tests/stats.test.js::median › even length averages the middle pair"]
+        );
+        let broken =
+            serde_json::json!({"kind": "rust", "problem": "does not compile", "reports": []});
+        assert!(summarize_junit_result(&broken.to_string()).is_none());
+        assert!(summarize_junit_result("not json").is_none());
     }
 
     #[test]

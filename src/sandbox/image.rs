@@ -1,10 +1,11 @@
-//! Images: the Python base image (online from `python:3.12-slim`, offline from a debootstrap'd
-//! rootfs imported with the Engine API), the build plumbing shared with [`super::prepare`], and
-//! the errors of both.
+//! Images: the base images (Python, Rust, Node; online from `python:3.12-slim` / `rust:*-slim` /
+//! `node:*-slim`, offline from a debootstrap'd rootfs imported with the Engine API), the build
+//! plumbing shared with [`super::prepare`], and the errors of both.
 //!
-//! Both base paths produce the same content-addressed tag, `patchloop-base:py-<hash>`, where the
-//! hash covers the recipe in `images/base/` (compiled in), so a recipe change makes a new tag and
-//! an existing tag is reused without rebuilding.
+//! Both base paths produce the same content-addressed tag, `patchloop-base:py-<hash>` (and
+//! `rust-<hash>`, `node-<hash>`), where the hash covers the recipe in `images/base/` (or
+//! `images/rust/`, `images/node/`; compiled in), so a recipe change makes a new tag and an
+//! existing tag is reused without rebuilding.
 
 use std::collections::HashMap;
 use std::collections::VecDeque;
@@ -20,6 +21,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt};
 
 use super::SandboxError;
 use super::context::{self, Entry};
+pub use super::lang::ProjectKind;
 pub use super::prepare::{PrepareOptions, PreparedImage, inspect_prepared, prepare};
 
 /// Harness files put into every sandbox image at `/opt/patchloop/harness/` (root-owned, read-only).
@@ -31,6 +33,10 @@ pub const HARNESS_FILES: &[(&str, &str)] = &[(
 const BASE_DOCKERFILE: &str = include_str!("../../images/base/Dockerfile");
 const BASE_SETUP: &str = include_str!("../../images/base/setup.sh");
 pub(crate) const WITH_CA: &str = include_str!("../../images/base/with-ca.sh");
+const RUST_DOCKERFILE: &str = include_str!("../../images/rust/Dockerfile");
+const RUST_SETUP: &str = include_str!("../../images/rust/setup.sh");
+const NODE_DOCKERFILE: &str = include_str!("../../images/node/Dockerfile");
+const NODE_SETUP: &str = include_str!("../../images/node/setup.sh");
 
 /// The image the online path starts from.
 pub const ONLINE_FROM: &str = "python:3.12-slim";
@@ -40,6 +46,59 @@ const ROOTFS_REPO: &str = "patchloop-rootfs";
 const SUITE: &str = "bookworm";
 const DEBOOTSTRAP_INCLUDE: &str =
     "python3,python3-pip,python3-venv,python3-pytest,python3-setuptools,git,ca-certificates";
+/// Rust and Node start from the Python base's rootfs (one debootstrap per machine; python3 runs
+/// the harness helpers as `python3 -I`); their setup.sh adds cargo/rustc or nodejs/npm with apt
+/// (debootstrap's `--include` resolves no virtual packages, and rustc needs `libc-dev`).
+const RUST_INCLUDE: &str = DEBOOTSTRAP_INCLUDE;
+const NODE_INCLUDE: &str = DEBOOTSTRAP_INCLUDE;
+const RUST_ONLINE_FROM: &str = "rust:1.83-slim-bookworm";
+const NODE_ONLINE_FROM: &str = "node:18-bookworm-slim";
+/// Where the offline Rust base looks for a cargo-nextest to copy in (a glibc build on PATH).
+const NEXTEST_BIN: &str = "cargo-nextest";
+
+/// One base image recipe: what `images/<dir>/` holds and where it starts from.
+#[derive(Debug, Clone)]
+pub struct BaseRecipe {
+    pub kind: ProjectKind,
+    /// Tag prefix: `py`, `rust`, `node`.
+    pub tag_prefix: &'static str,
+    pub dockerfile: &'static str,
+    pub setup: &'static str,
+    pub online_from: &'static str,
+    /// Debian packages debootstrap adds to the minbase (offline path).
+    pub include: &'static str,
+}
+
+impl BaseRecipe {
+    pub fn for_kind(kind: ProjectKind) -> BaseRecipe {
+        match kind {
+            ProjectKind::Python => BaseRecipe {
+                kind,
+                tag_prefix: "py",
+                dockerfile: BASE_DOCKERFILE,
+                setup: BASE_SETUP,
+                online_from: ONLINE_FROM,
+                include: DEBOOTSTRAP_INCLUDE,
+            },
+            ProjectKind::Rust => BaseRecipe {
+                kind,
+                tag_prefix: "rust",
+                dockerfile: RUST_DOCKERFILE,
+                setup: RUST_SETUP,
+                online_from: RUST_ONLINE_FROM,
+                include: RUST_INCLUDE,
+            },
+            ProjectKind::Node => BaseRecipe {
+                kind,
+                tag_prefix: "node",
+                dockerfile: NODE_DOCKERFILE,
+                setup: NODE_SETUP,
+                online_from: NODE_ONLINE_FROM,
+                include: NODE_INCLUDE,
+            },
+        }
+    }
+}
 const DEFAULT_MIRROR: &str = "http://deb.debian.org/debian";
 
 /// Label keys of sandbox images.
@@ -174,18 +233,29 @@ pub(crate) fn say(progress: &Option<ProgressFn>, line: &str) {
     }
 }
 
-/// The recipe hash (hex, 16 digits) that names the base image.
+/// The Python recipe hash (hex, 16 digits) that names the base image.
 pub fn base_recipe_hash() -> String {
+    recipe_hash(ProjectKind::Python, None)
+}
+
+/// The recipe hash of a kind's base; `extra` is the sha256 of a binary copied in (nextest).
+fn recipe_hash(kind: ProjectKind, extra: Option<&str>) -> String {
+    let r = BaseRecipe::for_kind(kind);
     let mut h = Sha256::new();
     for part in [
-        BASE_DOCKERFILE,
-        BASE_SETUP,
+        r.dockerfile,
+        r.setup,
         WITH_CA,
-        ONLINE_FROM,
+        r.online_from,
         SUITE,
-        DEBOOTSTRAP_INCLUDE,
+        r.include,
     ] {
         h.update(part.as_bytes());
+        h.update([0]);
+    }
+    // Python's parts are unchanged from before other kinds existed (its tag stays the same).
+    if let Some(x) = extra {
+        h.update(x.as_bytes());
         h.update([0]);
     }
     hex::encode(h.finalize())[..16].to_string()
@@ -196,11 +266,75 @@ pub fn base_tag() -> String {
     format!("{BASE_REPO}:py-{}", base_recipe_hash())
 }
 
-/// Makes sure the base image exists and returns its tag. Reuses an existing tag; otherwise tries
-/// the online path (pull `python:3.12-slim`) unless `offline`, and falls back to debootstrap when
-/// the pull fails.
+/// Makes sure the Python base image exists and returns its tag (see [`ensure_base_image_for`]).
 pub async fn ensure_base_image(docker: &Docker, opts: &BaseOptions) -> Result<String, ImageError> {
-    let tag = base_tag();
+    ensure_base_image_for(docker, opts, ProjectKind::Python).await
+}
+
+/// A binary copied into a base image: its bytes (empty when absent) and what the tag hashes.
+struct Extra {
+    bytes: Vec<u8>,
+    tag_part: Option<String>,
+}
+
+/// The Rust base copies a cargo-nextest found on PATH (a glibc build; Debian has none and
+/// rustc 1.63 cannot build it); without one the image reports through libtest's JUnit.
+fn extra_for(kind: ProjectKind, opts: &BaseOptions) -> Extra {
+    if kind != ProjectKind::Rust {
+        return Extra {
+            bytes: Vec::new(),
+            tag_part: None,
+        };
+    }
+    match which(NEXTEST_BIN).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b))) {
+        Some((path, bytes)) => {
+            opts.say(&format!(
+                "found {} ({} bytes): copying it into the Rust base for JUnit reports",
+                path.display(),
+                bytes.len()
+            ));
+            let sum = hex::encode(Sha256::digest(&bytes));
+            Extra {
+                bytes,
+                tag_part: Some(format!("nextest {sum}")),
+            }
+        }
+        None => {
+            opts.say("no cargo-nextest on PATH: the Rust base reports through libtest's JUnit format (RUSTC_BOOTSTRAP=1)");
+            Extra {
+                bytes: Vec::new(),
+                tag_part: Some("no nextest".into()),
+            }
+        }
+    }
+}
+
+/// The base tag of a kind (the Rust one depends on the cargo-nextest found on PATH).
+pub fn base_tag_for(kind: ProjectKind, opts: &BaseOptions) -> String {
+    let extra = extra_for(kind, opts);
+    tag_of(kind, &extra)
+}
+
+fn tag_of(kind: ProjectKind, extra: &Extra) -> String {
+    let r = BaseRecipe::for_kind(kind);
+    format!(
+        "{BASE_REPO}:{}-{}",
+        r.tag_prefix,
+        recipe_hash(kind, extra.tag_part.as_deref())
+    )
+}
+
+/// Makes sure the base image of `kind` exists and returns its tag. Reuses an existing tag;
+/// otherwise tries the online path (pull e.g. `python:3.12-slim`) unless `offline`, and falls
+/// back to debootstrap when the pull fails.
+pub async fn ensure_base_image_for(
+    docker: &Docker,
+    opts: &BaseOptions,
+    kind: ProjectKind,
+) -> Result<String, ImageError> {
+    let recipe = BaseRecipe::for_kind(kind);
+    let extra = extra_for(kind, opts);
+    let tag = tag_of(kind, &extra);
     if docker.inspect_image(&tag).await.is_ok() {
         opts.say(&format!("base image {tag} exists; reusing it"));
         return Ok(tag);
@@ -208,26 +342,40 @@ pub async fn ensure_base_image(docker: &Docker, opts: &BaseOptions) -> Result<St
     let ca = opts.ca_bytes()?;
     // One builder per machine: parallel test binaries or CLI runs wait here instead of running
     // debootstrap side by side; whoever waited finds the tag made.
-    let _lock = host_lock(&format!("base-{}", base_recipe_hash()), opts).await?;
+    let lock_name = match kind {
+        ProjectKind::Python => format!("base-{}", base_recipe_hash()),
+        _ => format!("base-{}", tag.replace([':', '/'], "-")),
+    };
+    let _lock = host_lock(&lock_name, opts).await?;
     if docker.inspect_image(&tag).await.is_ok() {
         opts.say(&format!("base image {tag} was built meanwhile; reusing it"));
         return Ok(tag);
     }
+    let started = std::time::Instant::now();
+    let from = recipe.online_from;
     if !opts.offline {
-        match pull(docker, ONLINE_FROM, opts).await {
+        match pull(docker, from, opts).await {
             Ok(()) => {
-                opts.say(&format!("building {tag} from {ONLINE_FROM}"));
-                build_base(docker, &tag, ONLINE_FROM, "online", &ca, opts).await?;
+                opts.say(&format!("building {tag} from {from}"));
+                build_base(docker, &tag, &recipe, from, "online", &ca, &extra, opts).await?;
+                opts.say(&format!(
+                    "built {tag} in {:.0}s",
+                    started.elapsed().as_secs_f64()
+                ));
                 return Ok(tag);
             }
             Err(reason) => opts.say(&format!(
-                "cannot pull {ONLINE_FROM} ({reason}); building the base offline with debootstrap"
+                "cannot pull {from} ({reason}); building the base offline with debootstrap"
             )),
         }
     }
-    let rootfs = ensure_rootfs(docker, opts).await?;
+    let rootfs = ensure_rootfs(docker, opts, recipe.include).await?;
     opts.say(&format!("building {tag} from {rootfs}"));
-    build_base(docker, &tag, &rootfs, "offline", &ca, opts).await?;
+    build_base(docker, &tag, &recipe, &rootfs, "offline", &ca, &extra, opts).await?;
+    opts.say(&format!(
+        "built {tag} in {:.0}s",
+        started.elapsed().as_secs_f64()
+    ));
     Ok(tag)
 }
 
@@ -302,28 +450,44 @@ async fn pull(docker: &Docker, image: &str, opts: &BaseOptions) -> Result<(), St
         .map_err(|_| "the pull took longer than 10 minutes".to_string())?
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn build_base(
     docker: &Docker,
     tag: &str,
+    recipe: &BaseRecipe,
     from: &str,
     flavor: &str,
     ca: &[u8],
+    extra: &Extra,
     opts: &BaseOptions,
 ) -> Result<(), ImageError> {
-    let entries = vec![
-        Entry::data("Dockerfile", BASE_DOCKERFILE, 0o644),
+    let mut entries = vec![
+        Entry::data("Dockerfile", recipe.dockerfile, 0o644),
         Entry::Dir {
             dest: "patchloop".into(),
             mode: 0o755,
         },
-        Entry::data("patchloop/setup.sh", BASE_SETUP, 0o755),
+        Entry::data("patchloop/setup.sh", recipe.setup, 0o755),
         Entry::data("patchloop/with-ca.sh", WITH_CA, 0o755),
         Entry::data("patchloop/ca.crt", ca.to_vec(), 0o644),
     ];
-    let labels = HashMap::from([
+    if recipe.kind == ProjectKind::Rust {
+        entries.push(Entry::data(
+            "patchloop/cargo-nextest",
+            extra.bytes.clone(),
+            0o755,
+        ));
+    }
+    let mut labels = HashMap::from([
         (LABEL_FLAVOR.to_string(), flavor.to_string()),
         ("patchloop.base.from".to_string(), from.to_string()),
     ]);
+    if recipe.kind != ProjectKind::Python {
+        labels.insert(
+            super::lang::LABEL_KIND.to_string(),
+            recipe.kind.as_str().to_string(),
+        );
+    }
     let args = HashMap::from([("BASE_IMAGE".to_string(), from.to_string())]);
     let options = BuildImageOptionsBuilder::default()
         .dockerfile("Dockerfile")
@@ -380,10 +544,10 @@ pub fn mirror_from_sources(text: &str) -> Option<String> {
     None
 }
 
-fn rootfs_tag() -> String {
+fn rootfs_tag(include: &str) -> String {
     let mut h = Sha256::new();
     h.update(SUITE.as_bytes());
-    h.update(DEBOOTSTRAP_INCLUDE.as_bytes());
+    h.update(include.as_bytes());
     format!("{ROOTFS_REPO}:{SUITE}-{}", &hex::encode(h.finalize())[..12])
 }
 
@@ -402,15 +566,19 @@ fn euid_from_status(status: &str) -> Option<u32> {
 
 /// debootstrap a minbase rootfs and `docker import` it (Engine API, streamed tar); reused when
 /// its tag exists.
-async fn ensure_rootfs(docker: &Docker, opts: &BaseOptions) -> Result<String, ImageError> {
-    let tag = rootfs_tag();
+async fn ensure_rootfs(
+    docker: &Docker,
+    opts: &BaseOptions,
+    include: &str,
+) -> Result<String, ImageError> {
+    let tag = rootfs_tag(include);
     if docker.inspect_image(&tag).await.is_ok() {
         opts.say(&format!("rootfs {tag} exists; reusing it"));
         return Ok(tag);
     }
     if which("debootstrap").is_none() {
         return Err(ImageError::Offline {
-            reason: "debootstrap is not installed\n  install it with `apt-get install debootstrap` (scripts/ensure-docker does), or make python:3.12-slim pullable".into(),
+            reason: "debootstrap is not installed\n  install it with `apt-get install debootstrap` (scripts/ensure-docker does), or make the online base image (python:3.12-slim, rust:*-slim, node:*-slim) pullable".into(),
         });
     }
     if !is_root() {
@@ -429,7 +597,7 @@ async fn ensure_rootfs(docker: &Docker, opts: &BaseOptions) -> Result<String, Im
         "debootstrap {SUITE} from {mirror} into {} (about a minute)",
         dir.path().display()
     ));
-    debootstrap(dir.path(), &mirror, opts).await?;
+    debootstrap(dir.path(), &mirror, include, opts).await?;
     opts.say(&format!("importing the rootfs as {tag}"));
     import_dir(docker, dir.path(), &tag).await?;
     Ok(tag)
@@ -443,11 +611,16 @@ fn which(cmd: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-async fn debootstrap(dir: &Path, mirror: &str, opts: &BaseOptions) -> Result<(), ImageError> {
+async fn debootstrap(
+    dir: &Path,
+    mirror: &str,
+    include: &str,
+    opts: &BaseOptions,
+) -> Result<(), ImageError> {
     let bin = which("debootstrap").unwrap_or_else(|| PathBuf::from("debootstrap"));
     let mut child = tokio::process::Command::new(bin)
         .arg("--variant=minbase")
-        .arg(format!("--include={DEBOOTSTRAP_INCLUDE}"))
+        .arg(format!("--include={include}"))
         .arg(SUITE)
         .arg(dir)
         .arg(mirror)
@@ -503,7 +676,7 @@ async fn debootstrap(dir: &Path, mirror: &str, opts: &BaseOptions) -> Result<(),
         return Err(ImageError::BuildFailed {
             stage: "offline base (debootstrap)".into(),
             command: format!(
-                "debootstrap --variant=minbase --include={DEBOOTSTRAP_INCLUDE} {SUITE} {} {mirror}",
+                "debootstrap --variant=minbase --include={include} {SUITE} {} {mirror}",
                 dir.display()
             ),
             log_tail,
@@ -745,6 +918,36 @@ mod tests {
         assert!(t.starts_with("patchloop-base:py-"));
         assert_eq!(t.len(), "patchloop-base:py-".len() + 16);
         assert_eq!(t, base_tag());
+    }
+
+    #[test]
+    fn each_kind_has_its_own_tag_and_python_keeps_its_own() {
+        let opts = BaseOptions::default();
+        assert_eq!(base_tag_for(ProjectKind::Python, &opts), base_tag());
+        let rust = base_tag_for(ProjectKind::Rust, &opts);
+        let node = base_tag_for(ProjectKind::Node, &opts);
+        assert!(rust.starts_with("patchloop-base:rust-"), "{rust}");
+        assert!(node.starts_with("patchloop-base:node-"), "{node}");
+        // The Rust tag depends on the cargo-nextest copied in (or its absence).
+        let with = tag_of(
+            ProjectKind::Rust,
+            &Extra {
+                bytes: vec![1],
+                tag_part: Some("nextest abc".into()),
+            },
+        );
+        let without = tag_of(
+            ProjectKind::Rust,
+            &Extra {
+                bytes: Vec::new(),
+                tag_part: Some("no nextest".into()),
+            },
+        );
+        assert_ne!(with, without);
+        // One debootstrap per machine: every kind starts from the same rootfs.
+        for k in ProjectKind::ALL {
+            assert_eq!(BaseRecipe::for_kind(k).include, DEBOOTSTRAP_INCLUDE);
+        }
     }
 
     #[test]

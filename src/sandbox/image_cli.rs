@@ -8,6 +8,7 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 
 use super::image::{self, BaseOptions, ImageError};
+use super::lang::ProjectKind;
 use super::prepare::{self, PrepareOptions};
 
 /// Options shared by every command that may build the base image.
@@ -27,8 +28,17 @@ pub struct BaseArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ImagesCommand {
-    /// Build (or reuse) the Python base image; prints its tag.
-    Build(BaseArgs),
+    /// Build (or reuse) a base image (Python unless --lang says otherwise); prints its tag.
+    Build(BuildArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Which base: python (pytest), rust (Debian cargo/rustc) or node (Debian nodejs/npm).
+    #[arg(long, value_enum, default_value_t = ProjectKind::Python)]
+    pub lang: ProjectKind,
+    #[command(flatten)]
+    pub base: BaseArgs,
 }
 
 #[derive(Debug, Args)]
@@ -41,6 +51,10 @@ pub struct PrepareArgs {
     /// Test directory relative to the checkout (repeatable) [default: detected].
     #[arg(long = "tests-dir", value_name = "DIR")]
     pub tests_dirs: Vec<String>,
+    /// Project kind [default: detected: pyproject.toml/setup.py/… python, Cargo.toml rust,
+    /// package.json node].
+    #[arg(long, value_enum)]
+    pub lang: Option<ProjectKind>,
     #[command(flatten)]
     pub base: BaseArgs,
 }
@@ -58,9 +72,9 @@ fn base_options(args: BaseArgs) -> BaseOptions {
 pub async fn images(cmd: ImagesCommand) -> Result<(), ImageError> {
     match cmd {
         ImagesCommand::Build(args) => {
-            let opts = base_options(args);
+            let opts = base_options(args.base);
             let docker = super::docker::connect().await?;
-            let tag = image::ensure_base_image(&docker, &opts).await?;
+            let tag = image::ensure_base_image_for(&docker, &opts, args.lang).await?;
             println!("{tag}");
             Ok(())
         }
@@ -73,6 +87,7 @@ pub async fn prepare(args: PrepareArgs) -> Result<(), ImageError> {
         path: args.path,
         test_cmd: args.test_cmd,
         tests_dirs: args.tests_dirs,
+        kind: args.lang,
         base: base_options(args.base),
     };
     let docker = super::docker::connect().await?;

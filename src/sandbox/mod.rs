@@ -10,6 +10,7 @@ pub mod docker;
 pub mod doctor;
 pub mod image;
 pub mod image_cli;
+pub mod lang;
 pub mod output;
 pub mod policy;
 pub mod prepare;

@@ -6,6 +6,12 @@
 //! projects) → source (`patchloop-sandbox:<name>-<hash of the copied tree>`, built without
 //! network). The source stage makes `/workspace` a fresh one-commit git repository and copies it
 //! to `/opt/patchloop/baseline.git` (images/sandbox/finalize.sh). See images/README.md.
+//!
+//! Rust and Node projects ([`ProjectKind`], detected from the top-level files) use their own
+//! base (`patchloop-base:rust-*` / `node-*`) and dependencies layer (crates vendored to
+//! `/opt/patchloop/vendor`; `npm ci` into `/opt/patchloop/node/node_modules`, linked as
+//! `/node_modules`), no install layer, and for Rust a compile step after the baseline commit
+//! (`images/sandbox/rust-build.sh`, `target/` kept out of the diff).
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +24,7 @@ use super::image::{
     self, BaseOptions, HARNESS_FILES, ImageError, LABEL_BASE, LABEL_DEPS, LABEL_INSTALL,
     LABEL_TEST_CMD, LABEL_TESTS_DIRS, ProgressFn, WITH_CA,
 };
+use super::lang::{self, LABEL_KIND, ProjectKind};
 
 const DEPS_DOCKERFILE: &str = include_str!("../../images/sandbox/deps.Dockerfile");
 const DEPS_PY: &str = include_str!("../../images/sandbox/deps.py");
@@ -25,6 +32,12 @@ const SOURCE_DOCKERFILE: &str = include_str!("../../images/sandbox/source.Docker
 const FINALIZE_SH: &str = include_str!("../../images/sandbox/finalize.sh");
 const INSTALL_DOCKERFILE: &str = include_str!("../../images/sandbox/install.Dockerfile");
 const INSTALL_SH: &str = include_str!("../../images/sandbox/install.sh");
+const LANG_DEPS_DOCKERFILE: &str = include_str!("../../images/sandbox/lang-deps.Dockerfile");
+const RUST_DEPS_SH: &str = include_str!("../../images/sandbox/rust-deps.sh");
+const NODE_DEPS_SH: &str = include_str!("../../images/sandbox/node-deps.sh");
+const RUST_BUILD_SH: &str = include_str!("../../images/sandbox/rust-build.sh");
+/// Runs Rust/Node suites with JUnit output (shared with the verifier and `run_tests`).
+pub const PL_JUNIT: &str = include_str!("../../images/harness/pl_junit.py");
 
 pub const DEPS_REPO: &str = "patchloop-deps";
 pub const SANDBOX_REPO: &str = "patchloop-sandbox";
@@ -43,6 +56,8 @@ pub struct PrepareOptions {
     pub test_cmd: Option<String>,
     /// Workspace-relative test directories; detected when empty.
     pub tests_dirs: Vec<String>,
+    /// Project kind; detected from the top-level files when `None`.
+    pub kind: Option<ProjectKind>,
     /// Base image options (offline, mirror, CA, progress).
     pub base: BaseOptions,
 }
@@ -60,15 +75,31 @@ pub struct PreparedImage {
     /// Whether an existing dependencies image was reused (false when built now, or unknown
     /// for [`inspect_prepared`]).
     pub deps_reused: bool,
+    pub kind: ProjectKind,
 }
 
-/// Dependency files at the checkout root that key the dependencies layer.
+/// Dependency files at the checkout root that key the (Python) dependencies layer.
 pub fn is_dependency_file(rel: &str) -> bool {
-    if rel.contains('/') {
-        return false;
+    lang::is_dependency_file(ProjectKind::Python, rel)
+}
+
+/// The project kind: the one given, else detected from the checkout's top-level files.
+pub fn project_kind(
+    path_display: &str,
+    tree: &SourceTree,
+    given: Option<ProjectKind>,
+) -> Result<ProjectKind, ImageError> {
+    if let Some(k) = given {
+        return Ok(k);
     }
-    matches!(rel, "pyproject.toml" | "setup.py" | "setup.cfg")
-        || (rel.starts_with("requirements") && rel.ends_with(".txt"))
+    let top = tree.entries.iter().filter_map(|e| match e {
+        Entry::File { dest, .. } if !dest.contains('/') => Some(dest.as_str()),
+        _ => None,
+    });
+    lang::detect(top, tree.python_files).ok_or_else(|| ImageError::Unsupported {
+        path: path_display.to_string(),
+        reason: "no Python files, Cargo.toml or package.json found; patchloop prepares Python, Rust and Node projects (name the kind with --lang)".into(),
+    })
 }
 
 /// A Docker-tag-safe name for the checkout (lowercase, `[a-z0-9._-]`, ≤ 40 chars).
@@ -96,14 +127,35 @@ pub fn plan(
     given_dirs: &[String],
     test_cmd: Option<&str>,
 ) -> Result<(Vec<String>, String), ImageError> {
-    if tree.python_files == 0 {
+    plan_for(
+        path_display,
+        tree,
+        ProjectKind::Python,
+        given_dirs,
+        test_cmd,
+    )
+}
+
+/// [`plan`] for a project kind: Rust and Node need no Python files; `__tests__/` also counts
+/// as a test directory for Node.
+pub fn plan_for(
+    path_display: &str,
+    tree: &SourceTree,
+    kind: ProjectKind,
+    given_dirs: &[String],
+    test_cmd: Option<&str>,
+) -> Result<(Vec<String>, String), ImageError> {
+    if kind == ProjectKind::Python && tree.python_files == 0 {
         return Err(ImageError::Unsupported {
             path: path_display.to_string(),
             reason: "it contains no Python files (.py); patchloop prepares Python projects".into(),
         });
     }
     let tests_dirs = if given_dirs.is_empty() {
-        let found = context::detect_tests_dirs(&tree.dirs, &context::packages(tree));
+        let mut found = context::detect_tests_dirs(&tree.dirs, &context::packages(tree));
+        if kind == ProjectKind::Node && tree.dirs.contains("__tests__") {
+            found.push("__tests__".into());
+        }
         if found.is_empty() {
             return Err(ImageError::NoTests {
                 path: path_display.to_string(),
@@ -134,9 +186,10 @@ pub fn plan(
         Some("") => {
             return Err(ImageError::Unsupported {
                 path: path_display.to_string(),
-                reason:
-                    "--test-cmd is empty; give a command or leave it out for `python -m pytest`"
-                        .into(),
+                reason: format!(
+                    "--test-cmd is empty; give a command or leave it out for `{}`",
+                    kind.default_test_cmd()
+                ),
             });
         }
         Some(cmd) if cmd.chars().any(char::is_control) => {
@@ -146,7 +199,7 @@ pub fn plan(
             });
         }
         Some(cmd) => cmd.to_string(),
-        None => DEFAULT_TEST_CMD.to_string(),
+        None => kind.default_test_cmd().to_string(),
     };
     Ok((tests_dirs, test_cmd))
 }
@@ -168,11 +221,18 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
                 "cannot read the checkout {display}"
             )))?
     };
-    let (tests_dirs, test_cmd) = plan(&display, &tree, &opts.tests_dirs, opts.test_cmd.as_deref())?;
+    let kind = project_kind(&display, &tree, opts.kind)?;
+    let (tests_dirs, test_cmd) = plan_for(
+        &display,
+        &tree,
+        kind,
+        &opts.tests_dirs,
+        opts.test_cmd.as_deref(),
+    )?;
     image::say(
         &progress,
         &format!(
-            "{} entries to copy, {} left out; tests: {}; test command: {test_cmd}",
+            "{kind} project: {} entries to copy, {} left out; tests: {}; test command: {test_cmd}",
             tree.entries.len(),
             tree.excluded.len(),
             tests_dirs.join(", ")
@@ -188,12 +248,13 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         );
     }
 
-    let base = image::ensure_base_image(docker, &opts.base).await?;
+    let base = image::ensure_base_image_for(docker, &opts.base, kind).await?;
     let ca = opts.base.ca_bytes()?;
-    let (deps, deps_reused) = ensure_deps(docker, &base, &tree, &ca, &progress).await?;
-    let parent = if tree.entries.iter().any(
-        |e| matches!(e, Entry::File { dest, .. } if dest == "pyproject.toml" || dest == "setup.py"),
-    ) {
+    let (deps, deps_reused) = ensure_deps(docker, &base, kind, &tree, &ca, &progress).await?;
+    let parent = if kind == ProjectKind::Python
+        && tree.entries.iter().any(
+            |e| matches!(e, Entry::File { dest, .. } if dest == "pyproject.toml" || dest == "setup.py"),
+        ) {
         ensure_install(docker, &deps, &tree, &progress).await?
     } else {
         deps.clone()
@@ -204,15 +265,19 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let labels = [
+    let mut labels = vec![
         (LABEL_TEST_CMD, test_cmd.as_str()),
         (LABEL_TESTS_DIRS, tests_json.as_str()),
         (LABEL_BASE, base.as_str()),
         (LABEL_DEPS, deps.as_str()),
         (LABEL_INSTALL, parent.as_str()),
     ];
+    // Python images carry no kind label (absent means Python), so their tags are unchanged.
+    if kind != ProjectKind::Python {
+        labels.push((LABEL_KIND, kind.as_str()));
+    }
     // One LABEL instruction in the Dockerfile: each build-API label would be a build step.
-    let entries = source_context(&parent, &label_instruction(&labels), tree.entries);
+    let entries = source_context_for(kind, &parent, &label_instruction(&labels), tree.entries);
     let hash = hashed(
         entries.clone(),
         vec![
@@ -236,6 +301,7 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
             test_cmd,
             base,
             deps_reused,
+            kind,
         });
     }
     let options = BuildImageOptionsBuilder::default()
@@ -254,6 +320,7 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         test_cmd,
         base,
         deps_reused,
+        kind,
     })
 }
 
@@ -294,6 +361,7 @@ fn dir(dest: &str) -> Entry {
 async fn ensure_deps(
     docker: &Docker,
     base: &str,
+    kind: ProjectKind,
     tree: &SourceTree,
     ca: &[u8],
     progress: &Option<ProgressFn>,
@@ -301,7 +369,7 @@ async fn ensure_deps(
     let mut dep_files: Vec<Entry> = Vec::new();
     for e in &tree.entries {
         if let Entry::File { src, dest, mode } = e
-            && is_dependency_file(dest)
+            && lang::is_dependency_file(kind, dest)
         {
             dep_files.push(Entry::File {
                 src: src.clone(),
@@ -310,12 +378,18 @@ async fn ensure_deps(
             });
         }
     }
+    // Python's recipe parts are unchanged from before other kinds existed (same tags).
+    let (dockerfile, script, script_name) = match kind {
+        ProjectKind::Python => (DEPS_DOCKERFILE, DEPS_PY, "deps.py"),
+        ProjectKind::Rust => (LANG_DEPS_DOCKERFILE, RUST_DEPS_SH, "deps.sh"),
+        ProjectKind::Node => (LANG_DEPS_DOCKERFILE, NODE_DEPS_SH, "deps.sh"),
+    };
     let hash = hashed(
         dep_files.clone(),
         vec![
             base.to_string(),
-            DEPS_DOCKERFILE.into(),
-            DEPS_PY.into(),
+            dockerfile.into(),
+            script.into(),
             WITH_CA.into(),
         ],
     )
@@ -329,17 +403,26 @@ async fn ensure_deps(
         return Ok((tag, true));
     }
     let mut entries = vec![
-        Entry::data(
-            "Dockerfile",
-            DEPS_DOCKERFILE.replace("{{BASE}}", base),
-            0o644,
-        ),
+        Entry::data("Dockerfile", dockerfile.replace("{{BASE}}", base), 0o644),
         dir("patchloop"),
         Entry::data("patchloop/with-ca.sh", WITH_CA, 0o755),
         Entry::data("patchloop/ca.crt", ca.to_vec(), 0o644),
-        Entry::data("patchloop/deps.py", DEPS_PY, 0o644),
+        Entry::data(format!("patchloop/{script_name}"), script, 0o644),
         dir("patchloop/project"),
     ];
+    // Manifests below the top (cargo workspace members) need their directories.
+    let mut parents: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for e in &dep_files {
+        let mut p = entry_dest(e);
+        while let Some((parent, _)) = p.rsplit_once('/') {
+            if parent == "patchloop/project" {
+                break;
+            }
+            parents.insert(parent.to_string());
+            p = parent;
+        }
+    }
+    entries.extend(parents.into_iter().map(|p| dir(&p)));
     entries.extend(dep_files);
     let options = BuildImageOptionsBuilder::default()
         .dockerfile("Dockerfile")
@@ -447,10 +530,22 @@ fn workspace_entries(tree: impl IntoIterator<Item = Entry>) -> Vec<Entry> {
 
 /// The source stage's context: Dockerfile, harness files + finalize script (`patchloop-opt/`,
 /// copied root-owned to /opt/patchloop) and the checkout under `workspace/`.
+#[cfg(test)]
 fn source_context(deps: &str, labels: &str, tree: Vec<Entry>) -> Vec<Entry> {
-    let dockerfile = SOURCE_DOCKERFILE
+    source_context_for(ProjectKind::Python, deps, labels, tree)
+}
+
+/// [`source_context`] for a kind: Rust compiles after the baseline commit (rust-build.sh).
+fn source_context_for(kind: ProjectKind, deps: &str, labels: &str, tree: Vec<Entry>) -> Vec<Entry> {
+    let mut dockerfile = SOURCE_DOCKERFILE
         .replace("{{DEPS}}", deps)
         .replace("{{LABELS}}", labels);
+    if kind == ProjectKind::Rust {
+        dockerfile = dockerfile.replace(
+            "RUN /bin/sh /opt/patchloop/finalize.sh\n",
+            "RUN /bin/sh /opt/patchloop/finalize.sh\nRUN /bin/sh /opt/patchloop/rust-build.sh\n",
+        );
+    }
     let mut entries = vec![
         Entry::data("Dockerfile", dockerfile, 0o644),
         dir("patchloop-opt"),
@@ -460,10 +555,25 @@ fn source_context(deps: &str, labels: &str, tree: Vec<Entry>) -> Vec<Entry> {
             mode: 0o555,
         },
     ];
+    if kind == ProjectKind::Rust {
+        entries.push(Entry::data(
+            "patchloop-opt/rust-build.sh",
+            RUST_BUILD_SH,
+            0o700,
+        ));
+    }
     for (name, content) in HARNESS_FILES {
         entries.push(Entry::data(
             format!("patchloop-opt/harness/{name}"),
             *content,
+            0o444,
+        ));
+    }
+    // The JUnit harness the agent's `run_tests` calls (the verifier sends its own copy).
+    if kind.uses_junit_harness() {
+        entries.push(Entry::data(
+            "patchloop-opt/harness/pl_junit.py",
+            PL_JUNIT,
             0o444,
         ));
     }
@@ -524,6 +634,7 @@ pub async fn inspect_prepared(docker: &Docker, tag: &str) -> Result<PreparedImag
         test_cmd: get(LABEL_TEST_CMD)?,
         base: get(LABEL_BASE)?,
         deps_reused: false,
+        kind: ProjectKind::parse(labels.get(LABEL_KIND).map(String::as_str).unwrap_or("")),
     })
 }
 
@@ -677,6 +788,62 @@ mod tests {
             }
             other => panic!("first entry must be the Dockerfile, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn rust_and_node_checkouts_are_planned_without_python_files() -> Result<(), ImageError> {
+        let rust = tree(
+            &["Cargo.toml", "src/lib.rs", "tests/median.rs"],
+            &["src", "tests"],
+        );
+        assert_eq!(project_kind("p", &rust, None)?, ProjectKind::Rust);
+        let (dirs, cmd) = plan_for("p", &rust, ProjectKind::Rust, &[], None)?;
+        assert_eq!(
+            (dirs, cmd.as_str()),
+            (vec!["tests".to_string()], "cargo test")
+        );
+        let node = tree(
+            &["package.json", "src/a.js", "__tests__/a.test.js"],
+            &["src", "__tests__"],
+        );
+        assert_eq!(project_kind("p", &node, None)?, ProjectKind::Node);
+        let (dirs, cmd) = plan_for("p", &node, ProjectKind::Node, &[], None)?;
+        assert_eq!(
+            (dirs, cmd.as_str()),
+            (vec!["__tests__".to_string()], "npm test")
+        );
+        // The given kind wins; nothing known is an error naming --lang.
+        assert_eq!(
+            project_kind("p", &node, Some(ProjectKind::Rust))?,
+            ProjectKind::Rust
+        );
+        let err = project_kind("p", &tree(&["README.md"], &[]), None).unwrap_err();
+        assert!(err.to_string().contains("--lang"), "{err}");
+        Ok(())
+    }
+
+    #[test]
+    fn rust_source_context_compiles_after_the_baseline() {
+        let t = tree(&["Cargo.toml"], &[]);
+        let entries = source_context_for(ProjectKind::Rust, "d", "LABEL a=\"b\"", t.entries);
+        let dockerfile = match &entries[0] {
+            Entry::Data { data, .. } => String::from_utf8_lossy(data).into_owned(),
+            other => panic!("first entry must be the Dockerfile, got {other:?}"),
+        };
+        let finalize = dockerfile.find("finalize.sh").unwrap();
+        let build = dockerfile.find("rust-build.sh").unwrap();
+        assert!(finalize < build, "{dockerfile}");
+        let dests: Vec<&str> = entries.iter().map(entry_dest).collect();
+        assert!(dests.contains(&"patchloop-opt/rust-build.sh"));
+        assert!(dests.contains(&"patchloop-opt/harness/pl_junit.py"));
+        // Python's context is what it was: no build step, no JUnit harness file.
+        let py = source_context("d", "LABEL a=\"b\"", tree(&["a.py"], &[]).entries);
+        let dests: Vec<&str> = py.iter().map(entry_dest).collect();
+        assert!(
+            !dests
+                .iter()
+                .any(|d| d.contains("rust-build") || d.contains("pl_junit"))
+        );
     }
 
     #[test]

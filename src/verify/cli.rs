@@ -119,6 +119,7 @@ async fn prepare(
                 path: args.repo.clone(),
                 test_cmd: None,
                 tests_dirs: Vec::new(),
+                kind: None,
                 base: crate::sandbox::image::BaseOptions {
                     offline: args.base.offline,
                     mirror: args.base.mirror.clone(),

@@ -119,10 +119,31 @@ pub fn node_id_for_key(k: &str) -> String {
 }
 
 pub fn parse(xml: &str) -> Result<JunitRun, JunitError> {
+    let mut cases: BTreeMap<String, CaseResult> = BTreeMap::new();
+    for c in raw_cases(xml)? {
+        merge(&mut cases, key(&c.classname, &c.name), c.result);
+    }
+    Ok(JunitRun { cases })
+}
+
+/// One `<testcase>` as written, with its suite's name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawCase {
+    pub suite: String,
+    pub classname: String,
+    pub name: String,
+    pub result: CaseResult,
+    /// The case's `<system-out>` (nextest stores each test process's stdout).
+    pub stdout: Option<String>,
+}
+
+/// Every testcase of a report in document order: the one reader of JUnit XML (pytest, nextest,
+/// libtest and jest-junit reports all go through it).
+pub fn raw_cases(xml: &str) -> Result<Vec<RawCase>, JunitError> {
     let xml = strip_timestamps(xml);
     let report =
         Report::deserialize_from_str(&xml).map_err(|e| JunitError::Parse(e.to_string()))?;
-    let mut cases: BTreeMap<String, CaseResult> = BTreeMap::new();
+    let mut out = Vec::new();
     for suite in &report.test_suites {
         for case in &suite.test_cases {
             let classname = case.classname.as_ref().map(|c| c.as_str()).unwrap_or("");
@@ -140,29 +161,39 @@ pub fn parse(xml: &str) -> Result<JunitRun, JunitError> {
                     message.as_ref().map(|m| m.as_str().to_string()),
                 ),
             };
-            let k = key(classname, case.name.as_str());
-            let new = CaseResult {
-                outcome,
-                duration: case.time,
-                message: message.map(|m| m.chars().take(500).collect()),
-            };
-            match cases.get_mut(&k) {
-                Some(old) => {
-                    if new.outcome.severity() > old.outcome.severity() {
-                        old.outcome = new.outcome;
-                        old.message = new.message;
-                    }
-                    if let (Some(a), Some(b)) = (old.duration, new.duration) {
-                        old.duration = Some(a + b);
-                    }
-                }
-                None => {
-                    cases.insert(k, new);
-                }
-            }
+            out.push(RawCase {
+                suite: suite.name.as_str().to_string(),
+                classname: classname.to_string(),
+                name: case.name.as_str().to_string(),
+                stdout: case.system_out.as_ref().map(|s| s.as_str().to_string()),
+                result: CaseResult {
+                    outcome,
+                    duration: case.time,
+                    message: message.map(|m| m.chars().take(500).collect()),
+                },
+            });
         }
     }
-    Ok(JunitRun { cases })
+    Ok(out)
+}
+
+/// Adds a result under `k`; a test reported twice (pytest's failed call plus teardown error)
+/// keeps the worse outcome and the summed duration.
+pub fn merge(cases: &mut BTreeMap<String, CaseResult>, k: String, new: CaseResult) {
+    match cases.get_mut(&k) {
+        Some(old) => {
+            if new.outcome.severity() > old.outcome.severity() {
+                old.outcome = new.outcome;
+                old.message = new.message;
+            }
+            if let (Some(a), Some(b)) = (old.duration, new.duration) {
+                old.duration = Some(a + b);
+            }
+        }
+        None => {
+            cases.insert(k, new);
+        }
+    }
 }
 
 /// pytest writes `timestamp="2026-11-29T13:48:27.172173"` (no zone), which quick-junit rejects;

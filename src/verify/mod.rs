@@ -19,6 +19,14 @@
 //!   workspace (code, config, tests) is unchanged after the run; every loaded conftest.py is one
 //!   of the verified tree; and JUnit "passed" agrees with what the guard saw.
 //!
+//! Rust and Node images (label `patchloop.kind`) take the same flow with the JUnit harness
+//! ([`junit_run`], `images/harness/pl_junit.py`) instead of hardened pytest: no guard (runs
+//! record `not_applicable`), the run's exit code must match its single end-of-run marker and
+//! `result.json`, the workspace snapshot also covers `.rs` / `.js`/`.ts`/`.json` files, and the
+//! policy adds each language's test configuration. Test ids: `tests/median.rs::even_length`
+//! (Rust: the test binary's source file, then the test path; nextest and libtest JUnit agree)
+//! and `tests/stats.test.js::median › even length` (jest: file, then describe blocks › title).
+//!
 //! Known limits: code under test shares the interpreter with pytest, so a patch written against
 //! this harness specifically (e.g. rewriting the guard's memory) is out of reach of in-process
 //! checks; the diff scan, the shadowing check and held-out tests are the other layers.
@@ -28,6 +36,7 @@ pub mod diff;
 pub mod glob;
 pub mod harness;
 pub mod junit;
+pub mod junit_run;
 pub mod policy;
 pub mod receipt;
 pub mod runner;

@@ -82,6 +82,9 @@ pub struct PolicyConfig {
     pub import_roots: Vec<String>,
     /// Allow `import pytest` in non-test code (for projects that are pytest plugins).
     pub allow_pytest_imports: bool,
+    /// The project kind (the prepared image's `patchloop.kind`): adds its test-configuration
+    /// rules ([`lang_config_reason`]) and test-file names.
+    pub kind: crate::sandbox::lang::ProjectKind,
 }
 
 impl Default for PolicyConfig {
@@ -94,6 +97,7 @@ impl Default for PolicyConfig {
             max_files: 200,
             import_roots: vec![String::new()],
             allow_pytest_imports: false,
+            kind: crate::sandbox::lang::ProjectKind::Python,
         }
     }
 }
@@ -249,6 +253,13 @@ fn check_file(f: &FilePatch, cfg: &PolicyConfig, base: &dyn BaseTree, out: &mut 
                     .into(),
             );
         }
+        if let Some(why) = lang_config_reason(cfg.kind, path) {
+            push(
+                Rule::TestConfig,
+                path,
+                format!("`{path}`: {why}; a fix may not change it"),
+            );
+        }
         if matches!(
             name,
             "conftest.py" | "pytest.ini" | ".pytest.ini" | "pytest.toml" | ".pytest.toml"
@@ -330,6 +341,13 @@ fn check_file(f: &FilePatch, cfg: &PolicyConfig, base: &dyn BaseTree, out: &mut 
                 }
             }
         }
+        if !is_test_path(path, cfg) {
+            for line in f.added_lines() {
+                if let Some(why) = lang_exit_scan(cfg.kind, path, line) {
+                    push(Rule::ProcessExit, path, format!("{why}: `{}`", line.trim()));
+                }
+            }
+        }
     }
 }
 
@@ -371,13 +389,94 @@ fn is_invisible_or_lookalike(c: char) -> bool {
         | '\u{2044}')
 }
 
-/// Under a tests dir or matching a test glob (case-insensitive).
+/// Under a tests dir or matching a test glob (case-insensitive); for Node also jest's
+/// `__tests__/` and `*.test.*` / `*.spec.*` files next to the sources.
 pub fn is_test_path(path: &str, cfg: &PolicyConfig) -> bool {
     let lower = path.to_ascii_lowercase();
-    cfg.tests_dirs.iter().any(|d| {
-        let d = d.trim_matches('/').to_ascii_lowercase();
-        !d.is_empty() && (lower == d || lower.starts_with(&format!("{d}/")))
-    }) || cfg.test_globs.iter().any(|g| glob::matches(g, path))
+    let node_test = cfg.kind == crate::sandbox::lang::ProjectKind::Node && {
+        let name = lower.rsplit('/').next().unwrap_or("");
+        lower.split('/').any(|c| c == "__tests__")
+            || name.contains(".test.")
+            || name.contains(".spec.")
+    };
+    node_test
+        || cfg.tests_dirs.iter().any(|d| {
+            let d = d.trim_matches('/').to_ascii_lowercase();
+            !d.is_empty() && (lower == d || lower.starts_with(&format!("{d}/")))
+        })
+        || cfg.test_globs.iter().any(|g| glob::matches(g, path))
+}
+
+/// Why a Rust or Node path configures how tests build or run (so a fix may not change it), or
+/// `None`. Rust: every `Cargo.toml` (it declares the test targets, `harness = false`,
+/// `autotests`, and dependencies fixed in the image), `Cargo.lock`, `.cargo/` (runners,
+/// rustflags), `.config/nextest.toml`, toolchain pins, `target/`. Node: `package.json` and lock
+/// files (jest config, scripts, dependencies fixed in the image), jest/vitest/babel config,
+/// common setup files, `.npmrc`, `node_modules/`, `__mocks__/` (jest mocks packages by these
+/// automatically). `build.rs` stays allowed: it is code, and runs in the same build for both
+/// sides of the comparison.
+pub fn lang_config_reason(
+    kind: crate::sandbox::lang::ProjectKind,
+    path: &str,
+) -> Option<&'static str> {
+    use crate::sandbox::lang::ProjectKind;
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or("");
+    let parts: Vec<&str> = lower.split('/').collect();
+    let stem = name.split('.').next().unwrap_or("");
+    match kind {
+        ProjectKind::Python => None,
+        ProjectKind::Rust => {
+            if name == "cargo.toml" || lower == "cargo.lock" {
+                Some(
+                    "cargo manifests declare the test targets (`[[test]]`, `harness`, `autotests`) and the dependencies built into the image",
+                )
+            } else if parts.contains(&".cargo") {
+                Some(
+                    "cargo configuration (runners, rustflags, aliases) changes how tests build and run",
+                )
+            } else if lower == ".config/nextest.toml" || name == "nextest.toml" {
+                Some("nextest configuration changes how tests run")
+            } else if lower == "rust-toolchain" || lower == "rust-toolchain.toml" {
+                Some("the toolchain pin is part of the image")
+            } else if parts.first() == Some(&"target") {
+                Some("cargo build output: stale artefacts can replace the code under test")
+            } else {
+                None
+            }
+        }
+        ProjectKind::Node => {
+            if matches!(
+                name,
+                "package.json"
+                    | "package-lock.json"
+                    | "npm-shrinkwrap.json"
+                    | ".npmrc"
+                    | "yarn.lock"
+                    | "pnpm-lock.yaml"
+            ) {
+                Some(
+                    "package.json holds the jest configuration and scripts, and the dependencies built into the image",
+                )
+            } else if parts.contains(&"node_modules") {
+                Some("installed packages (jest, reporters) live outside the repository")
+            } else if parts.contains(&"__mocks__") {
+                Some("jest applies `__mocks__` automatically")
+            } else if matches!(
+                stem,
+                "jest" | "vitest" | "vite" | "babel" | "setuptests" | "jest-setup"
+            ) && (name.contains(".config.")
+                || name.contains(".setup.")
+                || stem == "setuptests"
+                || stem == "jest-setup")
+                || name.starts_with(".babelrc")
+            {
+                Some("test runner configuration or setup changes how tests run")
+            } else {
+                None
+            }
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -560,6 +659,44 @@ static LINE_RULES: LazyLock<Vec<(Rule, Regex, &'static str, bool)>> = LazyLock::
     .collect()
 });
 
+static RUST_EXIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"process\s*::\s*exit\b|libc\s*::\s*_?exit\b|\bfn\s+_?exit\s*\(|\bSYS_exit").ok()
+});
+static NODE_EXIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r#"process\s*\.\s*(exit|reallyExit|abort|kill)\b|process\s*\[\s*['"`](exit|reallyExit|abort|kill)"#).ok()
+});
+
+/// Code under test that ends the test process: cargo-nextest counts a test whose process
+/// exits 0 as passed, and jest's reporter never sees the run finish. Rust `.rs` and Node
+/// sources outside the tests.
+fn lang_exit_scan(
+    kind: crate::sandbox::lang::ProjectKind,
+    path: &str,
+    line: &str,
+) -> Option<&'static str> {
+    use crate::sandbox::lang::ProjectKind;
+    let (re, why) = match kind {
+        ProjectKind::Rust if path.ends_with(".rs") => (
+            &*RUST_EXIT,
+            "ending the process from the code under test makes a test runner report it as passed",
+        ),
+        ProjectKind::Node
+            if [".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx"]
+                .iter()
+                .any(|e| path.ends_with(e)) =>
+        {
+            (
+                &*NODE_EXIT,
+                "ending or signalling the process from the code under test cuts the test run short",
+            )
+        }
+        _ => return None,
+    };
+    re.as_ref()
+        .is_some_and(|re| re.is_match(line))
+        .then_some(why)
+}
+
 fn scan_line(line: &str, cfg: &PolicyConfig) -> Option<(Rule, &'static str)> {
     LINE_RULES
         .iter()
@@ -711,6 +848,112 @@ mod tests {
 
     fn rules(patch: &str) -> Vec<Rule> {
         rules_with(patch, &PolicyConfig::default(), &NoBase)
+    }
+
+    #[test]
+    fn rust_and_node_test_configuration_is_rejected_for_their_kind_only() {
+        use crate::sandbox::lang::ProjectKind;
+        let cfg = |kind| PolicyConfig {
+            kind,
+            ..PolicyConfig::default()
+        };
+        let rust = cfg(ProjectKind::Rust);
+        let node = cfg(ProjectKind::Node);
+        for path in [
+            "Cargo.toml",
+            "crates/a/Cargo.toml",
+            "Cargo.lock",
+            ".cargo/config.toml",
+            ".config/nextest.toml",
+            "rust-toolchain.toml",
+            "target/debug/x.d",
+        ] {
+            assert_eq!(
+                rules_with(&modify(path, 1, "a", "b"), &rust, &NoBase),
+                vec![Rule::TestConfig],
+                "{path}"
+            );
+        }
+        for line in [
+            "    std::process::exit(0);",
+            "use std::process::exit as quit;",
+            "    unsafe { libc::_exit(0) }",
+            "    fn _exit(code: i32) -> !;",
+        ] {
+            assert_eq!(
+                rules_with(&modify("src/lib.rs", 3, "x", line), &rust, &NoBase),
+                vec![Rule::ProcessExit],
+                "{line}"
+            );
+        }
+        for line in [
+            "  process.exit(0);",
+            "  process['exit'](0)",
+            "  process.kill(process.pid, 'SIGKILL')",
+        ] {
+            assert_eq!(
+                rules_with(&modify("src/stats.js", 3, "x", line), &node, &NoBase),
+                vec![Rule::ProcessExit],
+                "{line}"
+            );
+        }
+        // Not in other kinds, not in tests, not for look-alikes.
+        assert_eq!(
+            rules(&modify("src/a.js", 1, "x", "process.exit(0)")),
+            vec![]
+        );
+        assert_eq!(
+            rules_with(
+                &modify("src/lib.rs", 1, "x", "fn exit_code() -> i32 { 0 }"),
+                &rust,
+                &NoBase
+            ),
+            vec![]
+        );
+        for path in ["src/lib.rs", "build.rs", "src/median.rs"] {
+            assert_eq!(
+                rules_with(&modify(path, 1, "a", "b"), &rust, &NoBase),
+                vec![],
+                "{path}"
+            );
+        }
+        for path in [
+            "package.json",
+            "package-lock.json",
+            "jest.config.js",
+            "jest.config.ts",
+            "vitest.config.mjs",
+            "babel.config.js",
+            ".babelrc",
+            "node_modules/jest-junit/index.js",
+            "__mocks__/fs.js",
+            "src/setupTests.js",
+            ".npmrc",
+        ] {
+            assert_eq!(
+                rules_with(&modify(path, 1, "a", "b"), &node, &NoBase),
+                vec![Rule::TestConfig],
+                "{path}"
+            );
+        }
+        for path in ["src/stats.js", "src/jester.js", "lib/config.js"] {
+            assert_eq!(
+                rules_with(&modify(path, 1, "a", "b"), &node, &NoBase),
+                vec![],
+                "{path}"
+            );
+        }
+        // Jest's own test-file conventions are test files for Node only.
+        for path in ["src/stats.test.js", "src/__tests__/a.js", "lib/x.spec.ts"] {
+            assert_eq!(
+                rules_with(&modify(path, 1, "a", "b"), &node, &NoBase),
+                vec![Rule::TestFile],
+                "{path}"
+            );
+        }
+        // Python projects are judged as before.
+        assert_eq!(rules(&modify("package.json", 1, "a", "b")), vec![]);
+        assert_eq!(rules(&modify("Cargo.toml", 1, "a", "b")), vec![]);
     }
 
     #[test]

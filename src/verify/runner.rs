@@ -10,10 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use super::harness::{self, HarnessConfig};
 use super::junit;
+use super::junit_run;
 use super::policy::{self, BaseTree, PolicyConfig, Violation};
 use super::receipt::{self, ImageInfo, PatchInfo, Receipt, ReceiptInputs};
 use super::verdict::{self, Decision, GuardStatus, Inputs, Phase, RunRecord, Verdict};
 use crate::sandbox::container::Container;
+use crate::sandbox::lang::{LABEL_KIND, ProjectKind};
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::{ExecRequest, ExecStatus, Sandbox, WORKSPACE};
 
@@ -108,6 +110,9 @@ impl VerifyRequest {
 
 struct Ctx<'a> {
     req: &'a VerifyRequest,
+    /// From the image's `patchloop.kind` label: Python runs hardened pytest, Rust and Node the
+    /// JUnit harness.
+    kind: ProjectKind,
     started: Instant,
     image_id: Option<String>,
     container_policy: ContainerPolicy,
@@ -172,6 +177,7 @@ pub fn error_receipt(req: &VerifyRequest, reason: String, base: &dyn BaseTree) -
     };
     let ctx = Ctx {
         req,
+        kind: ProjectKind::Python,
         started: Instant::now(),
         image_id: None,
         container_policy: req.container_policy.clone(),
@@ -187,8 +193,18 @@ pub fn error_receipt(req: &VerifyRequest, reason: String, base: &dyn BaseTree) -
 /// Verify a patch. Always returns a receipt; infrastructure failures are verdict `error`.
 pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -> Receipt {
     let started = Instant::now();
+    // The image's kind decides the policy's language rules and how tests run.
+    let inspected = docker.inspect_image(&req.image.tag).await;
+    let kind = inspected
+        .as_ref()
+        .ok()
+        .and_then(|i| i.config.as_ref())
+        .and_then(|c| c.labels.as_ref())
+        .and_then(|l| l.get(LABEL_KIND))
+        .map_or(ProjectKind::Python, |k| ProjectKind::parse(k));
     let mut pcfg = req.policy.clone();
     pcfg.tests_dirs = req.image.tests_dirs.clone();
+    pcfg.kind = kind;
     // Where new top-level modules would be importable from: the root, the usual `src`, and
     // what the test command puts on PYTHONPATH.
     let (cmd_paths, _) = harness::from_test_cmd(&req.image.test_cmd);
@@ -215,6 +231,7 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
     };
     let mut ctx = Ctx {
         req,
+        kind,
         started,
         image_id: None,
         container_policy,
@@ -237,7 +254,7 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
             bad.dest
         )));
     }
-    match docker.inspect_image(&req.image.tag).await {
+    match inspected {
         Ok(info) => ctx.image_id = info.id,
         Err(e) => {
             let msg = format!(
@@ -272,18 +289,9 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
 /// The container part; an `Err` is the setup error of the receipt.
 async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> Result<(), String> {
     let req = ctx.req;
-    if !req.holdouts.is_empty() {
-        let files: BTreeMap<&str, String> = req
-            .holdouts
-            .iter()
-            .map(|h| (h.dest.as_str(), hex::encode(&h.contents)))
-            .collect();
-        let _: serde_json::Value = tool(
-            c,
-            "put",
-            &serde_json::json!({"workspace": WORKSPACE, "files": files}),
-        )
-        .await?;
+    put_holdouts(c, req).await?;
+    if ctx.kind.uses_junit_harness() {
+        return run_all_junit(c, ctx).await;
     }
     let setup: Setup = tool(
         c,
@@ -347,6 +355,161 @@ async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> 
     Ok(())
 }
 
+/// Rust and Node: the JUnit harness instead of hardened pytest; the rest (reproduction N/N,
+/// the patch, N patched runs, workspace snapshots) as for Python.
+async fn run_all_junit(c: &dyn Sandbox, ctx: &mut Ctx<'_>) -> Result<(), String> {
+    let req = ctx.req;
+    let kind = ctx.kind;
+    ctx.command = junit_run::display_command(kind, None);
+    let baseline = junit_snapshot(c, kind, &req.image.tests_dirs).await?;
+    for i in 0..req.reruns.max(1) {
+        let (r, runner) = one_run_junit(c, kind, Phase::Before, i, &baseline, req).await?;
+        if i == 0 && runner.is_some() {
+            ctx.command = junit_run::display_command(kind, runner.as_deref());
+        }
+        ctx.before.push(r);
+    }
+    let pre = verdict::decide(&Inputs {
+        violations: &[],
+        setup_error: None,
+        fail_to_pass: &req.fail_to_pass,
+        pass_to_pass: &req.pass_to_pass,
+        before: &ctx.before,
+        after: &ctx.before,
+    });
+    if matches!(pre.verdict, Verdict::Error | Verdict::NotReproducible) {
+        ctx.after.clear();
+        return Ok(());
+    }
+    apply_patch(c, &req.patch).await?;
+    let patched = junit_snapshot(c, kind, &req.image.tests_dirs).await?;
+    for i in 0..req.reruns.max(1) {
+        let (r, _) = one_run_junit(c, kind, Phase::After, i, &patched, req).await?;
+        ctx.after.push(r);
+    }
+    Ok(())
+}
+
+/// What a run must not change beyond Python's set: sources and manifests of the language
+/// (cargo's `target/` is skipped; node_modules is not in the workspace).
+fn junit_snapshot_input(kind: ProjectKind, tests_dirs: &[String]) -> serde_json::Value {
+    let exts: &[&str] = match kind {
+        ProjectKind::Rust => &[".rs", "Cargo.lock"],
+        ProjectKind::Node => &[".js", ".cjs", ".mjs", ".ts", ".jsx", ".tsx", ".json"],
+        ProjectKind::Python => &[],
+    };
+    serde_json::json!({
+        "workspace": WORKSPACE,
+        "tests_dirs": tests_dirs,
+        "exts": exts,
+        "prune_top": ["target"],
+    })
+}
+
+async fn junit_snapshot(
+    c: &dyn Sandbox,
+    kind: ProjectKind,
+    tests_dirs: &[String],
+) -> Result<BTreeMap<String, String>, String> {
+    tool(c, "snapshot", &junit_snapshot_input(kind, tests_dirs)).await
+}
+
+async fn one_run_junit(
+    c: &dyn Sandbox,
+    kind: ProjectKind,
+    phase: Phase,
+    index: usize,
+    expected_tree: &BTreeMap<String, String>,
+    req: &VerifyRequest,
+) -> Result<(RunRecord, Option<String>), String> {
+    let out_dir = format!(
+        "/tmp/pl-junit-{}-{index}-{:08x}",
+        match phase {
+            Phase::Before => "before",
+            Phase::After => "after",
+        },
+        rand::random::<u32>()
+    );
+    let res = c
+        .exec(
+            ExecRequest::argv(["python3", "-I", "-B", "-c", junit_run::PL_JUNIT])
+                .stdin(junit_run::input_json(kind, WORKSPACE, &out_dir, &[]))
+                .timeout(req.run_timeout)
+                .output_cap(64 << 10),
+        )
+        .await
+        .map_err(|e| format!("sandbox failure during a test run: {e}"))?;
+    let mut input = junit_snapshot_input(kind, &req.image.tests_dirs);
+    input["out_dir"] = serde_json::Value::String(out_dir);
+    let collected: Collected = tool(c, "collect", &input).await?;
+    let text = res.output.render();
+    let mut external = tree_changes(expected_tree, &collected.snapshot);
+    let result: Option<junit_run::JunitResult> = collected
+        .result
+        .as_deref()
+        .and_then(|r| serde_json::from_str(r).ok());
+    match junit_run::marker(&text) {
+        Err(e) => external.push(e),
+        Ok(Some(m)) => {
+            if res.status != ExecStatus::Exited(m.rc) {
+                external.push(format!(
+                    "the test harness returned {} but the process exited with {:?}",
+                    m.rc, res.status
+                ));
+            }
+            if m.result_sha256 != collected.result_sha256 {
+                external.push("the harness result file changed after the harness returned".into());
+            }
+        }
+        Ok(None) => {}
+    }
+    if let Some(r) = &result {
+        for id in junit_run::early_exits(kind, r, WORKSPACE) {
+            external.push(format!(
+                "{id}: the test process exited 0 before libtest reported a result (the code under test ended it)"
+            ));
+        }
+    }
+    let (results, junit_problem) = match &result {
+        None => (None, Some("the test harness wrote no result".to_string())),
+        Some(r) => match junit_run::outcomes(kind, r, WORKSPACE) {
+            Ok(m) => (Some(m), None),
+            Err(e) => (None, Some(e)),
+        },
+    };
+    let runner = result.and_then(|r| r.runner);
+    let record = RunRecord {
+        phase,
+        index,
+        exit: res.status,
+        duration: res.duration,
+        results,
+        junit_problem,
+        guard: GuardStatus::NotApplicable,
+        external_findings: external,
+        output_tail: tail(&text, 3000),
+    };
+    Ok((record, runner))
+}
+
+/// Held-out files are written into the workspace before anything runs.
+async fn put_holdouts(c: &dyn Sandbox, req: &VerifyRequest) -> Result<(), String> {
+    if !req.holdouts.is_empty() {
+        let files: BTreeMap<&str, String> = req
+            .holdouts
+            .iter()
+            .map(|h| (h.dest.as_str(), hex::encode(&h.contents)))
+            .collect();
+        let _: serde_json::Value = tool(
+            c,
+            "put",
+            &serde_json::json!({"workspace": WORKSPACE, "files": files}),
+        )
+        .await?;
+    }
+    Ok(())
+}
+
 async fn tool<T: for<'de> Deserialize<'de>>(
     c: &dyn Sandbox,
     cmd: &str,
@@ -405,6 +568,11 @@ struct Setup {
 #[derive(Deserialize)]
 struct Collected {
     snapshot: BTreeMap<String, String>,
+    /// pl_junit.py's result.json (Rust/Node runs) and its sha256 (`-` when missing).
+    #[serde(default)]
+    result: Option<String>,
+    #[serde(default)]
+    result_sha256: String,
     junit: Option<String>,
     guard: Option<String>,
     junit_sha256: String,
@@ -736,6 +904,7 @@ mod tests {
         let req = VerifyRequest::new(image, String::new(), vec!["tests/t.py::test_a".into()]);
         let mut ctx = Ctx {
             req: &req,
+            kind: ProjectKind::Python,
             started: Instant::now(),
             image_id: None,
             container_policy: ContainerPolicy::default(),

@@ -57,6 +57,9 @@ pub enum GuardStatus {
     },
     /// No (readable) guard report: the process died or something removed it.
     Missing,
+    /// Rust and Node runs have no in-process guard (the JUnit harness, the workspace snapshot,
+    /// the marker and the patch policy are their checks).
+    NotApplicable,
 }
 
 /// One hardened test run.
