@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use patchloop::agent::model::ModelOptions;
 use patchloop::eval::run::{EvalArgs, eval};
+use patchloop::verify::RerunScope;
 
 fn bench() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("bench")
@@ -22,7 +23,9 @@ fn args(tasks: &Path, results: &Path) -> EvalArgs {
         parallel: Some(2),
         shard: None,
         attempts: 1,
-        reruns: 1,
+        // Two runs per phase with the focused plan: a full run, then the fail-to-pass tests.
+        reruns: 2,
+        rerun_scope: RerunScope::FailToPass,
         max_steps: 10,
         model_options: ModelOptions::default(),
         keep_images: false,
@@ -72,7 +75,21 @@ async fn oracle_resolves_pinned_tasks_and_resumes() {
         assert_eq!(r["verdict"], "verified", "{r}");
         assert_eq!(r["stop_reason"], "submitted", "{r}");
         assert!(run.join(format!("episodes/{id}__0.traj.jsonl")).is_file());
-        assert!(run.join(format!("receipts/{id}__0.json")).is_file());
+        let receipt: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(run.join(format!("receipts/{id}__0.json"))).unwrap(),
+        )
+        .unwrap();
+        let scopes: Vec<&str> = receipt["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["scope"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            scopes,
+            ["all", "fail_to_pass", "all", "fail_to_pass"],
+            "{receipt}"
+        );
     }
     // The agent's tree lacked the held-out file: the oracle's trajectory never saw it, but
     // the receipt of the verification that resolved the task lists it.

@@ -25,7 +25,7 @@ use crate::sandbox::container::Container;
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{PrepareOptions, prepare};
 use crate::verify::policy::DirTree;
-use crate::verify::{Holdout, PreparedImage as VerifyImage, VerifyRequest, verify};
+use crate::verify::{Holdout, PreparedImage as VerifyImage, RerunScope, VerifyRequest, verify};
 
 /// `patchloop eval` flags.
 #[derive(Debug, Clone, clap::Args)]
@@ -56,6 +56,9 @@ pub struct EvalCli {
     /// Verification runs before and after the patch (each).
     #[arg(long, default_value_t = 3)]
     pub reruns: usize,
+    /// What verification re-runs select (see `patchloop verify --help`).
+    #[arg(long, value_enum, default_value_t = RerunScope::All)]
+    pub rerun_scope: RerunScope,
     #[arg(long, default_value_t = 30)]
     pub max_steps: usize,
     /// Keep each task's sandbox image (default: removed after its episodes).
@@ -76,6 +79,7 @@ pub struct EvalArgs {
     pub attempts: u32,
     /// Verification re-runs before and after the patch.
     pub reruns: usize,
+    pub rerun_scope: RerunScope,
     pub max_steps: usize,
     pub model_options: ModelOptions,
     pub keep_images: bool,
@@ -94,6 +98,7 @@ impl From<EvalCli> for EvalArgs {
             shard: c.shard,
             attempts: c.attempts,
             reruns: c.reruns.max(1),
+            rerun_scope: c.rerun_scope,
             max_steps: c.max_steps,
             keep_images: c.keep_images,
         }
@@ -487,6 +492,7 @@ async fn run_episode(
     );
     req.pass_to_pass = task.pass_to_pass.clone();
     req.reruns = args.reruns;
+    req.rerun_scope = args.rerun_scope;
     req.run_id = args.run_id.clone();
     req.holdouts = holdouts.to_vec();
     let receipt = verify(docker, &req, &DirTree(tree.to_path_buf())).await;

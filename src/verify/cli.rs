@@ -8,7 +8,7 @@ use anyhow::{Context as _, bail};
 use clap::Args;
 
 use super::policy::{DirTree, PolicyConfig, default_test_globs};
-use super::runner::{Holdout, PreparedImage, VerifyRequest, error_receipt, verify};
+use super::runner::{Holdout, PreparedImage, RerunScope, VerifyRequest, error_receipt, verify};
 use super::verdict::Verdict;
 
 #[derive(Debug, Args)]
@@ -34,6 +34,11 @@ pub struct VerifyArgs {
     /// Runs before and after the patch; every run must agree.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=20))]
     pub reruns: u16,
+    /// What the re-runs select: `all` (every run is the whole suite) or `fail-to-pass` (one
+    /// full run per phase, then only the fail-to-pass tests; a new failure in the patched full
+    /// run brings back full re-runs). Python projects only.
+    #[arg(long, value_enum, default_value_t = RerunScope::All)]
+    pub rerun_scope: RerunScope,
     /// Held-out test files or directories, copied in only for verification: `SRC` (placed at
     /// its path relative to --repo, or in the first test directory) or `SRC:DEST`.
     #[arg(long, num_args = 1..)]
@@ -142,6 +147,7 @@ async fn prepare(
     let mut req = VerifyRequest::new(image, patch.clone(), args.fail_to_pass.clone());
     req.pass_to_pass = args.pass_to_pass.clone();
     req.reruns = usize::from(args.reruns);
+    req.rerun_scope = args.rerun_scope;
     req.holdouts = holdouts;
     req.run_timeout = Duration::from_secs(args.run_timeout);
     req.policy = PolicyConfig {

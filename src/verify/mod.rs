@@ -42,4 +42,4 @@ pub mod receipt;
 pub mod runner;
 pub mod verdict;
 
-pub use runner::{Holdout, PreparedImage, VerifyRequest, error_receipt, verify};
+pub use runner::{Holdout, PreparedImage, RerunScope, VerifyRequest, error_receipt, verify};

@@ -348,10 +348,20 @@ pub fn render_markdown(r: &Receipt) -> String {
     if !r.command.is_empty() {
         let _ = writeln!(s, "- command: `{}`", md_escape(&r.command.join(" ")));
     }
+    let focused = r
+        .runs
+        .iter()
+        .filter(|x| x.scope == super::verdict::RunScope::FailToPass)
+        .count();
     let _ = writeln!(
         s,
-        "- re-runs: {}; time in test runs {:.1} s of {:.1} s total",
+        "- re-runs: {}{}; time in test runs {:.1} s of {:.1} s total",
         r.reruns,
+        if focused > 0 {
+            format!(" ({focused} of them only the fail-to-pass tests, after a full run per phase)")
+        } else {
+            String::new()
+        },
         r.tests_ms as f64 / 1000.0,
         r.total_ms as f64 / 1000.0
     );
@@ -383,13 +393,14 @@ mod tests {
     use super::*;
     use crate::sandbox::ExecStatus;
     use crate::verify::junit::CaseResult;
-    use crate::verify::verdict::{GuardStatus, Inputs, decide};
+    use crate::verify::verdict::{GuardStatus, Inputs, RunScope, decide};
     use std::time::Duration;
 
     fn run(phase: Phase, index: usize, outs: &[(&str, Outcome)]) -> RunRecord {
         RunRecord {
             phase,
             index,
+            scope: RunScope::All,
             exit: ExecStatus::Exited(0),
             duration: Duration::from_millis(1200),
             results: Some(

@@ -13,7 +13,7 @@ use super::junit;
 use super::junit_run;
 use super::policy::{self, BaseTree, PolicyConfig, Violation};
 use super::receipt::{self, ImageInfo, PatchInfo, Receipt, ReceiptInputs};
-use super::verdict::{self, Decision, GuardStatus, Inputs, Phase, RunRecord, Verdict};
+use super::verdict::{self, Decision, GuardStatus, Inputs, Phase, RunRecord, RunScope, Verdict};
 use crate::sandbox::container::Container;
 use crate::sandbox::lang::{LABEL_KIND, ProjectKind};
 use crate::sandbox::policy::ContainerPolicy;
@@ -83,12 +83,27 @@ pub struct VerifyRequest {
     pub pass_to_pass: Vec<String>,
     /// Runs before and after the patch (each).
     pub reruns: usize,
+    /// What the re-runs after the first run of each phase select.
+    pub rerun_scope: RerunScope,
     pub holdouts: Vec<Holdout>,
     /// Test globs, allowed CI paths, limits; `tests_dirs` is filled from the image.
     pub policy: PolicyConfig,
     pub container_policy: ContainerPolicy,
     pub run_timeout: Duration,
     pub run_id: String,
+}
+
+/// Which tests the re-runs select. `All`: every run is the whole suite. `FailToPass`: each
+/// phase's first run is the whole suite and the other runs only the fail-to-pass tests, so
+/// those still pass (or fail) N/N while the rest of the suite is judged on one run per phase;
+/// a new failure in the patched full run brings back full re-runs (regression or flake).
+/// Python only; Rust/Node runs are always whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RerunScope {
+    #[default]
+    All,
+    FailToPass,
 }
 
 impl VerifyRequest {
@@ -99,6 +114,7 @@ impl VerifyRequest {
             fail_to_pass,
             pass_to_pass: Vec::new(),
             reruns: 3,
+            rerun_scope: RerunScope::All,
             holdouts: Vec::new(),
             policy: PolicyConfig::default(),
             container_policy: ContainerPolicy::default(),
@@ -327,9 +343,29 @@ async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> 
         .cloned()
         .collect();
 
+    // The focused plan re-runs only the fail-to-pass tests after one full run per phase (see
+    // `RerunScope`); a patched full run with any new failure brings back full re-runs.
+    let focused_plan = harness::RunPlan {
+        selection: req.fail_to_pass.clone(),
+        ..plan.clone()
+    };
+    let focused = req.rerun_scope == RerunScope::FailToPass;
+    let pick = |i: usize, full: bool| {
+        if i == 0 || full || !focused {
+            (&plan, RunScope::All, targets.as_slice())
+        } else {
+            (
+                &focused_plan,
+                RunScope::FailToPass,
+                req.fail_to_pass.as_slice(),
+            )
+        }
+    };
+
     let baseline = setup.snapshot;
     for i in 0..req.reruns.max(1) {
-        let r = one_run(c, &plan, Phase::Before, i, &targets, &baseline, req).await?;
+        let (p, scope, t) = pick(i, false);
+        let r = one_run(c, p, scope, Phase::Before, i, t, &baseline, req).await?;
         ctx.before.push(r);
     }
     // Stop early when the baseline already decides the verdict (unknown ids, no reproduction).
@@ -348,11 +384,30 @@ async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> 
 
     apply_patch(c, &req.patch).await?;
     let patched = snapshot(c, &req.image.tests_dirs).await?;
+    let mut full = false;
     for i in 0..req.reruns.max(1) {
-        let r = one_run(c, &plan, Phase::After, i, &targets, &patched, req).await?;
+        let (p, scope, t) = pick(i, full);
+        let r = one_run(c, p, scope, Phase::After, i, t, &patched, req).await?;
+        if i == 0 && focused {
+            full = new_failures(&ctx.before[0], &r, &req.fail_to_pass);
+        }
         ctx.after.push(r);
     }
     Ok(())
+}
+
+/// Tests other than the fail-to-pass ones that do not pass in the patched full run but did
+/// in the unpatched one: the focused plan then re-runs everything to tell regressions from
+/// flakes.
+fn new_failures(before: &RunRecord, after: &RunRecord, fail_to_pass: &[String]) -> bool {
+    let Some(results) = after.results.as_ref() else {
+        return true;
+    };
+    results.iter().any(|(id, case)| {
+        case.outcome != crate::verify::junit::Outcome::Passed
+            && !fail_to_pass.contains(id)
+            && before.outcome(id) == crate::verify::junit::Outcome::Passed
+    })
 }
 
 /// Rust and Node: the JUnit harness instead of hardened pytest; the rest (reproduction N/N,
@@ -481,6 +536,7 @@ async fn one_run_junit(
     let record = RunRecord {
         phase,
         index,
+        scope: RunScope::All,
         exit: res.status,
         duration: res.duration,
         results,
@@ -631,9 +687,11 @@ struct GuardReport {
     conftests: BTreeMap<String, String>,
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn one_run(
     c: &dyn Sandbox,
     plan: &harness::RunPlan,
+    scope: RunScope,
     phase: Phase,
     index: usize,
     targets: &[String],
@@ -746,6 +804,7 @@ async fn one_run(
     Ok(RunRecord {
         phase,
         index,
+        scope,
         exit: res.status,
         duration: res.duration,
         results,
@@ -924,6 +983,63 @@ mod tests {
         // The baseline decided it: the patch was never applied.
         assert!(!fake.seen.lock().unwrap().iter().any(|k| k == "-"));
         assert!(r.runs.iter().all(|x| x.phase == Phase::Before));
+    }
+
+    #[test]
+    fn only_new_failures_outside_fail_to_pass_bring_back_full_reruns() {
+        use crate::verify::junit::{CaseResult, Outcome};
+        let rec = |outs: &[(&str, Outcome)]| RunRecord {
+            phase: Phase::After,
+            index: 0,
+            scope: RunScope::All,
+            exit: ExecStatus::Exited(0),
+            duration: Duration::ZERO,
+            results: Some(
+                outs.iter()
+                    .map(|(id, o)| {
+                        (
+                            id.to_string(),
+                            CaseResult {
+                                outcome: *o,
+                                duration: None,
+                                message: None,
+                            },
+                        )
+                    })
+                    .collect(),
+            ),
+            junit_problem: None,
+            guard: GuardStatus::Clean,
+            external_findings: Vec::new(),
+            output_tail: String::new(),
+        };
+        let f2p = vec!["f".to_string()];
+        let before = rec(&[
+            ("f", Outcome::Failed),
+            ("p", Outcome::Passed),
+            ("x", Outcome::Failed),
+        ]);
+        let clean = rec(&[
+            ("f", Outcome::Passed),
+            ("p", Outcome::Passed),
+            ("x", Outcome::Failed),
+        ]);
+        assert!(
+            !new_failures(&before, &clean, &f2p),
+            "pre-existing failures do not count"
+        );
+        let f_fails = rec(&[("f", Outcome::Failed), ("p", Outcome::Passed)]);
+        assert!(
+            !new_failures(&before, &f_fails, &f2p),
+            "fail-to-pass is re-run anyway"
+        );
+        let p_fails = rec(&[("f", Outcome::Passed), ("p", Outcome::Error)]);
+        assert!(new_failures(&before, &p_fails, &f2p));
+        let no_report = RunRecord {
+            results: None,
+            ..clean.clone()
+        };
+        assert!(new_failures(&before, &no_report, &f2p));
     }
 
     #[test]

@@ -63,10 +63,21 @@ pub enum GuardStatus {
 }
 
 /// One hardened test run.
+/// Which tests a run selected. `FailToPass` runs (the focused plan's re-runs) say nothing
+/// about other tests: those are judged on the `All` runs only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunScope {
+    #[default]
+    All,
+    FailToPass,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct RunRecord {
     pub phase: Phase,
     pub index: usize,
+    pub scope: RunScope,
     pub exit: ExecStatus,
     #[serde(serialize_with = "ser_ms")]
     pub duration: Duration,
@@ -243,7 +254,20 @@ pub fn decide(inp: &Inputs) -> Decision {
         .cloned()
         .collect();
     let f2p: BTreeSet<&String> = inp.fail_to_pass.iter().collect();
-    let passed_all_before = |id: &str| inp.before.iter().all(|r| r.outcome(id) == Outcome::Passed);
+    // Runs that selected every test: the only evidence about tests other than fail-to-pass.
+    let full_before: Vec<&RunRecord> = inp
+        .before
+        .iter()
+        .filter(|r| r.scope == RunScope::All)
+        .collect();
+    let full_after: Vec<&RunRecord> = inp
+        .after
+        .iter()
+        .filter(|r| r.scope == RunScope::All)
+        .collect();
+    let passed_all_before = |id: &str| {
+        !full_before.is_empty() && full_before.iter().all(|r| r.outcome(id) == Outcome::Passed)
+    };
     let candidates: Vec<String> = if inp.pass_to_pass.is_empty() {
         before_ids.iter().cloned().collect()
     } else {
@@ -257,8 +281,7 @@ pub fn decide(inp: &Inputs) -> Decision {
         }
         if passed_all_before(&id) {
             p2p.push(id);
-        } else if inp
-            .before
+        } else if full_before
             .iter()
             .any(|r| matches!(r.outcome(&id), Outcome::Failed | Outcome::Error))
         {
@@ -348,7 +371,11 @@ pub fn decide(inp: &Inputs) -> Decision {
     let flaky: Vec<String> = enforced
         .iter()
         .filter(|id| {
-            let outs: BTreeSet<Outcome> = inp.after.iter().map(|r| r.outcome(id)).collect();
+            let outs: BTreeSet<Outcome> = if f2p.contains(*id) {
+                inp.after.iter().map(|r| r.outcome(id)).collect()
+            } else {
+                full_after.iter().map(|r| r.outcome(id)).collect()
+            };
             outs.len() > 1
         })
         .map(|s| s.to_string())
@@ -393,7 +420,7 @@ pub fn decide(inp: &Inputs) -> Decision {
     }
     let regressions: Vec<String> = p2p
         .iter()
-        .filter(|id| inp.after.iter().any(|r| r.outcome(id) != Outcome::Passed))
+        .filter(|id| full_after.iter().any(|r| r.outcome(id) != Outcome::Passed))
         .cloned()
         .collect();
     if !regressions.is_empty() {
@@ -407,16 +434,25 @@ pub fn decide(inp: &Inputs) -> Decision {
         d.regressions = regressions;
         return finish(d);
     }
-    finish(Decision::new(
-        Verdict::Verified,
+    let reason = if full_after.len() == inp.after.len() {
         format!(
             "{} fail-to-pass and {} pass-to-pass tests passed in all {} patched runs; the failure reproduced in all {} unpatched runs",
             inp.fail_to_pass.len(),
             p2p.len(),
             inp.after.len(),
             inp.before.len()
-        ),
-    ))
+        )
+    } else {
+        format!(
+            "{} fail-to-pass tests passed in all {} patched runs and {} pass-to-pass tests in the {} full run(s); the failure reproduced in all {} unpatched runs",
+            inp.fail_to_pass.len(),
+            inp.after.len(),
+            p2p.len(),
+            full_after.len(),
+            inp.before.len()
+        )
+    };
+    finish(Decision::new(Verdict::Verified, reason))
 }
 
 #[cfg(test)]
@@ -428,6 +464,7 @@ mod tests {
         RunRecord {
             phase,
             index,
+            scope: RunScope::All,
             exit: ExecStatus::Exited(if outs.iter().all(|(_, o)| *o == Outcome::Passed) {
                 0
             } else {
@@ -506,6 +543,68 @@ mod tests {
             "a vanished test is a regression"
         );
         assert_eq!(d.regressions, vec![P.to_string()]);
+    }
+
+    /// The focused plan: run 0 of each phase whole, the others only the fail-to-pass test.
+    fn focused(phase: Phase, full: &[(&str, Outcome)], f: Outcome) -> Vec<RunRecord> {
+        (0..3)
+            .map(|i| {
+                if i == 0 {
+                    run(phase, 0, full)
+                } else {
+                    RunRecord {
+                        scope: RunScope::FailToPass,
+                        ..run(phase, i, &[(F, f)])
+                    }
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn focused_runs_judge_other_tests_on_the_full_runs_only() {
+        let before = focused(
+            Phase::Before,
+            &[(F, Failed), (P, Passed), (X, Failed)],
+            Failed,
+        );
+        let after = focused(
+            Phase::After,
+            &[(F, Passed), (P, Passed), (X, Failed)],
+            Passed,
+        );
+        let d = decide_with(&before, &after);
+        assert_eq!(d.verdict, Verdict::Verified, "{}", d.reason);
+        assert_eq!(
+            d.pass_to_pass,
+            vec![P.to_string()],
+            "P is missing only where unselected"
+        );
+        assert_eq!(d.pre_existing_failures, vec![X.to_string()]);
+        assert!(d.reason.contains("in the 1 full run(s)"), "{}", d.reason);
+
+        // A regression in the full patched run still counts.
+        let after = focused(Phase::After, &[(F, Passed), (P, Failed)], Passed);
+        assert_eq!(decide_with(&before, &after).verdict, Verdict::Regression);
+        // The fail-to-pass test is still judged on every run: one focused failure is a flake.
+        let mut after = focused(Phase::After, &[(F, Passed), (P, Passed)], Passed);
+        after[2] = RunRecord {
+            scope: RunScope::FailToPass,
+            ..run(Phase::After, 2, &[(F, Failed)])
+        };
+        let d = decide_with(&before, &after);
+        assert_eq!(d.verdict, Verdict::Flaky, "{}", d.reason);
+        assert_eq!(d.flaky_ids, vec![F.to_string()]);
+        // And it must fail in every unpatched run, focused ones included.
+        let mut before = before.clone();
+        before[1] = RunRecord {
+            scope: RunScope::FailToPass,
+            ..run(Phase::Before, 1, &[(F, Passed)])
+        };
+        assert_eq!(
+            decide_with(&before, &after).verdict,
+            Verdict::NotReproducible
+        );
     }
 
     #[test]
