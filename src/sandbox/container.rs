@@ -108,8 +108,10 @@ fn kill_others_script(keeper: u32, loop_pid: u32) -> String {
     } else {
         format!("1|{keeper}|{loop_pid}|$$")
     };
+    // SIGSTOP until a pass sees no new process (stopped processes cannot fork, so a fork bomb
+    // stops growing), then SIGKILL everything; bounded.
     format!(
-        "k() {{ for d in /proc/[0-9]*; do p=${{d#/proc/}}; case \"$p\" in {spared}) ;; *) kill -9 \"$p\" 2>/dev/null;; esac; done; }}; k; k; k"
+        "e() {{ n=0; for d in /proc/[0-9]*; do p=${{d#/proc/}}; case \"$p\" in {spared}) ;; *) kill \"-$1\" \"$p\" 2>/dev/null && n=$((n + 1));; esac; done; }}; i=0; m=-1; while [ \"$i\" -lt 100 ]; do i=$((i + 1)); e STOP; [ \"$n\" -eq \"$m\" ] && break; m=$n; done; e KILL; e KILL"
     )
 }
 

@@ -31,12 +31,30 @@ pl_oom() {
   if [ -r /sys/fs/cgroup/memory.events ]; then f=/sys/fs/cgroup/memory.events; else f=/sys/fs/cgroup/memory/memory.oom_control; fi
   while read -r k v; do [ "$k" = oom_kill ] && o=$v; done 2>/dev/null < "$f"
 }
+# Freeze first: SIGSTOP everything until a pass sees no new process (a stopped process
+# cannot fork, so a fork bomb stops growing), then SIGKILL. Builtins only; pl_* names
+# because shell functions share the loop's variables (n is the request's nonce).
+pl_each() {
+  pl_n=0
+  for pl_d in /proc/[0-9]*; do pl_p=${pl_d#/proc/}; case "$pl_p" in 1|"$K"|"$L") ;; *) kill "-$1" "$pl_p" 2>/dev/null && pl_n=$((pl_n + 1));; esac; done
+}
 pl_kill() {
-  for d in /proc/[0-9]*; do p=${d#/proc/}; case "$p" in 1|"$K"|"$L") ;; *) kill -9 "$p" 2>/dev/null;; esac; done
+  pl_c=0; pl_prev=-1
+  while [ "$pl_c" -lt 100 ]; do
+    pl_c=$((pl_c + 1)); pl_each STOP
+    [ "$pl_n" -eq "$pl_prev" ] && break
+    pl_prev=$pl_n
+  done
+  pl_each KILL; pl_each KILL
+  # Until PID 1 reaped them: zombies still hold pids, and the next step needs a fork.
+  pl_c=0
+  while [ "$pl_c" -lt 2000 ]; do pl_c=$((pl_c + 1)); pl_each 0; [ "$pl_n" -eq 0 ] && break; done
 }
 pl_loop() {
   read -r L _ < /proc/self/stat
   exec 2>/dev/null
+  # Without these every step would run as an empty script: stay silent, the harness execs.
+  command -v head >/dev/null && command -v base64 >/dev/null || exit 0
   pl_oom
   echo "PLHELLO $K $L $o"
   while read -r t n sl il; do
@@ -47,8 +65,9 @@ pl_loop() {
     if [ "$il" -gt 0 ]; then head -c "$il" | base64 -d > /tmp/.pl-stdin; i=/tmp/.pl-stdin; fi
     sh -c "$s" < "$i" 2>&1
     rc=$?
-    pl_kill; pl_kill; pl_kill
-    rm -f /tmp/.pl-stdin
+    # Builtins only until the kill converged: a failed fork ends a non-interactive dash.
+    pl_kill
+    [ "$i" = /dev/null ] || : > "$i"
     [ -d "/proc/$K" ] || exit 0
     pl_oom
     echo "PLEND$n $rc $o"

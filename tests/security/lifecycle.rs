@@ -369,7 +369,75 @@ sleep 0.2; echo done"#,
         "the step did kill the loop (the container fell back to exec)",
     ));
     remove(h).await;
+    out.push(loop_without_tools(ctx).await);
     out
+}
+
+/// E9e an image without `base64` (the loop could not decode a step, so every step would run
+/// as an empty script): the loop stays silent and the container runs steps by exec.
+async fn loop_without_tools(ctx: &Ctx) -> Outcome {
+    use bollard::query_parameters::{CommitContainerOptionsBuilder, RemoveImageOptions};
+    let c = ctx
+        .control(&common::hardened_policy().control(), "nob64")
+        .await;
+    let rm = common::sh(
+        &c,
+        "rm -f \"$(command -v base64)\" && ! command -v base64",
+        secs(20),
+    )
+    .await;
+    let tag = format!("nob64-{}", std::process::id());
+    let committed = ctx
+        .docker
+        .commit_container(
+            CommitContainerOptionsBuilder::new()
+                .container(c.name())
+                .repo("patchloop-test-nob64")
+                .tag(&tag)
+                .build(),
+            bollard::models::ContainerConfig::default(),
+        )
+        .await;
+    remove(c).await;
+    let image = format!("patchloop-test-nob64:{tag}");
+    let outcome = match committed {
+        Err(e) => Outcome::new(
+            "E9-loop-missing-tools-falls-back",
+            false,
+            format!("committing the image without base64 failed: {e}"),
+            false,
+            "no image",
+        ),
+        Ok(_) => {
+            let h = common::start(
+                &ctx.docker,
+                &image,
+                &common::hardened_policy(),
+                &ctx.run,
+                "nob64",
+            )
+            .await;
+            let r = common::sh(&h, "echo via-exec", secs(20)).await;
+            let o = Outcome::new(
+                "E9-loop-missing-tools-falls-back",
+                !h.uses_step_loop() && r.output.render().contains("via-exec"),
+                format!(
+                    "step loop in use: {}; a step printed {:?}",
+                    h.uses_step_loop(),
+                    r.output.render().trim()
+                ),
+                rm.status == ExecStatus::Exited(0),
+                "base64 was removed from the image",
+            );
+            remove(h).await;
+            o
+        }
+    };
+    let _ = ctx
+        .docker
+        .remove_image(&image, None::<RemoveImageOptions>, None)
+        .await;
+    outcome
 }
 
 /// The policy of the crash child's container: a short life, a named read-only volume.

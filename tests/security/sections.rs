@@ -463,6 +463,29 @@ pub async fn pids(ctx: &Ctx) -> Vec<Outcome> {
         max_hits > 0,
         format!("pids.events max={max_hits} (the bomb really hit the limit)"),
     ));
+
+    // D1b repeated bombs: every step after one still runs, through the step loop (its cleanup
+    // freezes the bomb before killing it, and waits until the pids are free again).
+    let mut rounds = Vec::new();
+    for _ in 0..5 {
+        let b = common::exec(
+            &h,
+            ExecRequest::argv(["bash", "-c", ":(){ :|:& };:"]).timeout(secs(5)),
+        )
+        .await;
+        let n = common::sh(&h, "echo alive", secs(20)).await;
+        rounds.push((b.status, n.output.render().contains("alive")));
+    }
+    out.push(Outcome::new(
+        "D1-fork-bombs-repeated",
+        rounds.iter().all(|(_, alive)| *alive) && h.uses_step_loop(),
+        format!(
+            "rounds (bomb status, next step alive): {rounds:?}; step loop in use: {}",
+            h.uses_step_loop()
+        ),
+        max_hits > 0,
+        "the first bomb hit the pids limit",
+    ));
     remove(h).await;
     out
 }
