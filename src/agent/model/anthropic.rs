@@ -86,16 +86,11 @@ impl Anthropic {
         if let Some(key) = &self.opts.api_key {
             rb = rb.header("x-api-key", key);
         }
-        let resp = rb
-            .send()
-            .await
-            .map_err(|e| super::classify_send_error(e, &self.base_url, hint))?;
-        let status = resp.status().as_u16();
-        let retry_after = super::parse_retry_after(resp.headers());
-        let text = resp
-            .text()
-            .await
-            .map_err(|e| super::classify_send_error(e, &self.base_url, hint))?;
+        let super::Reply {
+            status,
+            retry_after,
+            text,
+        } = super::send(rb, &self.base_url, hint).await?;
         if status == 404 && text.contains("model") {
             return Err(ModelError::ModelNotFound {
                 model: self.model.clone(),
@@ -221,8 +216,7 @@ pub fn parse_response(v: &Value) -> (AssistantMessage, Usage, FinishReason) {
 #[async_trait]
 impl Model for Anthropic {
     async fn complete(&self, req: &Request<'_>) -> Result<Response, ModelError> {
-        let body = serde_json::to_vec(&self.body(req))
-            .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
+        let body = super::encode(&self.body(req))?;
         let bytes_sent = body.len();
         let v = with_retry(&self.opts.retry, self.clock.as_ref(), || self.once(&body)).await?;
         let (message, usage, finish) = parse_response(&v);

@@ -371,6 +371,54 @@ pub(crate) fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<
     (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(3600.0)))
 }
 
+/// A raw HTTP reply: status, `retry-after`, body text.
+pub(crate) struct Reply {
+    pub status: u16,
+    pub retry_after: Option<Duration>,
+    pub text: String,
+}
+
+/// Send a prepared request and read the whole reply; connection problems are classified
+/// with `hint` (how to start the server at `url`). Every adapter's one network call.
+pub(crate) async fn send(
+    rb: reqwest::RequestBuilder,
+    url: &str,
+    hint: &str,
+) -> Result<Reply, ModelError> {
+    let resp = rb
+        .send()
+        .await
+        .map_err(|e| classify_send_error(e, url, hint))?;
+    let status = resp.status().as_u16();
+    let retry_after = parse_retry_after(resp.headers());
+    let text = resp
+        .text()
+        .await
+        .map_err(|e| classify_send_error(e, url, hint))?;
+    Ok(Reply {
+        status,
+        retry_after,
+        text,
+    })
+}
+
+/// The request body as bytes (its length is the step's `bytes_sent`).
+pub(crate) fn encode(body: &serde_json::Value) -> Result<Vec<u8>, ModelError> {
+    serde_json::to_vec(body)
+        .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))
+}
+
+/// Tools in the OpenAI function shape (OpenAI-compatible servers and Ollama's native API).
+pub(crate) fn function_tools(tools: &[ToolSpec]) -> serde_json::Value {
+    tools
+        .iter()
+        .map(|t| {
+            serde_json::json!({"type": "function", "function": {
+                "name": t.name, "description": t.description, "parameters": t.parameters}})
+        })
+        .collect()
+}
+
 /// Map a non-success HTTP status to an error class.
 pub(crate) fn classify_status(
     status: u16,

@@ -51,14 +51,7 @@ impl Ollama {
             "stream": false,
         });
         if !req.tools.is_empty() {
-            body["tools"] = req
-                .tools
-                .iter()
-                .map(|t| {
-                    json!({"type": "function", "function": {
-                        "name": t.name, "description": t.description, "parameters": t.parameters}})
-                })
-                .collect();
+            body["tools"] = super::function_tools(req.tools);
         }
         if let Some(think) = self.opts.think {
             body["think"] = json!(think);
@@ -86,21 +79,16 @@ impl Ollama {
     }
 
     async fn once(&self, body: &[u8]) -> Result<Value, ModelError> {
-        let url = format!("{}/api/chat", self.base_url);
-        let resp = self
+        let rb = self
             .client
-            .post(&url)
+            .post(format!("{}/api/chat", self.base_url))
             .header("content-type", "application/json")
-            .body(body.to_vec())
-            .send()
-            .await
-            .map_err(|e| super::classify_send_error(e, &self.base_url, &self.unreachable_hint()))?;
-        let status = resp.status().as_u16();
-        let retry_after = super::parse_retry_after(resp.headers());
-        let text = resp
-            .text()
-            .await
-            .map_err(|e| super::classify_send_error(e, &self.base_url, &self.unreachable_hint()))?;
+            .body(body.to_vec());
+        let super::Reply {
+            status,
+            retry_after,
+            text,
+        } = super::send(rb, &self.base_url, &self.unreachable_hint()).await?;
         if status == 404 {
             return Err(ModelError::ModelNotFound {
                 model: self.model.clone(),
@@ -213,8 +201,7 @@ pub fn parse_response(v: &Value) -> (AssistantMessage, Usage, FinishReason) {
 #[async_trait]
 impl Model for Ollama {
     async fn complete(&self, req: &Request<'_>) -> Result<Response, ModelError> {
-        let body = serde_json::to_vec(&self.body(req))
-            .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
+        let body = super::encode(&self.body(req))?;
         let bytes_sent = body.len();
         let v = with_retry(&self.opts.retry, self.clock.as_ref(), || self.once(&body)).await?;
         let (message, usage, finish) = parse_response(&v);

@@ -56,14 +56,7 @@ impl OpenAi {
             "stream": false,
         });
         if !req.tools.is_empty() {
-            body["tools"] = req
-                .tools
-                .iter()
-                .map(|t| {
-                    json!({"type": "function", "function": {
-                        "name": t.name, "description": t.description, "parameters": t.parameters}})
-                })
-                .collect();
+            body["tools"] = super::function_tools(req.tools);
             match self.opts.tool_choice {
                 ToolChoice::Auto => body["tool_choice"] = json!("auto"),
                 ToolChoice::Required => body["tool_choice"] = json!("required"),
@@ -92,16 +85,11 @@ impl OpenAi {
         if let Some(key) = &self.opts.api_key {
             rb = rb.bearer_auth(key);
         }
-        let resp = rb
-            .send()
-            .await
-            .map_err(|e| super::classify_send_error(e, &self.base_url, &self.unreachable_hint()))?;
-        let status = resp.status().as_u16();
-        let retry_after = super::parse_retry_after(resp.headers());
-        let text = resp
-            .text()
-            .await
-            .map_err(|e| super::classify_send_error(e, &self.base_url, &self.unreachable_hint()))?;
+        let super::Reply {
+            status,
+            retry_after,
+            text,
+        } = super::send(rb, &self.base_url, &self.unreachable_hint()).await?;
         if status == 404 && text.to_lowercase().contains("model") {
             return Err(ModelError::ModelNotFound {
                 model: self.model.clone(),
@@ -218,8 +206,7 @@ pub fn parse_response(v: &Value) -> Result<(AssistantMessage, Usage, FinishReaso
 #[async_trait]
 impl Model for OpenAi {
     async fn complete(&self, req: &Request<'_>) -> Result<Response, ModelError> {
-        let body = serde_json::to_vec(&self.body(req))
-            .map_err(|e| ModelError::Config(format!("cannot encode the request: {e}")))?;
+        let body = super::encode(&self.body(req))?;
         let bytes_sent = body.len();
         let (message, usage, finish) =
             with_retry(&self.opts.retry, self.clock.as_ref(), || async {
