@@ -37,6 +37,14 @@ use super::{ExecRequest, ExecResult, ExecStatus, Sandbox, SandboxError, WORKSPAC
 const DEADLINE_GRACE_SECS: u64 = 30;
 /// Reading stops (and the step is killed) once a command has printed this many times its cap.
 const FLOOD_FACTOR: u64 = 64;
+/// Appended to the output of a step killed for flooding.
+const FLOOD_NOTE: &[u8] = b"\n[output limit reached: the command was killed]\n";
+
+/// Bytes read before a step counts as a flood and is killed.
+fn flood_limit(cap: usize) -> u64 {
+    (cap as u64).saturating_mul(FLOOD_FACTOR).max(8 << 20)
+}
+
 /// Prints the container cgroup's OOM counters (cgroup v2, else v1).
 const OOM_COUNTER: &str =
     "cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control";
@@ -99,20 +107,15 @@ fn sanitize(s: &str) -> String {
     if s.is_empty() { "x".into() } else { s }
 }
 
-/// The shell loop that SIGKILLs every process but PID 1, the keeper, the step loop (when
-/// there is one) and the shell itself. Only dash builtins: it must work while a fork bomb
-/// holds every pid.
+/// The cleanup ([`super::steploop::kill_functions`]) that ends every process but PID 1, the
+/// keeper, the step loop (when there is one) and the shell itself.
 fn kill_others_script(keeper: u32, loop_pid: u32) -> String {
     let spared = if loop_pid == 0 {
         format!("1|{keeper}|$$")
     } else {
         format!("1|{keeper}|{loop_pid}|$$")
     };
-    // SIGSTOP until a pass sees no new process (stopped processes cannot fork, so a fork bomb
-    // stops growing), then SIGKILL everything; bounded.
-    format!(
-        "e() {{ n=0; for d in /proc/[0-9]*; do p=${{d#/proc/}}; case \"$p\" in {spared}) ;; *) kill \"-$1\" \"$p\" 2>/dev/null && n=$((n + 1));; esac; done; }}; i=0; m=-1; while [ \"$i\" -lt 100 ]; do i=$((i + 1)); e STOP; [ \"$n\" -eq \"$m\" ] && break; m=$n; done; e KILL; e KILL"
-    )
+    format!("{}pl_kill", super::steploop::kill_functions(&spared))
 }
 
 impl Container {
@@ -256,9 +259,7 @@ impl Container {
 
         let mut scanner = MarkerScanner::new(&nonce);
         let mut captured = CappedOutput::new(req.output_cap);
-        let flood_limit = (req.output_cap as u64)
-            .saturating_mul(FLOOD_FACTOR)
-            .max(8 << 20);
+        let flood_limit = flood_limit(req.output_cap);
         let mut flooded = false;
         let mut end = None;
         let read = async {
@@ -297,7 +298,7 @@ impl Container {
             let _ = tokio::time::timeout(Duration::from_secs(10), drain).await;
         }
         if flooded {
-            captured.push(b"\n[output limit reached: the command was killed]\n");
+            captured.push(FLOOD_NOTE);
         }
         let Some(end) = end else {
             self.loop_broken.store(true, Ordering::Relaxed);
@@ -464,7 +465,7 @@ impl Container {
         }
 
         let mut captured = CappedOutput::new(cap);
-        let flood_limit = (cap as u64).saturating_mul(FLOOD_FACTOR).max(8 << 20);
+        let flood_limit = flood_limit(cap);
         let mut flooded = false;
         let read = async {
             while let Some(chunk) = output.next().await {
@@ -488,7 +489,7 @@ impl Container {
             Box::pin(self.kill_others()).await?;
         }
         if flooded {
-            captured.push(b"\n[output limit reached: the command was killed]\n");
+            captured.push(FLOOD_NOTE);
         }
         let code = self.exit_code(&exec.id).await?;
         let status = if timed_out {

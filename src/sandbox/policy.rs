@@ -234,7 +234,7 @@ impl ContainerPolicy {
                 vec![
                     "sh".into(),
                     "-c".into(),
-                    super::steploop::LOOP_SCRIPT.into(),
+                    super::steploop::LOOP_SCRIPT.clone(),
                     "sh".into(),
                     self.lifetime_secs.to_string(),
                 ]

@@ -19,24 +19,23 @@
 //! Requests: `PL <nonce> <script-b64-len> <stdin-b64-len>\n` then the two base64 blobs. Base64
 //! because the attach stream treats ctrl-p ctrl-q as "detach": raw bytes could cut us off.
 
+use std::sync::LazyLock;
+
 use base64::Engine as _;
 
-/// The container's command in step-loop mode: `sh -c LOOP_SCRIPT sh <lifetime>`.
-/// `$$` (the outer shell, exec'd into `sleep`) is the keeper that bounds the container's life;
-/// the loop runs in a background subshell that keeps the attached stdin through fd 3 (an
-/// asynchronous list's stdin is /dev/null before its own redirections apply).
-pub const LOOP_SCRIPT: &str = r#"K=$$
-pl_oom() {
-  o=0
-  if [ -r /sys/fs/cgroup/memory.events ]; then f=/sys/fs/cgroup/memory.events; else f=/sys/fs/cgroup/memory/memory.oom_control; fi
-  while read -r k v; do [ "$k" = oom_kill ] && o=$v; done 2>/dev/null < "$f"
+/// Shell functions that end every process but those the `case` pattern `spared` matches:
+/// `pl_kill` SIGSTOPs until a pass sees no new process (a stopped process cannot fork, so a
+/// fork bomb stops growing), SIGKILLs, then waits until PID 1 reaped them (zombies still hold
+/// pids, and the next step needs a fork). Dash builtins only: it must work while a fork bomb
+/// holds every pid. `pl_*` names because shell functions share the caller's variables. The
+/// one cleanup of both exec paths: the step loop and the Docker exec wrapper.
+pub fn kill_functions(spared: &str) -> String {
+    KILL_TEMPLATE.replace("@SPARED@", spared)
 }
-# Freeze first: SIGSTOP everything until a pass sees no new process (a stopped process
-# cannot fork, so a fork bomb stops growing), then SIGKILL. Builtins only; pl_* names
-# because shell functions share the loop's variables (n is the request's nonce).
-pl_each() {
+
+const KILL_TEMPLATE: &str = r#"pl_each() {
   pl_n=0
-  for pl_d in /proc/[0-9]*; do pl_p=${pl_d#/proc/}; case "$pl_p" in 1|"$K"|"$L") ;; *) kill "-$1" "$pl_p" 2>/dev/null && pl_n=$((pl_n + 1));; esac; done
+  for pl_d in /proc/[0-9]*; do pl_p=${pl_d#/proc/}; case "$pl_p" in @SPARED@) ;; *) kill "-$1" "$pl_p" 2>/dev/null && pl_n=$((pl_n + 1));; esac; done
 }
 pl_kill() {
   pl_c=0; pl_prev=-1
@@ -50,7 +49,19 @@ pl_kill() {
   pl_c=0
   while [ "$pl_c" -lt 2000 ]; do pl_c=$((pl_c + 1)); pl_each 0; [ "$pl_n" -eq 0 ] && break; done
 }
-pl_loop() {
+"#;
+
+/// The container's command in step-loop mode: `sh -c LOOP_SCRIPT sh <lifetime>`.
+/// `$$` (the outer shell, exec'd into `sleep`) is the keeper that bounds the container's life;
+/// the loop runs in a background subshell that keeps the attached stdin through fd 3 (an
+/// asynchronous list's stdin is /dev/null before its own redirections apply).
+const LOOP_TEMPLATE: &str = r#"K=$$
+pl_oom() {
+  o=0
+  if [ -r /sys/fs/cgroup/memory.events ]; then f=/sys/fs/cgroup/memory.events; else f=/sys/fs/cgroup/memory/memory.oom_control; fi
+  while read -r k v; do [ "$k" = oom_kill ] && o=$v; done 2>/dev/null < "$f"
+}
+@KILL@pl_loop() {
   read -r L _ < /proc/self/stat
   exec 2>/dev/null
   # Without these every step would run as an empty script: stay silent, the harness execs.
@@ -77,6 +88,10 @@ exec 3<&0
 pl_loop <&3 3<&- &
 exec 3<&- sleep "$1" </dev/null >/dev/null 2>&1
 "#;
+
+/// [`LOOP_TEMPLATE`] with the cleanup functions sparing PID 1, the keeper and the loop.
+pub static LOOP_SCRIPT: LazyLock<String> =
+    LazyLock::new(|| LOOP_TEMPLATE.replace("@KILL@", &kill_functions(r#"1|"$K"|"$L""#)));
 
 /// What the loop says once it runs: keeper pid, loop pid, OOM-kill baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -368,17 +368,7 @@ async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> 
         let r = one_run(c, p, scope, Phase::Before, i, t, &baseline, req).await?;
         ctx.before.push(r);
     }
-    // Stop early when the baseline already decides the verdict (unknown ids, no reproduction).
-    let pre = verdict::decide(&Inputs {
-        violations: &[],
-        setup_error: None,
-        fail_to_pass: &req.fail_to_pass,
-        pass_to_pass: &req.pass_to_pass,
-        before: &ctx.before,
-        after: &ctx.before,
-    });
-    if matches!(pre.verdict, Verdict::Error | Verdict::NotReproducible) {
-        ctx.after.clear();
+    if baseline_decides(ctx) {
         return Ok(());
     }
 
@@ -394,6 +384,21 @@ async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> 
         ctx.after.push(r);
     }
     Ok(())
+}
+
+/// Stop early when the unpatched runs already decide the verdict (unknown ids, no
+/// reproduction): the patch is never applied.
+fn baseline_decides(ctx: &Ctx<'_>) -> bool {
+    let req = ctx.req;
+    let pre = verdict::decide(&Inputs {
+        violations: &[],
+        setup_error: None,
+        fail_to_pass: &req.fail_to_pass,
+        pass_to_pass: &req.pass_to_pass,
+        before: &ctx.before,
+        after: &ctx.before,
+    });
+    matches!(pre.verdict, Verdict::Error | Verdict::NotReproducible)
 }
 
 /// Tests other than the fail-to-pass ones that do not pass in the patched full run but did
@@ -424,16 +429,7 @@ async fn run_all_junit(c: &dyn Sandbox, ctx: &mut Ctx<'_>) -> Result<(), String>
         }
         ctx.before.push(r);
     }
-    let pre = verdict::decide(&Inputs {
-        violations: &[],
-        setup_error: None,
-        fail_to_pass: &req.fail_to_pass,
-        pass_to_pass: &req.pass_to_pass,
-        before: &ctx.before,
-        after: &ctx.before,
-    });
-    if matches!(pre.verdict, Verdict::Error | Verdict::NotReproducible) {
-        ctx.after.clear();
+    if baseline_decides(ctx) {
         return Ok(());
     }
     apply_patch(c, &req.patch).await?;

@@ -528,7 +528,7 @@ pub fn golden_violations(
     // shell exec'd into it; the deadline probes (crash-after-start) show it ending for real.
     let lifetime = policy.lifetime_secs.to_string();
     let want_cmd = if policy.step_loop {
-        let script = patchloop::sandbox::steploop::LOOP_SCRIPT;
+        let script: &str = &patchloop::sandbox::steploop::LOOP_SCRIPT;
         check(
             script
                 .trim_end()
