@@ -7,7 +7,6 @@
 
 use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Report, TestCaseStatus};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -618,29 +617,20 @@ impl TestRun {
 
 /// Parse a JUnit XML report into counts and failing ids. Pure.
 pub fn summarize_junit(xml: &str) -> Option<TestSummary> {
-    // pytest writes timestamps without a UTC offset, which quick-junit rejects; they are not
-    // needed for the summary, so drop them and parse again.
-    let report = Report::deserialize_from_str(xml).ok().or_else(|| {
-        let re = regex::Regex::new(r#"\stimestamp="[^"]*""#).ok()?;
-        Report::deserialize_from_str(&re.replace_all(xml, "")).ok()
-    })?;
+    use crate::verify::junit::{self, Outcome};
     let mut s = TestSummary::default();
-    for suite in &report.test_suites {
-        for case in &suite.test_cases {
-            let id = test_id(
-                case.classname.as_ref().map(|c| c.as_str()),
-                case.name.as_str(),
-            );
-            match &case.status {
-                TestCaseStatus::Success { .. } => s.passed += 1,
-                TestCaseStatus::Skipped { .. } => s.skipped += 1,
-                TestCaseStatus::NonSuccess { kind, .. } => {
-                    match kind {
-                        NonSuccessKind::Failure => s.failed += 1,
-                        NonSuccessKind::Error => s.errors += 1,
-                    }
-                    s.failing.push(id);
-                }
+    for case in junit::raw_cases(xml).ok()? {
+        let id = test_id(Some(&case.classname), &case.name);
+        match case.result.outcome {
+            Outcome::Passed => s.passed += 1,
+            Outcome::Skipped | Outcome::Missing => s.skipped += 1,
+            Outcome::Failed => {
+                s.failed += 1;
+                s.failing.push(id);
+            }
+            Outcome::Error => {
+                s.errors += 1;
+                s.failing.push(id);
             }
         }
     }

@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use async_trait::async_trait;
-use quick_junit::{Report, TestCaseStatus};
 
 use crate::bench::generate::SuiteRunner;
 use crate::bench::validate::{CaseOutcome, SuiteResult};
@@ -173,34 +172,23 @@ pub fn suite_from_junit(
     xml: &str,
     node_ids: &BTreeMap<String, String>,
 ) -> anyhow::Result<SuiteResult> {
-    // pytest's zone-less timestamps are rejected by quick-junit and never needed here.
-    let cleaned = regex::Regex::new(r#" timestamp="[^"]*""#)
-        .map(|re| re.replace_all(xml, "").into_owned())
-        .unwrap_or_else(|_| xml.to_string());
-    let report =
-        Report::deserialize_from_str(&cleaned).context("the JUnit report does not parse")?;
+    use crate::verify::junit::{self, Outcome};
+    let cases = junit::raw_cases(xml).context("the JUnit report does not parse")?;
     let mut tests: BTreeMap<String, CaseOutcome> = BTreeMap::new();
-    for suite in &report.test_suites {
-        for case in &suite.test_cases {
-            let classname = case.classname.as_ref().map(|c| c.as_str()).unwrap_or("");
-            let key = format!("{classname}::{}", case.name.as_str());
-            let id = node_ids.get(&key).cloned().unwrap_or(key);
-            if !selectable(&id) {
-                // A task may only name tests pytest can select again: leave this one out.
-                continue;
-            }
-            let (ok, message) = match &case.status {
-                TestCaseStatus::Success { .. } | TestCaseStatus::Skipped { .. } => (true, None),
-                TestCaseStatus::NonSuccess { message, .. } => {
-                    (false, message.as_ref().map(|m| m.as_str().to_string()))
-                }
-            };
-            match tests.get_mut(&id) {
-                Some(old) if old.ok && !ok => *old = CaseOutcome { ok, message },
-                Some(_) => {}
-                None => {
-                    tests.insert(id, CaseOutcome { ok, message });
-                }
+    for case in cases {
+        let key = format!("{}::{}", case.classname, case.name);
+        let id = node_ids.get(&key).cloned().unwrap_or(key);
+        if !selectable(&id) {
+            // A task may only name tests pytest can select again: leave this one out.
+            continue;
+        }
+        let ok = matches!(case.result.outcome, Outcome::Passed | Outcome::Skipped);
+        let message = if ok { None } else { case.result.message };
+        match tests.get_mut(&id) {
+            Some(old) if old.ok && !ok => *old = CaseOutcome { ok, message },
+            Some(_) => {}
+            None => {
+                tests.insert(id, CaseOutcome { ok, message });
             }
         }
     }

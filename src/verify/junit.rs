@@ -169,7 +169,7 @@ pub fn raw_cases(xml: &str) -> Result<Vec<RawCase>, JunitError> {
                 result: CaseResult {
                     outcome,
                     duration: case.time,
-                    message: message.map(|m| m.chars().take(500).collect()),
+                    message,
                 },
             });
         }
@@ -179,7 +179,14 @@ pub fn raw_cases(xml: &str) -> Result<Vec<RawCase>, JunitError> {
 
 /// Adds a result under `k`; a test reported twice (pytest's failed call plus teardown error)
 /// keeps the worse outcome and the summed duration.
+/// Messages kept in a run's results (and so in receipts) are clipped to this many chars.
+const MESSAGE_CHARS: usize = 500;
+
 pub fn merge(cases: &mut BTreeMap<String, CaseResult>, k: String, new: CaseResult) {
+    let new = CaseResult {
+        message: new.message.map(|m| m.chars().take(MESSAGE_CHARS).collect()),
+        ..new
+    };
     match cases.get_mut(&k) {
         Some(old) => {
             if new.outcome.severity() > old.outcome.severity() {
