@@ -153,5 +153,31 @@ turns:
         "{}",
         o.one_line()
     );
+
+    // 3. Filling the workspace quota (SECURITY.md D4) ends the episode: many files, each far
+    //    below the fsize limit, into a 16 MiB workspace.
+    let fill = r#"
+turns:
+  - tool_calls:
+      - name: bash
+        arguments: {command: "for i in $(seq 40); do dd if=/dev/zero of=fill$i bs=1M count=1 2>&1 || break; done"}
+  - tool_calls: [{name: submit, arguments: {}}]
+"#;
+    let model = Scripted::from_yaml(fill, "fill").unwrap();
+    let out3 = tempfile::tempdir().unwrap();
+    let mut p = plan(out3.path(), &image.test_cmd);
+    p.policy.workspace_bytes = 16 << 20;
+    let o = fix::fix_with_image(&d, &image, &model, p, "agent-test-fill")
+        .await
+        .unwrap();
+    assert_eq!(o.episode.as_ref().unwrap().stop, StopReason::QuotaExceeded);
+    assert_eq!(o.verdict, FixVerdict::NotFixed, "{}", o.one_line());
+    let l = lines(&out3.path().join("trajectory.jsonl"));
+    let obs = l[1]["calls"][0]["observation"].as_str().unwrap();
+    assert!(
+        obs.contains("No space left") && obs.contains("workspace quota (16 MiB) is full"),
+        "{obs}"
+    );
+    assert_eq!(l.last().unwrap()["stop_reason"], "quota_exceeded");
     drop(guard);
 }

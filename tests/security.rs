@@ -38,6 +38,8 @@ async fn sandbox_security_suite() {
         sections::filesystem(&ctx).boxed(),
         sections::pids(&ctx).boxed(),
         sections::memory_and_files(&ctx).boxed(),
+        sections::workspace_quota(&ctx).boxed(),
+        sections::helper_isolation(&ctx).boxed(),
         sections::output_flood(&ctx).boxed(),
         lifecycle::processes(&ctx).boxed(),
         lifecycle::crash_safety(&ctx).boxed(),

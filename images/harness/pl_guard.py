@@ -180,6 +180,6 @@ def pytest_sessionfinish(session, exitstatus):
         "collected": int(getattr(session, "testscollected", 0) or 0),
     }
     if REPORT_PATH:
-        fd = os.open(REPORT_PATH, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(REPORT_PATH, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)  # read by the helper (another uid)
         with os.fdopen(fd, "w") as f:
             json.dump(report, f)

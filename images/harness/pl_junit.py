@@ -151,7 +151,7 @@ def main():
     sys.stdout.reconfigure(line_buffering=True)
     inp = json.loads(sys.stdin.read() or "{}")
     out = inp["out_dir"]
-    os.makedirs(out, mode=0o700, exist_ok=True)
+    os.makedirs(out, mode=0o755, exist_ok=True)  # read by the helper (another uid)
     res = {"kind": inp.get("kind"), "runner": None, "rc": None, "problem": None,
            "artifacts": [], "reports": []}
     fn = {"rust": rust, "node": node}.get(inp.get("kind"))

@@ -24,7 +24,8 @@ for p in cfg["paths"]:
         sys.path.append(p)
 
 out = cfg["out_dir"]
-os.makedirs(out, mode=0o700)
+# World-readable: the harness's read-only helper (another uid) collects the reports.
+os.makedirs(out, mode=0o755)
 ini = os.path.join(out, "harness.ini")
 with open(ini, "w") as f:
     f.write(cfg["ini_text"])

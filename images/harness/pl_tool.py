@@ -8,12 +8,16 @@
 #   setup      {"workspace", "tests_dirs", "names"} -> {"ini", "snapshot", "found"}
 #   put        {"workspace", "files": {relpath: hex}} -> {"written": [...]}
 #   find_spec  {"names": [...]} -> {name: bool}  (run on the unpatched tree, cwd /)
+#   serve      a long-lived read-only helper (run as another uid than the code under test, with
+#              -S): one {"cmd": "snapshot"|"collect", "input": {...}} line in, one
+#              {"ok": result} or {"error": text} line out, until stdin closes.
 import configparser
 import hashlib
 import importlib.util
 import json
 import os
 import shlex
+import stat
 import sys
 
 LINELIST = {
@@ -117,19 +121,36 @@ def cmd_snapshot(inp):
                 if os.path.islink(full):
                     digest = "symlink:" + os.readlink(full)
                 else:
-                    with open(full, "rb") as f:
-                        digest = hashlib.sha256(f.read()).hexdigest()
+                    data = _read_regular(full)
+                    digest = hashlib.sha256(data).hexdigest() if data is not None else "special file"
             except OSError as e:
                 digest = "unreadable: %s" % e
             out[rel] = digest
     return out
 
 
+def _read_regular(path):
+    # Never blocks on a FIFO or device planted by the code under test: None for non-files.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                return b"".join(chunks)
+            chunks.append(b)
+    finally:
+        os.close(fd)
+
+
 def _read(path):
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = _read_regular(path)
     except OSError:
+        return None, "-"
+    if data is None:
         return None, "-"
     return data.decode("utf-8", errors="replace"), hashlib.sha256(data).hexdigest()
 
@@ -174,7 +195,23 @@ def cmd_find_spec(inp):
     return out
 
 
+def serve():
+    # Read-only commands only: this process must never write where the code under test reads.
+    cmds = {"snapshot": cmd_snapshot, "collect": cmd_collect}
+    for line in sys.stdin:
+        try:
+            req = json.loads(line)
+            out = {"ok": cmds[req["cmd"]](req["input"])}
+        except Exception as e:  # the harness falls back to a fresh exec
+            out = {"error": "%s: %s" % (type(e).__name__, e)}
+        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.flush()
+
+
 def main():
+    if sys.argv[1] == "serve":
+        serve()
+        return
     inp = json.loads(sys.stdin.read() or "{}")
     fn = {"ini": cmd_ini, "snapshot": cmd_snapshot, "collect": cmd_collect, "put": cmd_put,
           "find_spec": cmd_find_spec, "setup": cmd_setup}[sys.argv[1]]

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs as root, without network, in the source stage of a sandbox image: drops what the
 # project's .gitignore ignores, restores files the install layer generated, commits the
-# one-commit baseline and keeps a read-only copy of it in /opt/patchloop/baseline.git.
+# one-commit baseline and keeps a read-only copy of it in /opt/patchloop/baseline.git, and a
+# copy of the workspace in /opt/patchloop/workspace.
 set -eu
 cd /workspace
 
@@ -40,9 +41,16 @@ fi
 
 chown -R 1000:1000 .git
 find . ! -user 1000 -exec chown -h 1000:1000 {} +
+# World-readable: the verifier's read-only helper runs as another uid (SECURITY: it must not
+# share a uid with the code under test). Only the x bit of files is tracked by git.
+chmod -R a+rX .
 rm -rf /opt/patchloop/baseline.git
 cp -a .git /opt/patchloop/baseline.git
 chown -R 0:0 /opt/patchloop/baseline.git
 chmod -R a-w /opt/patchloop/baseline.git
+# The copy a quota'd tmpfs workspace is filled from at container start (hardlinks: no extra
+# space; the root filesystem is read-only in the sandbox). rust-build.sh refreshes it.
+rm -rf /opt/patchloop/workspace
+cp -al /workspace /opt/patchloop/workspace
 rm -f /opt/patchloop/finalize.sh
 echo "patchloop: baseline $(g rev-parse --short HEAD)"

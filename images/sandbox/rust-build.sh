@@ -20,3 +20,6 @@ else
     echo "patchloop: warning: the crate or its tests do not compile yet (tests will fail to build)"
 fi
 rm -rf /tmp/patchloop-build.log /tmp/.cargo /opt/patchloop/rust-build.sh
+# The compiled target/ belongs in the copy the tmpfs workspace is filled from.
+rm -rf /opt/patchloop/workspace
+cp -al /workspace /opt/patchloop/workspace

@@ -40,6 +40,8 @@ pub enum StopReason {
     LoopDetected,
     FormatErrors,
     ModelRefusal,
+    /// A step filled the workspace quota (SECURITY.md D4).
+    QuotaExceeded,
     Error,
 }
 
@@ -54,6 +56,7 @@ impl StopReason {
             StopReason::LoopDetected => "loop_detected",
             StopReason::FormatErrors => "format_errors",
             StopReason::ModelRefusal => "model_refusal",
+            StopReason::QuotaExceeded => "quota_exceeded",
             StopReason::Error => "error",
         }
     }
@@ -361,6 +364,16 @@ pub async fn run(
 
         spent.steps = step + 1;
         spent.wall = started.elapsed();
+        if sandbox.workspace_full() {
+            return finish(
+                StopReason::QuotaExceeded,
+                "a step filled the workspace quota",
+                sandbox,
+                traj,
+                &spent,
+            )
+            .await;
+        }
         if submitted {
             return finish(
                 StopReason::Submitted,

@@ -274,6 +274,7 @@ fn status_line(r: &ExecResult, timeout: Duration) -> String {
             timeout.as_secs()
         ),
         ExecStatus::Oom => "[killed: out of memory]".to_string(),
+        ExecStatus::QuotaExceeded => "[stopped: the workspace quota is full]".to_string(),
     }
 }
 
@@ -592,6 +593,7 @@ impl TestRun {
             ExecStatus::Exited(c) => format!("exit code {c}"),
             ExecStatus::TimedOut => "timed out".into(),
             ExecStatus::Oom => "killed: out of memory".into(),
+            ExecStatus::QuotaExceeded => "workspace quota full".into(),
         };
         let mut out = match &self.summary {
             Some(s) => {

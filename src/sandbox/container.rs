@@ -31,7 +31,7 @@ use tokio::sync::Mutex;
 use super::output::CappedOutput;
 use super::policy::{ContainerPolicy, RunLabels};
 use super::steploop::{self, MarkerScanner};
-use super::{ExecRequest, ExecResult, ExecStatus, Sandbox, SandboxError, WORKSPACE};
+use super::{ExecRequest, ExecResult, ExecStatus, HELPER_USER, Sandbox, SandboxError, WORKSPACE};
 
 /// Extra seconds the deadline label gives beyond PID 1's own lifetime before the reaper acts.
 const DEADLINE_GRACE_SECS: u64 = 30;
@@ -48,6 +48,27 @@ fn flood_limit(cap: usize) -> u64 {
 /// Prints the container cgroup's OOM counters (cgroup v2, else v1).
 const OOM_COUNTER: &str =
     "cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control";
+/// Where a prepared image keeps a copy of its workspace (hardlinks, made by finalize.sh): the
+/// quota'd tmpfs workspace hides the image's own `/workspace`, so it is filled from here.
+pub const WORKSPACE_COPY: &str = "/opt/patchloop/workspace";
+
+/// Fills the tmpfs workspace from the image's copy, leaving out the read-only test
+/// directories (already mounted; `$@` holds their `--exclude`s). An image with a baseline but
+/// no copy predates the quota and is refused; one with neither (a bare base image) starts empty.
+const POPULATE_SCRIPT: &str = r#"S=/opt/patchloop/workspace
+if [ ! -d "$S" ]; then
+  [ -d /opt/patchloop/baseline.git ] || exit 0
+  echo "this image has no workspace copy at $S (it was prepared by an older patchloop): rebuild it with \`patchloop prepare\`"
+  exit 3
+fi
+cd "$S" || exit 3
+# Members are listed, never recursed into: tar would chmod a listed directory that exists
+# (the root-owned mountpoint parents), which the sandbox user may not.
+find . "$@" -print0 2>/tmp/.pl-populate | tar --null --no-recursion -T - -cf - 2>>/tmp/.pl-populate | tar -C /workspace -xf - || exit 4
+if [ -s /tmp/.pl-populate ]; then cat /tmp/.pl-populate; rm -f /tmp/.pl-populate; exit 5; fi
+rm -f /tmp/.pl-populate
+"#;
+
 /// Largest diff we accept; a truncated diff would be a wrong patch.
 const DIFF_CAP: usize = 16 << 20;
 
@@ -68,10 +89,28 @@ pub struct Container {
     exec_lock: Mutex<Option<LoopIo>>,
     /// Set when the step loop stopped answering (a step killed it): exec from then on.
     loop_broken: AtomicBool,
+    /// The read-only helper, once started; `helper_broken` once it failed (never restarted).
+    helper: Mutex<Option<HelperIo>>,
+    helper_broken: AtomicBool,
+    /// The workspace tmpfs size (0: disk-backed, no quota) and whether a step filled it.
+    workspace_quota: i64,
+    workspace_full: AtomicBool,
     removed: bool,
 }
 
 type LogStream = Pin<Box<dyn Stream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>;
+
+/// The read-only helper of [`Sandbox::helper_call`]: an exec as [`HELPER_USER`] whose attached
+/// stdin/stdout carry one JSON line per request and per answer.
+struct HelperIo {
+    input: Pin<Box<dyn AsyncWrite + Send>>,
+    output: LogStream,
+    /// Stdout bytes read past the last answer's newline.
+    pending: Vec<u8>,
+}
+
+/// Largest helper answer (a workspace snapshot of a big repository is a few MiB).
+const HELPER_CAP: usize = 64 << 20;
 
 /// The attached stdin/stdout of a step-loop container.
 struct LoopIo {
@@ -132,6 +171,7 @@ impl Container {
             role: role.to_string(),
             deadline_unix: now_unix() + policy.lifetime_secs + DEADLINE_GRACE_SECS,
         };
+        let started = Instant::now();
         let name = format!(
             "patchloop-{}-{}-{}",
             sanitize(run_id),
@@ -162,6 +202,10 @@ impl Container {
             oom_kills_seen: Mutex::new(0),
             exec_lock: Mutex::new(None),
             loop_broken: AtomicBool::new(false),
+            helper: Mutex::new(None),
+            helper_broken: AtomicBool::new(false),
+            workspace_quota: policy.workspace_bytes.max(0),
+            workspace_full: AtomicBool::new(false),
             removed: false,
         };
         // From here on the drop guard removes the container on any error.
@@ -206,6 +250,12 @@ impl Container {
             Some(io) => read_hello(&mut io.output).await,
             None => None,
         };
+        tracing::debug!(
+            container = %container.name,
+            step_loop = hello.is_some(),
+            ms = started.elapsed().as_millis() as u64,
+            "container started"
+        );
         match hello {
             Some(h) => {
                 container.keeper_pid = h.keeper;
@@ -220,7 +270,174 @@ impl Container {
                 *container.oom_kills_seen.get_mut() = baseline;
             }
         }
+        if policy.workspace_bytes > 0 {
+            container.populate_workspace(policy).await?;
+        }
         Ok(container)
+    }
+
+    /// Copy the image's workspace into the quota'd tmpfs before the first step. Directories
+    /// runc created (as root) for nested test-directory mounts are opened to the sandbox user
+    /// first, by a capability-less root exec (root owns them; chmod needs no capability then).
+    async fn populate_workspace(&self, policy: &ContainerPolicy) -> Result<(), SandboxError> {
+        let started = Instant::now();
+        let mut parents: Vec<String> = Vec::new();
+        for p in &policy.read_only_paths {
+            let parts: Vec<&str> = p.split('/').filter(|s| !s.is_empty()).collect();
+            for i in 1..parts.len() {
+                let dir = format!("{WORKSPACE}/{}", parts[..i].join("/"));
+                if !parents.contains(&dir) {
+                    parents.push(dir);
+                }
+            }
+        }
+        if !parents.is_empty() && policy.hardening == super::policy::Hardening::Hardened {
+            let mut argv = vec!["chmod".to_string(), "0777".to_string(), "--".to_string()];
+            argv.extend(parents.iter().cloned());
+            let out = self
+                .raw_exec(
+                    argv,
+                    None,
+                    Duration::from_secs(20),
+                    4096,
+                    None,
+                    &[],
+                    Some("0:0"),
+                )
+                .await?;
+            if !out.status.success() {
+                return Err(SandboxError::Other(format!(
+                    "preparing the workspace tmpfs of {} failed: {}",
+                    self.name,
+                    out.output.render().trim()
+                )));
+            }
+        }
+        let mut argv = vec![
+            "sh".to_string(),
+            "-c".to_string(),
+            POPULATE_SCRIPT.to_string(),
+            "sh".to_string(),
+        ];
+        // find's expression: skip `.`, the test directories (mounted), and the mountpoint
+        // parents (they exist; their contents are still copied).
+        argv.extend(["!".into(), "-path".into(), ".".into()]);
+        for p in &policy.read_only_paths {
+            argv.extend([
+                "!".into(),
+                "(".into(),
+                "-path".into(),
+                format!("./{}", p.trim_matches('/')),
+                "-prune".into(),
+                ")".into(),
+            ]);
+        }
+        for d in &parents {
+            let rel = d.strip_prefix(WORKSPACE).unwrap_or(d);
+            argv.extend(["!".into(), "-path".into(), format!(".{rel}")]);
+        }
+        let out = self
+            .exec_inner(ExecRequest::argv(argv).timeout(Duration::from_secs(300)))
+            .await?;
+        tracing::debug!(
+            container = %self.name,
+            ms = started.elapsed().as_millis() as u64,
+            "workspace copied into its tmpfs"
+        );
+        if out.status.success() {
+            return Ok(());
+        }
+        let text = out.output.render();
+        let full = text.contains("No space left") || text.contains("Cannot write");
+        Err(SandboxError::Other(if full {
+            format!(
+                "the checkout does not fit the workspace quota ({} MiB): raise it with {}=<MiB> (0 = no quota, a disk-backed workspace) — {}",
+                policy.workspace_bytes >> 20,
+                super::policy::WORKSPACE_MB_ENV,
+                text.trim()
+            )
+        } else {
+            format!(
+                "copying the workspace into its tmpfs failed ({:?}): {}",
+                out.status,
+                text.trim()
+            )
+        }))
+    }
+
+    /// Start the read-only helper: an exec as [`HELPER_USER`] with stdin and stdout attached.
+    async fn start_helper(&self, argv: &[String]) -> Result<HelperIo, SandboxError> {
+        let exec = self
+            .docker
+            .create_exec(
+                &self.id,
+                CreateExecOptions {
+                    cmd: Some(argv.to_vec()),
+                    attach_stdin: Some(true),
+                    attach_stdout: Some(true),
+                    attach_stderr: Some(true),
+                    tty: Some(false),
+                    env: Some(Vec::new()),
+                    working_dir: Some("/".to_string()),
+                    user: Some(HELPER_USER.to_string()),
+                    ..Default::default()
+                },
+            )
+            .await
+            .map_err(|e| self.gone_or(e, "creating the helper exec"))?;
+        let started = self
+            .docker
+            .start_exec(
+                &exec.id,
+                Some(StartExecOptions {
+                    detach: false,
+                    tty: false,
+                    output_capacity: Some(64 * 1024),
+                }),
+            )
+            .await
+            .map_err(|e| self.gone_or(e, "starting the helper exec"))?;
+        match started {
+            StartExecResults::Attached { output, input } => Ok(HelperIo {
+                input,
+                output,
+                pending: Vec::new(),
+            }),
+            StartExecResults::Detached => Err(SandboxError::Other(
+                "the helper exec started detached".into(),
+            )),
+        }
+    }
+
+    /// Is the workspace tmpfs (nearly) full, in bytes or inodes? Asked only after a step whose
+    /// output mentions ENOSPC, so quiet steps pay nothing.
+    async fn quota_reached(&self) -> bool {
+        let Ok(out) = self
+            .exec_inner(ExecRequest::argv([
+                "sh",
+                "-c",
+                "df -Pk /workspace | tail -n 1; df -Pi /workspace | tail -n 1",
+            ]))
+            .await
+        else {
+            return false;
+        };
+        let text = out.output.render();
+        let rows: Vec<Vec<u64>> = text
+            .lines()
+            .map(|l| {
+                l.split_whitespace()
+                    .filter_map(|f| f.parse().ok())
+                    .collect()
+            })
+            .collect();
+        // Each row: total, used, available (KiB, then inodes).
+        let nearly_full = |row: &Vec<u64>, floor: u64| match row.as_slice() {
+            [total, _, avail, ..] => *avail <= floor.max(total / 100),
+            _ => false,
+        };
+        rows.first().is_some_and(|r| nearly_full(r, 1024))
+            || rows.get(1).is_some_and(|r| nearly_full(r, 16))
     }
 
     /// Whether steps go through the in-container step loop (false: one Docker exec each).
@@ -235,7 +452,7 @@ impl Container {
         &self,
         io: &mut LoopIo,
         req: ExecRequest,
-    ) -> Result<ExecResult, SandboxError> {
+    ) -> Result<Option<ExecResult>, SandboxError> {
         let started = Instant::now();
         let nonce = steploop::nonce();
         let script = steploop::step_script(
@@ -302,8 +519,11 @@ impl Container {
         }
         let Some(end) = end else {
             self.loop_broken.store(true, Ordering::Relaxed);
+            if !scanner.started() {
+                return Ok(None);
+            }
             captured.push(b"\n[the sandbox's step loop stopped answering (was it killed?); later steps use docker exec]\n");
-            return Ok(ExecResult {
+            return Ok(Some(ExecResult {
                 status: if timed_out {
                     ExecStatus::TimedOut
                 } else {
@@ -311,7 +531,7 @@ impl Container {
                 },
                 output: captured,
                 duration: started.elapsed(),
-            });
+            }));
         };
         let status = if timed_out {
             ExecStatus::TimedOut
@@ -326,11 +546,11 @@ impl Container {
         } else {
             ExecStatus::Exited(end.code)
         };
-        Ok(ExecResult {
+        Ok(Some(ExecResult {
             status,
             output: captured,
             duration: started.elapsed(),
-        })
+        }))
     }
 
     pub fn name(&self) -> &str {
@@ -355,6 +575,7 @@ impl Container {
                 4096,
                 None,
                 &[],
+                None,
             )
             .await?;
         let text = out.output.render();
@@ -382,6 +603,7 @@ impl Container {
                 4096,
                 None,
                 &[],
+                None,
             )
             .await?;
         Ok(parse_oom_kill(&out.output.render()).unwrap_or(0))
@@ -400,6 +622,7 @@ impl Container {
             4096,
             None,
             &[],
+            None,
         )
         .await
         .map(|_| ())
@@ -407,6 +630,8 @@ impl Container {
 
     /// One exec over the Engine API: capture output with a cap, enforce the timeout by killing
     /// the step's processes, return the exit code. No cleanup wrapper here (see `exec`).
+    // One Engine API call's worth of options, each needed by some caller.
+    #[allow(clippy::too_many_arguments)]
     async fn raw_exec(
         &self,
         argv: Vec<String>,
@@ -415,6 +640,7 @@ impl Container {
         cap: usize,
         workdir: Option<String>,
         env: &[String],
+        user: Option<&str>,
     ) -> Result<ExecResult, SandboxError> {
         let started = Instant::now();
         let exec = self
@@ -429,6 +655,7 @@ impl Container {
                     tty: Some(false),
                     env: Some(env.to_vec()),
                     working_dir: Some(workdir.unwrap_or_else(|| WORKSPACE.to_string())),
+                    user: user.map(str::to_string),
                     ..Default::default()
                 },
             )
@@ -599,6 +826,53 @@ impl Drop for Container {
     }
 }
 
+/// Send one request line, read stdout up to the answer's newline. Stderr is kept only to
+/// explain a helper that died.
+async fn helper_round_trip(io: &mut HelperIo, request: &str) -> Result<String, String> {
+    let mut line = request.replace('\n', " ");
+    line.push('\n');
+    io.input
+        .write_all(line.as_bytes())
+        .await
+        .map_err(|e| format!("writing the request: {e}"))?;
+    io.input
+        .flush()
+        .await
+        .map_err(|e| format!("writing the request: {e}"))?;
+    let mut stderr = Vec::new();
+    loop {
+        if let Some(nl) = io.pending.iter().position(|&b| b == b'\n') {
+            let answer: Vec<u8> = io.pending.drain(..=nl).collect();
+            return String::from_utf8(answer[..nl].to_vec())
+                .map_err(|_| "the answer is not UTF-8".to_string());
+        }
+        if io.pending.len() > HELPER_CAP {
+            return Err(format!("an answer over {} MiB", HELPER_CAP >> 20));
+        }
+        match io.output.next().await {
+            Some(Ok(LogOutput::StdOut { message })) => io.pending.extend_from_slice(&message),
+            Some(Ok(LogOutput::StdErr { message })) => {
+                if stderr.len() < 4096 {
+                    stderr.extend_from_slice(&message);
+                }
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(format!("reading the answer: {e}")),
+            None => {
+                return Err(format!(
+                    "it exited: {}",
+                    String::from_utf8_lossy(&stderr).trim()
+                ));
+            }
+        }
+    }
+}
+
+/// Output of a write that failed for lack of space (ENOSPC / EDQUOT).
+fn mentions_no_space(text: &str) -> bool {
+    text.contains("No space left on device") || text.contains("Disk quota exceeded")
+}
+
 /// Did the step wrapper possibly die before its cleanup? A signal death shows as 128+n (the
 /// command may have signalled its parent); -1 means the exit code was never reported.
 fn wrapper_may_have_died(code: i64) -> bool {
@@ -667,14 +941,19 @@ g add -A -- . >/dev/null
 g diff --cached --binary --no-color --no-ext-diff --no-textconv --full-index HEAD
 "#;
 
-#[async_trait]
-impl Sandbox for Container {
-    async fn exec(&self, req: ExecRequest) -> Result<ExecResult, SandboxError> {
+impl Container {
+    /// One step: through the step loop when there is one, else one wrapped Docker exec.
+    async fn exec_inner(&self, req: ExecRequest) -> Result<ExecResult, SandboxError> {
         let mut one_at_a_time = self.exec_lock.lock().await;
         if self.uses_step_loop()
             && let Some(io) = one_at_a_time.as_mut()
         {
-            return self.loop_exec(io, req).await;
+            // `None`: the loop died before the step started (a fork failed while reading the
+            // request): nothing ran, so the step is safe to run through an exec instead.
+            if let Some(r) = self.loop_exec(io, req.clone()).await? {
+                return Ok(r);
+            }
+            tracing::debug!(container = %self.name, "step loop lost before the step started; using exec");
         }
         // sh -c 'WRAPPER' sh ARGV...: the command runs as "$@" (no interpolation); afterwards
         // every process it left behind is killed so nothing outlives the step.
@@ -697,6 +976,7 @@ impl Sandbox for Container {
                 req.output_cap,
                 req.workdir,
                 &req.env,
+                None,
             )
             .await?;
         if let ExecStatus::Exited(code) = result.status
@@ -716,7 +996,47 @@ impl Sandbox for Container {
         }
         Ok(result)
     }
+}
 
+#[async_trait]
+impl Sandbox for Container {
+    async fn exec(&self, req: ExecRequest) -> Result<ExecResult, SandboxError> {
+        // First and last argument, short: enough to tell steps apart in a debug log.
+        let what: String = match req.argv.as_slice() {
+            [] => String::new(),
+            [one] => one.clone(),
+            [first, .., last] => format!("{first} … {last}"),
+        }
+        .chars()
+        .take(60)
+        .collect();
+        let mut result = self.exec_inner(req).await;
+        if let Ok(r) = &mut result
+            && self.workspace_quota > 0
+            && mentions_no_space(&r.output.render())
+            && self.quota_reached().await
+        {
+            self.workspace_full.store(true, Ordering::Relaxed);
+            r.status = ExecStatus::QuotaExceeded;
+            r.output.push(
+                format!(
+                    "\n[the workspace quota ({} MiB) is full]\n",
+                    self.workspace_quota >> 20
+                )
+                .as_bytes(),
+            );
+        }
+        if let Ok(r) = &result {
+            tracing::debug!(
+                container = %self.name,
+                command = %what,
+                status = ?r.status,
+                ms = r.duration.as_millis() as u64,
+                "step"
+            );
+        }
+        result
+    }
     async fn diff(&self) -> Result<String, SandboxError> {
         let _one_at_a_time = self.exec_lock.lock().await;
         // Freeze the workspace first: a background writer must not change the diff under us.
@@ -729,6 +1049,7 @@ impl Sandbox for Container {
                 DIFF_CAP,
                 None,
                 &[],
+                None,
             )
             .await?;
         if out.output.is_truncated() {
@@ -746,6 +1067,60 @@ impl Sandbox for Container {
             )));
         }
         Ok(text)
+    }
+
+    fn workspace_full(&self) -> bool {
+        self.workspace_full.load(Ordering::Relaxed)
+    }
+
+    async fn helper_call(
+        &self,
+        argv: &[String],
+        request: &str,
+        timeout: Duration,
+    ) -> Option<Result<String, SandboxError>> {
+        if self.helper_broken.load(Ordering::Relaxed) {
+            return None;
+        }
+        let started = Instant::now();
+        let mut guard = self.helper.lock().await;
+        if guard.is_none() {
+            match self.start_helper(argv).await {
+                Ok(io) => *guard = Some(io),
+                Err(e) => {
+                    self.helper_broken.store(true, Ordering::Relaxed);
+                    tracing::debug!(container = %self.name, "no read-only helper: {e}");
+                    return None;
+                }
+            }
+        }
+        let io = guard.as_mut()?;
+        let answer = tokio::time::timeout(timeout, helper_round_trip(io, request)).await;
+        let result = match answer {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(reason)) => Err(reason),
+            Err(_) => Err(format!("no answer within {}s", timeout.as_secs())),
+        };
+        match result {
+            Ok(line) => {
+                tracing::debug!(
+                    container = %self.name,
+                    ms = started.elapsed().as_millis() as u64,
+                    bytes = line.len(),
+                    "helper call"
+                );
+                Some(Ok(line))
+            }
+            Err(reason) => {
+                // A helper that failed once is not trusted with the next request.
+                self.helper_broken.store(true, Ordering::Relaxed);
+                *guard = None;
+                Some(Err(SandboxError::Other(format!(
+                    "the read-only helper in {} failed: {reason}",
+                    self.name
+                ))))
+            }
+        }
     }
 
     /// The container name (readable in logs, unique per run).

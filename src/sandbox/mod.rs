@@ -108,6 +108,8 @@ pub enum ExecStatus {
     TimedOut,
     /// Killed by the kernel's OOM killer (exit 137 plus the cgroup oom_kill counter).
     Oom,
+    /// The step filled the workspace's quota (its tmpfs is full: blocks or inodes).
+    QuotaExceeded,
 }
 
 impl ExecStatus {
@@ -164,4 +166,25 @@ pub trait Sandbox: Send + Sync {
     async fn diff(&self) -> Result<String, SandboxError>;
     /// A short id for logs and trajectories.
     fn id(&self) -> &str;
+    /// A step filled the workspace quota: the sandbox's state is no longer usable.
+    fn workspace_full(&self) -> bool {
+        false
+    }
+    /// One request/response line with a long-lived read-only helper process running `argv`
+    /// as [`HELPER_USER`] (started on the first call). Another uid than the sandbox user's,
+    /// so no step can signal it, trace it or write to its output: its answers are as
+    /// trustworthy as a fresh exec's, without an exec's cost. `None`: no helper here (the
+    /// caller uses exec), or it failed before (it is not restarted).
+    async fn helper_call(
+        &self,
+        _argv: &[String],
+        _request: &str,
+        _timeout: Duration,
+    ) -> Option<Result<String, SandboxError>> {
+        None
+    }
 }
+
+/// The uid:gid of [`Sandbox::helper_call`]'s helper: nobody, not the sandbox user. It reads
+/// what is world-readable (prepare makes the workspace so) and writes nothing.
+pub const HELPER_USER: &str = "65534:65534";

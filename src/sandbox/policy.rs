@@ -39,6 +39,14 @@ pub struct ContainerPolicy {
     /// ENOSPC, not an OOM kill.
     pub tmp_bytes: i64,
     pub tmp_inodes: i64,
+    /// Quota of the workspace: a tmpfs of this size, filled from the image's copy at
+    /// `/opt/patchloop/workspace` when the container starts, so a step cannot fill the host's
+    /// disk (a Docker volume has no size limit on overlay-over-ext4). It counts against
+    /// `memory_bytes`. 0 = the old disk-backed volume, unbounded.
+    #[serde(default = "default_workspace_bytes")]
+    pub workspace_bytes: i64,
+    #[serde(default = "default_workspace_inodes")]
+    pub workspace_inodes: i64,
     pub nofile: i64,
     /// Largest single file a process may write (RLIMIT_FSIZE), bytes.
     pub fsize_bytes: i64,
@@ -58,6 +66,31 @@ fn default_step_loop() -> bool {
     true
 }
 
+/// The operator's override of the workspace quota, in MiB (0: no quota). An environment
+/// variable of the machine running patchloop, never repository configuration: repository
+/// content must not be able to widen the sandbox.
+pub const WORKSPACE_MB_ENV: &str = "PATCHLOOP_WORKSPACE_MB";
+
+fn default_workspace_bytes() -> i64 {
+    const DEFAULT: i64 = 1 << 30;
+    match std::env::var(WORKSPACE_MB_ENV) {
+        Err(_) => DEFAULT,
+        Ok(v) => match v.trim().parse::<i64>() {
+            Ok(mb) if mb >= 0 => mb << 20,
+            _ => {
+                tracing::warn!(
+                    "{WORKSPACE_MB_ENV}={v:?} is not a number of MiB; using the default 1024"
+                );
+                DEFAULT
+            }
+        },
+    }
+}
+
+fn default_workspace_inodes() -> i64 {
+    200_000
+}
+
 impl Default for ContainerPolicy {
     fn default() -> Self {
         ContainerPolicy {
@@ -68,6 +101,8 @@ impl Default for ContainerPolicy {
             pids_limit: 256,
             tmp_bytes: 512 << 20,
             tmp_inodes: 100_000,
+            workspace_bytes: default_workspace_bytes(),
+            workspace_inodes: default_workspace_inodes(),
             nofile: 1024,
             fsize_bytes: 256 << 20,
             log_max_size: "1m".into(),
@@ -155,7 +190,10 @@ impl ContainerPolicy {
             }),
             ..Default::default()
         };
-        let mut mounts = vec![volume(WORKSPACE.to_string(), false, None)];
+        let mut mounts = Vec::new();
+        if self.workspace_bytes <= 0 {
+            mounts.push(volume(WORKSPACE.to_string(), false, None));
+        }
         for (p, vol) in self
             .read_only_paths
             .iter()
@@ -165,13 +203,24 @@ impl ContainerPolicy {
             mounts.push(volume(format!("{WORKSPACE}/{p}"), hardened, Some(vol)));
         }
 
-        let tmpfs = HashMap::from([(
+        let mut tmpfs = HashMap::from([(
             "/tmp".to_string(),
             format!(
                 "rw,nosuid,nodev,noexec,size={},nr_inodes={},mode=1777",
                 self.tmp_bytes, self.tmp_inodes
             ),
         )]);
+        if self.workspace_bytes > 0 {
+            // Executable (build scripts, compiled tests) but never setuid; owned by the sandbox
+            // user. Docker mounts it before the nested test-directory volumes.
+            tmpfs.insert(
+                WORKSPACE.to_string(),
+                format!(
+                    "rw,nosuid,nodev,exec,size={},nr_inodes={},mode=0755,uid=1000,gid=1000",
+                    self.workspace_bytes, self.workspace_inodes
+                ),
+            );
+        }
         let ulimits = vec![
             ResourcesUlimits {
                 name: Some("nofile".into()),
@@ -329,7 +378,35 @@ mod tests {
     }
 
     #[test]
-    fn mounts_are_workspace_rw_and_tests_ro() {
+    fn the_workspace_is_a_sized_tmpfs_unless_the_quota_is_off() {
+        let h = hardened().host_config.unwrap();
+        let ws = h.tmpfs.as_ref().unwrap().get("/workspace").unwrap();
+        assert!(ws.contains(&format!("size={}", 1i64 << 30)), "{ws}");
+        assert!(
+            ws.contains("nr_inodes=200000") && ws.contains("uid=1000"),
+            "{ws}"
+        );
+        assert!(ws.contains("nosuid") && ws.contains("nodev"), "{ws}");
+        let mounts = h.mounts.unwrap();
+        assert!(
+            mounts
+                .iter()
+                .all(|m| m.target.as_deref() != Some("/workspace"))
+        );
+
+        let off = ContainerPolicy {
+            workspace_bytes: 0,
+            ..Default::default()
+        }
+        .create_body("img:1", &labels(), "c1")
+        .host_config
+        .unwrap();
+        assert!(!off.tmpfs.unwrap().contains_key("/workspace"));
+        assert_eq!(off.mounts.unwrap()[0].target.as_deref(), Some("/workspace"));
+    }
+
+    #[test]
+    fn mounts_are_tests_ro_volumes() {
         let h = hardened().host_config.unwrap();
         let m: Vec<_> = h
             .mounts
@@ -340,7 +417,6 @@ mod tests {
         assert_eq!(
             m,
             vec![
-                ("/workspace".to_string(), false, None),
                 (
                     "/workspace/tests".to_string(),
                     true,

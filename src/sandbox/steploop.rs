@@ -119,7 +119,8 @@ fn quote(s: &str) -> String {
 /// The step as a shell script run by an intermediary `sh -c` (never `exec`'d: the command's
 /// `$PPID` must be that intermediary, not the loop).
 pub fn step_script(argv: &[String], workdir: &str, env: &[String]) -> String {
-    let mut s = format!("cd {} || exit 126\n", quote(workdir));
+    // The go line: the intermediary shell runs, so the step started ([`MarkerScanner::started`]).
+    let mut s = format!("printf 'PLGO\\n'\ncd {} || exit 126\n", quote(workdir));
     for kv in env {
         s.push_str(&format!("export {}\n", quote(kv)));
     }
@@ -153,7 +154,14 @@ pub struct End {
 pub struct MarkerScanner {
     marker: Vec<u8>,
     pending: Vec<u8>,
+    /// Output bytes held until the go line is recognised (and dropped).
+    head: Vec<u8>,
+    go_checked: bool,
+    started: bool,
 }
+
+/// The first line of every step's output, printed by its intermediary shell.
+const GO_LINE: &[u8] = b"PLGO\n";
 
 /// Room for ` <rc> <oom>\n` after the marker.
 const MARKER_TAIL: usize = 48;
@@ -163,13 +171,34 @@ impl MarkerScanner {
         MarkerScanner {
             marker: format!("PLEND{nonce} ").into_bytes(),
             pending: Vec::new(),
+            head: Vec::new(),
+            go_checked: false,
+            started: false,
         }
+    }
+
+    /// Whether the step produced any byte (its go line at least): false when the loop died
+    /// before the step's shell ran, so nothing of it ran and it may be retried elsewhere.
+    pub fn started(&self) -> bool {
+        self.started
     }
 
     /// Feed bytes; returns the command's output that is certainly not marker, and the end
     /// once the full marker line arrived (bytes after it are dropped: nothing follows it).
     pub fn feed(&mut self, bytes: &[u8]) -> (Vec<u8>, Option<End>) {
-        self.pending.extend_from_slice(bytes);
+        self.started |= !bytes.is_empty();
+        if !self.go_checked {
+            self.head.extend_from_slice(bytes);
+            if self.head.len() < GO_LINE.len() && GO_LINE.starts_with(&self.head) {
+                return (Vec::new(), None);
+            }
+            self.go_checked = true;
+            let head = std::mem::take(&mut self.head);
+            let rest = head.strip_prefix(GO_LINE).unwrap_or(&head);
+            self.pending.extend_from_slice(rest);
+        } else {
+            self.pending.extend_from_slice(bytes);
+        }
         if let Some(at) = find(&self.pending, &self.marker) {
             let rest = &self.pending[at + self.marker.len()..];
             if let Some(nl) = rest.iter().position(|&b| b == b'\n') {
@@ -236,7 +265,7 @@ mod tests {
         );
         assert_eq!(
             s,
-            "cd '/work space' || exit 126\nexport 'A=b c'\n'sh' '-c' 'echo '\\''a'\\'' $HOME; kill $PPID'\nexit $?\n"
+            "printf 'PLGO\\n'\ncd '/work space' || exit 126\nexport 'A=b c'\n'sh' '-c' 'echo '\\''a'\\'' $HOME; kill $PPID'\nexit $?\n"
         );
     }
 
@@ -248,6 +277,26 @@ mod tests {
         assert_eq!(head, "PL ab 24 8");
         assert_eq!(body.len(), 32);
         assert!(body.bytes().all(|b| b.is_ascii_graphic()));
+    }
+
+    #[test]
+    fn the_go_line_is_dropped_and_means_started() {
+        let mut s = MarkerScanner::new("n1");
+        assert!(!s.started());
+        // Cut inside the go line, as frames may be.
+        assert_eq!(s.feed(b"PL"), (Vec::new(), None));
+        let (out, end) = s.feed(b"GO\nhello\nPLENDn1 0 0\n");
+        assert_eq!((out, end.map(|e| e.code)), (b"hello\n".to_vec(), Some(0)));
+        assert!(s.started());
+
+        // A stream that ends before any byte: the step never started.
+        let s = MarkerScanner::new("n2");
+        assert!(!s.started());
+        // Output that does not begin with the go line is kept whole.
+        let mut s = MarkerScanner::new("n3");
+        let (out, _) = s.feed(b"PLGX and more output here");
+        assert!(out.starts_with(b"PLGX") && s.started());
+        assert!(step_script(&["true".into()], "/w", &[]).starts_with("printf 'PLGO\\n'\n"));
     }
 
     #[test]

@@ -332,9 +332,14 @@ pub fn render_markdown(r: &Receipt) -> String {
     } else {
         let _ = writeln!(
             s,
-            "- container: network none, read-only root, all capabilities dropped, no-new-privileges, uid 1000, {} MiB memory, {} pids, tests read-only: {}",
+            "- container: network none, read-only root, all capabilities dropped, no-new-privileges, uid 1000, {} MiB memory, {} pids, workspace {}, tests read-only: {}",
             p.memory_bytes >> 20,
             p.pids_limit,
+            if p.workspace_bytes > 0 {
+                format!("tmpfs of {} MiB", p.workspace_bytes >> 20)
+            } else {
+                "on disk (no quota)".to_string()
+            },
             if p.read_only_paths.is_empty() {
                 "none (hash-checked)".to_string()
             } else {

@@ -111,6 +111,7 @@ impl RunRecord {
             ExecStatus::Exited(c) => format!("exit code {c}"),
             ExecStatus::TimedOut => "timed out".into(),
             ExecStatus::Oom => "killed: out of memory".into(),
+            ExecStatus::QuotaExceeded => "workspace quota full".into(),
         }
     }
 }

@@ -79,7 +79,7 @@ RUN set -e; cd /workspace; chown -R 1000:1000 /workspace; \
     g() {{ git -c safe.directory='*' -c user.name=patchloop -c user.email=patchloop@localhost "$@"; }}; \
     g init -q; g add -A; g commit -qm baseline; chown -R 1000:1000 /workspace/.git; \
     mkdir -p /opt/patchloop /opt/patchloop-test; cp -r .git /opt/patchloop/baseline.git; \
-    chown -R 0:0 /opt/patchloop/baseline.git; \
+    chown -R 0:0 /opt/patchloop/baseline.git; cp -al /workspace /opt/patchloop/workspace; \
     cp /usr/bin/id {SUID_ID}; chmod 4755 {SUID_ID}
 LABEL patchloop.test_cmd="python3 -m pytest -q tests" patchloop.tests_dirs="[\"tests\"]" \
       patchloop.base="{base}" patchloop.test-image="1"
@@ -447,6 +447,26 @@ pub fn golden_violations(
     check(!tmpfs.is_empty(), "no tmpfs".into());
     for (p, o) in &tmpfs {
         check(o.contains("size="), format!("tmpfs {p} has no size= ({o})"));
+        check(
+            o.contains("nosuid"),
+            format!("tmpfs {p} allows setuid ({o})"),
+        );
+    }
+    // The workspace quota: a sized tmpfs (SECURITY.md D4/G4), or a volume when disabled.
+    let ws_tmpfs = tmpfs.get(WORKSPACE);
+    if policy.workspace_bytes > 0 {
+        check(
+            ws_tmpfs.is_some_and(|o| o.contains(&format!("size={}", policy.workspace_bytes))),
+            format!(
+                "workspace tmpfs {ws_tmpfs:?}, want size={}",
+                policy.workspace_bytes
+            ),
+        );
+    } else {
+        check(
+            ws_tmpfs.is_none(),
+            format!("workspace tmpfs {ws_tmpfs:?} with no quota"),
+        );
     }
     let log = h.log_config.clone().unwrap_or_default();
     check(
@@ -479,7 +499,8 @@ pub fn golden_violations(
         h.binds.as_ref().is_none_or(|d| d.is_empty()),
         format!("Binds={:?}", h.binds),
     );
-    // Mounts: exactly the workspace rw and each read-only path ro, all volumes.
+    // Mounts: the workspace rw (unless it is the quota'd tmpfs) and each read-only path ro,
+    // all volumes.
     let mut mounts: Vec<(String, bool, String)> = i
         .mounts
         .clone()
@@ -494,8 +515,10 @@ pub fn golden_violations(
         })
         .collect();
     mounts.sort();
-    let mut want: Vec<(String, bool, String)> =
-        vec![(WORKSPACE.to_string(), true, "volume".into())];
+    let mut want: Vec<(String, bool, String)> = Vec::new();
+    if policy.workspace_bytes <= 0 {
+        want.push((WORKSPACE.to_string(), true, "volume".into()));
+    }
     for p in &policy.read_only_paths {
         want.push((
             format!("{WORKSPACE}/{}", p.trim_matches('/')),

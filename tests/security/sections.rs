@@ -9,7 +9,7 @@ use tokio::net::{TcpListener, UdpSocket};
 
 use patchloop::sandbox::container::Container;
 use patchloop::sandbox::policy::ContainerPolicy;
-use patchloop::sandbox::{ExecRequest, ExecStatus};
+use patchloop::sandbox::{ExecRequest, ExecStatus, Sandbox};
 
 use crate::common::{self, SUID_ID};
 use crate::probes::{Ctx, Op, Outcome, compare, refused, remove, run_py, survivors};
@@ -801,4 +801,163 @@ async fn log_scan(ctx: &Ctx, c: &Container) -> (u64, bool) {
         }
     }
     (n, seen)
+}
+
+/// D4 workspace fill and D10 workspace inodes: the workspace is a sized tmpfs (G4), so many
+/// files below the fsize limit stop at the quota instead of filling the host's disk, and the
+/// step is classified `QuotaExceeded`. The control is the same probe on a disk-backed
+/// workspace (no quota), which must write it all.
+pub async fn workspace_quota(ctx: &Ctx) -> Vec<Outcome> {
+    const QUOTA: i64 = 32 << 20;
+    const INODES: i64 = 2000;
+    let policy = ContainerPolicy {
+        memory_bytes: 256 << 20,
+        tmp_bytes: 32 << 20,
+        workspace_bytes: QUOTA,
+        workspace_inodes: INODES,
+        ..common::hardened_policy()
+    };
+    let control_policy = ContainerPolicy {
+        workspace_bytes: 0,
+        ..policy.control()
+    };
+    let h = ctx.hardened(&policy, "quota").await;
+    let c = ctx.control(&control_policy, "quota-ctl").await;
+    let mut out = Vec::new();
+
+    // 24 files of 4 MiB (each far below fsize): 96 MiB into a 32 MiB quota.
+    let fill = "i=0; while [ $i -lt 24 ]; do dd if=/dev/zero of=/workspace/fill$i bs=1M count=4 2>&1 || break; i=$((i+1)); done; echo files=$i; du -sk /workspace/ | cut -f1 | sed 's/^/kib=/'";
+    let host_before = host_free_bytes();
+    let hf = common::sh(&h, fill, secs(120)).await;
+    let host_after = host_free_bytes();
+    let fstype = common::sh(&h, "stat -f -c %T /workspace", secs(20)).await;
+    common::sh(&h, "rm -f /workspace/fill*", secs(30)).await;
+    let alive = common::sh(
+        &h,
+        "echo alive > /workspace/after && cat /workspace/after",
+        secs(20),
+    )
+    .await;
+    let cf = common::sh(&c, fill, secs(120)).await;
+    common::sh(&c, "rm -f /workspace/fill*", secs(30)).await;
+    let kib = |t: &str| {
+        t.lines()
+            .find_map(|l| l.strip_prefix("kib="))
+            .and_then(|n| n.trim().parse::<i64>().ok())
+            .unwrap_or(-1)
+    };
+    let (ht, ct) = (hf.output.render(), cf.output.render());
+    let written = kib(&ht) << 10;
+    let drop = host_before
+        .zip(host_after)
+        .map(|(b, a)| b as i64 - a as i64);
+    out.push(Outcome::new(
+        "D4-workspace-quota-many-files",
+        hf.status == ExecStatus::QuotaExceeded
+            && h.workspace_full()
+            // du also counts directory blocks and the image's own files: SECURITY.md allows
+            // the quota plus 1 MiB.
+            && (0..=QUOTA + (1 << 20)).contains(&written)
+            && fstype.output.render().trim() == "tmpfs"
+            && alive.output.render().trim() == "alive",
+        format!(
+            "{:?}; {written} bytes written of a {QUOTA}-byte quota; workspace fs {}; next step {:?}; host free space change during the fill {drop:?} bytes",
+            hf.status,
+            fstype.output.render().trim(),
+            alive.output.render().trim()
+        ),
+        ct.contains("files=24") && kib(&ct) >= 96 << 10,
+        format!("disk-backed workspace: {}", ct.lines().rev().take(2).collect::<Vec<_>>().join(" ")),
+    ));
+
+    // D10. Inode exhaustion in the workspace: ENOSPC at nr_inodes, not the host's inodes.
+    let inodes = "import os, errno\nos.makedirs('/workspace/ino', exist_ok=True)\nn = 0\nerr = None\nwhile n < 5000:\n    try:\n        open(f'/workspace/ino/{n}', 'w').close()\n        n += 1\n    except OSError as e:\n        err = errno.errorcode.get(e.errno)\n        break\nprint(f'files={n} err={err}')\n";
+    let count = |t: &str| {
+        t.lines()
+            .find_map(|l| l.strip_prefix("files="))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|n| n.parse::<i64>().ok())
+            .unwrap_or(-1)
+    };
+    let hi = common::exec(
+        &h,
+        ExecRequest::argv(["python3", "-c", inodes]).timeout(secs(60)),
+    )
+    .await;
+    let ci = common::exec(
+        &c,
+        ExecRequest::argv(["python3", "-c", inodes]).timeout(secs(60)),
+    )
+    .await;
+    let (hit, cit) = (hi.output.render(), ci.output.render());
+    out.push(Outcome::new(
+        "D10-workspace-inodes",
+        hit.contains("err=ENOSPC") && count(&hit) <= INODES,
+        format!("{:?}: {}", hi.status, hit.trim()),
+        count(&cit) == 5000,
+        format!("disk-backed workspace: {}", cit.trim()),
+    ));
+    remove(h).await;
+    remove(c).await;
+    out
+}
+
+/// Free bytes of the filesystem holding Docker's data (the host disk a workspace would fill).
+fn host_free_bytes() -> Option<u64> {
+    let out = std::process::Command::new("df")
+        .args(["-Pk", "/var/lib/docker"])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let avail: u64 = text
+        .lines()
+        .nth(1)?
+        .split_whitespace()
+        .nth(3)?
+        .parse()
+        .ok()?;
+    Some(avail << 10)
+}
+
+/// E10: the verifier's read-only helper (another uid) is out of reach of a step: it cannot be
+/// killed, stopped or traced, its fds (the answer channel) cannot be opened, and it still
+/// answers afterwards. Control: the same kill works on a process of the step's own uid.
+pub async fn helper_isolation(ctx: &Ctx) -> Vec<Outcome> {
+    let h = ctx.hardened(&common::hardened_policy(), "helper").await;
+    let argv: Vec<String> = ["sh", "-c", "while read -r l; do echo \"$l\"; done"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    let first = h.helper_call(&argv, "ping", secs(20)).await;
+    let attack = "for d in /proc/[0-9]*; do p=${d#/proc/}; [ \"$(stat -c %u $d)\" = 65534 ] || continue; echo helper=$p; kill -STOP $p 2>/dev/null && echo stopped; kill -9 $p 2>/dev/null && echo killed; ls $d/fd/ >/dev/null 2>&1 && echo fds-listed; echo x > $d/fd/1 2>/dev/null && echo wrote; cat $d/environ >/dev/null 2>&1 && echo environ; done; sleep 100 & kill -9 $! && echo own-killed";
+    let r = common::sh(&h, attack, secs(30)).await;
+    let t = r.output.render();
+    let second = h.helper_call(&argv, "still-there", secs(20)).await;
+    let answer = |a: &Option<Result<String, _>>| match a {
+        Some(Ok(s)) => s.clone(),
+        other => format!("{other:?}"),
+    };
+    let (a1, a2) = (answer(&first), answer(&second));
+    let reached = ["stopped", "killed", "fds-listed", "wrote", "environ"]
+        .iter()
+        .any(|w| t.lines().any(|l| l.trim() == *w));
+    out_one(
+        Outcome::new(
+            "E10-helper-out-of-reach",
+            t.contains("helper=") && !reached && a2 == "still-there",
+            format!(
+                "step saw: {}; helper answered {a1:?} then {a2:?}",
+                t.trim().replace('\n', " ")
+            ),
+            t.contains("own-killed") && a1 == "ping",
+            "kill -9 of the step's own process works; the helper answered before the attack",
+        ),
+        h,
+    )
+    .await
+}
+
+async fn out_one(o: Outcome, h: Container) -> Vec<Outcome> {
+    remove(h).await;
+    vec![o]
 }

@@ -64,7 +64,7 @@ COPY workspace /workspace
 RUN set -e; chown -R 0:0 /workspace; cd /workspace; git init -q; git add -A; \
     git -c user.name=p -c user.email=p@example.invalid commit -qm base; \
     mkdir -p /opt/patchloop; cp -a /workspace/.git /opt/patchloop/baseline.git; \
-    chown -R 1000:1000 /workspace
+    chown -R 1000:1000 /workspace; cp -al /workspace /opt/patchloop/workspace
 USER 1000:1000
 LABEL patchloop.tests_dirs="[\"tests\"]" patchloop.test_cmd="python -m pytest" patchloop.base="${BASE}"
 "#;
