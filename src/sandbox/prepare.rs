@@ -45,6 +45,8 @@ pub const INSTALL_REPO: &str = "patchloop-install";
 pub const DEFAULT_TEST_CMD: &str = "python -m pytest";
 /// Bump when the way contexts are written changes (tar metadata, layout): the source tag hashes
 /// contents, not the writer, so this keeps a changed writer from reusing stale images.
+/// How the source layer is made (see [`commit_source`]); part of the image tag.
+const SOURCE_RECIPE: &str = "source layer by container commit v1";
 const CONTEXT_FORMAT: &str = "context-v2 (mtime floor 2000-01-01)";
 
 /// What to prepare.
@@ -282,6 +284,7 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         entries.clone(),
         vec![
             CONTEXT_FORMAT.into(),
+            SOURCE_RECIPE.into(),
             parent.clone(),
             test_cmd.clone(),
             tests_json.clone(),
@@ -304,15 +307,8 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
             kind,
         });
     }
-    let options = BuildImageOptionsBuilder::default()
-        .dockerfile("Dockerfile")
-        .t(&tag)
-        .rm(true)
-        .forcerm(true)
-        .networkmode("none")
-        .build();
     image::say(&progress, &format!("building {tag}"));
-    let image_id = image::run_build(docker, options, entries, "source layer", &progress).await?;
+    let image_id = commit_source(docker, &parent, kind, &labels, entries, &tag, &progress).await?;
     Ok(PreparedImage {
         tag,
         image_id,
@@ -322,6 +318,241 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         deps_reused,
         kind,
     })
+}
+
+/// The source layer without `docker build`, whose every instruction is a container and a commit
+/// (~100 ms each; source.Dockerfile is the recipe, hashed into the tag): one stopped container
+/// from the install image receives the harness and the checkout by `PUT /archive`, runs
+/// finalize.sh (and rust-build.sh) as root without network, and is committed once with the
+/// labels, user 1000:1000 and the parent's command. Named `patchloop-prepare-*`: the reaper
+/// removes any a killed harness left behind (no run labels, which the image would inherit).
+async fn commit_source(
+    docker: &Docker,
+    parent: &str,
+    kind: ProjectKind,
+    labels: &[(&str, &str)],
+    entries: Vec<Entry>,
+    tag: &str,
+    progress: &Option<ProgressFn>,
+) -> Result<String, ImageError> {
+    use bollard::models::{ContainerConfig, ContainerCreateBody, HostConfig};
+    use bollard::query_parameters::{
+        CommitContainerOptionsBuilder, CreateContainerOptionsBuilder, LogsOptionsBuilder,
+        UploadToContainerOptionsBuilder,
+    };
+    use futures_util::StreamExt;
+
+    const STAGE: &str = "source layer";
+    let parent_cfg = docker
+        .inspect_image(parent)
+        .await
+        .map_err(ImageError::docker(format!("inspecting {parent}")))?
+        .config
+        .unwrap_or_default();
+    let script = match kind {
+        ProjectKind::Rust => {
+            "/bin/sh /opt/patchloop/finalize.sh && /bin/sh /opt/patchloop/rust-build.sh"
+        }
+        _ => "/bin/sh /opt/patchloop/finalize.sh",
+    };
+    let name = format!("{PREPARE_CONTAINER_PREFIX}{:016x}", rand::random::<u64>());
+    let created = docker
+        .create_container(
+            Some(CreateContainerOptionsBuilder::new().name(&name).build()),
+            ContainerCreateBody {
+                image: Some(parent.to_string()),
+                user: Some("0:0".into()),
+                cmd: Some(vec!["/bin/sh".into(), "-c".into(), script.into()]),
+                entrypoint: Some(vec![]),
+                working_dir: Some("/".into()),
+                network_disabled: Some(true),
+                host_config: Some(HostConfig {
+                    network_mode: Some("none".into()),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(ImageError::docker(format!("creating {name} from {parent}")))?;
+    let guard = PrepareContainer {
+        docker: docker.clone(),
+        id: created.id.clone(),
+    };
+    // The build context's layout, rooted at `/`: patchloop-opt/ is /opt/patchloop.
+    let moved: Vec<Entry> = entries
+        .into_iter()
+        .filter_map(|e| {
+            let to = |dest: &str| match dest {
+                "Dockerfile" | "patchloop-opt" => None,
+                d => Some(match d.strip_prefix("patchloop-opt/") {
+                    Some(rest) => format!("opt/patchloop/{rest}"),
+                    None => d.to_string(),
+                }),
+            };
+            Some(match e {
+                Entry::File { src, dest, mode } => Entry::File {
+                    src,
+                    dest: to(&dest)?,
+                    mode,
+                },
+                Entry::Data { dest, data, mode } => Entry::Data {
+                    dest: to(&dest)?,
+                    data,
+                    mode,
+                },
+                Entry::Dir { dest, mode } => Entry::Dir {
+                    dest: to(&dest)?,
+                    mode,
+                },
+                Entry::Symlink { dest, target } => Entry::Symlink {
+                    dest: to(&dest)?,
+                    target,
+                },
+            })
+        })
+        .collect();
+    docker
+        .upload_to_container(
+            &guard.id,
+            Some(UploadToContainerOptionsBuilder::new().path("/").build()),
+            bollard::body_try_stream(context::tar_stream(moved)),
+        )
+        .await
+        .map_err(|e| {
+            let text = e.to_string();
+            if image::is_disk_full(&text) {
+                image::classify_failure(STAGE, "", &text)
+            } else {
+                ImageError::docker(format!("copying the checkout into {name}"))(e)
+            }
+        })?;
+    docker
+        .start_container(
+            &guard.id,
+            None::<bollard::query_parameters::StartContainerOptions>,
+        )
+        .await
+        .map_err(ImageError::docker(format!("starting {name}")))?;
+    // bollard reports a non-zero exit as an error carrying the code.
+    let code = match docker.wait_container(&guard.id, None).next().await {
+        Some(Ok(r)) => r.status_code,
+        Some(Err(bollard::errors::Error::DockerContainerWaitError { code, .. })) => code,
+        Some(Err(e)) => return Err(ImageError::docker(format!("waiting for {name}"))(e)),
+        None => -1,
+    };
+    let mut tail = image::LogTail::new(40);
+    let mut logs = docker.logs(
+        &guard.id,
+        Some(LogsOptionsBuilder::new().stdout(true).stderr(true).build()),
+    );
+    while let Some(Ok(chunk)) = logs.next().await {
+        for line in String::from_utf8_lossy(&chunk.into_bytes()).lines() {
+            let line = image::strip_ansi(line);
+            if line.trim().is_empty() {
+                continue;
+            }
+            image::say(progress, &format!("{STAGE}: {line}"));
+            tail.push(line);
+        }
+    }
+    if code != 0 {
+        return Err(image::classify_failure(
+            STAGE,
+            &tail.render(),
+            &format!("The command '{script}' returned a non-zero code: {code}"),
+        ));
+    }
+    let (repo, version) = tag.rsplit_once(':').unwrap_or((tag, "latest"));
+    let committed = docker
+        .commit_container(
+            CommitContainerOptionsBuilder::new()
+                .container(&guard.id)
+                .repo(repo)
+                .tag(version)
+                .pause(false)
+                .build(),
+            ContainerConfig {
+                user: Some(policy_user()),
+                // Never the finalize command (Docker would keep the container's): the parent's,
+                // or a plain shell.
+                cmd: parent_cfg
+                    .cmd
+                    .clone()
+                    .filter(|c| !c.is_empty())
+                    .or_else(|| Some(vec!["/bin/sh".into()])),
+                entrypoint: parent_cfg.entrypoint.clone().or_else(|| Some(vec![])),
+                working_dir: parent_cfg.working_dir.clone(),
+                env: parent_cfg.env.clone(),
+                labels: Some(
+                    labels
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect(),
+                ),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|e| {
+            let text = e.to_string();
+            if image::is_disk_full(&text) {
+                image::classify_failure(STAGE, &tail.render(), &text)
+            } else {
+                ImageError::docker(format!("committing {name} as {tag}"))(e)
+            }
+        })?;
+    guard.remove().await;
+    Ok(committed.id)
+}
+
+fn policy_user() -> String {
+    super::policy::SANDBOX_USER.to_string()
+}
+
+/// Name prefix of the containers [`commit_source`] runs finalize.sh in.
+pub const PREPARE_CONTAINER_PREFIX: &str = "patchloop-prepare-";
+
+/// Removes the prepare container on every path (in the background when dropped).
+struct PrepareContainer {
+    docker: Docker,
+    id: String,
+}
+
+impl PrepareContainer {
+    async fn remove(mut self) {
+        let id = std::mem::take(&mut self.id);
+        let _ = self
+            .docker
+            .remove_container(
+                &id,
+                Some(
+                    bollard::query_parameters::RemoveContainerOptionsBuilder::new()
+                        .force(true)
+                        .v(true)
+                        .build(),
+                ),
+            )
+            .await;
+    }
+}
+
+impl Drop for PrepareContainer {
+    fn drop(&mut self) {
+        if self.id.is_empty() {
+            return;
+        }
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            let (docker, id) = (self.docker.clone(), std::mem::take(&mut self.id));
+            handle.spawn(async move {
+                let opts = bollard::query_parameters::RemoveContainerOptionsBuilder::new()
+                    .force(true)
+                    .v(true)
+                    .build();
+                let _ = docker.remove_container(&id, Some(opts)).await;
+            });
+        }
+    }
 }
 
 fn check_dir(path: &Path) -> Result<PathBuf, ImageError> {

@@ -38,6 +38,14 @@ pub fn expired(labels: &HashMap<String, String>, now: u64) -> bool {
         .is_none_or(|d| d <= now)
 }
 
+/// A prepare container older than this was abandoned (finalize takes seconds; a Rust
+/// project's first compile minutes).
+const PREPARE_MAX_AGE_SECS: u64 = 2 * 3600;
+
+fn prepare_abandoned(created_unix: u64, now: u64) -> bool {
+    now.saturating_sub(created_unix) > PREPARE_MAX_AGE_SECS
+}
+
 /// One pass: remove expired containers, then unused patchloop volumes.
 pub async fn reap(docker: &Docker, now: u64) -> Result<ReapReport, SandboxError> {
     let mut report = ReapReport::default();
@@ -81,6 +89,34 @@ pub async fn reap(docker: &Docker, now: u64) -> Result<ReapReport, SandboxError>
         }
     }
 
+    // Source-layer containers (prepare's finalize step) carry no labels (the image would
+    // inherit them): judged by name and age.
+    let prepares = docker
+        .list_containers(Some(ListContainersOptions {
+            all: true,
+            filters: Some(HashMap::from([(
+                "name".to_string(),
+                vec![crate::sandbox::prepare::PREPARE_CONTAINER_PREFIX.to_string()],
+            )])),
+            ..Default::default()
+        }))
+        .await
+        .map_err(SandboxError::docker("listing patchloop prepare containers"))?;
+    for c in prepares {
+        let named = c.names.iter().flatten().any(|n| {
+            n.trim_start_matches('/')
+                .starts_with(crate::sandbox::prepare::PREPARE_CONTAINER_PREFIX)
+        });
+        let created = c.created.unwrap_or(0).max(0) as u64;
+        if named && prepare_abandoned(created, now) {
+            let id = c.id.clone().unwrap_or_default();
+            let opts = RemoveContainerOptionsBuilder::new().force(true).build();
+            if docker.remove_container(&id, Some(opts)).await.is_ok() {
+                report.containers_removed.push(id);
+            }
+        }
+    }
+
     let volumes = docker
         .list_volumes(Some(ListVolumesOptions {
             filters: label_filter(),
@@ -119,5 +155,13 @@ mod tests {
         assert!(!expired(&l("101"), 100));
         assert!(expired(&l("garbage"), 100));
         assert!(expired(&HashMap::new(), 100));
+    }
+
+    #[test]
+    fn prepare_containers_are_abandoned_after_two_hours() {
+        assert!(!prepare_abandoned(1000, 1000 + 60));
+        assert!(!prepare_abandoned(1000, 1000 + 7200));
+        assert!(prepare_abandoned(1000, 1000 + 7201));
+        assert!(!prepare_abandoned(2000, 1000));
     }
 }
