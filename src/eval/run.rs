@@ -451,6 +451,8 @@ async fn run_episode(
     let traj_name = format!("{stem}.traj.jsonl");
     let mut traj = Trajectory::create(&eps.join(&traj_name))
         .with_context(|| format!("cannot create the trajectory {traj_name}"))?;
+    // The episode's time includes its container (start, workspace copy, removal).
+    let episode_started = Instant::now();
     let container = Container::start(docker, &image.tag, &policy, &args.run_id, "episode")
         .await
         .with_context(|| format!("starting the episode container from {}", image.tag))?;
@@ -463,7 +465,6 @@ async fn run_episode(
         container_policy: serde_json::to_value(&policy).unwrap_or(json!(null)),
         task: task.problem_statement.clone(),
     });
-    let episode_started = Instant::now();
     let outcome = episode::run(
         model.as_ref(),
         &container,
@@ -472,10 +473,15 @@ async fn run_episode(
         &mut traj,
     )
     .await;
-    if let Err(e) = container.remove().await {
-        tracing::warn!(error = %e, "could not remove the episode container");
-    }
+    // Removed while verification runs (dockerd's work, not ours): awaited below, so nothing
+    // outlives the episode's result.
+    let removal = tokio::spawn(async move {
+        if let Err(e) = container.remove().await {
+            tracing::warn!(error = %e, "could not remove the episode container");
+        }
+    });
     if outcome.infrastructure {
+        let _ = removal.await;
         bail!(
             "{} (after {} steps; trajectory {traj_name})",
             outcome.detail,
@@ -496,6 +502,7 @@ async fn run_episode(
     req.run_id = args.run_id.clone();
     req.holdouts = holdouts.to_vec();
     let receipt = verify(docker, &req, &DirTree(tree.to_path_buf())).await;
+    let _ = removal.await;
     let timings = Timings {
         prepare_ms: 0,
         episode_ms,

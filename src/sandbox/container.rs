@@ -256,6 +256,7 @@ impl Container {
             ms = started.elapsed().as_millis() as u64,
             "container started"
         );
+        let mut populated = false;
         match hello {
             Some(h) => {
                 container.keeper_pid = h.keeper;
@@ -264,14 +265,20 @@ impl Container {
                 *container.exec_lock.get_mut() = io;
             }
             None => {
-                // No loop (policy) or it never said hello: one exec per step.
-                let (keeper, baseline) = container.first_look().await?;
+                // No loop (policy) or it never said hello: one exec per step. The first look
+                // and the workspace copy share one exec (each costs a runc exec).
+                let (keeper, baseline) = if policy.workspace_bytes > 0 {
+                    container.populate_workspace(policy, true).await?
+                } else {
+                    container.first_look().await?
+                };
                 container.keeper_pid = keeper;
                 *container.oom_kills_seen.get_mut() = baseline;
+                populated = true;
             }
         }
-        if policy.workspace_bytes > 0 {
-            container.populate_workspace(policy).await?;
+        if policy.workspace_bytes > 0 && !populated {
+            container.populate_workspace(policy, false).await?;
         }
         Ok(container)
     }
@@ -279,7 +286,13 @@ impl Container {
     /// Copy the image's workspace into the quota'd tmpfs before the first step. Directories
     /// runc created (as root) for nested test-directory mounts are opened to the sandbox user
     /// first, by a capability-less root exec (root owns them; chmod needs no capability then).
-    async fn populate_workspace(&self, policy: &ContainerPolicy) -> Result<(), SandboxError> {
+    /// With `first_look`, the copy runs in the first look's exec (no step loop yet; nothing but
+    /// find and tar runs, so no cleanup wrapper is needed) and its result is returned.
+    async fn populate_workspace(
+        &self,
+        policy: &ContainerPolicy,
+        first_look: bool,
+    ) -> Result<(u32, u64), SandboxError> {
         let started = Instant::now();
         let mut parents: Vec<String> = Vec::new();
         for p in &policy.read_only_paths {
@@ -336,18 +349,46 @@ impl Container {
             let rel = d.strip_prefix(WORKSPACE).unwrap_or(d);
             argv.extend(["!".into(), "-path".into(), format!(".{rel}")]);
         }
-        let out = self
-            .exec_inner(ExecRequest::argv(argv).timeout(Duration::from_secs(300)))
-            .await?;
+        let mut look = (0, 0);
+        let out = if first_look {
+            argv[2] = format!(
+                "{}\necho {POPULATE_SEPARATOR}\n{POPULATE_SCRIPT}",
+                first_look_script()
+            );
+            let out = self
+                .raw_exec(
+                    argv,
+                    None,
+                    Duration::from_secs(300),
+                    64 << 10,
+                    None,
+                    &[],
+                    None,
+                )
+                .await?;
+            let text = out.output.render();
+            let before = text.split(POPULATE_SEPARATOR).next().unwrap_or("");
+            look = parse_first_look(before).ok_or_else(|| SandboxError::ContainerGone {
+                id: self.name.clone(),
+                reason: format!("no keeper process found under PID 1 (saw {text:?})"),
+            })?;
+            out
+        } else {
+            self.exec_inner(ExecRequest::argv(argv).timeout(Duration::from_secs(300)))
+                .await?
+        };
         tracing::debug!(
             container = %self.name,
             ms = started.elapsed().as_millis() as u64,
             "workspace copied into its tmpfs"
         );
         if out.status.success() {
-            return Ok(());
+            return Ok(look);
         }
-        let text = out.output.render();
+        let full_text = out.output.render();
+        let text = full_text
+            .split_once(POPULATE_SEPARATOR)
+            .map_or(full_text.as_str(), |(_, after)| after);
         let full = text.contains("No space left") || text.contains("Cannot write");
         Err(SandboxError::Other(if full {
             format!(
@@ -563,13 +604,7 @@ impl Container {
     async fn first_look(&self) -> Result<(u32, u64), SandboxError> {
         let out = self
             .raw_exec(
-                vec![
-                    "sh".into(),
-                    "-c".into(),
-                    format!(
-                        "{{ cat /proc/1/task/1/children 2>/dev/null || for d in /proc/[0-9]*; do p=${{d#/proc/}}; [ \"$p\" != 1 ] && [ \"$p\" != $$ ] && echo \"$p\"; done; }}; echo; echo ---; {OOM_COUNTER}"
-                    ),
-                ],
+                vec!["sh".into(), "-c".into(), first_look_script()],
                 None,
                 Duration::from_secs(20),
                 4096,
@@ -867,6 +902,17 @@ async fn helper_round_trip(io: &mut HelperIo, request: &str) -> Result<String, S
         }
     }
 }
+
+/// PID 1's children, a `---` line, the cgroup's OOM counters ([`parse_first_look`]).
+/// Waits (up to ~2 s) for docker-init to have forked the keeper: an exec can race it.
+fn first_look_script() -> String {
+    format!(
+        "i=0; while [ $i -lt 200 ] && [ -r /proc/1/task/1/children ] && [ -z \"$(cat /proc/1/task/1/children)\" ]; do i=$((i+1)); sleep 0.01; done; {{ cat /proc/1/task/1/children 2>/dev/null || for d in /proc/[0-9]*; do p=${{d#/proc/}}; [ \"$p\" != 1 ] && [ \"$p\" != $$ ] && echo \"$p\"; done; }}; echo; echo ---; {OOM_COUNTER}"
+    )
+}
+
+/// Between the first look's output and the workspace copy's, when they share an exec.
+const POPULATE_SEPARATOR: &str = "@@patchloop-populate@@";
 
 /// Output of a write that failed for lack of space (ENOSPC / EDQUOT).
 fn mentions_no_space(text: &str) -> bool {
