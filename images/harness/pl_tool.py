@@ -5,7 +5,7 @@
 #   snapshot   {"workspace", "tests_dirs"} -> {path: sha256} of test files and code/config
 #   collect    {"out_dir", "workspace", "tests_dirs"} -> {"junit": text|null, "guard": text|null,
 #              "junit_sha256", "guard_sha256", "result": text|null (pl_junit.py's), "result_sha256", "snapshot"}
-#   setup      {"workspace", "tests_dirs", "names"} -> {"ini", "snapshot", "found"}
+#   setup      {"workspace", "tests_dirs", "names"} -> {"ini", "found"}
 #   put        {"workspace", "files": {relpath: hex}} -> {"written": [...]}
 #   find_spec  {"names": [...]} -> {name: bool}  (run on the unpatched tree, cwd /)
 #   serve      a long-lived read-only helper (run as another uid than the code under test, with
@@ -165,9 +165,10 @@ def cmd_collect(inp):
 
 
 def cmd_setup(inp):
-    # One exec instead of three: the pre-patch config, the baseline snapshot, and which new
-    # module names already resolve. find_spec runs last because it changes directory.
-    return {"ini": cmd_ini(inp), "snapshot": cmd_snapshot(inp), "found": cmd_find_spec(inp)}
+    # One exec instead of two: the pre-patch config and which new module names already
+    # resolve (the baseline snapshot comes from the read-only helper). find_spec runs last
+    # because it changes directory.
+    return {"ini": cmd_ini(inp), "found": cmd_find_spec(inp)}
 
 
 def cmd_put(inp):

@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex;
 
+use super::image::is_disk_full;
 use super::output::CappedOutput;
 use super::policy::{ContainerPolicy, RunLabels};
 use super::steploop::{self, MarkerScanner};
@@ -368,10 +369,7 @@ impl Container {
                 .await?;
             let text = out.output.render();
             let before = text.split(POPULATE_SEPARATOR).next().unwrap_or("");
-            look = parse_first_look(before).ok_or_else(|| SandboxError::ContainerGone {
-                id: self.name.clone(),
-                reason: format!("no keeper process found under PID 1 (saw {text:?})"),
-            })?;
+            look = self.look(before)?;
             out
         } else {
             self.exec_inner(ExecRequest::argv(argv).timeout(Duration::from_secs(300)))
@@ -389,7 +387,7 @@ impl Container {
         let text = full_text
             .split_once(POPULATE_SEPARATOR)
             .map_or(full_text.as_str(), |(_, after)| after);
-        let full = text.contains("No space left") || text.contains("Cannot write");
+        let full = is_disk_full(text);
         Err(SandboxError::Other(if full {
             format!(
                 "the checkout does not fit the workspace quota ({} MiB): raise it with {}=<MiB> (0 = no quota, a disk-backed workspace) — {}",
@@ -408,24 +406,43 @@ impl Container {
 
     /// Start the read-only helper: an exec as [`HELPER_USER`] with stdin and stdout attached.
     async fn start_helper(&self, argv: &[String]) -> Result<HelperIo, SandboxError> {
+        let (_, output, input) = self
+            .attach_exec(argv.to_vec(), true, &[], "/".into(), Some(HELPER_USER))
+            .await?;
+        Ok(HelperIo {
+            input,
+            output,
+            pending: Vec::new(),
+        })
+    }
+
+    /// Create and start an exec with stdout/stderr (and optionally stdin) attached.
+    async fn attach_exec(
+        &self,
+        argv: Vec<String>,
+        stdin: bool,
+        env: &[String],
+        workdir: String,
+        user: Option<&str>,
+    ) -> Result<(String, LogStream, Pin<Box<dyn AsyncWrite + Send>>), SandboxError> {
         let exec = self
             .docker
             .create_exec(
                 &self.id,
                 CreateExecOptions {
-                    cmd: Some(argv.to_vec()),
-                    attach_stdin: Some(true),
+                    cmd: Some(argv),
+                    attach_stdin: Some(stdin),
                     attach_stdout: Some(true),
                     attach_stderr: Some(true),
                     tty: Some(false),
-                    env: Some(Vec::new()),
-                    working_dir: Some("/".to_string()),
-                    user: Some(HELPER_USER.to_string()),
+                    env: Some(env.to_vec()),
+                    working_dir: Some(workdir),
+                    user: user.map(str::to_string),
                     ..Default::default()
                 },
             )
             .await
-            .map_err(|e| self.gone_or(e, "creating the helper exec"))?;
+            .map_err(|e| self.gone_or(e, "creating an exec"))?;
         let started = self
             .docker
             .start_exec(
@@ -437,16 +454,10 @@ impl Container {
                 }),
             )
             .await
-            .map_err(|e| self.gone_or(e, "starting the helper exec"))?;
+            .map_err(|e| self.gone_or(e, "starting an exec"))?;
         match started {
-            StartExecResults::Attached { output, input } => Ok(HelperIo {
-                input,
-                output,
-                pending: Vec::new(),
-            }),
-            StartExecResults::Detached => Err(SandboxError::Other(
-                "the helper exec started detached".into(),
-            )),
+            StartExecResults::Attached { output, input } => Ok((exec.id, output, input)),
+            StartExecResults::Detached => Err(SandboxError::Other("exec started detached".into())),
         }
     }
 
@@ -613,8 +624,12 @@ impl Container {
                 None,
             )
             .await?;
-        let text = out.output.render();
-        parse_first_look(&text).ok_or_else(|| SandboxError::ContainerGone {
+        self.look(&out.output.render())
+    }
+
+    /// The keeper and OOM baseline from a first look's output, or why the container is unusable.
+    fn look(&self, text: &str) -> Result<(u32, u64), SandboxError> {
+        parse_first_look(text).ok_or_else(|| SandboxError::ContainerGone {
             id: self.name.clone(),
             reason: format!("no keeper process found under PID 1 (saw {text:?})"),
         })
@@ -678,43 +693,10 @@ impl Container {
         user: Option<&str>,
     ) -> Result<ExecResult, SandboxError> {
         let started = Instant::now();
-        let exec = self
-            .docker
-            .create_exec(
-                &self.id,
-                CreateExecOptions {
-                    cmd: Some(argv),
-                    attach_stdin: Some(stdin.is_some()),
-                    attach_stdout: Some(true),
-                    attach_stderr: Some(true),
-                    tty: Some(false),
-                    env: Some(env.to_vec()),
-                    working_dir: Some(workdir.unwrap_or_else(|| WORKSPACE.to_string())),
-                    user: user.map(str::to_string),
-                    ..Default::default()
-                },
-            )
-            .await
-            .map_err(|e| self.gone_or(e, "creating an exec"))?;
-        let started_exec = self
-            .docker
-            .start_exec(
-                &exec.id,
-                Some(StartExecOptions {
-                    detach: false,
-                    tty: false,
-                    output_capacity: Some(64 * 1024),
-                }),
-            )
-            .await
-            .map_err(|e| self.gone_or(e, "starting an exec"))?;
-        let StartExecResults::Attached {
-            mut output,
-            mut input,
-        } = started_exec
-        else {
-            return Err(SandboxError::Other("exec started detached".into()));
-        };
+        let workdir = workdir.unwrap_or_else(|| WORKSPACE.to_string());
+        let (exec_id, mut output, mut input) = self
+            .attach_exec(argv, stdin.is_some(), env, workdir, user)
+            .await?;
 
         if let Some(bytes) = stdin {
             // A process that never reads stdin must not block us: write in the background.
@@ -753,7 +735,7 @@ impl Container {
         if flooded {
             captured.push(FLOOD_NOTE);
         }
-        let code = self.exit_code(&exec.id).await?;
+        let code = self.exit_code(&exec_id).await?;
         let status = if timed_out {
             ExecStatus::TimedOut
         } else {
@@ -914,11 +896,6 @@ fn first_look_script() -> String {
 /// Between the first look's output and the workspace copy's, when they share an exec.
 const POPULATE_SEPARATOR: &str = "@@patchloop-populate@@";
 
-/// Output of a write that failed for lack of space (ENOSPC / EDQUOT).
-fn mentions_no_space(text: &str) -> bool {
-    text.contains("No space left on device") || text.contains("Disk quota exceeded")
-}
-
 /// Did the step wrapper possibly die before its cleanup? A signal death shows as 128+n (the
 /// command may have signalled its parent); -1 means the exit code was never reported.
 fn wrapper_may_have_died(code: i64) -> bool {
@@ -1059,7 +1036,7 @@ impl Sandbox for Container {
         let mut result = self.exec_inner(req).await;
         if let Ok(r) = &mut result
             && self.workspace_quota > 0
-            && mentions_no_space(&r.output.render())
+            && is_disk_full(&r.output.render())
             && self.quota_reached().await
         {
             self.workspace_full.store(true, Ordering::Relaxed);

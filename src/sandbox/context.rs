@@ -115,13 +115,26 @@ impl Entry {
         }
     }
 
-    fn dest(&self) -> &str {
+    /// Where the entry lands in the archive.
+    pub fn dest(&self) -> &str {
         match self {
             Entry::File { dest, .. }
             | Entry::Data { dest, .. }
             | Entry::Dir { dest, .. }
             | Entry::Symlink { dest, .. } => dest,
         }
+    }
+
+    /// The entry at another place in the archive (`None` from `f` drops it).
+    pub fn moved(mut self, f: impl FnOnce(&str) -> Option<String>) -> Option<Entry> {
+        let to = f(self.dest())?;
+        match &mut self {
+            Entry::File { dest, .. }
+            | Entry::Data { dest, .. }
+            | Entry::Dir { dest, .. }
+            | Entry::Symlink { dest, .. } => *dest = to,
+        }
+        Some(self)
     }
 }
 

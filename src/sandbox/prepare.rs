@@ -383,32 +383,12 @@ async fn commit_source(
     let moved: Vec<Entry> = entries
         .into_iter()
         .filter_map(|e| {
-            let to = |dest: &str| match dest {
+            e.moved(|dest| match dest {
                 "Dockerfile" | "patchloop-opt" => None,
                 d => Some(match d.strip_prefix("patchloop-opt/") {
                     Some(rest) => format!("opt/patchloop/{rest}"),
                     None => d.to_string(),
                 }),
-            };
-            Some(match e {
-                Entry::File { src, dest, mode } => Entry::File {
-                    src,
-                    dest: to(&dest)?,
-                    mode,
-                },
-                Entry::Data { dest, data, mode } => Entry::Data {
-                    dest: to(&dest)?,
-                    data,
-                    mode,
-                },
-                Entry::Dir { dest, mode } => Entry::Dir {
-                    dest: to(&dest)?,
-                    mode,
-                },
-                Entry::Symlink { dest, target } => Entry::Symlink {
-                    dest: to(&dest)?,
-                    target,
-                },
             })
         })
         .collect();
@@ -473,7 +453,7 @@ async fn commit_source(
                 .pause(false)
                 .build(),
             ContainerConfig {
-                user: Some(policy_user()),
+                user: Some(super::policy::SANDBOX_USER.to_string()),
                 // Never the finalize command (Docker would keep the container's): the parent's,
                 // or a plain shell.
                 cmd: parent_cfg
@@ -506,10 +486,6 @@ async fn commit_source(
     Ok(committed.id)
 }
 
-fn policy_user() -> String {
-    super::policy::SANDBOX_USER.to_string()
-}
-
 /// Name prefix of the containers [`commit_source`] runs finalize.sh in.
 pub const PREPARE_CONTAINER_PREFIX: &str = "patchloop-prepare-";
 
@@ -521,19 +497,7 @@ struct PrepareContainer {
 
 impl PrepareContainer {
     async fn remove(mut self) {
-        let id = std::mem::take(&mut self.id);
-        let _ = self
-            .docker
-            .remove_container(
-                &id,
-                Some(
-                    bollard::query_parameters::RemoveContainerOptionsBuilder::new()
-                        .force(true)
-                        .v(true)
-                        .build(),
-                ),
-            )
-            .await;
+        remove_prepare_container(self.docker.clone(), std::mem::take(&mut self.id)).await;
     }
 }
 
@@ -543,16 +507,20 @@ impl Drop for PrepareContainer {
             return;
         }
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            let (docker, id) = (self.docker.clone(), std::mem::take(&mut self.id));
-            handle.spawn(async move {
-                let opts = bollard::query_parameters::RemoveContainerOptionsBuilder::new()
-                    .force(true)
-                    .v(true)
-                    .build();
-                let _ = docker.remove_container(&id, Some(opts)).await;
-            });
+            handle.spawn(remove_prepare_container(
+                self.docker.clone(),
+                std::mem::take(&mut self.id),
+            ));
         }
     }
+}
+
+async fn remove_prepare_container(docker: Docker, id: String) {
+    let opts = bollard::query_parameters::RemoveContainerOptionsBuilder::new()
+        .force(true)
+        .v(true)
+        .build();
+    let _ = docker.remove_container(&id, Some(opts)).await;
 }
 
 fn check_dir(path: &Path) -> Result<PathBuf, ImageError> {
@@ -644,7 +612,7 @@ async fn ensure_deps(
     // Manifests below the top (cargo workspace members) need their directories.
     let mut parents: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     for e in &dep_files {
-        let mut p = entry_dest(e);
+        let mut p = e.dest();
         while let Some((parent, _)) = p.rsplit_once('/') {
             if parent == "patchloop/project" {
                 break;
@@ -672,21 +640,12 @@ pub fn install_layout(tree: &SourceTree) -> Vec<String> {
     let mut names: Vec<String> = tree
         .entries
         .iter()
-        .map(entry_dest)
+        .map(Entry::dest)
         .filter(|d| !d.contains('/') || (d.starts_with("src/") && d.matches('/').count() == 1))
         .map(str::to_string)
         .collect();
     names.sort();
     names
-}
-
-fn entry_dest(e: &Entry) -> &str {
-    match e {
-        Entry::File { dest, .. }
-        | Entry::Data { dest, .. }
-        | Entry::Dir { dest, .. }
-        | Entry::Symlink { dest, .. } => dest,
-    }
 }
 
 /// The install image (project installed editable, generated files kept): reused while the
@@ -736,26 +695,10 @@ async fn ensure_install(
 /// The checkout under `workspace/` of a context.
 fn workspace_entries(tree: impl IntoIterator<Item = Entry>) -> Vec<Entry> {
     let mut entries = vec![dir("workspace")];
-    entries.extend(tree.into_iter().map(|e| match e {
-        Entry::File { src, dest, mode } => Entry::File {
-            src,
-            dest: format!("workspace/{dest}"),
-            mode,
-        },
-        Entry::Data { dest, data, mode } => Entry::Data {
-            dest: format!("workspace/{dest}"),
-            data,
-            mode,
-        },
-        Entry::Dir { dest, mode } => Entry::Dir {
-            dest: format!("workspace/{dest}"),
-            mode,
-        },
-        Entry::Symlink { dest, target } => Entry::Symlink {
-            dest: format!("workspace/{dest}"),
-            target,
-        },
-    }));
+    entries.extend(
+        tree.into_iter()
+            .filter_map(|e| e.moved(|d| Some(format!("workspace/{d}")))),
+    );
     entries
 }
 
@@ -1064,12 +1007,12 @@ mod tests {
         let finalize = dockerfile.find("finalize.sh").unwrap();
         let build = dockerfile.find("rust-build.sh").unwrap();
         assert!(finalize < build, "{dockerfile}");
-        let dests: Vec<&str> = entries.iter().map(entry_dest).collect();
+        let dests: Vec<&str> = entries.iter().map(Entry::dest).collect();
         assert!(dests.contains(&"patchloop-opt/rust-build.sh"));
         assert!(dests.contains(&"patchloop-opt/harness/pl_junit.py"));
         // Python's context is what it was: no build step, no JUnit harness file.
         let py = source_context("d", "LABEL a=\"b\"", tree(&["a.py"], &[]).entries);
-        let dests: Vec<&str> = py.iter().map(entry_dest).collect();
+        let dests: Vec<&str> = py.iter().map(Entry::dest).collect();
         assert!(
             !dests
                 .iter()

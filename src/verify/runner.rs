@@ -321,8 +321,7 @@ async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> 
     .await?;
     // The baseline as the read-only helper sees it (it starts here): later snapshots come
     // from the same reader, so file permissions cannot make them differ.
-    let mut setup = setup;
-    setup.snapshot = snapshot(c, &req.image.tests_dirs).await?;
+    let baseline = snapshot(c, &req.image.tests_dirs).await?;
     // Shadowing: does a new top-level name resolve in the unpatched image?
     let v = policy::shadow_violations(new_modules, &|n| {
         setup.found.get(n).copied().unwrap_or(true)
@@ -366,7 +365,6 @@ async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> 
         }
     };
 
-    let baseline = setup.snapshot;
     for i in 0..req.reruns.max(1) {
         let (p, scope, t) = pick(i, false);
         let r = one_run(c, p, scope, Phase::Before, i, t, &baseline, req).await?;
@@ -657,7 +655,6 @@ async fn snapshot(
 #[derive(Deserialize)]
 struct Setup {
     ini: HarnessConfig,
-    snapshot: BTreeMap<String, String>,
     found: BTreeMap<String, bool>,
 }
 
@@ -1029,32 +1026,9 @@ mod tests {
 
     #[test]
     fn only_new_failures_outside_fail_to_pass_bring_back_full_reruns() {
-        use crate::verify::junit::{CaseResult, Outcome};
-        let rec = |outs: &[(&str, Outcome)]| RunRecord {
-            phase: Phase::After,
-            index: 0,
-            scope: RunScope::All,
-            exit: ExecStatus::Exited(0),
-            duration: Duration::ZERO,
-            results: Some(
-                outs.iter()
-                    .map(|(id, o)| {
-                        (
-                            id.to_string(),
-                            CaseResult {
-                                outcome: *o,
-                                duration: None,
-                                message: None,
-                            },
-                        )
-                    })
-                    .collect(),
-            ),
-            junit_problem: None,
-            guard: GuardStatus::Clean,
-            external_findings: Vec::new(),
-            output_tail: String::new(),
-        };
+        use crate::verify::junit::Outcome;
+        let rec =
+            |outs: &[(&str, Outcome)]| crate::verify::verdict::tests::run(Phase::After, 0, outs);
         let f2p = vec!["f".to_string()];
         let before = rec(&[
             ("f", Outcome::Failed),

@@ -457,11 +457,12 @@ pub fn decide(inp: &Inputs) -> Decision {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::verify::policy::Rule;
 
-    fn run(phase: Phase, index: usize, outs: &[(&str, Outcome)]) -> RunRecord {
+    /// A run record with these outcomes (exit 0 when all passed); shared with runner's tests.
+    pub(crate) fn run(phase: Phase, index: usize, outs: &[(&str, Outcome)]) -> RunRecord {
         RunRecord {
             phase,
             index,
