@@ -1,7 +1,7 @@
 //! `patchloop action` end to end against the mock GitHub with a fake repairer: triggers,
 //! authorisation, the pinned head, one attempt per SHA, outputs and the job summary.
 
-mod github_common;
+use crate::github_common;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,7 @@
 //! `patchloop verify` end to end through the binary, against the corpus fixture in real Docker
 //! (fails when Docker is missing): exit codes, receipts, bad input, flaky detection.
 
-mod verify_common;
+use crate::verify_common;
 
 use std::path::Path;
 use std::process::Command;

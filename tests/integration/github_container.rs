@@ -16,7 +16,7 @@
 //!
 //! Needs Docker; fails (never skips) without it.
 
-mod github_common;
+use crate::github_common;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! Posting against the mock GitHub: suggestion anchoring, idempotency, retries, the secret
 //! scan, pr mode. Every request body is validated against the OpenAPI subset.
 
-mod github_common;
+use crate::github_common;
 
 use std::sync::Arc;
 use std::time::Duration;

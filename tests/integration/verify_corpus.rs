@@ -3,7 +3,7 @@
 //! `*_policy` tests are pure; `docker_*` tests run every case end to end through
 //! `verify::verify` in real hardened containers and FAIL when Docker is missing.
 
-mod verify_common;
+use crate::verify_common;
 
 use std::process::Command;
 

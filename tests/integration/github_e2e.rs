@@ -4,7 +4,7 @@
 //! real verifier in a fresh container. Needs Docker and the base image scripts/test builds
 //! (`$PATCHLOOP_TEST_BASE`); fails, never skips, without them.
 
-mod github_common;
+use crate::github_common;
 
 use std::path::Path;
 use std::process::Command;
