@@ -42,7 +42,7 @@ pub enum Command {
     /// Verify a patch in a fresh container: patch policy, N runs before and after, a verdict
     /// and a receipt (receipt.json, receipt.md). Exit 0 only for a verified patch.
     Verify(Box<crate::verify::cli::VerifyArgs>),
-    /// Build base images (`images build [--offline]`); prints the tag.
+    /// Base images: `images build [--offline]` prints the tag; `images prune` removes old ones.
     Images {
         #[command(subcommand)]
         command: crate::sandbox::image_cli::ImagesCommand,

@@ -42,7 +42,7 @@ const NODE_SETUP: &str = include_str!("../../images/node/setup.sh");
 pub const ONLINE_FROM: &str = "python:3.12-slim";
 /// Repository of base images; the tag is `py-<recipe hash>`.
 pub const BASE_REPO: &str = "patchloop-base";
-const ROOTFS_REPO: &str = "patchloop-rootfs";
+pub const ROOTFS_REPO: &str = "patchloop-rootfs";
 const SUITE: &str = "bookworm";
 const DEBOOTSTRAP_INCLUDE: &str =
     "python3,python3-pip,python3-venv,python3-pytest,python3-setuptools,git,ca-certificates";
@@ -142,7 +142,7 @@ pub enum ImageError {
         hint: String,
     },
     #[error(
-        "the {stage} build ran out of disk space (no space left on device)\n--- last lines of the build log ---\n{log_tail}\n---\n  free space where Docker keeps its data (`docker system df`, `docker image prune`) and retry"
+        "the {stage} build ran out of disk space (no space left on device)\n--- last lines of the build log ---\n{log_tail}\n---\n  free space where Docker keeps its data (`patchloop images prune` removes old sandbox images; `docker system df` shows the rest) and retry"
     )]
     DiskFull { stage: String, log_tail: String },
     #[error("cannot build the base image offline: {reason}")]

@@ -1,4 +1,4 @@
-//! CLI glue for `patchloop images build` and `patchloop prepare`: argument structs, progress on
+//! CLI glue for `patchloop images build|prune` and `patchloop prepare`: argument structs, progress on
 //! stderr, the result on stdout. Errors go back to `cli`, which prints them and exits 2
 //! (every [`ImageError`] is a configuration or infrastructure error).
 
@@ -10,6 +10,7 @@ use clap::{Args, Subcommand};
 use super::image::{self, BaseOptions, ImageError};
 use super::lang::ProjectKind;
 use super::prepare::{self, PrepareOptions};
+use super::prune::{self, PruneOptions};
 
 /// Options shared by every command that may build the base image.
 #[derive(Debug, Clone, Args)]
@@ -30,6 +31,33 @@ pub struct BaseArgs {
 pub enum ImagesCommand {
     /// Build (or reuse) a base image (Python unless --lang says otherwise); prints its tag.
     Build(BuildArgs),
+    /// Remove the sandbox images patchloop built (and their dependency layers) older than an
+    /// age. Images a container uses are kept. Run it between runs, e.g. on a schedule: an
+    /// image removed under a run that is about to use it fails that run.
+    Prune(PruneArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// Remove images created longer ago than this (e.g. `7d`, `12h`, `30m`, `0s` for all).
+    /// A reused image keeps its first creation time.
+    #[arg(long, value_name = "AGE", default_value = "7d", value_parser = parse_age)]
+    pub older_than: std::time::Duration,
+    /// Only sandbox images whose name (after `patchloop-sandbox:`) starts with this.
+    #[arg(long, value_name = "PREFIX")]
+    pub name: Option<String>,
+    /// Also the base images (`patchloop-base:*`) and the offline rootfs; offline they take
+    /// minutes to rebuild.
+    #[arg(long)]
+    pub bases: bool,
+    /// List what would be removed; remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+fn parse_age(s: &str) -> Result<std::time::Duration, String> {
+    humantime::parse_duration(s.trim())
+        .map_err(|e| format!("{e} (write it like `7d`, `12h`, `30m` or `0s`)"))
 }
 
 #[derive(Debug, Args)]
@@ -76,6 +104,47 @@ pub async fn images(cmd: ImagesCommand) -> Result<(), ImageError> {
             let docker = super::docker::connect().await?;
             let tag = image::ensure_base_image_for(&docker, &opts, args.lang).await?;
             println!("{tag}");
+            Ok(())
+        }
+        ImagesCommand::Prune(args) => {
+            let docker = super::docker::connect().await?;
+            let opts = PruneOptions {
+                older_than_secs: args.older_than.as_secs(),
+                name_prefix: args.name,
+                bases: args.bases,
+                dry_run: args.dry_run,
+            };
+            let r = prune::prune(&docker, &opts, crate::cli::now_unix()).await?;
+            let verb = if opts.dry_run {
+                "would remove"
+            } else {
+                "removed"
+            };
+            for c in &r.removed {
+                println!(
+                    "{verb} {} ({} of its own layers, created {} ago)",
+                    c.tag,
+                    prune::size(c.own_size),
+                    prune::age(c.age_secs)
+                );
+            }
+            for k in &r.kept {
+                println!("kept {}: {}", k.tag, k.reason);
+            }
+            let own: u64 = r.removed.iter().map(|c| c.own_size).sum();
+            eprintln!(
+                "{verb} {} image tag(s), about {}; {} kept; {} younger than {} left alone{}",
+                r.removed.len(),
+                prune::size(own),
+                r.kept.len(),
+                r.younger,
+                humantime::format_duration(args.older_than),
+                if opts.dry_run || r.removed.is_empty() {
+                    ""
+                } else {
+                    " (`docker system df` shows what the daemon now holds)"
+                }
+            );
             Ok(())
         }
     }

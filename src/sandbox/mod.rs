@@ -15,6 +15,7 @@ pub mod output;
 pub mod policy;
 pub mod prepare;
 pub mod probe;
+pub mod prune;
 pub mod reaper;
 pub mod seccomp;
 pub mod steploop;

@@ -26,6 +26,7 @@ mod github_e2e;
 mod github_events;
 mod github_examples;
 mod github_post;
+mod images_prune;
 mod langs;
 mod mcp_server;
 mod prepare;
