@@ -1,6 +1,6 @@
-//! CLI glue for `patchloop images build|prune` and `patchloop prepare`: argument structs, progress on
-//! stderr, the result on stdout. Errors go back to `cli`, which prints them and exits 2
-//! (every [`ImageError`] is a configuration or infrastructure error).
+//! CLI glue for `patchloop images build|prune` and `patchloop prepare`: argument structs,
+//! progress on stderr, the result on stdout. Errors go back to `cli`, which prints them and
+//! exits 2 (every [`ImageError`] is a configuration or infrastructure error).
 
 use std::path::PathBuf;
 use std::sync::Arc;
