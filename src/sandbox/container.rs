@@ -1118,13 +1118,10 @@ impl Sandbox for Container {
             }
         }
         let io = guard.as_mut()?;
-        let answer = tokio::time::timeout(timeout, helper_round_trip(io, request)).await;
-        let result = match answer {
-            Ok(Ok(line)) => Ok(line),
-            Ok(Err(reason)) => Err(reason),
-            Err(_) => Err(format!("no answer within {}s", timeout.as_secs())),
-        };
-        match result {
+        let answer = tokio::time::timeout(timeout, helper_round_trip(io, request))
+            .await
+            .unwrap_or_else(|_| Err(format!("no answer within {}s", timeout.as_secs())));
+        match answer {
             Ok(line) => {
                 tracing::debug!(
                     container = %self.name,

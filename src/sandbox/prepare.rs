@@ -43,10 +43,10 @@ pub const DEPS_REPO: &str = "patchloop-deps";
 pub const SANDBOX_REPO: &str = "patchloop-sandbox";
 pub const INSTALL_REPO: &str = "patchloop-install";
 pub const DEFAULT_TEST_CMD: &str = "python -m pytest";
-/// Bump when the way contexts are written changes (tar metadata, layout): the source tag hashes
-/// contents, not the writer, so this keeps a changed writer from reusing stale images.
 /// How the source layer is made (see [`commit_source`]); part of the image tag.
 const SOURCE_RECIPE: &str = "source layer by container commit v1";
+/// Bump when the way contexts are written changes (tar metadata, layout): the source tag hashes
+/// contents, not the writer, so this keeps a changed writer from reusing stale images.
 const CONTEXT_FORMAT: &str = "context-v2 (mtime floor 2000-01-01)";
 
 /// What to prepare.
@@ -342,7 +342,6 @@ async fn commit_source(
     };
     use futures_util::StreamExt;
 
-    const STAGE: &str = "source layer";
     let parent_cfg = docker
         .inspect_image(parent)
         .await
@@ -399,14 +398,10 @@ async fn commit_source(
             bollard::body_try_stream(context::tar_stream(moved)),
         )
         .await
-        .map_err(|e| {
-            let text = e.to_string();
-            if image::is_disk_full(&text) {
-                image::classify_failure(STAGE, "", &text)
-            } else {
-                ImageError::docker(format!("copying the checkout into {name}"))(e)
-            }
-        })?;
+        .map_err(docker_or_disk_full(
+            format!("copying the checkout into {name}"),
+            String::new(),
+        ))?;
     docker
         .start_container(
             &guard.id,
@@ -432,13 +427,13 @@ async fn commit_source(
             if line.trim().is_empty() {
                 continue;
             }
-            image::say(progress, &format!("{STAGE}: {line}"));
+            image::say(progress, &format!("{SOURCE_STAGE}: {line}"));
             tail.push(line);
         }
     }
     if code != 0 {
         return Err(image::classify_failure(
-            STAGE,
+            SOURCE_STAGE,
             &tail.render(),
             &format!("The command '{script}' returned a non-zero code: {code}"),
         ));
@@ -474,17 +469,32 @@ async fn commit_source(
             },
         )
         .await
-        .map_err(|e| {
-            let text = e.to_string();
-            if image::is_disk_full(&text) {
-                image::classify_failure(STAGE, &tail.render(), &text)
-            } else {
-                ImageError::docker(format!("committing {name} as {tag}"))(e)
-            }
-        })?;
+        .map_err(docker_or_disk_full(
+            format!("committing {name} as {tag}"),
+            tail.render(),
+        ))?;
     guard.remove().await;
     Ok(committed.id)
 }
+
+/// A Docker error of the source layer: [`ImageError::DiskFull`] (with the log's tail) when the
+/// daemon ran out of space, else a Docker error naming `action`.
+fn docker_or_disk_full(
+    action: String,
+    log_tail: String,
+) -> impl FnOnce(bollard::errors::Error) -> ImageError {
+    move |e| {
+        let text = e.to_string();
+        if image::is_disk_full(&text) {
+            image::classify_failure(SOURCE_STAGE, &log_tail, &text)
+        } else {
+            ImageError::docker(action)(e)
+        }
+    }
+}
+
+/// The stage name errors and progress lines of [`commit_source`] carry.
+const SOURCE_STAGE: &str = "source layer";
 
 /// Name prefix of the containers [`commit_source`] runs finalize.sh in.
 pub const PREPARE_CONTAINER_PREFIX: &str = "patchloop-prepare-";

@@ -108,9 +108,8 @@ pub fn select(images: &[ImageInfo], opts: &PruneOptions, now: u64) -> (Vec<Candi
     let mut out = Vec::new();
     let mut younger = 0;
     for image in images {
-        let (tags, created) = (&image.tags, &image.created);
-        let age_secs = now.saturating_sub(u64::try_from(*created).unwrap_or(0));
-        for tag in tags {
+        let age_secs = now.saturating_sub(u64::try_from(image.created).unwrap_or(0));
+        for tag in &image.tags {
             let Some((repo, name)) = tag.rsplit_once(':') else {
                 continue;
             };

@@ -177,11 +177,12 @@ pub fn raw_cases(xml: &str) -> Result<Vec<RawCase>, JunitError> {
     Ok(out)
 }
 
-/// Adds a result under `k`; a test reported twice (pytest's failed call plus teardown error)
-/// keeps the worse outcome and the summed duration.
 /// Messages kept in a run's results (and so in receipts) are clipped to this many chars.
 const MESSAGE_CHARS: usize = 500;
 
+/// Adds a result under `k`; a test reported twice (pytest's failed call plus teardown error)
+/// keeps the worse outcome and the summed duration. The message is clipped here, the
+/// receipts' one entry point.
 pub fn merge(cases: &mut BTreeMap<String, CaseResult>, k: String, new: CaseResult) {
     let new = CaseResult {
         message: new.message.map(|m| m.chars().take(MESSAGE_CHARS).collect()),
