@@ -4,11 +4,11 @@
 //! verified, not healthy), 2 configuration or infrastructure error.
 
 use std::process::ExitCode;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::{Parser, Subcommand};
 
-use crate::sandbox::{SandboxError, docker, doctor, reaper};
+use crate::clock::now_unix;
+use crate::sandbox::{connect_and_reap, docker, doctor, reaper};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -52,16 +52,16 @@ pub enum Command {
     /// Repair a checkout: reproduce the failing tests, run the agent in a fresh sandbox,
     /// write DIR/patch.diff and DIR/trajectory.jsonl. Exit 0 fixed (or nothing failing),
     /// 1 no fix, 2 configuration or infrastructure error.
-    Fix(crate::agent::fix::FixArgs),
+    Fix(crate::pipeline::fix::FixArgs),
     /// Fix the embedded demo repository's planted bug with a scripted model in the real sandbox.
-    Demo(crate::agent::fix::DemoArgs),
+    Demo(crate::pipeline::fix::DemoArgs),
     /// Serve the sandboxed tools and the verifier to an MCP client over stdio.
     Mcp(crate::mcp::McpArgs),
     /// Run as the GitHub Action: read the event, repair, post (see docs/github.md).
     Action(ActionCli),
     /// Configuration: print the JSON Schema, or the merged config with sources.
     #[command(subcommand)]
-    Config(ConfigCli),
+    Config(crate::config::ConfigCli),
     /// Summarize an eval run as Markdown (resolved rate with a Wilson interval, stop reasons,
     /// verdicts, cost, pass@k; McNemar against another run) and write results/ID/viewer.html.
     Report {
@@ -103,21 +103,6 @@ pub struct ActionCli {
     /// Repository checkout (default: GITHUB_WORKSPACE, else the current directory).
     #[arg(long)]
     pub repo_dir: Option<std::path::PathBuf>,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum ConfigCli {
-    /// Print the JSON Schema of .github/patchloop.yml.
-    Schema,
-    /// Print the merged configuration and where each value came from.
-    Show {
-        /// Repository checkout holding .github/patchloop.yml.
-        #[arg(long, default_value = ".")]
-        repo_dir: std::path::PathBuf,
-        /// An org-level patchloop.yml to merge under the repository's (local file).
-        #[arg(long)]
-        org_file: Option<std::path::PathBuf>,
-    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -184,27 +169,6 @@ fn init_tracing(filter: &str) {
         .try_init();
 }
 
-pub fn now_unix() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
-/// Connect and reap what dead runs left behind; every command that creates containers starts here.
-pub async fn connect_and_reap() -> Result<bollard::Docker, SandboxError> {
-    let d = docker::connect().await?;
-    let report = reaper::reap(&d, now_unix()).await?;
-    if !report.containers_removed.is_empty() || !report.volumes_removed.is_empty() {
-        tracing::info!(
-            containers = report.containers_removed.len(),
-            volumes = report.volumes_removed.len(),
-            "reaped leftovers of dead runs"
-        );
-    }
-    Ok(d)
-}
-
 fn outcome(success: bool) -> Outcome {
     if success {
         Outcome::Success
@@ -251,8 +215,8 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
             crate::sandbox::image_cli::prepare(args).await?;
             Ok(Outcome::Success)
         }
-        Command::Fix(args) => crate::agent::fix::fix(args).await.map(outcome),
-        Command::Demo(args) => crate::agent::fix::demo(args).await.map(outcome),
+        Command::Fix(args) => crate::pipeline::fix::fix(args).await.map(outcome),
+        Command::Demo(args) => crate::pipeline::fix::demo(args).await.map(outcome),
         Command::Mcp(args) => crate::mcp::serve(args).await.map(|()| Outcome::Success),
         Command::Action(a) => {
             let args = crate::github::action::ActionArgs {
@@ -263,7 +227,7 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
             };
             let fixed = crate::github::action::cli_main(
                 args,
-                &crate::agent::repair::PipelineRepairer::from_env(),
+                &crate::pipeline::repair::PipelineRepairer::from_env(),
             )
             .await?;
             Ok(if fixed {

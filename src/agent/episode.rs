@@ -68,33 +68,7 @@ impl std::fmt::Display for StopReason {
     }
 }
 
-/// Every limit of an episode, checked before each model call.
-#[derive(Debug, Clone, Serialize)]
-pub struct Budgets {
-    pub max_steps: usize,
-    #[serde(serialize_with = "as_secs")]
-    pub max_wall: Duration,
-    /// Prompt + completion tokens over the whole episode.
-    pub max_tokens: u64,
-    pub max_cost_usd: f64,
-    /// Consecutive replies without a usable tool call.
-    pub max_format_errors: usize,
-    /// The model's context window in tokens; compaction starts at three quarters of it.
-    pub context_tokens: usize,
-}
-
-impl Default for Budgets {
-    fn default() -> Self {
-        Budgets {
-            max_steps: 30,
-            max_wall: Duration::from_secs(30 * 60),
-            max_tokens: 1_000_000,
-            max_cost_usd: 1.0,
-            max_format_errors: 3,
-            context_tokens: 8192,
-        }
-    }
-}
+pub use crate::config::Budgets;
 
 fn as_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
@@ -109,17 +83,44 @@ pub struct Spent {
     pub wall: Duration,
 }
 
-impl Budgets {
-    /// The first budget that is used up, if any.
-    pub fn exceeded(&self, s: &Spent) -> Option<StopReason> {
-        if s.wall >= self.max_wall {
+impl Spent {
+    /// The first budget that is used up, if any (the step limit is the loop's own bound).
+    pub fn exceeded(&self, b: &Budgets) -> Option<StopReason> {
+        if self.wall >= b.max_wall {
             Some(StopReason::TimeLimit)
-        } else if s.usage.total() >= self.max_tokens {
+        } else if self.usage.total() >= b.max_tokens {
             Some(StopReason::TokenLimit)
-        } else if s.cost_usd >= self.max_cost_usd && self.max_cost_usd > 0.0 {
+        } else if self.cost_usd >= b.max_cost_usd && b.max_cost_usd > 0.0 {
             Some(StopReason::CostLimit)
         } else {
             None
+        }
+    }
+
+    /// Add one model reply's tokens and cost.
+    fn charge(&mut self, model: &dyn Model, usage: &Usage) {
+        self.usage.prompt_tokens += usage.prompt_tokens;
+        self.usage.completion_tokens += usage.completion_tokens;
+        self.cost_usd += model.cost(usage);
+    }
+}
+
+/// How the steps ended, before [`finish`] takes the patch.
+struct Exit {
+    stop: StopReason,
+    detail: String,
+    /// Steps completed.
+    steps: usize,
+    infrastructure: bool,
+}
+
+impl Exit {
+    fn new(stop: StopReason, detail: impl Into<String>, steps: usize) -> Exit {
+        Exit {
+            stop,
+            detail: detail.into(),
+            steps,
+            infrastructure: false,
         }
     }
 }
@@ -186,30 +187,39 @@ pub async fn run(
     traj: &mut Trajectory,
 ) -> EpisodeOutcome {
     let started = Instant::now();
+    let mut spent = Spent::default();
+    let exit = steps(model, sandbox, task, cfg, traj, &mut spent, started).await;
+    // Spend is settled here, once: the steps the loop completed and the wall time so far.
+    spent.steps = exit.steps;
+    spent.wall = started.elapsed();
+    finish(exit, sandbox, traj, &spent).await
+}
+
+/// The loop itself; every way out is an [`Exit`] with a named stop reason.
+async fn steps(
+    model: &dyn Model,
+    sandbox: &dyn Sandbox,
+    task: &str,
+    cfg: &EpisodeConfig,
+    traj: &mut Trajectory,
+    spent: &mut Spent,
+    started: Instant,
+) -> Exit {
     let specs: Vec<ToolSpec> = tools::specs();
     let budgets = &cfg.budgets;
     let mut history = initial_history(task);
-    let mut spent = Spent::default();
     let mut format_errors = 0usize;
     let mut repeats = Repeats::default();
 
     for step in 0..budgets.max_steps {
-        spent.steps = step;
         spent.wall = started.elapsed();
-        if let Some(reason) = budgets.exceeded(&spent) {
-            return finish(
-                reason,
-                "budget used up before the next model call",
-                sandbox,
-                traj,
-                &spent,
-            )
-            .await;
+        if let Some(reason) = spent.exceeded(budgets) {
+            return Exit::new(reason, "budget used up before the next model call", step);
         }
 
         // Near the context limit: summarise, then start a fresh history.
         if compact::needs_compaction(&history, budgets.context_tokens) {
-            history = compaction(model, &history, budgets, &mut spent, traj, step).await;
+            history = compaction(model, &history, budgets, spent, traj, step).await;
         }
 
         // Ask the model, within the remaining wall time.
@@ -221,36 +231,28 @@ pub async fn run(
         };
         let response = match tokio::time::timeout(remaining, model.complete(&request)).await {
             Err(_) => {
-                spent.wall = started.elapsed();
-                return finish(
+                return Exit::new(
                     StopReason::TimeLimit,
                     "the model call outlived the time budget",
-                    sandbox,
-                    traj,
-                    &spent,
-                )
-                .await;
+                    step,
+                );
             }
             Ok(Err(ModelError::ContextExceeded(msg))) => {
                 // The server says it no longer fits: compact now and try again next step.
                 traj.event("context_exceeded", &json!({"step": step, "message": msg}));
-                history = compaction(model, &history, budgets, &mut spent, traj, step).await;
+                history = compaction(model, &history, budgets, spent, traj, step).await;
                 continue;
             }
             Ok(Err(e)) => {
-                spent.wall = started.elapsed();
-                let mut out =
-                    finish(StopReason::Error, &e.to_string(), sandbox, traj, &spent).await;
+                let mut exit = Exit::new(StopReason::Error, e.to_string(), step);
                 // A scripted model running out of turns is the model failing, not the setup.
-                out.infrastructure = !matches!(e, ModelError::ScriptExhausted(_));
-                return out;
+                exit.infrastructure = !matches!(e, ModelError::ScriptExhausted(_));
+                return exit;
             }
             Ok(Ok(r)) => r,
         };
         let model_ms = model_start.elapsed().as_millis() as u64;
-        spent.usage.prompt_tokens += response.usage.prompt_tokens;
-        spent.usage.completion_tokens += response.usage.completion_tokens;
-        spent.cost_usd += model.cost(&response.usage);
+        spent.charge(model, &response.usage);
 
         let assistant = response.message.clone();
         history.push(Message::Assistant(assistant.clone()));
@@ -274,29 +276,15 @@ pub async fn run(
         if assistant.tool_calls.is_empty() {
             traj.step(&record);
             if response.finish == FinishReason::Refusal || looks_like_refusal(&assistant.content) {
-                spent.steps = step + 1;
-                spent.wall = started.elapsed();
-                return finish(
-                    StopReason::ModelRefusal,
-                    &clip(&assistant.content),
-                    sandbox,
-                    traj,
-                    &spent,
-                )
-                .await;
+                return Exit::new(StopReason::ModelRefusal, clip(&assistant.content), step + 1);
             }
             format_errors += 1;
             if format_errors >= budgets.max_format_errors {
-                spent.steps = step + 1;
-                spent.wall = started.elapsed();
-                return finish(
+                return Exit::new(
                     StopReason::FormatErrors,
                     "replies without a usable tool call",
-                    sandbox,
-                    traj,
-                    &spent,
-                )
-                .await;
+                    step + 1,
+                );
             }
             history.push(Message::user(NO_TOOL_CALL));
             continue;
@@ -328,18 +316,10 @@ pub async fn run(
                         // The sandbox itself failed: record what we have and stop.
                         history.push(Message::tool_result(call, format!("sandbox failure: {e}")));
                         traj.step(&record);
-                        spent.steps = step + 1;
-                        spent.wall = started.elapsed();
-                        let mut out = finish(
-                            StopReason::Error,
-                            &format!("sandbox failure: {e}"),
-                            sandbox,
-                            traj,
-                            &spent,
-                        )
-                        .await;
-                        out.infrastructure = true;
-                        return out;
+                        let mut exit =
+                            Exit::new(StopReason::Error, format!("sandbox failure: {e}"), step + 1);
+                        exit.infrastructure = true;
+                        return exit;
                     }
                 }
             };
@@ -362,77 +342,50 @@ pub async fn run(
         record.tools_ms = tools_start.elapsed().as_millis() as u64;
         traj.step(&record);
 
-        spent.steps = step + 1;
-        spent.wall = started.elapsed();
+        let done = step + 1;
         if sandbox.workspace_full() {
-            return finish(
+            return Exit::new(
                 StopReason::QuotaExceeded,
                 "a step filled the workspace quota",
-                sandbox,
-                traj,
-                &spent,
-            )
-            .await;
+                done,
+            );
         }
         if submitted {
-            return finish(
-                StopReason::Submitted,
-                "the model submitted its patch",
-                sandbox,
-                traj,
-                &spent,
-            )
-            .await;
+            return Exit::new(StopReason::Submitted, "the model submitted its patch", done);
         }
         if repeat >= STOP_AFTER_REPEATS {
-            return finish(
+            return Exit::new(
                 StopReason::LoopDetected,
-                &format!("the same action {repeat} times within {LOOP_WINDOW} steps"),
-                sandbox,
-                traj,
-                &spent,
-            )
-            .await;
+                format!("the same action {repeat} times within {LOOP_WINDOW} steps"),
+                done,
+            );
         }
         if format_errors >= budgets.max_format_errors {
-            return finish(
-                StopReason::FormatErrors,
-                "malformed tool calls",
-                sandbox,
-                traj,
-                &spent,
-            )
-            .await;
+            return Exit::new(StopReason::FormatErrors, "malformed tool calls", done);
         }
     }
-
-    spent.steps = budgets.max_steps;
-    spent.wall = started.elapsed();
-    finish(
+    Exit::new(
         StopReason::StepLimit,
-        &format!("{} steps", budgets.max_steps),
-        sandbox,
-        traj,
-        &spent,
+        format!("{} steps", budgets.max_steps),
+        budgets.max_steps,
     )
-    .await
 }
 
 /// The only way out of [`run`]: take the patch, write the final trajectory line.
 async fn finish(
-    stop: StopReason,
-    detail: &str,
+    exit: Exit,
     sandbox: &dyn Sandbox,
     traj: &mut Trajectory,
     spent: &Spent,
 ) -> EpisodeOutcome {
     let (patch, detail) = match sandbox.diff().await {
-        Ok(p) => (p, detail.to_string()),
+        Ok(p) => (p, exit.detail),
         Err(e) => (
             String::new(),
-            format!("{detail}; the final diff failed: {e}"),
+            format!("{}; the final diff failed: {e}", exit.detail),
         ),
     };
+    let stop = exit.stop;
     let outcome = EpisodeOutcome {
         stop,
         detail,
@@ -441,7 +394,7 @@ async fn finish(
         usage: spent.usage,
         cost_usd: spent.cost_usd,
         wall: spent.wall,
-        infrastructure: false,
+        infrastructure: exit.infrastructure,
     };
     traj.finish(&FinalRecord {
         stop_reason: stop.as_str().to_string(),
@@ -475,9 +428,7 @@ async fn compaction(
         .await
     {
         Ok(r) if !r.message.content.trim().is_empty() => {
-            spent.usage.prompt_tokens += r.usage.prompt_tokens;
-            spent.usage.completion_tokens += r.usage.completion_tokens;
-            spent.cost_usd += model.cost(&r.usage);
+            spent.charge(model, &r.usage);
             r.message.content
         }
         Ok(_) | Err(_) => compact::mechanical_summary(history),
@@ -542,14 +493,14 @@ mod tests {
             ..Budgets::default()
         };
         let mut s = Spent::default();
-        assert_eq!(b.exceeded(&s), None);
+        assert_eq!(s.exceeded(&b), None);
         s.usage.prompt_tokens = 100;
-        assert_eq!(b.exceeded(&s), Some(StopReason::TokenLimit));
+        assert_eq!(s.exceeded(&b), Some(StopReason::TokenLimit));
         s.usage.prompt_tokens = 0;
         s.cost_usd = 0.5;
-        assert_eq!(b.exceeded(&s), Some(StopReason::CostLimit));
+        assert_eq!(s.exceeded(&b), Some(StopReason::CostLimit));
         s.wall = Duration::from_secs(10);
-        assert_eq!(b.exceeded(&s), Some(StopReason::TimeLimit));
+        assert_eq!(s.exceeded(&b), Some(StopReason::TimeLimit));
     }
 
     #[test]

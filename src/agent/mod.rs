@@ -1,13 +1,14 @@
-//! The agent: model adapters, tools, the episode loop, trajectories and `patchloop fix`.
+//! The agent: model adapters, tools, the episode loop, compaction, the task text and
+//! trajectories. It reaches containers only through the [`crate::sandbox::Sandbox`] trait;
+//! the pipeline that prepares images and verifies patches is [`crate::pipeline`].
 //!
 //! Read [`episode`] first: the whole loop is one function, top to bottom.
 
 pub mod compact;
 pub mod demo;
 pub mod episode;
-pub mod fix;
 pub mod model;
-pub mod repair;
+pub mod task;
 #[doc(hidden)]
 pub mod testing;
 pub mod tools;

@@ -128,7 +128,7 @@ pub async fn gen_tasks(args: &GenArgs) -> anyhow::Result<GenOutput> {
     write_snapshot(&snapshot_dir, &files)
         .with_context(|| format!("cannot write the snapshot {}", snapshot_dir.display()))?;
 
-    let docker = crate::cli::connect_and_reap().await?;
+    let docker = crate::sandbox::connect_and_reap().await?;
     eprintln!("preparing the sandbox image of {name} ...");
     let prepared = resolve_image(&docker, args, &snapshot_dir).await?;
     let sources = library_sources(&files, &prepared.tests_dirs);

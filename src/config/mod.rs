@@ -13,7 +13,49 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::github::post::Mode;
+mod budgets;
+
+pub use budgets::{BudgetArgs, Budgets};
+
+/// How to deliver a verified patch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// ```suggestion comments in one review; the rest in one comment.
+    Suggest,
+    /// One comment with the whole diff.
+    Comment,
+    /// A branch and a pull request.
+    Pr,
+    /// Post nothing; report what would be posted.
+    DryRun,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mode, String> {
+        match s {
+            "suggest" => Ok(Mode::Suggest),
+            "comment" => Ok(Mode::Comment),
+            "pr" => Ok(Mode::Pr),
+            "dry-run" => Ok(Mode::DryRun),
+            o => Err(format!(
+                "unknown mode `{o}` (valid: suggest, comment, pr, dry-run)"
+            )),
+        }
+    }
+}
+
+impl Mode {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Mode::Suggest => "suggest",
+            Mode::Comment => "comment",
+            Mode::Pr => "pr",
+            Mode::DryRun => "dry-run",
+        }
+    }
+}
 
 /// Repository path of the per-repo config.
 pub const REPO_CONFIG_PATH: &str = ".github/patchloop.yml";
@@ -73,6 +115,10 @@ pub struct BudgetsFile {
     pub max_cost_usd: Option<f64>,
     /// Maximum tokens (prompt + completion).
     pub max_tokens: Option<u64>,
+    /// Maximum wall-clock seconds of the agent episode.
+    pub max_seconds: Option<u64>,
+    /// The model's context window in tokens (compaction starts at three quarters of it).
+    pub context_tokens: Option<u64>,
 }
 
 /// Which events and people may start a run.
@@ -118,7 +164,11 @@ pub enum Source {
     Default,
     Org(String),
     Repo(String),
+    /// A file given with `--config` (or the action's `config` input).
+    File(String),
     Input(String),
+    /// A command-line flag.
+    Flag(String),
 }
 
 impl fmt::Display for Source {
@@ -127,7 +177,9 @@ impl fmt::Display for Source {
             Source::Default => write!(f, "default"),
             Source::Org(p) => write!(f, "org ({p})"),
             Source::Repo(p) => write!(f, "repo ({p})"),
+            Source::File(p) => write!(f, "file ({p})"),
             Source::Input(n) => write!(f, "action input `{n}`"),
+            Source::Flag(n) => write!(f, "flag `{n}`"),
         }
     }
 }
@@ -140,9 +192,8 @@ pub struct Config {
     pub test_command: Option<String>,
     pub test_globs: Vec<String>,
     pub reruns: u32,
-    pub max_steps: u64,
-    pub max_cost_usd: f64,
-    pub max_tokens: u64,
+    /// Every limit of the agent episode.
+    pub budgets: Budgets,
     pub allowed_ci_paths: Vec<String>,
     pub pull_request: bool,
     pub comment_min_permission: MinPermission,
@@ -167,9 +218,7 @@ impl Default for Config {
                 "**/conftest.py".into(),
             ],
             reruns: 3,
-            max_steps: 40,
-            max_cost_usd: 1.0,
-            max_tokens: 400_000,
+            budgets: Budgets::default(),
             allowed_ci_paths: Vec::new(),
             pull_request: false,
             comment_min_permission: MinPermission::Write,
@@ -186,7 +235,7 @@ impl Default for Config {
 }
 
 /// Every dotted key, in display order.
-pub const KEYS: [&str; 14] = [
+pub const KEYS: [&str; 16] = [
     "model",
     "mode",
     "test_command",
@@ -195,6 +244,8 @@ pub const KEYS: [&str; 14] = [
     "budgets.max_steps",
     "budgets.max_cost_usd",
     "budgets.max_tokens",
+    "budgets.max_seconds",
+    "budgets.context_tokens",
     "allowed_ci_paths",
     "triggers.pull_request",
     "triggers.comment_min_permission",
@@ -284,27 +335,32 @@ impl Config {
         );
         set(&mut self.reruns, f.reruns.as_ref(), "reruns", &source, s);
         if let Some(b) = &f.budgets {
-            set(
-                &mut self.max_steps,
-                b.max_steps.as_ref(),
-                "budgets.max_steps",
-                &source,
-                s,
-            );
-            set(
-                &mut self.max_cost_usd,
-                b.max_cost_usd.as_ref(),
-                "budgets.max_cost_usd",
-                &source,
-                s,
-            );
-            set(
-                &mut self.max_tokens,
-                b.max_tokens.as_ref(),
-                "budgets.max_tokens",
-                &source,
-                s,
-            );
+            let mut note = |key: &'static str, given: bool| {
+                if given {
+                    s.insert(key, source.clone());
+                }
+            };
+            let budgets = &mut self.budgets;
+            if let Some(n) = b.max_steps {
+                budgets.max_steps = usize::try_from(n).unwrap_or(usize::MAX);
+            }
+            note("budgets.max_steps", b.max_steps.is_some());
+            if let Some(c) = b.max_cost_usd {
+                budgets.max_cost_usd = c;
+            }
+            note("budgets.max_cost_usd", b.max_cost_usd.is_some());
+            if let Some(n) = b.max_tokens {
+                budgets.max_tokens = n;
+            }
+            note("budgets.max_tokens", b.max_tokens.is_some());
+            if let Some(n) = b.max_seconds {
+                budgets.max_wall = std::time::Duration::from_secs(n);
+            }
+            note("budgets.max_seconds", b.max_seconds.is_some());
+            if let Some(n) = b.context_tokens {
+                budgets.context_tokens = usize::try_from(n).unwrap_or(usize::MAX);
+            }
+            note("budgets.context_tokens", b.context_tokens.is_some());
         }
         set(
             &mut self.allowed_ci_paths,
@@ -385,9 +441,11 @@ impl Config {
                 .unwrap_or_else(|| "(from the failed job's log)".into()),
             "test_globs" => list(&self.test_globs),
             "reruns" => self.reruns.to_string(),
-            "budgets.max_steps" => self.max_steps.to_string(),
-            "budgets.max_cost_usd" => format!("{}", self.max_cost_usd),
-            "budgets.max_tokens" => self.max_tokens.to_string(),
+            "budgets.max_steps" => self.budgets.max_steps.to_string(),
+            "budgets.max_cost_usd" => format!("{}", self.budgets.max_cost_usd),
+            "budgets.max_tokens" => self.budgets.max_tokens.to_string(),
+            "budgets.max_seconds" => self.budgets.max_wall.as_secs().to_string(),
+            "budgets.context_tokens" => self.budgets.context_tokens.to_string(),
             "allowed_ci_paths" => list(&self.allowed_ci_paths),
             "triggers.pull_request" => self.pull_request.to_string(),
             "triggers.comment_min_permission" => self.comment_min_permission.as_str().into(),
@@ -536,9 +594,9 @@ mod tests {
         );
         assert_eq!(c.model.as_deref(), Some("c"));
         assert_eq!(c.reruns, 5);
-        assert_eq!(c.max_steps, 10);
-        assert_eq!(c.max_cost_usd, 0.5);
-        assert_eq!(c.max_tokens, 400_000);
+        assert_eq!(c.budgets.max_steps, 10);
+        assert_eq!(c.budgets.max_cost_usd, 0.5);
+        assert_eq!(c.budgets.max_tokens, Budgets::default().max_tokens);
         assert_eq!(c.sources["model"], Source::Input("model".into()));
         assert_eq!(
             c.sources["reruns"],
@@ -617,41 +675,81 @@ mod tests {
     }
 }
 
-/// `patchloop config schema|show`.
-pub fn cli(cmd: crate::cli::ConfigCli) -> anyhow::Result<()> {
+/// `patchloop config …`.
+#[derive(Debug, clap::Subcommand)]
+pub enum ConfigCli {
+    /// Print the JSON Schema of .github/patchloop.yml.
+    Schema,
+    /// Print the merged configuration and where each value came from (defaults < org file <
+    /// the repository's .github/patchloop.yml < --config < action inputs in INPUT_*).
+    Show {
+        /// Repository checkout holding .github/patchloop.yml.
+        #[arg(long, default_value = ".")]
+        repo_dir: std::path::PathBuf,
+        /// An org-level patchloop.yml to merge under the repository's (local file).
+        #[arg(long)]
+        org_file: Option<std::path::PathBuf>,
+        /// Another config file, merged over the repository's.
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
+    },
+}
+
+/// Read a config file that must exist.
+fn read_required(p: &std::path::Path) -> anyhow::Result<(String, ConfigFile)> {
     use anyhow::Context;
+    let t = std::fs::read_to_string(p)
+        .with_context(|| format!("reading the config file {}", p.display()))?;
+    let origin = p.display().to_string();
+    Ok((origin.clone(), parse_file(&origin, &t)?))
+}
+
+/// The configuration of a local run (`fix`, `eval`, `config show`): defaults < `org_file` <
+/// the checkout's `.github/patchloop.yml` (when present) < `extra` (`--config`). The action
+/// reads the same layers through the API ([`crate::github::action::load_config`]) and adds its
+/// inputs; command-line flags go on top with [`Source::Flag`].
+pub fn load_local(
+    repo_dir: &std::path::Path,
+    extra: Option<&std::path::Path>,
+    org_file: Option<&std::path::Path>,
+) -> anyhow::Result<Config> {
+    use anyhow::Context;
+    let mut c = Config::default();
+    if let Some(p) = org_file {
+        let (origin, f) = read_required(p)?;
+        c.apply(&f, Source::Org(origin));
+    }
+    let repo_path = repo_dir.join(REPO_CONFIG_PATH);
+    match std::fs::read_to_string(&repo_path) {
+        Ok(t) => c.apply(
+            &parse_file(REPO_CONFIG_PATH, &t)?,
+            Source::Repo(REPO_CONFIG_PATH.into()),
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("reading {}", repo_path.display())),
+    }
+    if let Some(p) = extra {
+        let (origin, f) = read_required(p)?;
+        c.apply(&f, Source::File(origin));
+    }
+    Ok(c)
+}
+
+/// `patchloop config schema|show`.
+pub fn cli(cmd: ConfigCli) -> anyhow::Result<()> {
     match cmd {
-        crate::cli::ConfigCli::Schema => {
+        ConfigCli::Schema => {
             println!("{}", schema_json());
         }
-        crate::cli::ConfigCli::Show { repo_dir, org_file } => {
-            let read = |p: &std::path::Path| -> anyhow::Result<Option<String>> {
-                match std::fs::read_to_string(p) {
-                    Ok(t) => Ok(Some(t)),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                    Err(e) => Err(e).with_context(|| format!("reading {}", p.display())),
-                }
-            };
-            let org = match &org_file {
-                Some(p) => {
-                    let t = read(p)?.with_context(|| format!("{} does not exist", p.display()))?;
-                    Some((
-                        p.display().to_string(),
-                        parse_file(&p.display().to_string(), &t)?,
-                    ))
-                }
-                None => None,
-            };
-            let repo = match read(&repo_dir.join(REPO_CONFIG_PATH))? {
-                Some(t) => Some(parse_file(REPO_CONFIG_PATH, &t)?),
-                None => None,
-            };
-            let inputs = inputs_from_env(|k| std::env::var(k).ok())?;
-            let c = Config::merge(
-                org.as_ref().map(|(p, f)| (p.as_str(), f)),
-                repo.as_ref().map(|f| (REPO_CONFIG_PATH, f)),
-                &inputs,
-            );
+        ConfigCli::Show {
+            repo_dir,
+            org_file,
+            config,
+        } => {
+            let mut c = load_local(&repo_dir, config.as_deref(), org_file.as_deref())?;
+            for (name, f) in inputs_from_env(|k| std::env::var(k).ok())? {
+                c.apply(&f, Source::Input(name));
+            }
             print!("{}", c.render_show());
         }
     }

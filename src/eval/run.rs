@@ -10,22 +10,19 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use futures_util::StreamExt;
-use serde_json::json;
 
-use crate::agent::episode::{self, Budgets, EpisodeConfig};
-use crate::agent::fix::ModelArgs;
-use crate::agent::model::{self, Model, ModelOptions, scripted::Scripted};
+use crate::agent::episode::EpisodeConfig;
+use crate::agent::model::{self, Model, ModelArgs, ModelOptions, scripted::Scripted};
 use crate::agent::tools::ToolConfig;
-use crate::agent::trajectory::{FORMAT_VERSION, Header, Trajectory};
 use crate::bench::task::{Task, read_tasks};
+use crate::config::{BudgetArgs, Budgets};
 use crate::eval::oracle;
 use crate::eval::plan::{self, Shard};
 use crate::eval::results::{EpisodeResult, Timings, episodes_dir, load_run, run_dir, write_result};
-use crate::sandbox::container::Container;
+use crate::pipeline::{self, Plan, Targets};
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{PrepareOptions, prepare};
-use crate::verify::policy::DirTree;
-use crate::verify::{Holdout, PreparedImage as VerifyImage, RerunScope, VerifyRequest, verify};
+use crate::verify::{Holdout, PreparedImage as VerifyImage, RerunScope};
 
 /// `patchloop eval` flags.
 #[derive(Debug, Clone, clap::Args)]
@@ -59,8 +56,11 @@ pub struct EvalCli {
     /// What verification re-runs select (see `patchloop verify --help`).
     #[arg(long, value_enum, default_value_t = RerunScope::All)]
     pub rerun_scope: RerunScope,
-    #[arg(long, default_value_t = 30)]
-    pub max_steps: usize,
+    #[command(flatten)]
+    pub budgets: BudgetArgs,
+    /// A config file (patchloop.yml) whose budgets apply to every task; flags win over it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
     /// Keep each task's sandbox image (default: removed after its episodes).
     #[arg(long)]
     pub keep_images: bool,
@@ -80,15 +80,25 @@ pub struct EvalArgs {
     /// Verification re-runs before and after the patch.
     pub reruns: usize,
     pub rerun_scope: RerunScope,
-    pub max_steps: usize,
+    /// Every limit of each episode (defaults < `--config` < flags).
+    pub budgets: Budgets,
     pub model_options: ModelOptions,
     pub keep_images: bool,
 }
 
-impl From<EvalCli> for EvalArgs {
-    fn from(c: EvalCli) -> Self {
-        EvalArgs {
-            model_options: c.model.options(),
+impl EvalArgs {
+    /// The flags over the `--config` file over the defaults.
+    pub fn from_cli(c: EvalCli) -> anyhow::Result<Self> {
+        let mut cfg = crate::config::Config::default();
+        if let Some(p) = &c.config {
+            // A tasks file spans repositories: only an explicit file applies to all of them.
+            cfg = crate::config::load_local(Path::new("/nonexistent"), Some(p), None)?;
+        }
+        if let Some(f) = crate::pipeline::fix::flag_layer(&c.budgets, Some(&c.model)) {
+            cfg.apply(&f, crate::config::Source::Flag("command line".into()));
+        }
+        Ok(EvalArgs {
+            model_options: c.model.options(cfg.budgets.context_tokens),
             tasks: c.tasks,
             sources: c.sources,
             model: c.model.model,
@@ -99,9 +109,9 @@ impl From<EvalCli> for EvalArgs {
             attempts: c.attempts,
             reruns: c.reruns.max(1),
             rerun_scope: c.rerun_scope,
-            max_steps: c.max_steps,
+            budgets: cfg.budgets,
             keep_images: c.keep_images,
-        }
+        })
     }
 }
 
@@ -125,7 +135,7 @@ pub const ORACLE: &str = "oracle";
 /// The CLI entry: run, print the summary; success when no episode hit a harness error and,
 /// for the oracle, every task resolved (anything less is a harness defect).
 pub async fn cli(c: EvalCli) -> anyhow::Result<bool> {
-    let args = EvalArgs::from(c);
+    let args = EvalArgs::from_cli(c)?;
     let o = eval(&args).await?;
     println!(
         "run {}: {} of {} episodes resolved ({} run now, {} already finished, {} harness errors) in {:.1}s; results in {}",
@@ -169,7 +179,7 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
     let n_todo = todo.len();
     let mut errors = 0;
     if n_todo > 0 {
-        let docker = crate::cli::connect_and_reap().await?;
+        let docker = crate::sandbox::connect_and_reap().await?;
         let parallel = args.parallel.unwrap_or_else(|| {
             plan::default_parallelism(
                 std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -232,7 +242,7 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
         };
         let signal = tokio::select! {
             () = finished => None,
-            s = interrupted() => Some(s),
+            s = pipeline::interrupted() => Some(s),
         };
         drop(stream);
         bar.finish_and_clear();
@@ -289,24 +299,8 @@ fn error_result(
         patch: String::new(),
         trajectory: None,
         error: Some(format!("{e:#}")),
-        finished_unix: crate::cli::now_unix(),
+        finished_unix: crate::clock::now_unix(),
         timings: None,
-    }
-}
-
-/// Resolves on SIGINT or SIGTERM with the signal's name.
-async fn interrupted() -> &'static str {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => "SIGINT",
-        _ = term => "SIGTERM",
     }
 }
 
@@ -434,79 +428,47 @@ async fn run_episode(
     } else {
         model::from_spec(&args.model, &args.model_options)?
     };
-    let policy = ContainerPolicy {
-        read_only_paths: image.tests_dirs.clone(),
-        ..Default::default()
-    };
-    let cfg = EpisodeConfig {
-        budgets: Budgets {
-            max_steps: args.max_steps,
-            ..Default::default()
-        },
-        tools: ToolConfig {
-            test_cmd: image.test_cmd.clone(),
-            ..Default::default()
-        },
-    };
     let traj_name = format!("{stem}.traj.jsonl");
-    let mut traj = Trajectory::create(&eps.join(&traj_name))
-        .with_context(|| format!("cannot create the trajectory {traj_name}"))?;
-    // The episode's time includes its container (start, workspace copy, removal).
-    let episode_started = Instant::now();
-    let container = Container::start(docker, &image.tag, &policy, &args.run_id, "episode")
+    let plan = Plan {
+        episode: EpisodeConfig {
+            budgets: args.budgets.clone(),
+            tools: ToolConfig {
+                test_cmd: image.test_cmd.clone(),
+                ..Default::default()
+            },
+        },
+        statement: Some(task.problem_statement.clone()),
+        targets: Targets::Given {
+            fail_to_pass: task.fail_to_pass.clone(),
+            pass_to_pass: task.pass_to_pass.clone(),
+            holdouts: holdouts.to_vec(),
+        },
+        policy: ContainerPolicy::default(),
+        verify_reruns: args.reruns,
+        rerun_scope: args.rerun_scope,
+        base_repo: Some(tree.to_path_buf()),
+        verify_policy: Default::default(),
+        trajectory: eps.join(&traj_name),
+        patch_file: None,
+        // One receipts/<stem>.json per episode, written below.
+        receipt_dir: None,
+        // The run's own select handles signals for every episode at once.
+        cancel_on_signal: false,
+        run_id: args.run_id.clone(),
+    };
+    let o = pipeline::run(docker, image, model.as_ref(), &plan)
         .await
-        .with_context(|| format!("starting the episode container from {}", image.tag))?;
-    traj.header(&Header {
-        format_version: FORMAT_VERSION,
-        started_unix: crate::cli::now_unix(),
-        model: model.describe(),
-        sandbox: crate::sandbox::Sandbox::id(&container).to_string(),
-        config: episode::config_value(&cfg),
-        container_policy: serde_json::to_value(&policy).unwrap_or(json!(null)),
-        task: task.problem_statement.clone(),
-    });
-    let outcome = episode::run(
-        model.as_ref(),
-        &container,
-        &task.problem_statement,
-        &cfg,
-        &mut traj,
-    )
-    .await;
-    // Removed while verification runs (dockerd's work, not ours): awaited below, so nothing
-    // outlives the episode's result.
-    let removal = tokio::spawn(async move {
-        if let Err(e) = container.remove().await {
-            tracing::warn!(error = %e, "could not remove the episode container");
-        }
-    });
-    if outcome.infrastructure {
-        let _ = removal.await;
-        bail!(
-            "{} (after {} steps; trajectory {traj_name})",
-            outcome.detail,
-            outcome.steps
-        );
-    }
-
-    let episode_ms = episode_started.elapsed().as_millis() as u64;
-    let verify_started = Instant::now();
-    let mut req = VerifyRequest::new(
-        image.clone(),
-        outcome.patch.clone(),
-        task.fail_to_pass.clone(),
-    );
-    req.pass_to_pass = task.pass_to_pass.clone();
-    req.reruns = args.reruns;
-    req.rerun_scope = args.rerun_scope;
-    req.run_id = args.run_id.clone();
-    req.holdouts = holdouts.to_vec();
-    let receipt = verify(docker, &req, &DirTree(tree.to_path_buf())).await;
-    let _ = removal.await;
+        .map_err(|e| anyhow::anyhow!("{e:#} (trajectory {traj_name})"))?;
+    let Some(receipt) = o.receipt.as_ref() else {
+        bail!("verification did not run (trajectory {traj_name})");
+    };
+    let Some(episode) = o.episode.clone() else {
+        bail!("the episode did not run (trajectory {traj_name})");
+    };
     let timings = Timings {
         prepare_ms: 0,
-        episode_ms,
-        verify_ms: verify_started.elapsed().as_millis() as u64,
+        episode_ms: o.episode_wall.as_millis() as u64,
+        verify_ms: o.verify_wall.as_millis() as u64,
         tests_ms: receipt.tests_ms,
     };
     // Beside the episodes directory: everything in it that ends in .json is a result.
@@ -514,7 +476,7 @@ async fn run_episode(
     std::fs::create_dir_all(&receipts)
         .with_context(|| format!("cannot create {}", receipts.display()))?;
     let receipt_path = receipts.join(format!("{stem}.json"));
-    let text = serde_json::to_string_pretty(&receipt).context("serializing the receipt")?;
+    let text = serde_json::to_string_pretty(receipt).context("serializing the receipt")?;
     std::fs::write(&receipt_path, text)
         .with_context(|| format!("cannot write {}", receipt_path.display()))?;
     let verdict = receipt.decision.verdict.as_str().to_string();
@@ -532,15 +494,15 @@ async fn run_episode(
         model: args.model.clone(),
         resolved: verdict == "verified",
         verdict,
-        stop_reason: outcome.stop.as_str().to_string(),
-        steps: outcome.steps,
+        stop_reason: episode.stop.as_str().to_string(),
+        steps: episode.steps,
         wall_ms: t0.elapsed().as_millis() as u64,
-        total_tokens: outcome.usage.total(),
-        cost_usd: outcome.cost_usd,
-        patch: outcome.patch,
+        total_tokens: episode.usage.total(),
+        cost_usd: episode.cost_usd,
+        patch: o.patch,
         trajectory: Some(traj_name),
         error: None,
-        finished_unix: crate::cli::now_unix(),
+        finished_unix: crate::clock::now_unix(),
         timings: Some(timings),
     })
 }

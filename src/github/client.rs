@@ -18,28 +18,7 @@ use octocrab::Octocrab;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// Time source and sleeper (a fake in tests).
-#[async_trait::async_trait]
-pub trait Clock: Send + Sync {
-    /// Seconds since the Unix epoch.
-    fn now_unix(&self) -> u64;
-    async fn sleep(&self, d: Duration);
-}
-
-pub struct SystemClock;
-
-#[async_trait::async_trait]
-impl Clock for SystemClock {
-    fn now_unix(&self) -> u64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0)
-    }
-    async fn sleep(&self, d: Duration) {
-        tokio::time::sleep(d).await
-    }
-}
+pub use crate::clock::{Clock, SystemClock};
 
 /// Retry and pacing settings.
 #[derive(Debug, Clone)]

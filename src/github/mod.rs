@@ -32,9 +32,8 @@ pub struct RepairRequest {
     /// `owner/name`.
     pub repository: String,
     pub model: Option<String>,
-    pub max_steps: Option<u64>,
-    pub max_cost_usd: Option<f64>,
-    pub max_tokens: Option<u64>,
+    /// Every limit of the episode, merged from the config layers and inputs.
+    pub budgets: crate::config::Budgets,
     pub reruns: Option<u32>,
     /// Workspace paths under `.github/` the patch may touch (CI-config fixes; default none).
     pub allowed_ci_paths: Vec<String>,

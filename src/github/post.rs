@@ -4,8 +4,6 @@
 //! failing SHA): find our comment, edit it, else create it. After an ambiguous write
 //! (timeout/5xx on POST) we re-query by marker before trying again.
 
-use serde::{Deserialize, Serialize};
-
 use super::RepairOutcome;
 use super::api::{NewReview, NewReviewComment, TreeEntry};
 use super::client::{GitHub, GitHubError};
@@ -13,45 +11,7 @@ use super::diff::{self, Line, Suggestion};
 use super::event::{BOT_BRANCH_PREFIX, BOT_COMMIT_TRAILER, RepoId};
 use super::render::{Marker, fenced, model_label, sanitize_prose};
 
-/// How to deliver a verified patch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    /// ```suggestion comments in one review; the rest in one comment.
-    Suggest,
-    /// One comment with the whole diff.
-    Comment,
-    /// A branch and a pull request.
-    Pr,
-    /// Post nothing; report what would be posted.
-    DryRun,
-}
-
-impl std::str::FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Mode, String> {
-        match s {
-            "suggest" => Ok(Mode::Suggest),
-            "comment" => Ok(Mode::Comment),
-            "pr" => Ok(Mode::Pr),
-            "dry-run" => Ok(Mode::DryRun),
-            o => Err(format!(
-                "unknown mode `{o}` (valid: suggest, comment, pr, dry-run)"
-            )),
-        }
-    }
-}
-
-impl Mode {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Mode::Suggest => "suggest",
-            Mode::Comment => "comment",
-            Mode::Pr => "pr",
-            Mode::DryRun => "dry-run",
-        }
-    }
-}
+pub use crate::config::Mode;
 
 /// Where a post goes.
 #[derive(Debug, Clone)]

@@ -22,7 +22,6 @@ use crate::sandbox::image::BaseOptions;
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{self, PrepareOptions};
 use crate::sandbox::{Sandbox, docker};
-use crate::verify::policy::DirTree;
 use crate::verify::{PreparedImage, VerifyRequest};
 
 /// Role label of the session container (the lifecycle tests look for it).
@@ -296,8 +295,7 @@ impl Session {
         let mut req = VerifyRequest::new(image.clone(), patch, fail_to_pass);
         req.reruns = va.reruns;
         req.run_id = format!("{}-verify", self.run_id);
-        let repo = self.repo.clone();
-        let receipt = crate::verify::verify(&d, &req, &DirTree(repo)).await;
+        let receipt = crate::pipeline::verify(&d, &req, Some(&self.repo)).await;
         Ok(format!(
             "verdict: {}: {}\n\n{}",
             receipt.decision.verdict.as_str(),
@@ -317,21 +315,10 @@ impl Session {
         if let Some(v) = &st.baseline_failing {
             return Ok(v.clone());
         }
-        let c = Container::start(
-            d,
-            &image.tag,
-            &self.policy(image),
-            &self.run_id,
-            "mcp-baseline",
-        )
-        .await
-        .map_err(|e| Shown(format!("Starting the baseline container failed: {e}")))?;
-        let run = tools::run_tests(&c, cfg, &[]).await;
-        if let Err(e) = c.remove().await {
-            tracing::warn!("removing the baseline container failed (the reaper will retry): {e}");
-        }
-        let run = run.map_err(|e| Shown(format!("Running the unmodified tests failed: {e}")))?;
-        let failing = run.summary.map(|s| s.failing).unwrap_or_default();
+        let failing =
+            crate::pipeline::reproduce_fresh(d, image, &self.policy(image), cfg, &self.run_id)
+                .await
+                .map_err(|e| Shown(format!("Running the unmodified tests failed: {e:#}")))?;
         st.baseline_failing = Some(failing.clone());
         Ok(failing)
     }
@@ -439,7 +426,7 @@ pub async fn serve(args: McpArgs) -> anyhow::Result<()> {
         idle: Duration::from_secs(args.idle_timeout.max(1)),
         run_id: format!(
             "mcp-{}-{:04x}",
-            crate::cli::now_unix(),
+            crate::clock::now_unix(),
             rand::random::<u16>()
         ),
         state: Mutex::new(State {

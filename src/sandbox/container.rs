@@ -13,7 +13,7 @@
 //! every verification run still use Docker execs.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use bollard::Docker;
@@ -119,12 +119,7 @@ struct LoopIo {
     output: LogStream,
 }
 
-fn now_unix() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
+use crate::clock::now_unix;
 
 fn random_suffix() -> String {
     let n: u32 = rand::random();

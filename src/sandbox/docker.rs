@@ -24,3 +24,18 @@ pub async fn connect() -> Result<Docker, SandboxError> {
     docker.ping().await.map_err(|e| no_daemon(e.to_string()))?;
     Ok(docker)
 }
+
+/// Connect and reap what dead runs left behind: every command that creates containers starts
+/// here, so a `kill -9`ed earlier run costs nothing but its deadline.
+pub async fn connect_and_reap() -> Result<Docker, SandboxError> {
+    let d = connect().await?;
+    let report = super::reaper::reap(&d, crate::clock::now_unix()).await?;
+    if !report.containers_removed.is_empty() || !report.volumes_removed.is_empty() {
+        tracing::info!(
+            containers = report.containers_removed.len(),
+            volumes = report.volumes_removed.len(),
+            "reaped leftovers of dead runs"
+        );
+    }
+    Ok(d)
+}

@@ -114,7 +114,7 @@ pub async fn images(cmd: ImagesCommand) -> Result<(), ImageError> {
                 bases: args.bases,
                 dry_run: args.dry_run,
             };
-            let r = prune::prune(&docker, &opts, crate::cli::now_unix()).await?;
+            let r = prune::prune(&docker, &opts, crate::clock::now_unix()).await?;
             let verb = if opts.dry_run {
                 "would remove"
             } else {

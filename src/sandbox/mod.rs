@@ -25,6 +25,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+pub use docker::connect_and_reap;
 pub use output::CappedOutput;
 
 /// Label keys every patchloop container carries.

@@ -6,12 +6,11 @@
 
 use patchloop::agent::demo;
 use patchloop::agent::episode::{Budgets, EpisodeConfig, StopReason};
-use patchloop::agent::fix::{self, FixPlan, FixVerdict};
 use patchloop::agent::model::scripted::Scripted;
 use patchloop::agent::testing::DemoImage;
 use patchloop::agent::tools::ToolConfig;
+use patchloop::pipeline::{self, FixVerdict, Plan};
 use patchloop::sandbox::docker;
-use patchloop::sandbox::policy::ContainerPolicy;
 use serde_json::Value;
 
 async fn build_demo_image() -> DemoImage {
@@ -28,23 +27,22 @@ fn lines(path: &std::path::Path) -> Vec<Value> {
         .collect()
 }
 
-fn plan(out: &std::path::Path, test_cmd: &str) -> FixPlan {
-    FixPlan {
-        episode: EpisodeConfig {
+fn plan(out: &std::path::Path, test_cmd: &str, run_id: &str) -> Plan {
+    let mut p = Plan::new(
+        EpisodeConfig {
             budgets: Budgets::default(),
             tools: ToolConfig {
                 test_cmd: test_cmd.into(),
                 ..ToolConfig::default()
             },
         },
-        issue: Some("median() is wrong for lists of even length".into()),
-        out_dir: out.to_path_buf(),
-        policy: ContainerPolicy::default(),
-        // One run before and after: the scripted fix must also pass the fresh-container verifier.
-        verify_reruns: 1,
-        base_repo: None,
-        verify_policy: Default::default(),
-    }
+        out,
+        run_id,
+    );
+    p.statement = Some("median() is wrong for lists of even length".into());
+    // One run before and after: the scripted fix must also pass the fresh-container verifier.
+    p.verify_reruns = 1;
+    p
 }
 
 #[tokio::test]
@@ -53,18 +51,17 @@ async fn scripted_runs_in_the_real_sandbox() {
     let d = docker::connect()
         .await
         .expect("Docker is required for this test");
-    let image = fix::inspect_image(&d, &guard.0).await.unwrap();
+    let image = pipeline::inspect_image(&d, &guard.0).await.unwrap();
     assert_eq!(image.tests_dirs, vec!["tests".to_string()]);
     let out = tempfile::tempdir().unwrap();
 
     // 1. The demo script fixes the planted bug.
     let model = Scripted::from_yaml(demo::SCRIPT, "demo-fix.yaml").unwrap();
-    let o = fix::fix_with_image(
+    let o = pipeline::run(
         &d,
         &image,
         &model,
-        plan(out.path(), &image.test_cmd),
-        "agent-test-demo",
+        &plan(out.path(), &image.test_cmd, "agent-test-demo"),
     )
     .await
     .unwrap();
@@ -118,12 +115,11 @@ turns:
 "#;
     let model = Scripted::from_yaml(evil, "evil").unwrap();
     let out2 = tempfile::tempdir().unwrap();
-    let o = fix::fix_with_image(
+    let o = pipeline::run(
         &d,
         &image,
         &model,
-        plan(out2.path(), &image.test_cmd),
-        "agent-test-evil",
+        &plan(out2.path(), &image.test_cmd, "agent-test-evil"),
     )
     .await
     .unwrap();
@@ -165,11 +161,9 @@ turns:
 "#;
     let model = Scripted::from_yaml(fill, "fill").unwrap();
     let out3 = tempfile::tempdir().unwrap();
-    let mut p = plan(out3.path(), &image.test_cmd);
+    let mut p = plan(out3.path(), &image.test_cmd, "agent-test-fill");
     p.policy.workspace_bytes = 16 << 20;
-    let o = fix::fix_with_image(&d, &image, &model, p, "agent-test-fill")
-        .await
-        .unwrap();
+    let o = pipeline::run(&d, &image, &model, &p).await.unwrap();
     assert_eq!(o.episode.as_ref().unwrap().stop, StopReason::QuotaExceeded);
     assert_eq!(o.verdict, FixVerdict::NotFixed, "{}", o.one_line());
     let l = lines(&out3.path().join("trajectory.jsonl"));

@@ -10,13 +10,12 @@ use std::process::Command;
 use std::time::Duration;
 
 use patchloop::agent::episode::{Budgets, EpisodeConfig};
-use patchloop::agent::fix::{self, FixPlan};
 use patchloop::agent::model::openai::OpenAi;
 use patchloop::agent::model::{ModelOptions, ToolChoice};
 use patchloop::agent::testing::DemoImage;
 use patchloop::agent::tools::ToolConfig;
+use patchloop::pipeline::{self, Plan};
 use patchloop::sandbox::docker;
-use patchloop::sandbox::policy::ContainerPolicy;
 use serde_json::Value;
 
 /// Stops the server we started (by its pid) however the test ends.
@@ -72,7 +71,7 @@ async fn a_real_small_model_runs_a_full_episode() {
     let d = docker::connect()
         .await
         .expect("Docker is required for this test");
-    let sandbox_image = fix::inspect_image(&d, &image.0).await.unwrap();
+    let sandbox_image = pipeline::inspect_image(&d, &image.0).await.unwrap();
     let opts = ModelOptions {
         tool_choice: ToolChoice::Required,
         temperature: Some(0.0),
@@ -83,8 +82,8 @@ async fn a_real_small_model_runs_a_full_episode() {
     };
     let model = OpenAi::new(&server.url, "qwen2.5-coder-0.5b", opts).unwrap();
     let out = tempfile::tempdir().unwrap();
-    let plan = FixPlan {
-        episode: EpisodeConfig {
+    let mut plan = Plan::new(
+        EpisodeConfig {
             budgets: Budgets {
                 max_steps: 4,
                 context_tokens: 8192,
@@ -95,14 +94,11 @@ async fn a_real_small_model_runs_a_full_episode() {
                 ..ToolConfig::default()
             },
         },
-        issue: None,
-        out_dir: out.path().to_path_buf(),
-        policy: ContainerPolicy::default(),
-        verify_reruns: 0,
-        base_repo: None,
-        verify_policy: Default::default(),
-    };
-    let o = fix::fix_with_image(&d, &sandbox_image, &model, plan, "agent-test-real")
+        out.path(),
+        "agent-test-real",
+    );
+    plan.verify_reruns = 0;
+    let o = pipeline::run(&d, &sandbox_image, &model, &plan)
         .await
         .expect("the run must not fail");
     let e = o

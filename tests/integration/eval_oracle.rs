@@ -26,7 +26,10 @@ fn args(tasks: &Path, results: &Path) -> EvalArgs {
         // Two runs per phase with the focused plan: a full run, then the fail-to-pass tests.
         reruns: 2,
         rerun_scope: RerunScope::FailToPass,
-        max_steps: 10,
+        budgets: patchloop::config::Budgets {
+            max_steps: 10,
+            ..Default::default()
+        },
         model_options: ModelOptions::default(),
         keep_images: false,
     }

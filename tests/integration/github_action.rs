@@ -554,7 +554,7 @@ async fn repo_config_and_inputs_apply() {
         Some("make test"),
         "config beats the log"
     );
-    assert_eq!(req.max_steps, Some(9), "inputs beat the repo file");
+    assert_eq!(req.budgets.max_steps, 9, "inputs beat the repo file");
     mock.with(|s| {
         assert!(s.reviews.is_empty(), "mode comment: no review");
         assert_eq!(s.comments.len(), 1);

@@ -115,6 +115,6 @@ fn example_config_parses() {
     let text = std::fs::read_to_string(root().join("examples/workflows/patchloop.yml")).unwrap();
     let f = patchloop::config::parse_file("examples/workflows/patchloop.yml", &text).unwrap();
     let c = patchloop::config::Config::merge(None, Some((".github/patchloop.yml", &f)), &[]);
-    assert_eq!(c.max_steps, 40);
+    assert_eq!(c.budgets.max_steps, 40);
     assert!(!c.pull_request);
 }

@@ -6,6 +6,7 @@
 //! stay warm and nothing the model said is rewritten.
 
 pub mod anthropic;
+mod args;
 pub mod ollama;
 pub mod openai;
 pub mod pricing;
@@ -20,6 +21,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use args::ModelArgs;
 pub use retry::{Clock, RetryPolicy, SystemClock};
 
 /// A tool as offered to the model: name, description and a JSON schema for the arguments.

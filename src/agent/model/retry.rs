@@ -39,32 +39,7 @@ impl RetryPolicy {
     }
 }
 
-/// Time, sleeping and randomness for the retry loop.
-#[async_trait]
-pub trait Clock: Send + Sync {
-    fn now(&self) -> Instant;
-    async fn sleep(&self, d: Duration);
-    /// A uniformly random duration in `[0, max]` (full jitter).
-    fn jitter(&self, max: Duration) -> Duration;
-}
-
-/// The real clock: tokio sleep and `rand` jitter.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct SystemClock;
-
-#[async_trait]
-impl Clock for SystemClock {
-    fn now(&self) -> Instant {
-        Instant::now()
-    }
-    async fn sleep(&self, d: Duration) {
-        tokio::time::sleep(d).await
-    }
-    fn jitter(&self, max: Duration) -> Duration {
-        let ms = max.as_millis().min(u64::MAX as u128) as u64;
-        Duration::from_millis(rand::random_range(0..=ms))
-    }
-}
+pub use crate::clock::{Clock, SystemClock};
 
 /// Run `op` until it succeeds, fails with a non-retryable error, or the policy is spent.
 pub async fn with_retry<T, F, Fut>(

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 
-use crate::agent::episode::{Budgets, EpisodeConfig};
-use crate::agent::fix::{self, FixPlan, FixVerdict};
+use super::{FixVerdict, Plan, Targets};
+use crate::agent::episode::EpisodeConfig;
 use crate::agent::model::{self, ModelOptions};
 use crate::agent::tools::ToolConfig;
 use crate::github::{RepairOutcome, RepairRequest, Repairer};
@@ -83,25 +83,25 @@ impl Repairer for PipelineRepairer {
             base_url: req.base_url.clone(),
             ollama_url: req.ollama_url.clone(),
             api_key: req.api_key.as_ref().map(|k| k.0.clone()),
+            num_ctx: u32::try_from(req.budgets.context_tokens).ok(),
             ..ModelOptions::default()
         };
         let spec = model_spec(&spec, req.base_url.as_deref());
         let model = model::from_spec(&spec, &opts)?;
-        let docker = crate::cli::connect_and_reap().await?;
-        let image = fix::prepare_image(&docker, &req.repo_dir, req.test_cmd.as_deref()).await?;
+        let docker = crate::sandbox::connect_and_reap().await?;
+        let image = super::prepare_image(
+            &docker,
+            &req.repo_dir,
+            req.test_cmd.as_deref(),
+            super::stderr_progress(),
+        )
+        .await?;
         let out_dir = self.out_dir(&req)?;
-        let defaults = Budgets::default();
-        let plan = FixPlan {
+        std::fs::create_dir_all(&out_dir)
+            .with_context(|| format!("cannot create {}", out_dir.display()))?;
+        let plan = Plan {
             episode: EpisodeConfig {
-                budgets: Budgets {
-                    max_steps: req
-                        .max_steps
-                        .map(|n| n as usize)
-                        .unwrap_or(defaults.max_steps),
-                    max_tokens: req.max_tokens.unwrap_or(defaults.max_tokens),
-                    max_cost_usd: req.max_cost_usd.unwrap_or(defaults.max_cost_usd),
-                    ..defaults
-                },
+                budgets: req.budgets.clone(),
                 tools: ToolConfig {
                     test_cmd: req
                         .test_cmd
@@ -110,21 +110,31 @@ impl Repairer for PipelineRepairer {
                     ..ToolConfig::default()
                 },
             },
-            issue: None,
-            out_dir: out_dir.clone(),
+            statement: None,
+            // The CI log's failing tests are the targets; other baseline failures are
+            // pre-existing (environment, unrelated), not the patch's job.
+            targets: Targets::Reproduce {
+                named: req.failing_tests.clone(),
+            },
             policy: ContainerPolicy::default(),
             verify_reruns: req.reruns.map(|n| n as usize).unwrap_or(3).max(1),
+            rerun_scope: Default::default(),
             base_repo: Some(req.repo_dir.clone()),
             verify_policy: crate::verify::policy::PolicyConfig {
                 allowed_ci_paths: req.allowed_ci_paths.clone(),
                 ..Default::default()
             },
+            trajectory: out_dir.join("trajectory.jsonl"),
+            patch_file: Some(out_dir.join("patch.diff")),
+            receipt_dir: Some(out_dir.clone()),
+            cancel_on_signal: true,
+            run_id: format!(
+                "action-{}",
+                req.head_sha.chars().take(12).collect::<String>()
+            ),
         };
-        let run_id = format!(
-            "action-{}",
-            req.head_sha.chars().take(12).collect::<String>()
-        );
-        let o = fix::fix_with_image(&docker, &image, model.as_ref(), plan, &run_id)
+        tracing::info!(repository = %req.repository, pr = ?req.pr, sha = %req.head_sha, "repairing");
+        let o = super::run(&docker, &image, model.as_ref(), &plan)
             .await
             .context("running the repair episode")?;
 

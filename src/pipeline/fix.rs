@@ -1,0 +1,293 @@
+//! `patchloop fix` and `patchloop demo`: the pipeline from the command line. Reads the
+//! checkout's configuration like the action does, prints the diff and a one-line outcome, and
+//! writes `patch.diff`, `trajectory.jsonl` and `receipt.{json,md}`.
+//!
+//! Exit codes (by [`Outcome::success`]): 0 fixed (or nothing failing), 1 no fix, 2
+//! configuration or infrastructure error.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, anyhow};
+
+use super::{FixVerdict, Outcome, Plan, Targets};
+use crate::agent::episode::{EpisodeConfig, StopReason};
+use crate::agent::model::{self, ModelArgs};
+use crate::agent::tools::ToolConfig;
+use crate::config::{BudgetArgs, BudgetsFile, Config, ConfigFile, Source};
+use crate::verify::PreparedImage;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct FixArgs {
+    /// The checkout to repair (its .github/patchloop.yml is read, as by the action).
+    #[arg(long)]
+    pub repo: PathBuf,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Test command [default: the config's test_command, else the prepared image's,
+    /// `python -m pytest`].
+    #[arg(long)]
+    pub test_cmd: Option<String>,
+    /// Tests the patch must make pass (repeatable; a file names all its tests). Other tests
+    /// failing before the patch are pre-existing: not required to pass. Default: every test
+    /// the reproduction run sees failing.
+    #[arg(long = "fail-to-pass")]
+    pub fail_to_pass: Vec<String>,
+    /// A problem statement (Markdown/text) added to the task.
+    #[arg(long)]
+    pub issue: Option<PathBuf>,
+    /// Use an already prepared sandbox image instead of preparing one.
+    #[arg(long)]
+    pub image: Option<String>,
+    #[command(flatten)]
+    pub budgets: BudgetArgs,
+    /// Verification runs before and after the patch, in a fresh container [default: the
+    /// config's reruns, 3] (0 skips verification: "fixed" then only means the tests passed
+    /// in the agent's own container).
+    #[arg(long)]
+    pub reruns: Option<usize>,
+    /// Another config file merged over the repository's .github/patchloop.yml.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// An organisation-level patchloop.yml merged under the repository's.
+    #[arg(long)]
+    pub org_config: Option<PathBuf>,
+    /// Where patch.diff, trajectory.jsonl and receipt.{json,md} go.
+    #[arg(long, default_value = "patchloop-out")]
+    pub out: PathBuf,
+}
+
+/// The command-line flags as the top configuration layer (flags > inputs > files > defaults).
+pub fn flag_layer(budgets: &BudgetArgs, model: Option<&ModelArgs>) -> Option<ConfigFile> {
+    let mut b = budgets.layer().unwrap_or_default();
+    b.context_tokens = model.and_then(|m| m.context_tokens);
+    let given = b != BudgetsFile::default();
+    given.then(|| ConfigFile {
+        budgets: Some(b),
+        ..ConfigFile::default()
+    })
+}
+
+/// The merged configuration of a local run over `repo`, flags applied last.
+pub fn local_config(
+    repo: &Path,
+    config: Option<&Path>,
+    org: Option<&Path>,
+    flags: Option<ConfigFile>,
+) -> anyhow::Result<Config> {
+    let mut cfg = crate::config::load_local(repo, config, org)?;
+    if let Some(f) = flags {
+        cfg.apply(&f, Source::Flag("command line".into()));
+    }
+    Ok(cfg)
+}
+
+fn print_outcome(o: &Outcome, out_dir: &Path) {
+    if !o.patch.is_empty() {
+        println!("{}", o.patch.trim_end());
+    }
+    if !o.baseline.targets.is_empty() || !o.baseline.pre_existing.is_empty() {
+        eprintln!(
+            "targets: {}; pre-existing failures (not required to pass): {}",
+            list_or_none(&o.baseline.targets),
+            list_or_none(&o.baseline.pre_existing)
+        );
+    }
+    eprintln!(
+        "patch: {}  trajectory: {}",
+        out_dir.join("patch.diff").display(),
+        out_dir.join("trajectory.jsonl").display()
+    );
+    println!("{}", o.one_line());
+}
+
+fn list_or_none(v: &[String]) -> String {
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
+}
+
+/// The plan of a local run: the config's budgets, test command, globs and CI paths.
+pub fn plan_for(
+    cfg: &Config,
+    image: &PreparedImage,
+    out_dir: &Path,
+    base_repo: Option<&Path>,
+    test_cmd: Option<&str>,
+    reruns: usize,
+) -> anyhow::Result<Plan> {
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("cannot create the output directory {}", out_dir.display()))?;
+    let mut plan = Plan::new(
+        EpisodeConfig {
+            budgets: cfg.budgets.clone(),
+            tools: ToolConfig {
+                test_cmd: test_cmd
+                    .map(str::to_string)
+                    .or_else(|| cfg.test_command.clone())
+                    .unwrap_or_else(|| image.test_cmd.clone()),
+                ..ToolConfig::default()
+            },
+        },
+        out_dir,
+        super::run_id("fix"),
+    );
+    plan.verify_reruns = reruns;
+    plan.base_repo = base_repo.map(Path::to_path_buf);
+    plan.verify_policy.allowed_ci_paths = cfg.allowed_ci_paths.clone();
+    plan.cancel_on_signal = true;
+    Ok(plan)
+}
+
+/// Run the plan (the receipt goes next to the patch).
+async fn run_and_print_plan(
+    docker: &bollard::Docker,
+    image: &PreparedImage,
+    model: &dyn model::Model,
+    plan: &Plan,
+) -> anyhow::Result<Outcome> {
+    if plan.verify_reruns > 0 {
+        eprintln!(
+            "verification: {} runs before and after the patch, in fresh containers",
+            plan.verify_reruns
+        );
+    }
+    super::run(docker, image, model, plan).await
+}
+
+/// `patchloop fix`: prints the diff and the outcome; `Ok(true)` fixed or nothing failing,
+/// `Ok(false)` no fix, `Err` a configuration or infrastructure error (exit 2).
+pub async fn fix(args: FixArgs) -> anyhow::Result<bool> {
+    let started = Instant::now();
+    let o = fix_inner(&args).await?;
+    print_outcome(&o, &args.out);
+    tracing::info!(elapsed = ?started.elapsed(), "fix finished");
+    Ok(o.success())
+}
+
+async fn fix_inner(args: &FixArgs) -> anyhow::Result<Outcome> {
+    if !args.repo.is_dir() && args.image.is_none() {
+        return Err(anyhow!(
+            "--repo {} is not a directory: pass the checkout to repair",
+            args.repo.display()
+        ));
+    }
+    let repo_dir = args.repo.is_dir().then_some(args.repo.as_path());
+    let cfg = local_config(
+        repo_dir.unwrap_or(Path::new("/nonexistent")),
+        args.config.as_deref(),
+        args.org_config.as_deref(),
+        flag_layer(&args.budgets, Some(&args.model)),
+    )?;
+    let model = model::from_spec(
+        &args.model.model,
+        &args.model.options(cfg.budgets.context_tokens),
+    )?;
+    let issue = match &args.issue {
+        Some(p) => Some(
+            std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read the issue file {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let docker = crate::sandbox::connect_and_reap().await?;
+    let test_cmd = args.test_cmd.as_deref().or(cfg.test_command.as_deref());
+    let image = match &args.image {
+        Some(tag) => super::inspect_image(&docker, tag).await?,
+        None => {
+            super::prepare_image(&docker, &args.repo, test_cmd, super::stderr_progress()).await?
+        }
+    };
+    let reruns = args.reruns.unwrap_or(cfg.reruns as usize);
+    let mut plan = plan_for(&cfg, &image, &args.out, repo_dir, test_cmd, reruns)?;
+    plan.statement = issue;
+    plan.targets = Targets::Reproduce {
+        named: args.fail_to_pass.clone(),
+    };
+    run_and_print_plan(&docker, &image, model.as_ref(), &plan).await
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct DemoArgs {
+    /// Where patch.diff and trajectory.jsonl go.
+    #[arg(long, default_value = "patchloop-demo-out")]
+    pub out: PathBuf,
+    /// Use an already prepared image of the demo repository.
+    #[arg(long)]
+    pub image: Option<String>,
+}
+
+/// `patchloop demo`: the embedded toy repository, fixed by a scripted model in the real sandbox.
+pub async fn demo(args: DemoArgs) -> anyhow::Result<bool> {
+    let o = demo_inner(&args).await?;
+    print_outcome(&o, &args.out);
+    Ok(o.success())
+}
+
+async fn demo_inner(args: &DemoArgs) -> anyhow::Result<Outcome> {
+    let dir = tempfile::Builder::new()
+        .prefix("patchloop-demo-")
+        .tempdir()
+        .context("cannot create a temporary directory for the demo repository")?;
+    // A stable directory name keeps the prepared image's tag stable, so reruns reuse it.
+    let repo = dir.path().join("patchloop-demo");
+    crate::agent::demo::write_repo(&repo)
+        .with_context(|| format!("cannot write the demo repository to {}", repo.display()))?;
+    let model = model::scripted::Scripted::from_yaml(
+        crate::agent::demo::SCRIPT,
+        "demo-fix.yaml (embedded)",
+    )?;
+    let docker = crate::sandbox::docker::connect().await?;
+    let image = match &args.image {
+        Some(tag) => super::inspect_image(&docker, tag).await?,
+        None => super::prepare_image(&docker, &repo, None, super::stderr_progress()).await?,
+    };
+    let cfg = crate::config::load_local(&repo, None, None)?;
+    let plan = plan_for(&cfg, &image, &args.out, Some(&repo), None, 3)?;
+    let o = run_and_print_plan(&docker, &image, &model, &plan).await?;
+    if o.episode.as_ref().map(|e| e.stop) != Some(StopReason::Submitted)
+        && o.verdict != FixVerdict::NothingFailing
+    {
+        tracing::warn!("the scripted demo did not submit: {}", o.one_line());
+    }
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_are_the_top_layer_and_name_their_source() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join(".github")).unwrap();
+        std::fs::write(
+            d.path().join(".github/patchloop.yml"),
+            "test_command: make test\nbudgets:\n  max_steps: 7\n  max_tokens: 5000\n",
+        )
+        .unwrap();
+        let extra = d.path().join("extra.yml");
+        std::fs::write(&extra, "budgets:\n  max_tokens: 6000\n").unwrap();
+        let flags = BudgetArgs {
+            max_steps: Some(3),
+            ..BudgetArgs::default()
+        };
+        let cfg = local_config(d.path(), Some(&extra), None, flag_layer(&flags, None)).unwrap();
+        assert_eq!(cfg.budgets.max_steps, 3);
+        assert_eq!(cfg.budgets.max_tokens, 6000);
+        assert_eq!(cfg.test_command.as_deref(), Some("make test"));
+        assert_eq!(
+            cfg.sources["budgets.max_steps"],
+            Source::Flag("command line".into())
+        );
+        assert!(matches!(cfg.sources["budgets.max_tokens"], Source::File(_)));
+        assert!(matches!(cfg.sources["test_command"], Source::Repo(_)));
+        assert_eq!(cfg.sources["budgets.max_seconds"], Source::Default);
+        // No flag given: no layer, the files decide.
+        assert!(flag_layer(&BudgetArgs::default(), None).is_none());
+        let missing = local_config(d.path(), Some(&d.path().join("nope.yml")), None, None);
+        assert!(format!("{:#}", missing.unwrap_err()).contains("nope.yml"));
+    }
+}
