@@ -14,17 +14,6 @@ use crate::agent::model::ToolSpec;
 use crate::sandbox::output::truncate_text;
 use crate::sandbox::{ExecRequest, ExecResult, ExecStatus, Sandbox, SandboxError};
 
-/// The tool names, in the order they are offered.
-pub const TOOL_NAMES: [&str; 7] = [
-    "bash",
-    "view_file",
-    "search",
-    "str_replace",
-    "run_tests",
-    "diff",
-    "submit",
-];
-
 #[derive(Debug, Clone)]
 pub struct ToolConfig {
     /// The repository's test command (image label `patchloop.test_cmd`), e.g. `python -m pytest`.
@@ -76,57 +65,135 @@ impl Observation {
     }
 }
 
-/// JSON schemas of every tool, as offered to the model.
-pub fn specs() -> Vec<ToolSpec> {
-    let spec = |name: &str, description: &str, parameters: Value| ToolSpec {
-        name: name.into(),
-        description: description.into(),
-        parameters,
-    };
-    vec![
-        spec(
-            "bash",
-            "Run a shell command in the repository (no network). Returns its output and exit code.",
-            json!({"type": "object", "properties": {"command": {"type": "string", "description": "The bash command"}}, "required": ["command"]}),
+/// Which handler runs a tool: the dispatch in [`execute`] matches on it exhaustively.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    Bash,
+    ViewFile,
+    Search,
+    StrReplace,
+    RunTests,
+    Diff,
+    Submit,
+}
+
+/// One tool, declared once: its name, what the model (and MCP clients) are told, its argument
+/// schema, the handler that runs it and whether MCP offers it.
+pub struct ToolDef {
+    pub tool: Tool,
+    pub name: &'static str,
+    pub description: &'static str,
+    pub parameters: fn() -> Value,
+    /// Offered over MCP, with this text appended for MCP clients; `None`: the agent's only
+    /// (`submit` ends an episode, which an MCP session does not have).
+    pub mcp: Option<&'static str>,
+}
+
+/// Every tool, in the order they are offered. The loop, MCP's tool list and the unknown-tool
+/// message all read this table.
+pub const TOOLS: [ToolDef; 7] = [
+    ToolDef {
+        tool: Tool::Bash,
+        name: "bash",
+        description: "Run a shell command in the repository (no network). Returns its output and exit code.",
+        parameters: || json!({"type": "object", "properties": {"command": {"type": "string", "description": "The bash command"}}, "required": ["command"]}),
+        mcp: Some(
+            "Output is capped (head and tail kept); each command is killed after 60 s. No network, \
+             no root; /tmp is small and noexec. Use it to explore or run scripts, not to edit \
+             (prefer str_replace).",
         ),
-        spec(
-            "view_file",
-            "Show a file with line numbers, optionally only lines start_line..end_line (1-based, inclusive).",
+    },
+    ToolDef {
+        tool: Tool::ViewFile,
+        name: "view_file",
+        description: "Show a file with line numbers, optionally only lines start_line..end_line (1-based, inclusive).",
+        parameters: || {
             json!({"type": "object", "properties": {
                 "path": {"type": "string", "description": "Path relative to the repository root"},
-                "start_line": {"type": "integer"}, "end_line": {"type": "integer"}}, "required": ["path"]}),
+                "start_line": {"type": "integer"}, "end_line": {"type": "integer"}}, "required": ["path"]})
+        },
+        mcp: Some(
+            "Lines are prefixed with their number and a tab: do not copy the numbers into \
+             str_replace's old_str.",
         ),
-        spec(
-            "search",
-            "Search files for a regular expression (grep -E); returns file:line: text for each match.",
+    },
+    ToolDef {
+        tool: Tool::Search,
+        name: "search",
+        description: "Search files for a regular expression (grep -E); returns file:line: text for each match.",
+        parameters: || {
             json!({"type": "object", "properties": {
                 "pattern": {"type": "string"}, "path": {"type": "string", "description": "File or directory (default: the whole repository)"}},
-                "required": ["pattern"]}),
-        ),
-        spec(
-            "str_replace",
-            "Replace old_str with new_str in a file. old_str must match exactly once, including whitespace.",
+                "required": ["pattern"]})
+        },
+        mcp: Some("At most 50 matches are listed; narrow the pattern or path when capped."),
+    },
+    ToolDef {
+        tool: Tool::StrReplace,
+        name: "str_replace",
+        description: "Replace old_str with new_str in a file. old_str must match exactly once, including whitespace.",
+        parameters: || {
             json!({"type": "object", "properties": {
                 "path": {"type": "string"}, "old_str": {"type": "string"}, "new_str": {"type": "string"}},
-                "required": ["path", "old_str", "new_str"]}),
+                "required": ["path", "old_str", "new_str"]})
+        },
+        mcp: Some(
+            "On no match or several matches nothing is changed and the closest region is shown. \
+             Test directories are mounted read-only: editing a test fails with `Read-only file system`.",
         ),
-        spec(
-            "run_tests",
-            "Run the test suite (or only the given test ids) and summarise passed/failed tests.",
+    },
+    ToolDef {
+        tool: Tool::RunTests,
+        name: "run_tests",
+        description: "Run the test suite (or only the given test ids) and summarise passed/failed tests.",
+        parameters: || {
             json!({"type": "object", "properties": {
-                "tests": {"type": "array", "items": {"type": "string"}, "description": "Optional test ids or files"}}}),
+                "tests": {"type": "array", "items": {"type": "string"}, "description": "Optional test ids or files"}}})
+        },
+        mcp: Some(
+            "Uses the repository's test command (pytest by default); ids look like \
+             `tests/test_x.py::test_name`.",
         ),
-        spec(
-            "diff",
-            "Show your changes so far as a unified diff.",
-            json!({"type": "object", "properties": {}}),
-        ),
-        spec(
-            "submit",
-            "Submit your changes as the fix. Call this once the tests pass.",
-            json!({"type": "object", "properties": {}}),
-        ),
-    ]
+    },
+    ToolDef {
+        tool: Tool::Diff,
+        name: "diff",
+        description: "Show your changes so far as a unified diff.",
+        parameters: || json!({"type": "object", "properties": {}}),
+        mcp: Some("The unified diff of the copy against the original checkout (git apply format)."),
+    },
+    ToolDef {
+        tool: Tool::Submit,
+        name: "submit",
+        description: "Submit your changes as the fix. Call this once the tests pass.",
+        parameters: || json!({"type": "object", "properties": {}}),
+        mcp: None,
+    },
+];
+
+/// The table entry of a tool name.
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// Every tool name, in order.
+pub fn names() -> Vec<&'static str> {
+    TOOLS.iter().map(|t| t.name).collect()
+}
+
+impl ToolDef {
+    pub fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name.into(),
+            description: self.description.into(),
+            parameters: (self.parameters)(),
+        }
+    }
+}
+
+/// JSON schemas of every tool, as offered to the model.
+pub fn specs() -> Vec<ToolSpec> {
+    TOOLS.iter().map(ToolDef::spec).collect()
 }
 
 #[derive(Deserialize)]
@@ -167,10 +234,8 @@ enum TestsList {
 
 fn parse_args<T: for<'de> Deserialize<'de>>(tool: &str, args: &Value) -> Result<T, Observation> {
     serde_json::from_value(args.clone()).map_err(|e| {
-        let schema = specs()
-            .into_iter()
-            .find(|s| s.name == tool)
-            .map(|s| s.parameters.to_string())
+        let schema = find(tool)
+            .map(|t| (t.parameters)().to_string())
             .unwrap_or_default();
         Observation::malformed(format!(
             "Invalid arguments for `{tool}`: {e}. Expected arguments matching: {schema}"
@@ -203,24 +268,30 @@ async fn run(
     name: &str,
     args: &Value,
 ) -> Result<Outcome, SandboxError> {
-    Ok(match name {
-        "bash" => match parse_args::<BashArgs>(name, args) {
+    let Some(def) = find(name) else {
+        return Ok(Err(Observation::malformed(format!(
+            "Unknown tool `{name}`. Available tools: {}.",
+            names().join(", ")
+        ))));
+    };
+    Ok(match def.tool {
+        Tool::Bash => match parse_args::<BashArgs>(name, args) {
             Ok(a) => Ok(bash(sandbox, cfg, &a.command).await?),
             Err(o) => Err(o),
         },
-        "view_file" => match parse_args::<ViewArgs>(name, args) {
+        Tool::ViewFile => match parse_args::<ViewArgs>(name, args) {
             Ok(a) => view_file(sandbox, &a.path, a.start_line, a.end_line).await?,
             Err(o) => Err(o),
         },
-        "search" => match parse_args::<SearchArgs>(name, args) {
+        Tool::Search => match parse_args::<SearchArgs>(name, args) {
             Ok(a) => search(sandbox, cfg, &a.pattern, a.path.as_deref()).await?,
             Err(o) => Err(o),
         },
-        "str_replace" => match parse_args::<ReplaceArgs>(name, args) {
+        Tool::StrReplace => match parse_args::<ReplaceArgs>(name, args) {
             Ok(a) => str_replace(sandbox, &a.path, &a.old_str, &a.new_str).await?,
             Err(o) => Err(o),
         },
-        "run_tests" => {
+        Tool::RunTests => {
             let a: TestsArgs = if args.is_null() {
                 TestsArgs::default()
             } else {
@@ -238,7 +309,7 @@ async fn run(
                 run_tests(sandbox, cfg, &tests).await?.render(cfg.obs_cap),
             ))
         }
-        "diff" => {
+        Tool::Diff => {
             let d = sandbox.diff().await?;
             Ok(Observation::text(if d.trim().is_empty() {
                 "No changes yet.".to_string()
@@ -246,7 +317,7 @@ async fn run(
                 d
             }))
         }
-        "submit" => {
+        Tool::Submit => {
             let d = sandbox.diff().await?;
             if d.trim().is_empty() {
                 Err(Observation::text(
@@ -259,10 +330,6 @@ async fn run(
                 })
             }
         }
-        other => Err(Observation::malformed(format!(
-            "Unknown tool `{other}`. Available tools: {}.",
-            TOOL_NAMES.join(", ")
-        ))),
     })
 }
 
@@ -617,51 +684,52 @@ impl TestRun {
     }
 }
 
-/// Parse a JUnit XML report into counts and failing ids. Pure.
-pub fn summarize_junit(xml: &str) -> Option<TestSummary> {
-    use crate::verify::junit::{self, Outcome};
-    let mut s = TestSummary::default();
-    for case in junit::raw_cases(xml).ok()? {
-        let id = test_id(Some(&case.classname), &case.name);
-        match case.result.outcome {
-            Outcome::Passed => s.passed += 1,
-            Outcome::Skipped | Outcome::Missing => s.skipped += 1,
-            Outcome::Failed => {
-                s.failed += 1;
-                s.failing.push(id);
-            }
-            Outcome::Error => {
-                s.errors += 1;
-                s.failing.push(id);
+impl TestSummary {
+    /// Counts and failing ids from per-test outcomes (the verifier's reading, so the agent and
+    /// the verdict agree on what a test did). A missing test counts as an error, as in the
+    /// verdict: a test expected but not reported did not pass. Pure.
+    pub fn from_outcomes(
+        cases: impl IntoIterator<Item = (String, crate::verify::junit::Outcome)>,
+    ) -> Self {
+        use crate::verify::junit::Outcome;
+        let mut s = TestSummary::default();
+        for (id, outcome) in cases {
+            match outcome {
+                Outcome::Passed => s.passed += 1,
+                Outcome::Skipped => s.skipped += 1,
+                Outcome::Failed => {
+                    s.failed += 1;
+                    s.failing.push(id);
+                }
+                Outcome::Error | Outcome::Missing => {
+                    s.errors += 1;
+                    s.failing.push(id);
+                }
             }
         }
+        s
     }
-    Some(s)
 }
 
-/// A runnable test id from a JUnit classname and name. pytest writes dotted module paths
-/// (`tests.test_median`, `tests.test_x.TestK`): those become `tests/test_median.py::name` and
-/// `tests/test_x.py::TestK::name`, which `run_tests` accepts back. Other runners' classnames are
-/// kept as `classname::name`. Pure.
-pub fn test_id(classname: Option<&str>, name: &str) -> String {
-    let Some(classname) = classname.filter(|c| !c.is_empty()) else {
-        return name.to_string();
-    };
-    let parts: Vec<&str> = classname.split('.').collect();
-    let is_class = |p: &&str| p.chars().next().is_some_and(|c| c.is_ascii_uppercase());
-    let modules = parts.iter().take_while(|p| !is_class(p)).count();
-    let pythonic = parts
+/// Parse a pytest JUnit XML report through [`crate::verify::junit`] into counts and failing
+/// node ids (`tests/test_x.py::TestK::name`, which `run_tests` accepts back). Pure.
+pub fn summarize_junit(xml: &str) -> Option<TestSummary> {
+    use crate::verify::junit;
+    let run = junit::parse(xml).ok()?;
+    // In report order (the first failing test is the one the task points at), each test once
+    // with its merged outcome.
+    let mut seen = std::collections::HashSet::new();
+    let ordered: Vec<(String, junit::Outcome)> = junit::raw_cases(xml)
+        .ok()?
         .iter()
-        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
-    if modules == 0 || !pythonic {
-        return format!("{classname}::{name}");
-    }
-    let mut id = format!("{}.py", parts[..modules].join("/"));
-    for class in &parts[modules..] {
-        id.push_str("::");
-        id.push_str(class);
-    }
-    format!("{id}::{name}")
+        .map(|c| junit::key(&c.classname, &c.name))
+        .filter(|k| seen.insert(k.clone()))
+        .filter_map(|k| {
+            let outcome = run.cases.get(&k)?.outcome;
+            Some((junit::node_id_for_key(&k), outcome))
+        })
+        .collect();
+    Some(TestSummary::from_outcomes(ordered))
 }
 
 /// POSIX single-quote a word for a shell command line.
@@ -762,27 +830,13 @@ pub fn run_tests_script(test_cmd: &str, xml: &str, out_dir: &str, tests: &[Strin
 /// Counts and failing ids from the JUnit harness's `result.json` (Rust/Node images). Pure.
 pub fn summarize_junit_result(json: &str) -> Option<TestSummary> {
     use crate::sandbox::lang::ProjectKind;
-    use crate::verify::junit::Outcome;
     use crate::verify::junit_run::{self, JunitResult};
     let result: JunitResult = serde_json::from_str(json).ok()?;
     let kind = ProjectKind::parse(result.kind.as_deref().unwrap_or(""));
     let cases = junit_run::outcomes(kind, &result, crate::sandbox::WORKSPACE).ok()?;
-    let mut s = TestSummary::default();
-    for (id, c) in cases {
-        match c.outcome {
-            Outcome::Passed => s.passed += 1,
-            Outcome::Skipped => s.skipped += 1,
-            Outcome::Failed => {
-                s.failed += 1;
-                s.failing.push(id);
-            }
-            Outcome::Error | Outcome::Missing => {
-                s.errors += 1;
-                s.failing.push(id);
-            }
-        }
-    }
-    Some(s)
+    Some(TestSummary::from_outcomes(
+        cases.into_iter().map(|(id, c)| (id, c.outcome)),
+    ))
 }
 
 #[cfg(test)]
@@ -854,18 +908,23 @@ mod tests {
     }
 
     #[test]
-    fn junit_ids_become_runnable_pytest_ids() {
+    fn junit_ids_become_runnable_pytest_ids_as_the_verifier_reads_them() {
+        let xml = r#"<testsuites><testsuite name="pytest" tests="3">
+<testcase classname="tests.test_m" name="test_x"><failure message="boom"/></testcase>
+<testcase classname="a.b.TestK" name="t"><error message="e"/></testcase>
+<testcase classname="tests.test_m" name="test_ok"/>
+</testsuite></testsuites>"#;
+        let s = summarize_junit(xml).unwrap();
+        assert_eq!((s.passed, s.failed, s.errors), (1, 1, 1));
         assert_eq!(
-            test_id(Some("tests.test_m"), "test_x"),
-            "tests/test_m.py::test_x"
+            s.failing,
+            vec!["tests/test_m.py::test_x", "a/b.py::TestK::t"]
         );
-        assert_eq!(test_id(Some("a.b.TestK"), "t"), "a/b.py::TestK::t");
-        assert_eq!(
-            test_id(Some("com.example.Foo-Bar"), "t"),
-            "com.example.Foo-Bar::t"
-        );
-        assert_eq!(test_id(None, "t"), "t");
-        assert_eq!(test_id(Some("Suite"), "t"), "Suite::t");
+        // One meaning of a missing test everywhere: it did not pass.
+        use crate::verify::junit::Outcome;
+        let m = TestSummary::from_outcomes([("t.py::gone".to_string(), Outcome::Missing)]);
+        assert_eq!((m.errors, m.failing.len()), (1, 1));
+        assert!(!m.all_passed());
     }
 
     #[test]
@@ -913,8 +972,12 @@ mod tests {
         let s = specs();
         assert_eq!(
             s.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
-            TOOL_NAMES
+            names()
         );
+        // The handler match covers every variant once: names are unique.
+        let mut uniq = names();
+        uniq.dedup();
+        assert_eq!(uniq.len(), TOOLS.len());
         assert!(s.iter().all(|t| t.parameters["type"] == "object"));
     }
 }

@@ -10,4 +10,4 @@ mod session;
 mod toolset;
 
 pub use session::{McpArgs, serve};
-pub use toolset::{MCP_TOOL_NAMES, tool_list};
+pub use toolset::{tool_list, tool_names};

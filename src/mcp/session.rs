@@ -15,7 +15,7 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
-use super::toolset::{self, MCP_TOOL_NAMES};
+use super::toolset;
 use crate::agent::tools::{self, ToolConfig};
 use crate::sandbox::container::Container;
 use crate::sandbox::image::BaseOptions;
@@ -214,10 +214,10 @@ impl Session {
         args: &Value,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<String, Shown> {
-        if !MCP_TOOL_NAMES.contains(&name) {
+        if !toolset::tool_names().contains(&name) {
             return Err(Shown(toolset::unknown_tool(name)));
         }
-        let verify_args = if name == "verify_patch" {
+        let verify_args = if name == toolset::VERIFY_PATCH {
             Some(toolset::parse_verify_args(args).map_err(Shown)?)
         } else {
             None

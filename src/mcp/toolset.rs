@@ -7,46 +7,24 @@ use serde_json::{Value, json};
 
 use crate::agent::tools;
 
-/// Every tool the server offers, in order.
-pub const MCP_TOOL_NAMES: [&str; 7] = [
-    "bash",
-    "view_file",
-    "search",
-    "str_replace",
-    "run_tests",
-    "diff",
-    "verify_patch",
-];
+/// MCP's own tool, beside the agent's table entries that have an MCP text.
+pub const VERIFY_PATCH: &str = "verify_patch";
+
+/// Every tool the server offers, in order: the agent's (from [`tools::TOOLS`]) then
+/// `verify_patch`.
+pub fn tool_names() -> Vec<&'static str> {
+    tools::TOOLS
+        .iter()
+        .filter(|t| t.mcp.is_some())
+        .map(|t| t.name)
+        .chain([VERIFY_PATCH])
+        .collect()
+}
 
 /// What every sandboxed tool shares, appended to the agent's own description.
 const SANDBOX_NOTE: &str = "Runs inside a network-less, locked-down container holding a copy of \
 the repository at /workspace (the current directory); paths are relative to it. The user's own \
 files are never modified: call `diff` for the patch to review and `git apply`.";
-
-fn extra(name: &str) -> &'static str {
-    match name {
-        "bash" => {
-            "Output is capped (head and tail kept); each command is killed after 60 s. No network, \
-             no root; /tmp is small and noexec. Use it to explore or run scripts, not to edit \
-             (prefer str_replace)."
-        }
-        "view_file" => {
-            "Lines are prefixed with their number and a tab: do not copy the numbers into \
-             str_replace's old_str."
-        }
-        "search" => "At most 50 matches are listed; narrow the pattern or path when capped.",
-        "str_replace" => {
-            "On no match or several matches nothing is changed and the closest region is shown. \
-             Test directories are mounted read-only: editing a test fails with `Read-only file system`."
-        }
-        "run_tests" => {
-            "Uses the repository's test command (pytest by default); ids look like \
-             `tests/test_x.py::test_name`."
-        }
-        "diff" => "The unified diff of the copy against the original checkout (git apply format).",
-        _ => "",
-    }
-}
 
 pub const VERIFY_DESCRIPTION: &str = "Verify the current changes (the `diff` output) with \
 patchloop's verifier, the same one its CI bot uses: in a fresh container it checks the patch \
@@ -75,19 +53,17 @@ fn verify_schema() -> Value {
 /// The MCP tool list: names, descriptions and input schemas.
 pub fn tool_list() -> Vec<rmcp::model::Tool> {
     let mut out = Vec::new();
-    for spec in tools::specs() {
-        if !MCP_TOOL_NAMES.contains(&spec.name.as_str()) {
-            continue;
-        }
-        let description = format!("{} {} {SANDBOX_NOTE}", spec.description, extra(&spec.name));
+    for def in &tools::TOOLS {
+        let Some(extra) = def.mcp else { continue };
+        let description = format!("{} {extra} {SANDBOX_NOTE}", def.description);
         out.push(rmcp::model::Tool::new(
-            spec.name.clone(),
+            def.name,
             description,
-            Arc::new(as_object(spec.parameters)),
+            Arc::new(as_object((def.parameters)())),
         ));
     }
     out.push(rmcp::model::Tool::new(
-        "verify_patch",
+        VERIFY_PATCH,
         VERIFY_DESCRIPTION,
         Arc::new(as_object(verify_schema())),
     ));
@@ -145,7 +121,7 @@ pub fn parse_verify_args(args: &Value) -> Result<VerifyArgs, String> {
 pub fn unknown_tool(name: &str) -> String {
     format!(
         "Unknown tool `{name}`. Available tools: {}.",
-        MCP_TOOL_NAMES.join(", ")
+        tool_names().join(", ")
     )
 }
 
@@ -157,7 +133,19 @@ mod tests {
     fn seven_tools_with_object_schemas_and_no_submit() {
         let list = tool_list();
         let names: Vec<_> = list.iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(names, MCP_TOOL_NAMES.to_vec());
+        assert_eq!(
+            names,
+            [
+                "bash",
+                "view_file",
+                "search",
+                "str_replace",
+                "run_tests",
+                "diff",
+                "verify_patch"
+            ]
+        );
+        assert_eq!(names, tool_names());
         for t in &list {
             assert_eq!(
                 t.input_schema.get("type"),
