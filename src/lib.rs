@@ -17,3 +17,6 @@ pub mod mcp;
 pub mod pipeline;
 pub mod sandbox;
 pub mod verify;
+
+#[cfg(test)]
+mod tidy;

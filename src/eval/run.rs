@@ -15,10 +15,11 @@ use crate::agent::episode::EpisodeConfig;
 use crate::agent::model::{self, Model, ModelArgs, ModelOptions, scripted::Scripted};
 use crate::agent::tools::ToolConfig;
 use crate::bench::task::{Task, read_tasks};
-use crate::config::{BudgetArgs, Budgets};
+use crate::config::{BudgetArgs, Budgets, ConfigFile};
 use crate::eval::oracle;
 use crate::eval::plan::{self, Shard};
 use crate::eval::results::{EpisodeResult, Timings, episodes_dir, load_run, run_dir, write_result};
+use crate::pipeline::fix::local_config;
 use crate::pipeline::{self, Plan, Targets};
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{PrepareOptions, prepare};
@@ -58,7 +59,7 @@ pub struct EvalCli {
     pub rerun_scope: RerunScope,
     #[command(flatten)]
     pub budgets: BudgetArgs,
-    /// A config file (patchloop.yml) whose budgets apply to every task; flags win over it.
+    /// A config file merged over each task's own .github/patchloop.yml (flags win over both).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Keep each task's sandbox image (default: removed after its episodes).
@@ -80,8 +81,10 @@ pub struct EvalArgs {
     /// Verification re-runs before and after the patch.
     pub reruns: usize,
     pub rerun_scope: RerunScope,
-    /// Every limit of each episode (defaults < `--config` < flags).
-    pub budgets: Budgets,
+    /// Merged over each task tree's `.github/patchloop.yml`.
+    pub config: Option<PathBuf>,
+    /// The budget flags, the top layer of every task's configuration.
+    pub flags: Option<ConfigFile>,
     pub model_options: ModelOptions,
     pub keep_images: bool,
 }
@@ -89,14 +92,15 @@ pub struct EvalArgs {
 impl EvalArgs {
     /// The flags over the `--config` file over the defaults.
     pub fn from_cli(c: EvalCli) -> anyhow::Result<Self> {
-        let mut cfg = crate::config::Config::default();
-        if let Some(p) = &c.config {
-            // A tasks file spans repositories: only an explicit file applies to all of them.
-            cfg = crate::config::load_local(Path::new("/nonexistent"), Some(p), None)?;
-        }
-        if let Some(f) = crate::pipeline::fix::flag_layer(&c.budgets, Some(&c.model)) {
-            cfg.apply(&f, crate::config::Source::Flag("command line".into()));
-        }
+        let flags = crate::pipeline::fix::flag_layer(&c.budgets, Some(&c.model));
+        // The model's context window: flags > --config > default (a task's own file cannot
+        // resize the server's window).
+        let cfg = local_config(
+            Path::new("/nonexistent"),
+            c.config.as_deref(),
+            None,
+            flags.clone(),
+        )?;
         Ok(EvalArgs {
             model_options: c.model.options(cfg.budgets.context_tokens),
             tasks: c.tasks,
@@ -109,7 +113,8 @@ impl EvalArgs {
             attempts: c.attempts,
             reruns: c.reruns.max(1),
             rerun_scope: c.rerun_scope,
-            budgets: cfg.budgets,
+            config: c.config,
+            flags,
             keep_images: c.keep_images,
         })
     }
@@ -408,6 +413,11 @@ async fn run_task(
     (out, Some(prepared.tag))
 }
 
+/// One task's budgets: defaults < its tree's `.github/patchloop.yml` < `--config` < flags.
+pub fn task_budgets(args: &EvalArgs, tree: &Path) -> anyhow::Result<Budgets> {
+    Ok(local_config(tree, args.config.as_deref(), None, args.flags.clone())?.budgets)
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn run_episode(
     docker: &bollard::Docker,
@@ -431,7 +441,7 @@ async fn run_episode(
     let traj_name = format!("{stem}.traj.jsonl");
     let plan = Plan {
         episode: EpisodeConfig {
-            budgets: args.budgets.clone(),
+            budgets: task_budgets(args, tree)?,
             tools: ToolConfig {
                 test_cmd: image.test_cmd.clone(),
                 ..Default::default()
@@ -510,6 +520,53 @@ async fn run_episode(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_task_reads_its_own_config_under_the_flags() {
+        let tree = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tree.path().join(".github")).unwrap();
+        std::fs::write(
+            tree.path().join(".github/patchloop.yml"),
+            "budgets:\n  max_steps: 7\n  max_tokens: 100\n",
+        )
+        .unwrap();
+        let cli = EvalCli {
+            tasks: "t.jsonl".into(),
+            sources: "s".into(),
+            model: crate::agent::model::ModelArgs {
+                model: ORACLE.into(),
+                base_url: None,
+                ollama_url: None,
+                tool_choice: Default::default(),
+                temperature: 0.0,
+                context_tokens: None,
+                think: None,
+                request_timeout: 1,
+            },
+            run_id: "r".into(),
+            results: "res".into(),
+            parallel: None,
+            shard: None,
+            attempts: 1,
+            reruns: 1,
+            rerun_scope: RerunScope::All,
+            budgets: BudgetArgs {
+                max_tokens: Some(500),
+                ..Default::default()
+            },
+            config: None,
+            keep_images: false,
+        };
+        let args = EvalArgs::from_cli(cli).unwrap();
+        let b = task_budgets(&args, tree.path()).unwrap();
+        assert_eq!(b.max_steps, 7, "the task's own file");
+        assert_eq!(b.max_tokens, 500, "flags win");
+        let other = tempfile::tempdir().unwrap();
+        assert_eq!(
+            task_budgets(&args, other.path()).unwrap().max_steps,
+            Budgets::default().max_steps
+        );
+    }
 
     #[test]
     fn hidden_files_leave_the_tree_and_become_holdouts() {

@@ -26,10 +26,14 @@ fn args(tasks: &Path, results: &Path) -> EvalArgs {
         // Two runs per phase with the focused plan: a full run, then the fail-to-pass tests.
         reruns: 2,
         rerun_scope: RerunScope::FailToPass,
-        budgets: patchloop::config::Budgets {
-            max_steps: 10,
+        config: None,
+        flags: Some(patchloop::config::ConfigFile {
+            budgets: Some(patchloop::config::BudgetsFile {
+                max_steps: Some(10),
+                ..Default::default()
+            }),
             ..Default::default()
-        },
+        }),
         model_options: ModelOptions::default(),
         keep_images: false,
     }
