@@ -1,4 +1,4 @@
-//! The sandbox security suite (SECURITY.md sections A–G, N, O) against the real Docker daemon.
+//! The sandbox security suite (docs/security.md classes A–G, N) against the real Docker daemon.
 //!
 //! Every container is created through patchloop's own code path (`Container::start`, hence
 //! `ContainerPolicy::create_body`). Every negative probe has a positive control: the same probe

@@ -40,7 +40,7 @@ pub enum StopReason {
     LoopDetected,
     FormatErrors,
     ModelRefusal,
-    /// A step filled the workspace quota (SECURITY.md D4).
+    /// A step filled the workspace quota (docs/security.md D4).
     QuotaExceeded,
     Error,
 }

@@ -618,19 +618,6 @@ pub fn annotation(level: &str, msg: &str) -> String {
     format!("::{level} title=patchloop::{m}")
 }
 
-/// Placeholder until the fix + verify pipeline is plugged in (the lead wires the real
-/// [`Repairer`] in `cli.rs`): every repair ends in an error that says so.
-pub struct NotWired;
-
-#[async_trait::async_trait]
-impl Repairer for NotWired {
-    async fn repair(&self, _req: RepairRequest) -> anyhow::Result<RepairOutcome> {
-        Err(anyhow!(
-            "this build of patchloop has no repair pipeline wired into `patchloop action`"
-        ))
-    }
-}
-
 /// `patchloop action` from the CLI: run, print the notice or error annotation, write
 /// GITHUB_OUTPUT / GITHUB_STEP_SUMMARY. Returns whether a verified fix came out; `Err`
 /// means exit 2.

@@ -2,7 +2,7 @@
 //! harness-owned diff, and removal on every path (drop guard).
 //!
 //! Why the step wrapper: `timeout` inside the container does not end a step (a `setsid`
-//! grandchild or a `sleep 60 &` survives it, SECURITY.md G7). Every command therefore runs under
+//! grandchild or a `sleep 60 &` survives it, docs/security.md E3). Every command therefore runs under
 //! a tiny `sh` wrapper that, when the command returns, SIGKILLs every process in the container
 //! except PID 1 (docker-init) and the keeper (`sleep <lifetime>`). The same loop runs from the
 //! harness when a step times out. Execs on one container are serialised so one step's cleanup
@@ -631,7 +631,7 @@ impl Container {
     }
 
     /// Kill every process but PID 1 and the keeper, then read the cgroup's OOM-kill counter:
-    /// an OOM under exec shows only as exit 137 plus this counter (SECURITY.md G6).
+    /// an OOM under exec shows only as exit 137 plus this counter (docs/security.md D2).
     async fn cleanup_and_oom_count(&self) -> Result<u64, SandboxError> {
         let out = self
             .raw_exec(

@@ -1,4 +1,4 @@
-//! The hardened pytest invocation (SECURITY.md §I), as pure data: which Python, which paths,
+//! The hardened pytest invocation (docs/security.md, class I), as pure data: which Python, which paths,
 //! which harness ini, which test ids. The scripts themselves live in `images/harness/` and are
 //! sent to the container with each run (as `python3 -I -c` source and stdin JSON), so no file
 //! the code under test could rewrite between runs is ever trusted.

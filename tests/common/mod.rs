@@ -348,7 +348,7 @@ pub async fn inspect(d: &Docker, name: &str) -> ContainerInspectResponse {
 }
 
 /// Compare `docker inspect` of a container with the hardened golden spec derived from the
-/// policy it was created with (SECURITY.md A1, the docker-bench shape). Returns the
+/// policy it was created with (docs/security.md A, the docker-bench shape). Returns the
 /// violations; empty means the container matches. Canaries anywhere in the inspect JSON are
 /// violations too.
 ///
@@ -452,7 +452,7 @@ pub fn golden_violations(
             format!("tmpfs {p} allows setuid ({o})"),
         );
     }
-    // The workspace quota: a sized tmpfs (SECURITY.md D4/G4), or a volume when disabled.
+    // The workspace quota: a sized tmpfs (docs/security.md D4), or a volume when disabled.
     let ws_tmpfs = tmpfs.get(WORKSPACE);
     if policy.workspace_bytes > 0 {
         check(

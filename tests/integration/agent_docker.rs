@@ -150,7 +150,7 @@ turns:
         o.one_line()
     );
 
-    // 3. Filling the workspace quota (SECURITY.md D4) ends the episode: many files, each far
+    // 3. Filling the workspace quota (docs/security.md D4) ends the episode: many files, each far
     //    below the fsize limit, into a 16 MiB workspace.
     let fill = r#"
 turns:

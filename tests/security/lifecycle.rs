@@ -17,7 +17,7 @@ fn secs(n: u64) -> Duration {
     Duration::from_secs(n)
 }
 
-/// Timeout bound (SECURITY.md E1: N + k + 1 s): the harness kills at N itself (no TERM grace),
+/// Timeout bound (docs/security.md E1: N + k + 1 s): the harness kills at N itself (no TERM grace),
 /// so the slack covers the kill exec and the round trips on a loaded 2-core machine (the
 /// commands under test would otherwise run for 100 s or more, so the bound still proves it).
 const KILL_SLACK: Duration = Duration::from_secs(4);

@@ -855,7 +855,7 @@ pub async fn workspace_quota(ctx: &Ctx) -> Vec<Outcome> {
         "D4-workspace-quota-many-files",
         hf.status == ExecStatus::QuotaExceeded
             && h.workspace_full()
-            // du also counts directory blocks and the image's own files: SECURITY.md allows
+            // du also counts directory blocks and the image's own files: docs/security.md D4 allows
             // the quota plus 1 MiB.
             && (0..=QUOTA + (1 << 20)).contains(&written)
             && fstype.output.render().trim() == "tmpfs"
