@@ -33,9 +33,13 @@ pub struct McpArgs {
     /// repository with one planted bug in `median()`].
     #[arg(long)]
     pub repo: Option<PathBuf>,
-    /// Test command (default: the prepared image's, `python -m pytest`).
+    /// Test command (default: the repository config's test_command, else the prepared
+    /// image's, `python -m pytest`).
     #[arg(long)]
     pub test_cmd: Option<String>,
+    /// Another config file merged over the repository's .github/patchloop.yml.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
     /// Seconds without a tool call after which the sandbox container is removed (the next
     /// call starts a fresh copy).
     #[arg(long, default_value_t = 900)]
@@ -55,6 +59,8 @@ struct State {
 struct Session {
     repo: PathBuf,
     test_cmd: Option<String>,
+    /// Paths under `.github/` a patch may change (the repository's config).
+    allowed_ci_paths: Vec<String>,
     idle: Duration,
     run_id: String,
     state: Mutex<State>,
@@ -294,6 +300,7 @@ impl Session {
         }
         let mut req = VerifyRequest::new(image.clone(), patch, fail_to_pass);
         req.reruns = va.reruns;
+        req.policy.allowed_ci_paths = self.allowed_ci_paths.clone();
         req.run_id = format!("{}-verify", self.run_id);
         let receipt = crate::pipeline::verify(&d, &req, Some(&self.repo)).await;
         Ok(format!(
@@ -420,9 +427,13 @@ pub async fn serve(args: McpArgs) -> anyhow::Result<()> {
             repo
         }
     };
+    // The repository's own configuration, as the action and `fix` read it: its test command
+    // (unless --test-cmd) and the CI paths a patch may touch.
+    let cfg = crate::config::load_local(&repo, args.config.as_deref(), None)?;
     let session = Arc::new(Session {
         repo,
-        test_cmd: args.test_cmd.clone(),
+        test_cmd: args.test_cmd.clone().or(cfg.test_command.clone()),
+        allowed_ci_paths: cfg.allowed_ci_paths.clone(),
         idle: Duration::from_secs(args.idle_timeout.max(1)),
         run_id: format!(
             "mcp-{}-{:04x}",
