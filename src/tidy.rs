@@ -102,6 +102,36 @@ fn modules_import_downhill_only() {
     assert!(g["pipeline"].contains("agent") && g["pipeline"].contains("verify"));
 }
 
+/// The agent reaches containers only through the `Sandbox` trait: no Docker client, no image
+/// preparation, no concrete container in its non-test code.
+#[test]
+fn the_agent_sees_only_the_sandbox_trait() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/agent");
+    let mut stack = vec![dir];
+    let mut checked = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                let code = text.split("#[cfg(test)]").next().unwrap_or("");
+                for banned in [
+                    "bollard",
+                    "sandbox::docker",
+                    "sandbox::prepare",
+                    "sandbox::container",
+                ] {
+                    assert!(!code.contains(banned), "{} uses {banned}", p.display());
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10, "only {checked} files checked");
+}
+
 #[test]
 fn a_cycle_is_found() {
     let mut g = BTreeMap::new();

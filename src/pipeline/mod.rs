@@ -17,6 +17,8 @@
 
 pub mod fix;
 pub mod repair;
+#[doc(hidden)]
+pub mod testing;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -14,9 +14,9 @@ use patchloop::agent::model::{
     AssistantMessage, FinishReason, Model, ModelError, ModelOptions, Request, Response, ToolCall,
     Usage,
 };
-use patchloop::agent::testing::DemoImage;
 use patchloop::agent::tools::ToolConfig;
 use patchloop::agent::trajectory::Trajectory;
+use patchloop::pipeline::testing::DemoImage;
 use patchloop::sandbox::container::Container;
 use patchloop::sandbox::docker;
 use patchloop::sandbox::policy::ContainerPolicy;

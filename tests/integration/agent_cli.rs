@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use patchloop::agent::testing::DemoImage;
+use patchloop::pipeline::testing::DemoImage;
 
 fn patchloop() -> Command {
     Command::new(env!("CARGO_BIN_EXE_patchloop"))

@@ -7,8 +7,8 @@
 use patchloop::agent::demo;
 use patchloop::agent::episode::{Budgets, EpisodeConfig, StopReason};
 use patchloop::agent::model::scripted::Scripted;
-use patchloop::agent::testing::DemoImage;
 use patchloop::agent::tools::ToolConfig;
+use patchloop::pipeline::testing::DemoImage;
 use patchloop::pipeline::{self, FixVerdict, Plan};
 use patchloop::sandbox::docker;
 use serde_json::Value;
