@@ -217,7 +217,12 @@ impl Outcome {
     /// The one-line outcome printed last.
     pub fn one_line(&self) -> String {
         let Some(e) = &self.episode else {
-            return "nothing failing: the tests already pass".into();
+            return match self.baseline.pre_existing.len() {
+                0 => "nothing failing: the tests already pass".into(),
+                n => format!(
+                    "nothing to fix: the named tests already pass ({n} other failing tests are pre-existing)"
+                ),
+            };
         };
         let stats = format!(
             "stop reason {}, {} steps, {} tokens, ${:.4}, {:.1}s, model {}",
@@ -429,7 +434,11 @@ async fn in_sandbox(
                 _ => &[],
             };
             let (before, baseline) = reproduce(sandbox, &plan.episode.tools, named).await?;
-            if before.green() || baseline.targets.is_empty() {
+            // Nothing to do: everything passes, or every named test passes (the failures
+            // left are pre-existing). A run without a report still gets an episode.
+            let named_pass =
+                !named.is_empty() && before.summary.is_some() && baseline.targets.is_empty();
+            if before.green() || named_pass {
                 write_patch("")?;
                 let mut o = empty();
                 o.baseline = baseline;

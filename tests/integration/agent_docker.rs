@@ -175,3 +175,57 @@ turns:
     assert_eq!(l.last().unwrap()["stop_reason"], "quota_exceeded");
     drop(guard);
 }
+
+/// Named targets: the demo's failing test is the target, a second test that fails for an
+/// environmental reason is pre-existing. The scripted fix is verified although the
+/// pre-existing failure remains, the model is told which failure is not its job, and the
+/// receipt's fail-to-pass set is the named test alone.
+#[tokio::test]
+async fn named_targets_leave_pre_existing_failures_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("agent-test-preexisting");
+    demo::write_repo(&repo).unwrap();
+    std::fs::write(
+        repo.join("tests/test_env.py"),
+        "import os\n\n\ndef test_needs_a_service():\n    assert os.environ.get(\"PATCHLOOP_NEVER_SET\"), \"service not configured\"\n",
+    )
+    .unwrap();
+    let d = docker::connect()
+        .await
+        .expect("Docker is required for this test");
+    let image = pipeline::prepare_image(&d, &repo, None, None)
+        .await
+        .unwrap();
+    let guard = DemoImage(image.tag.clone());
+    let out = tempfile::tempdir().unwrap();
+    let model = Scripted::from_yaml(demo::SCRIPT, "demo-fix.yaml").unwrap();
+    let mut p = plan(out.path(), &image.test_cmd, "agent-test-preexisting");
+    p.base_repo = Some(repo.clone());
+    p.targets = pipeline::Targets::Reproduce {
+        named: vec!["tests/test_median.py".into()],
+    };
+    let o = pipeline::run(&d, &image, &model, &p).await.unwrap();
+    assert_eq!(
+        o.baseline.pre_existing,
+        ["tests/test_env.py::test_needs_a_service"]
+    );
+    assert_eq!(o.baseline.targets.len(), 1, "{:?}", o.baseline);
+    assert!(o.baseline.targets[0].starts_with("tests/test_median.py::"));
+    assert_eq!(o.verdict, FixVerdict::Fixed, "{}", o.one_line());
+    let receipt = o.receipt.as_ref().unwrap();
+    assert_eq!(receipt.decision.verdict.as_str(), "verified");
+    // The receipt records the three groups: the target, the pre-existing failure, and the
+    // pass-to-pass tests it enforced.
+    assert_eq!(
+        receipt.decision.pre_existing_failures,
+        ["tests/test_env.py::test_needs_a_service"]
+    );
+    assert!(!receipt.decision.pass_to_pass.is_empty());
+    let l = lines(&out.path().join("trajectory.jsonl"));
+    let task = l[0]["task"].as_str().unwrap();
+    assert!(
+        task.contains("not your task") && task.contains("test_needs_a_service"),
+        "{task}"
+    );
+    drop(guard);
+}
