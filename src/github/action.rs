@@ -593,10 +593,10 @@ async fn repair_and_post(
         base_url: input(env, "base-url"),
         api_key: input(env, "api-key").map(super::ApiKey),
     };
-    let outcome = repairer
-        .repair(req)
-        .await
-        .context("the repair pipeline failed")?;
+    let outcome = repairer.repair(req).await;
+    // Whatever happened, leave nothing in the workspace the runner's user cannot delete.
+    hand_back_outputs(dir);
+    let outcome = outcome.context("the repair pipeline failed")?;
 
     let mode = if dry_run { Mode::DryRun } else { cfg.mode };
     let target = Target {
@@ -628,6 +628,41 @@ async fn repair_and_post(
     r.notices = ctx.notices;
     r.notices.extend(posted.notices.iter().cloned());
     Ok(r)
+}
+
+/// Give the pipeline's outputs (`.patchloop/` in the workspace) to the workspace's owner.
+///
+/// The action container runs as root, the workspace belongs to the runner's user: root-owned
+/// directories left in it make the next `actions/checkout` (`git clean -ffdx`) or `rm -rf`
+/// fail on a non-ephemeral runner. The outputs stay in the workspace (later steps read them
+/// there; `RUNNER_TEMP` is not mounted into a Docker action) and change owner instead.
+/// Symlinks are not followed. Failures are logged, not fatal: the repair already happened.
+pub fn hand_back_outputs(workspace: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let root = workspace.join(super::OUT_DIR);
+    let (Ok(ws), Ok(_)) = (
+        std::fs::metadata(workspace),
+        std::fs::symlink_metadata(&root),
+    ) else {
+        return;
+    };
+    let (uid, gid) = (ws.uid(), ws.gid());
+    let mut stack = vec![root];
+    while let Some(p) = stack.pop() {
+        let Ok(m) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
+        if (m.uid(), m.gid()) != (uid, gid)
+            && let Err(e) = std::os::unix::fs::lchown(&p, Some(uid), Some(gid))
+        {
+            tracing::warn!("cannot give {} to {uid}:{gid}: {e}", p.display());
+        }
+        if m.is_dir()
+            && let Ok(rd) = std::fs::read_dir(&p)
+        {
+            stack.extend(rd.flatten().map(|e| e.path()));
+        }
+    }
 }
 
 /// What `run` decided before the repair, for the post and the report.

@@ -17,6 +17,11 @@ pub mod render;
 
 use std::path::PathBuf;
 
+/// The pipeline's outputs directory inside the checkout (`.patchloop/<sha>/`): the action
+/// reports paths under it and hands it to the workspace's owner after the repair. Must name
+/// the directory the pipeline writes (`OUT_DIR` of the repair pipeline).
+pub const OUT_DIR: &str = ".patchloop";
+
 /// What the GitHub side asks the repair pipeline to do. Carries no credentials.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RepairRequest {

@@ -1068,3 +1068,65 @@ async fn fork_comment_commands_use_the_base_config_and_never_push() {
     assert_eq!(fake.count(), 0);
     assert!(mock.writes().is_empty());
 }
+
+/// Writes outputs into the checkout as the pipeline does (as root here, like the action).
+struct WritingRepairer(patchloop::github::RepairOutcome);
+
+#[async_trait::async_trait]
+impl Repairer for WritingRepairer {
+    async fn repair(&self, req: RepairRequest) -> anyhow::Result<RepairOutcome> {
+        let d = req.repo_dir.join(".patchloop").join(&req.head_sha);
+        std::fs::create_dir_all(d.join("sub")).unwrap();
+        std::fs::write(req.repo_dir.join(".patchloop/.gitignore"), "*\n").unwrap();
+        std::fs::write(d.join("patch.diff"), PATCH).unwrap();
+        std::fs::write(d.join("sub/trajectory.jsonl"), "{}\n").unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", d.join("link")).unwrap();
+        Ok(self.0.clone())
+    }
+}
+
+#[tokio::test]
+async fn outputs_left_in_the_workspace_belong_to_the_workspace_owner() {
+    use std::os::unix::fs::MetadataExt;
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(&mock, "workflow_run", &workflow_run_payload(|_| {}));
+    let ws = env.dir.path().join("ws");
+    // The runner's user owns the checkout; this test (like the action container) is root.
+    std::os::unix::fs::chown(&ws, Some(1001), Some(1002)).unwrap();
+    assert_eq!(
+        nix_euid(),
+        0,
+        "this test runs as root, as the action container does"
+    );
+    let r = run(
+        &args(),
+        &env.get(),
+        &WritingRepairer(verified(PATCH)),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.end, ActionEnd::Fixed);
+    let mut stack = vec![ws.join(".patchloop")];
+    let mut seen = 0;
+    while let Some(p) = stack.pop() {
+        let m = std::fs::symlink_metadata(&p).unwrap();
+        assert_eq!((m.uid(), m.gid()), (1001, 1002), "{}", p.display());
+        seen += 1;
+        if m.is_dir() {
+            stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        }
+    }
+    assert_eq!(seen, 7, "every file and directory was checked");
+    let target = std::fs::metadata("/etc/passwd").unwrap();
+    assert_eq!(target.uid(), 0, "symlinks are not followed");
+}
+
+fn nix_euid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    // The owner of a file just created is the effective uid.
+    let f = tempfile::NamedTempFile::new().unwrap();
+    f.as_file().metadata().unwrap().uid()
+}
