@@ -14,7 +14,7 @@ use super::event::{
     Decision, Event, EventPolicy, RepoId, Trigger, TriggerKind, decide, parse_event,
 };
 use super::post::{Mode, PostError, Posted, Target, branch_name};
-use super::render::{Marker, fenced, sanitize_prose};
+use super::render::{Marker, fenced, sanitize_markdown};
 use super::{RepairOutcome, RepairRequest, Repairer, logs};
 use crate::config::{self, Config, ConfigFile, NoPrFallback};
 
@@ -749,7 +749,7 @@ fn report(
     }
     s.push_str(&format!(
         "\n<details><summary>Receipt</summary>\n\n{}\n\n</details>\n",
-        sanitize_prose(&outcome.receipt_md)
+        sanitize_markdown(&outcome.receipt_md)
     ));
     ActionReport {
         end: if posted.stale {

@@ -11,7 +11,7 @@ use super::api::{NewReview, NewReviewComment, TreeEntry};
 use super::client::{GitHub, GitHubError};
 use super::diff::{self, Line, Suggestion};
 use super::event::{BOT_BRANCH_PREFIX, BOT_COMMIT_TRAILER, RepoId};
-use super::render::{Marker, fenced, model_label, sanitize_prose};
+use super::render::{Marker, fenced, model_label, sanitize_markdown, sanitize_prose};
 
 /// How to deliver a verified patch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -172,7 +172,7 @@ pub fn status_comment(
     } else {
         b.push_str(&format!(
             "<details><summary>Receipt</summary>\n\n{}\n\n</details>\n\n",
-            sanitize_prose(outcome.receipt_md.trim())
+            sanitize_markdown(outcome.receipt_md.trim())
         ));
     }
     let model = model_label(&outcome.model);

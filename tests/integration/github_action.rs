@@ -1130,3 +1130,42 @@ fn nix_euid() -> u32 {
     let f = tempfile::NamedTempFile::new().unwrap();
     f.as_file().metadata().unwrap().uid()
 }
+
+/// A receipt as the verifier writes it (`receipt.md`), with the command line it shows.
+fn receipt_md() -> String {
+    let golden = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/verify/testdata/receipt.md"),
+    )
+    .unwrap();
+    golden.replace(
+        "- command: `python3 -I`",
+        "- command: `python3 -I -B -c <pl_run.py: sys.path += [/work]> pytest -c <harness ini> \
+         --rootdir /work --confcutdir /work -p pl_guard -p no:cacheprovider --junitxml <harness path>`",
+    )
+}
+
+#[tokio::test]
+async fn the_posted_receipt_reads_like_receipt_md() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(&mock, "workflow_run", &workflow_run_payload(|_| {}));
+    let mut o = verified(PATCH);
+    o.receipt_md = receipt_md();
+    assert!(o.receipt_md.contains("<harness ini>"));
+    let fake = FakeRepairer::new(o.clone());
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    let want = o.receipt_md.trim();
+    mock.with(|s| {
+        let body = &s.comments[0].2;
+        assert!(body.contains(want), "posted:\n{body}\nwant:\n{want}");
+    });
+    assert!(r.summary.contains(want), "{}", r.summary);
+}

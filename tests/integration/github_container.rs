@@ -293,7 +293,9 @@ async fn the_action_container_repairs_and_posts_the_way_the_runner_starts_it() {
         assert!(
             status.starts_with("### patchloop: verified fix")
                 && status.contains("patchloop verification: `verified`")
-                && status.contains("Model `scripted:/github/home/demo-fix.yaml"),
+                && status.contains("Model `scripted:/github/home/demo-fix.yaml")
+                && status.contains("<details><summary>Patch and environment</summary>")
+                && status.contains(" -c <harness ini> --rootdir "),
             "{status}"
         );
     });
