@@ -733,7 +733,13 @@ fn report(
         s.push_str(&format!("{why}\n\n"));
     }
     for l in &posted.log {
-        s.push_str(&format!("- {}\n", l.lines().next().unwrap_or("")));
+        // The first line says what was (or would be) done; the rest, if any, is the exact
+        // body, shown as Markdown source so that a dry run shows what would be posted.
+        let (head, body) = l.split_once('\n').unwrap_or((l.as_str(), ""));
+        s.push_str(&format!("- {head}\n"));
+        if !body.trim().is_empty() {
+            s.push_str(&format!("\n{}\n\n", fenced("markdown", body)));
+        }
     }
     if let Some(u) = &posted.comment_url {
         s.push_str(&format!("\nComment: {u}\n"));
@@ -747,10 +753,23 @@ fn report(
             fenced("diff", &outcome.patch)
         ));
     }
-    s.push_str(&format!(
-        "\n<details><summary>Receipt</summary>\n\n{}\n\n</details>\n",
-        sanitize_markdown(&outcome.receipt_md)
-    ));
+    if !outcome.verified && !outcome.reason.trim().is_empty() {
+        s.push_str(&format!(
+            "\nWhy `{}`: {}\n",
+            outcome.verdict.replace('`', "'"),
+            super::render::reason_line(&outcome.reason)
+        ));
+    }
+    if outcome.receipt_md.trim().is_empty() {
+        s.push_str(
+            "\nNo verification receipt: the run ended before a patch reached the verifier.\n",
+        );
+    } else {
+        s.push_str(&format!(
+            "\n<details><summary>Receipt</summary>\n\n{}\n\n</details>\n",
+            sanitize_markdown(&outcome.receipt_md)
+        ));
+    }
     ActionReport {
         end: if posted.stale {
             ActionEnd::Ignored(posted.skipped.clone().unwrap_or_default())

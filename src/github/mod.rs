@@ -75,6 +75,10 @@ pub struct RepairOutcome {
     pub patch_path: Option<PathBuf>,
     /// Model-written explanation (sanitised before posting).
     pub explanation: String,
+    /// Harness-written one line on why the run ended so, e.g. `not fixed: 2 tests still
+    /// failing (stop reason …)`: what an unverified outcome without a receipt says instead.
+    /// May name the model's endpoint, which posts and the summary strip.
+    pub reason: String,
     /// Which model produced the patch (e.g. `ollama:qwen2.5-coder:7b`, or `scripted:FILE (a
     /// scripted test double …)`), without its endpoint: every report names it.
     pub model: String,

@@ -146,6 +146,12 @@ pub fn status_comment(
         b.push_str(n);
         b.push_str("\n\n");
     }
+    if !outcome.verified && !outcome.reason.trim().is_empty() {
+        b.push_str(&format!(
+            "Why: {}\n\n",
+            super::render::reason_line(&outcome.reason)
+        ));
+    }
     let expl = outcome.explanation.trim();
     if !expl.is_empty() {
         b.push_str(&sanitize_prose(expl));

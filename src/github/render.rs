@@ -258,6 +258,13 @@ pub fn model_label(describe: &str) -> String {
     }
 }
 
+/// A harness-written one-line reason as posts show it: without endpoints, sanitised, on
+/// one line.
+pub fn reason_line(reason: &str) -> String {
+    let s = rep(&ENDPOINT, reason.trim(), "");
+    sanitize_prose(&s).replace('\n', " ")
+}
+
 /// Redact a token from any text that may be logged.
 pub fn redact(text: &str, secret: &str) -> String {
     if secret.len() < 8 {

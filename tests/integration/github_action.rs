@@ -519,6 +519,38 @@ async fn dry_run_posts_nothing_but_summarises() {
         r.summary
     );
     assert!(mock.writes().is_empty());
+
+    // The summary carries the very bodies a real run posts.
+    let real = MockGitHub::start().await;
+    setup_mock(&real);
+    let env = Env::new(&real, "workflow_run", &workflow_run_payload(|_| {}));
+    run(
+        &args(),
+        &env.get(),
+        FakeRepairer::new(verified(PATCH)).as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    let bodies: Vec<String> = real.with(|s| {
+        let mut b: Vec<String> = s.reviews[0]["comments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["body"].as_str().unwrap().to_string())
+            .collect();
+        b.push(s.comments[0].2.clone());
+        b
+    });
+    assert_eq!(bodies.len(), 2);
+    for b in &bodies {
+        assert!(
+            r.summary.contains(b.as_str()),
+            "dry-run summary lacks the body:\n{b}\n---\n{}",
+            r.summary
+        );
+    }
 }
 
 #[tokio::test]
@@ -1168,4 +1200,45 @@ async fn the_posted_receipt_reads_like_receipt_md() {
         assert!(body.contains(want), "posted:\n{body}\nwant:\n{want}");
     });
     assert!(r.summary.contains(want), "{}", r.summary);
+}
+
+#[tokio::test]
+async fn an_unverified_outcome_says_why_in_the_summary() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(&mock, "workflow_run", &workflow_run_payload(|_| {}));
+    let o = RepairOutcome {
+        verdict: "not_verified".into(),
+        patch: PATCH.into(),
+        reason: "not fixed: 2 tests still failing (stop reason done, 5 steps, 900 tokens, \
+                 $0.0000, 3.0s, model ollama:qwen at http://ollama:11434; finished)"
+            .into(),
+        ..Default::default()
+    };
+    let r = run(
+        &args(),
+        &env.get(),
+        FakeRepairer::new(o).as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.end, ActionEnd::NoFix);
+    assert!(
+        r.summary
+            .contains("Why `not_verified`: not fixed: 2 tests still failing (stop reason done"),
+        "{}",
+        r.summary
+    );
+    assert!(
+        !r.summary.contains("http://ollama"),
+        "no endpoint: {}",
+        r.summary
+    );
+    assert!(
+        r.summary.contains("No verification receipt") && !r.summary.contains("<summary>Receipt"),
+        "no empty receipt block: {}",
+        r.summary
+    );
 }
