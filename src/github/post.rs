@@ -482,21 +482,50 @@ impl GitHub {
         };
         // blobs → tree → commit → ref.
         let head = self.get_commit(repo, &target.sha).await?;
+        let mut trees = TreeCache::default();
+        let does_not_apply = |path: &str, detail: String| PostError::PatchDoesNotApply {
+            path: path.to_string(),
+            sha: target.sha.clone(),
+            detail,
+        };
         let mut entries = Vec::new();
         for f in diff::parse_unified(&outcome.patch) {
             if f.binary {
-                return Err(PostError::PatchDoesNotApply {
-                    path: f.path().to_string(),
-                    sha: target.sha.clone(),
-                    detail: "binary changes cannot be posted".into(),
-                });
+                return Err(does_not_apply(
+                    f.path(),
+                    "binary changes cannot be posted".into(),
+                ));
             }
-            if let Some(old) = f.old_path.as_deref()
-                && f.new_path.as_deref() != Some(old)
+            // The file as it is in the failing commit: it must exist (a 404 is not an empty
+            // file) and be a regular file, whose mode the new blob keeps.
+            let old = match f.old_path.as_deref() {
+                Some(p) => {
+                    let item = trees
+                        .entry(self, repo, &head.tree.sha, p)
+                        .await?
+                        .ok_or_else(|| {
+                            does_not_apply(p, format!("{p} is not in the tree of the commit"))
+                        })?;
+                    if item.kind != "blob" || !matches!(item.mode.as_str(), "100644" | "100755") {
+                        return Err(does_not_apply(
+                            p,
+                            format!("{p} is not a regular file (mode {})", item.mode),
+                        ));
+                    }
+                    let text = self
+                        .get_file(repo, p, Some(&target.sha))
+                        .await?
+                        .ok_or_else(|| does_not_apply(p, "the contents API answered 404".into()))?;
+                    Some((item.mode, text))
+                }
+                None => None,
+            };
+            if let Some(old_path) = f.old_path.as_deref()
+                && f.new_path.as_deref() != Some(old_path)
             {
                 entries.push(TreeEntry {
-                    path: old.to_string(),
-                    mode: "100644",
+                    path: old_path.to_string(),
+                    mode: old.as_ref().map(|o| o.0.clone()).unwrap_or("100644".into()),
                     kind: "blob",
                     sha: None,
                 });
@@ -504,23 +533,16 @@ impl GitHub {
             let Some(new_path) = f.new_path.clone() else {
                 continue;
             };
-            let old_text = match f.old_path.as_deref() {
-                Some(p) => self
-                    .get_file(repo, p, Some(&target.sha))
-                    .await?
-                    .unwrap_or_default(),
-                None => String::new(),
-            };
+            let mode = header_mode(&f)
+                .or(old.as_ref().map(|o| o.0.clone()))
+                .unwrap_or_else(|| "100644".into());
+            let old_text = old.map(|o| o.1).unwrap_or_default();
             let new_text =
-                apply_file(&old_text, &f).map_err(|detail| PostError::PatchDoesNotApply {
-                    path: new_path.clone(),
-                    sha: target.sha.clone(),
-                    detail,
-                })?;
+                apply_file(&old_text, &f).map_err(|detail| does_not_apply(&new_path, detail))?;
             let sha = self.create_blob(repo, &new_text).await?;
             entries.push(TreeEntry {
                 path: new_path,
-                mode: "100644",
+                mode,
                 kind: "blob",
                 sha: Some(sha),
             });
@@ -583,6 +605,59 @@ impl GitHub {
         }
         posted.log.push("opened a pull request".into());
         Ok(posted)
+    }
+}
+
+/// The mode a diff sets (`new file mode 100755`, `new mode 100755`), if it says.
+fn header_mode(f: &diff::FileDiff) -> Option<String> {
+    f.header.iter().find_map(|l| {
+        let m = l
+            .strip_prefix("new file mode ")
+            .or_else(|| l.strip_prefix("new mode "))?
+            .trim();
+        matches!(m, "100644" | "100755").then(|| m.to_string())
+    })
+}
+
+/// Trees of the failing commit, fetched one directory at a time as paths need them.
+#[derive(Default)]
+struct TreeCache {
+    trees: std::collections::HashMap<String, Vec<super::api::TreeItem>>,
+}
+
+impl TreeCache {
+    /// The entry for `path` under the root tree, or None when some component is absent.
+    async fn entry(
+        &mut self,
+        gh: &GitHub,
+        repo: &RepoId,
+        root: &str,
+        path: &str,
+    ) -> Result<Option<super::api::TreeItem>, GitHubError> {
+        let mut tree = root.to_string();
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        for (i, part) in parts.iter().enumerate() {
+            if !self.trees.contains_key(&tree) {
+                let items = gh.get_tree(repo, &tree).await?;
+                self.trees.insert(tree.clone(), items);
+            }
+            let Some(item) = self
+                .trees
+                .get(&tree)
+                .and_then(|items| items.iter().find(|e| e.path == *part))
+                .cloned()
+            else {
+                return Ok(None);
+            };
+            if i + 1 == parts.len() {
+                return Ok(Some(item));
+            }
+            if item.kind != "tree" {
+                return Ok(None);
+            }
+            tree = item.sha;
+        }
+        Ok(None)
     }
 }
 

@@ -157,6 +157,8 @@ pub struct State {
     pub logs: BTreeMap<u64, String>,
     /// path → text at HEAD
     pub contents: BTreeMap<String, String>,
+    /// path → git mode at HEAD (default `100644`), for the trees built from `contents`.
+    pub modes: BTreeMap<String, String>,
     pub refs: BTreeMap<String, String>,
     pub blobs: BTreeMap<String, String>,
     /// pulls created by the bot: (number, head, base, body)
@@ -505,6 +507,41 @@ fn route(
                 Some(t) => ResponseTemplate::new(200).set_body_string(t.clone()),
                 None => j(404, json!({"message": "Not Found"})),
             }
+        }
+        // Trees of HEAD, built from `contents`: the root is `tree0`, a directory `tree0:DIR`.
+        ("GET", ["git", "trees", sha]) => {
+            let sha = sha.replace("%3A", ":").replace("%2F", "/");
+            let Some(prefix) = sha
+                .strip_prefix("tree0")
+                .map(|p| p.trim_start_matches(':').to_string())
+            else {
+                return j(404, json!({"message": "Not Found"}));
+            };
+            let under = if prefix.is_empty() {
+                String::new()
+            } else {
+                format!("{prefix}/")
+            };
+            let mut items: BTreeMap<String, Value> = BTreeMap::new();
+            for (path, text) in &st.contents {
+                let Some(rest) = path.strip_prefix(&under) else {
+                    continue;
+                };
+                let item = match rest.split_once('/') {
+                    Some((dir, _)) => json!({"path": dir, "mode": "040000", "type": "tree",
+                        "sha": format!("tree0:{under}{dir}")}),
+                    None => json!({"path": rest,
+                        "mode": st.modes.get(path).cloned().unwrap_or("100644".into()),
+                        "type": "blob", "sha": format!("b{}", text.len())}),
+                };
+                let name = item["path"].as_str().unwrap_or("").to_string();
+                items.insert(name, item);
+            }
+            j(
+                200,
+                json!({"sha": sha, "url": "", "truncated": false,
+                       "tree": items.into_values().collect::<Vec<_>>()}),
+            )
         }
         ("GET", ["git", "commits", sha]) => j(200, json!({"sha": sha, "tree": {"sha": "tree0"}})),
         ("POST", ["git", "blobs"]) => {
