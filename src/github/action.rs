@@ -246,7 +246,10 @@ fn token(env: EnvFn) -> Option<String> {
 
 fn ignored(why: String) -> ActionReport {
     let mut outputs = BTreeMap::new();
-    outputs.insert("verdict".into(), "ignored".into());
+    outputs.insert(
+        "verdict".into(),
+        super::ActionVerdict::Ignored.as_str().into(),
+    );
     ActionReport {
         summary: format!("### patchloop\n\n{why}\n"),
         end: ActionEnd::Ignored(why),
@@ -683,7 +686,8 @@ fn report(
     notices: &[String],
 ) -> ActionReport {
     let mut outputs = BTreeMap::new();
-    outputs.insert("verdict".into(), outcome.verdict.clone());
+    let verdict = super::ActionVerdict::of(outcome).as_str();
+    outputs.insert("verdict".into(), verdict.into());
     // Relative to the workspace when inside it: later steps start there, on the host and in
     // containers alike, while an absolute path inside this (action) container means nothing
     // to a step on the host.
@@ -711,7 +715,7 @@ fn report(
     }
     s.push_str(&format!(
         "| verdict | mode | model | cost | tokens | time |\n|---|---|---|---|---|---|\n| `{}` | {} | {} | ${:.4} | {} | {:.0} s |\n\n",
-        outcome.verdict,
+        verdict,
         mode.as_str(),
         super::render::model_label(&outcome.model).replace('|', "\\|"),
         outcome.cost_usd,
@@ -756,7 +760,7 @@ fn report(
     if !outcome.verified && !outcome.reason.trim().is_empty() {
         s.push_str(&format!(
             "\nWhy `{}`: {}\n",
-            outcome.verdict.replace('`', "'"),
+            verdict,
             super::render::reason_line(&outcome.reason)
         ));
     }
@@ -885,9 +889,12 @@ pub async fn cli_main(args: ActionArgs, repairer: &dyn Repairer) -> anyhow::Resu
             println!("{}", annotation("error", &msg));
             let report = ActionReport {
                 end: ActionEnd::NoFix,
-                outputs: [("verdict".to_string(), "error".to_string())]
-                    .into_iter()
-                    .collect(),
+                outputs: [(
+                    "verdict".to_string(),
+                    super::ActionVerdict::Error.as_str().to_string(),
+                )]
+                .into_iter()
+                .collect(),
                 summary: format!("### patchloop: error\n\n{}\n", fenced("", &msg)),
                 notices: Vec::new(),
             };
