@@ -10,9 +10,11 @@ use std::sync::Arc;
 use anyhow::{Context, anyhow};
 
 use super::client::{Clock, GitHub, GitHubError, RetryPolicy};
-use super::event::{Decision, EventPolicy, RepoId, Trigger, TriggerKind, decide, parse_event};
+use super::event::{
+    Decision, Event, EventPolicy, RepoId, Trigger, TriggerKind, decide, parse_event,
+};
 use super::post::{Mode, PostError, Posted, Target, branch_name};
-use super::render::{Marker, fenced, sanitize_prose};
+use super::render::{Marker, fenced, sanitize_markdown};
 use super::{RepairOutcome, RepairRequest, Repairer, logs};
 use crate::config::{self, Config, ConfigFile, NoPrFallback};
 
@@ -43,6 +45,8 @@ pub struct ActionReport {
     pub end: ActionEnd,
     pub outputs: BTreeMap<String, String>,
     pub summary: String,
+    /// One-line notices printed as `::notice` (also in the summary).
+    pub notices: Vec<String>,
 }
 
 /// Environment lookup (injectable for tests).
@@ -105,6 +109,19 @@ fn repo_dir(args: &ActionArgs, env: EnvFn) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// Where the repository layer of the configuration is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// The checkout (`.github/patchloop.yml` in the workspace): only when the head commit
+    /// comes from the repository the run belongs to.
+    Checkout,
+    /// The base repository's default branch, through the contents API: whenever the head
+    /// comes from another repository (a fork) or cannot be told to be this one. The checkout
+    /// is then the fork author's, and so would be its config (mode, allowed CI paths, who
+    /// may run commands, the model) in a run that holds the base repository's token.
+    BaseDefaultBranch,
+}
+
 /// Load the repository and org layers plus inputs. The org file comes from the
 /// organisation's `.github` repository through the contents API (absent → skipped).
 pub async fn load_config(
@@ -112,22 +129,65 @@ pub async fn load_config(
     gh: Option<&GitHub>,
     repo: Option<&RepoId>,
     env: EnvFn<'_>,
+    source: ConfigSource,
 ) -> anyhow::Result<Config> {
-    let repo_path = repo_dir.join(config::REPO_CONFIG_PATH);
-    let repo_file = match std::fs::read_to_string(&repo_path) {
-        Ok(t) => Some(config::parse_file(config::REPO_CONFIG_PATH, &t)?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("reading {}", repo_path.display())),
-    };
-    // An explicit `config` input points at another file in the checkout.
-    let input_file = match env("INPUT_CONFIG").filter(|s| !s.trim().is_empty()) {
-        Some(p) => {
-            let path = repo_dir.join(&p);
-            let t = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading the `config` input file {}", path.display()))?;
-            Some((p.clone(), config::parse_file(&p, &t)?))
+    let input_path = env("INPUT_CONFIG").filter(|s| !s.trim().is_empty());
+    let (repo_file, input_file) = match source {
+        ConfigSource::Checkout => {
+            let repo_path = repo_dir.join(config::REPO_CONFIG_PATH);
+            let repo_file = match std::fs::read_to_string(&repo_path) {
+                Ok(t) => Some(config::parse_file(config::REPO_CONFIG_PATH, &t)?),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => {
+                    return Err(e).with_context(|| format!("reading {}", repo_path.display()));
+                }
+            };
+            // An explicit `config` input points at another file in the checkout.
+            let input_file = match &input_path {
+                Some(p) => {
+                    let path = repo_dir.join(p);
+                    let t = std::fs::read_to_string(&path).with_context(|| {
+                        format!("reading the `config` input file {}", path.display())
+                    })?;
+                    Some((p.clone(), config::parse_file(p, &t)?))
+                }
+                None => None,
+            };
+            (repo_file, input_file)
         }
-        None => None,
+        ConfigSource::BaseDefaultBranch => {
+            let (Some(gh), Some(repo)) = (gh, repo) else {
+                return Err(anyhow!(
+                    "internal: the base repository's configuration needs the GitHub API"
+                ));
+            };
+            // No `ref`: the contents API then reads the default branch.
+            let read = |p: String| async move {
+                gh.get_file(repo, &p, None)
+                    .await
+                    .map_err(explain)
+                    .with_context(|| {
+                        format!("reading {p} from the default branch of {}", repo.full())
+                    })
+            };
+            let repo_file = match read(config::REPO_CONFIG_PATH.to_string()).await? {
+                Some(t) => Some(config::parse_file(config::REPO_CONFIG_PATH, &t)?),
+                None => None,
+            };
+            let input_file = match &input_path {
+                Some(p) => {
+                    let t = read(p.clone()).await?.ok_or_else(|| {
+                        anyhow!(
+                            "the `config` input file {p} is not on the default branch of {}",
+                            repo.full()
+                        )
+                    })?;
+                    Some((p.clone(), config::parse_file(p, &t)?))
+                }
+                None => None,
+            };
+            (repo_file, input_file)
+        }
     };
     let mut org_file: Option<(String, ConfigFile)> = None;
     if let (Some(gh), Some(repo)) = (gh, repo) {
@@ -160,6 +220,15 @@ pub async fn load_config(
     Ok(c)
 }
 
+/// Whether a pull_request event's head is a branch of the repository itself.
+fn pull_request_head_is_base(e: &super::event::PullRequestEvent) -> bool {
+    e.pull_request
+        .head
+        .repo
+        .as_ref()
+        .is_some_and(|r| r.full_name == e.repository.full_name)
+}
+
 /// An action input (`INPUT_NAME`, hyphens kept by the runner; underscores accepted).
 fn input(env: EnvFn, name: &str) -> Option<String> {
     let up = name.to_uppercase();
@@ -177,11 +246,15 @@ fn token(env: EnvFn) -> Option<String> {
 
 fn ignored(why: String) -> ActionReport {
     let mut outputs = BTreeMap::new();
-    outputs.insert("verdict".into(), "ignored".into());
+    outputs.insert(
+        "verdict".into(),
+        super::ActionVerdict::Ignored.as_str().into(),
+    );
     ActionReport {
         summary: format!("### patchloop\n\n{why}\n"),
         end: ActionEnd::Ignored(why),
         outputs,
+        notices: Vec::new(),
     }
 }
 
@@ -216,12 +289,22 @@ pub async fn run(
     let event = parse_event(&name, &bytes)?;
     let dir = repo_dir(args, env);
 
-    // The repository config decides the pull_request opt-in; read it before deciding.
-    let local = load_config(&dir, None, None, env).await?;
+    // The repository config decides the pull_request opt-in; read it before deciding, from
+    // the checkout only when the pull request's head is this repository's (a fork's copy is
+    // not trusted: the opt-in is checked again below against the base repository's file).
+    let opt_in = match &event {
+        Event::PullRequest(e) if pull_request_head_is_base(e) => {
+            load_config(&dir, None, None, env, ConfigSource::Checkout)
+                .await?
+                .pull_request
+        }
+        Event::PullRequest(_) => true,
+        _ => false,
+    };
     let trigger = match decide(
         &event,
         &EventPolicy {
-            pull_request_opt_in: local.pull_request,
+            pull_request_opt_in: opt_in,
         },
     ) {
         Decision::Ignore(why) => return Ok(ignored(why)),
@@ -238,11 +321,53 @@ pub async fn run(
     }
     let api = env("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into());
     let gh = GitHub::new(&api, token.as_deref(), clock, policy)?;
-    let cfg = load_config(&dir, Some(&gh), Some(&trigger.repo), env).await?;
+
+    // Where the head commit comes from decides whose configuration applies and whether a
+    // branch may be pushed. A comment names only the PR: fetch it (this also pins the head).
+    let mut trigger = trigger;
+    let mut pr_info = None;
+    if let (Some(n), true) = (
+        trigger.pr,
+        matches!(trigger.kind, TriggerKind::Comment { .. }) || trigger.head_repo.is_none(),
+    ) {
+        let pr = gh.get_pr(&trigger.repo, n).await.map_err(explain)?;
+        if trigger.head_repo.is_none() {
+            trigger.head_repo = pr.head.repo.as_ref().map(|r| r.full_name.clone());
+        }
+        pr_info = Some(pr);
+    }
+    let same_repo = trigger
+        .head_repo
+        .as_deref()
+        .and_then(RepoId::parse)
+        .is_some_and(|h| h == trigger.repo);
+    let mut notices = Vec::new();
+    let source = if same_repo {
+        ConfigSource::Checkout
+    } else {
+        notices.push(format!(
+            "configuration read from the default branch of {}: the head commit comes from {}, \
+             so the checkout's {} is ignored",
+            trigger.repo.full(),
+            match trigger.head_repo.as_deref() {
+                Some(h) => format!("another repository ({h})"),
+                None => "a repository the event does not name".to_string(),
+            },
+            config::REPO_CONFIG_PATH
+        ));
+        ConfigSource::BaseDefaultBranch
+    };
+    let cfg = load_config(&dir, Some(&gh), Some(&trigger.repo), env, source).await?;
+    if matches!(event, Event::PullRequest(_)) && !cfg.pull_request {
+        return Ok(ignored(
+            "ignored because pull_request events are opt-in (set `triggers.pull_request: true` \
+             on the default branch)"
+                .into(),
+        ));
+    }
     let dry_run = args.dry_run || cfg.mode == Mode::DryRun;
 
     // Authorise comment commands through the API, then pin the head.
-    let mut trigger = trigger;
     let mut comment_id = None;
     if let TriggerKind::Comment {
         comment_id: cid,
@@ -266,8 +391,13 @@ pub async fn run(
             )));
         }
         comment_id = Some(*cid);
-        let pr_n = trigger.pr.unwrap_or(0);
-        let pr = gh.get_pr(&trigger.repo, pr_n).await.map_err(explain)?;
+        let pr = match pr_info.take() {
+            Some(p) => p,
+            None => gh
+                .get_pr(&trigger.repo, trigger.pr.unwrap_or(0))
+                .await
+                .map_err(explain)?,
+        };
         trigger.head_sha = Some(pr.head.sha.clone());
         trigger.head_branch = Some(pr.head.git_ref.clone());
         if !dry_run {
@@ -277,7 +407,12 @@ pub async fn run(
         }
     }
 
-    let result = repair_and_post(&gh, &trigger, &cfg, &dir, dry_run, repairer, env).await;
+    let ctx = RunCtx {
+        dry_run,
+        may_push: same_repo,
+        notices,
+    };
+    let result = repair_and_post(&gh, &trigger, &cfg, &dir, ctx, repairer, env).await;
     if let (Some(cid), false) = (comment_id, dry_run) {
         let ok = matches!(&result, Ok(r) if r.end == ActionEnd::Fixed);
         let reaction = if ok { "rocket" } else { "confused" };
@@ -359,10 +494,11 @@ async fn repair_and_post(
     trigger: &Trigger,
     cfg: &Config,
     dir: &Path,
-    dry_run: bool,
+    ctx: RunCtx,
     repairer: &dyn Repairer,
     env: EnvFn<'_>,
 ) -> anyhow::Result<ActionReport> {
+    let dry_run = ctx.dry_run;
     let sha = resolve_sha(gh, trigger, env).await?;
     // The checkout must be the commit we pinned (a push between the command and the
     // checkout would otherwise repair code nobody authorised).
@@ -458,10 +594,10 @@ async fn repair_and_post(
         base_url: input(env, "base-url"),
         api_key: input(env, "api-key").map(super::ApiKey),
     };
-    let outcome = repairer
-        .repair(req)
-        .await
-        .context("the repair pipeline failed")?;
+    let outcome = repairer.repair(req).await;
+    // Whatever happened, leave nothing in the workspace the runner's user cannot delete.
+    hand_back_outputs(dir);
+    let outcome = outcome.context("the repair pipeline failed")?;
 
     let mode = if dry_run { Mode::DryRun } else { cfg.mode };
     let target = Target {
@@ -472,6 +608,7 @@ async fn repair_and_post(
             .head_branch
             .clone()
             .or(trigger.default_branch.clone()),
+        may_push: ctx.may_push,
     };
     let posted = if pr.is_none() && cfg.no_pr_fallback == NoPrFallback::None && !dry_run {
         Posted {
@@ -488,7 +625,54 @@ async fn repair_and_post(
             Err(e) => return Err(e.into()),
         }
     };
-    Ok(report(&outcome, &posted, &extracted, mode, dir))
+    let mut r = report(&outcome, &posted, &extracted, mode, dir, &ctx.notices);
+    r.notices = ctx.notices;
+    r.notices.extend(posted.notices.iter().cloned());
+    Ok(r)
+}
+
+/// Give the pipeline's outputs (`.patchloop/` in the workspace) to the workspace's owner.
+///
+/// The action container runs as root, the workspace belongs to the runner's user: root-owned
+/// directories left in it make the next `actions/checkout` (`git clean -ffdx`) or `rm -rf`
+/// fail on a non-ephemeral runner. The outputs stay in the workspace (later steps read them
+/// there; `RUNNER_TEMP` is not mounted into a Docker action) and change owner instead.
+/// Symlinks are not followed. Failures are logged, not fatal: the repair already happened.
+pub fn hand_back_outputs(workspace: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let root = workspace.join(super::OUT_DIR);
+    let (Ok(ws), Ok(_)) = (
+        std::fs::metadata(workspace),
+        std::fs::symlink_metadata(&root),
+    ) else {
+        return;
+    };
+    let (uid, gid) = (ws.uid(), ws.gid());
+    let mut stack = vec![root];
+    while let Some(p) = stack.pop() {
+        let Ok(m) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
+        if (m.uid(), m.gid()) != (uid, gid)
+            && let Err(e) = std::os::unix::fs::lchown(&p, Some(uid), Some(gid))
+        {
+            tracing::warn!("cannot give {} to {uid}:{gid}: {e}", p.display());
+        }
+        if m.is_dir()
+            && let Ok(rd) = std::fs::read_dir(&p)
+        {
+            stack.extend(rd.flatten().map(|e| e.path()));
+        }
+    }
+}
+
+/// What `run` decided before the repair, for the post and the report.
+struct RunCtx {
+    dry_run: bool,
+    /// The head commit is this repository's: a fix branch may be pushed on top of it.
+    may_push: bool,
+    /// Notices for the log and the summary (e.g. where the configuration came from).
+    notices: Vec<String>,
 }
 
 fn report(
@@ -497,9 +681,11 @@ fn report(
     extracted: &logs::Extracted,
     mode: Mode,
     workspace: &Path,
+    notices: &[String],
 ) -> ActionReport {
     let mut outputs = BTreeMap::new();
-    outputs.insert("verdict".into(), outcome.verdict.clone());
+    let verdict = super::ActionVerdict::of(outcome).as_str();
+    outputs.insert("verdict".into(), verdict.into());
     // Relative to the workspace when inside it: later steps start there, on the host and in
     // containers alike, while an absolute path inside this (action) container means nothing
     // to a step on the host.
@@ -522,9 +708,12 @@ fn report(
     outputs.insert("tokens".into(), outcome.tokens.to_string());
 
     let mut s = String::from("### patchloop\n\n");
+    for n in notices.iter().chain(&posted.notices) {
+        s.push_str(&format!("> {}\n\n", n.replace('\n', " ")));
+    }
     s.push_str(&format!(
         "| verdict | mode | model | cost | tokens | time |\n|---|---|---|---|---|---|\n| `{}` | {} | {} | ${:.4} | {} | {:.0} s |\n\n",
-        outcome.verdict,
+        verdict,
         mode.as_str(),
         super::render::model_label(&outcome.model).replace('|', "\\|"),
         outcome.cost_usd,
@@ -546,7 +735,13 @@ fn report(
         s.push_str(&format!("{why}\n\n"));
     }
     for l in &posted.log {
-        s.push_str(&format!("- {}\n", l.lines().next().unwrap_or("")));
+        // The first line says what was (or would be) done; the rest, if any, is the exact
+        // body, shown as Markdown source so that a dry run shows what would be posted.
+        let (head, body) = l.split_once('\n').unwrap_or((l.as_str(), ""));
+        s.push_str(&format!("- {head}\n"));
+        if !body.trim().is_empty() {
+            s.push_str(&format!("\n{}\n\n", fenced("markdown", body)));
+        }
     }
     if let Some(u) = &posted.comment_url {
         s.push_str(&format!("\nComment: {u}\n"));
@@ -560,10 +755,23 @@ fn report(
             fenced("diff", &outcome.patch)
         ));
     }
-    s.push_str(&format!(
-        "\n<details><summary>Receipt</summary>\n\n{}\n\n</details>\n",
-        sanitize_prose(&outcome.receipt_md)
-    ));
+    if !outcome.verified && !outcome.reason.trim().is_empty() {
+        s.push_str(&format!(
+            "\nWhy `{}`: {}\n",
+            verdict,
+            super::render::reason_line(&outcome.reason)
+        ));
+    }
+    if outcome.receipt_md.trim().is_empty() {
+        s.push_str(
+            "\nNo verification receipt: the run ended before a patch reached the verifier.\n",
+        );
+    } else {
+        s.push_str(&format!(
+            "\n<details><summary>Receipt</summary>\n\n{}\n\n</details>\n",
+            sanitize_markdown(&outcome.receipt_md)
+        ));
+    }
     ActionReport {
         end: if posted.stale {
             ActionEnd::Ignored(posted.skipped.clone().unwrap_or_default())
@@ -574,6 +782,7 @@ fn report(
         },
         outputs,
         summary: s,
+        notices: Vec::new(),
     }
 }
 
@@ -642,6 +851,9 @@ pub async fn cli_main(args: ActionArgs, repairer: &dyn Repairer) -> anyhow::Resu
     .await
     {
         Ok(report) => {
+            for n in &report.notices {
+                println!("{}", annotation("notice", n));
+            }
             if let ActionEnd::Ignored(why) = &report.end {
                 println!("{}", annotation("notice", why));
             }
@@ -662,10 +874,14 @@ pub async fn cli_main(args: ActionArgs, repairer: &dyn Repairer) -> anyhow::Resu
             println!("{}", annotation("error", &msg));
             let report = ActionReport {
                 end: ActionEnd::NoFix,
-                outputs: [("verdict".to_string(), "error".to_string())]
-                    .into_iter()
-                    .collect(),
+                outputs: [(
+                    "verdict".to_string(),
+                    super::ActionVerdict::Error.as_str().to_string(),
+                )]
+                .into_iter()
+                .collect(),
                 summary: format!("### patchloop: error\n\n{}\n", fenced("", &msg)),
+                notices: Vec::new(),
             };
             let _ = write_files(&report, &env);
             Err(anyhow!(msg))

@@ -140,10 +140,26 @@ pub struct GitRef {
     pub object: ShaOnly,
 }
 
+/// One entry of a git tree as the API lists it (`GET /git/trees/{sha}`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct TreeItem {
+    pub path: String,
+    /// `100644`, `100755`, `120000` (symlink), `040000` (tree), `160000` (submodule).
+    pub mode: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub sha: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Tree {
+    tree: Vec<TreeItem>,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct TreeEntry {
     pub path: String,
-    pub mode: &'static str,
+    pub mode: String,
     #[serde(rename = "type")]
     pub kind: &'static str,
     /// `None` deletes the path.
@@ -432,6 +448,14 @@ impl GitHub {
     pub async fn get_commit(&self, repo: &RepoId, sha: &str) -> Result<GitCommit, GitHubError> {
         self.get_json(&format!("{}/git/commits/{}", r(repo), enc(sha)))
             .await
+    }
+
+    /// The entries of one tree (not recursive: a recursive listing may come back truncated).
+    pub async fn get_tree(&self, repo: &RepoId, sha: &str) -> Result<Vec<TreeItem>, GitHubError> {
+        let t: Tree = self
+            .get_json(&format!("{}/git/trees/{}", r(repo), enc(sha)))
+            .await?;
+        Ok(t.tree)
     }
 
     pub async fn create_blob(&self, repo: &RepoId, content: &str) -> Result<String, GitHubError> {

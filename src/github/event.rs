@@ -282,11 +282,16 @@ pub struct Trigger {
     pub pr: Option<u64>,
     /// `owner` of the head repository when it differs (fork), for PR lookup.
     pub head_owner: Option<String>,
+    /// `owner/name` of the repository the head commit comes from, when the event says
+    /// (`None`: unknown, resolved through the pull request or treated as another repository).
+    pub head_repo: Option<String>,
     pub default_branch: Option<String>,
 }
 
 /// The pure decision for an event.
 #[derive(Debug, Clone, PartialEq, Eq)]
+// One decision per run: boxing the trigger would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Decision {
     Act(Trigger),
     /// A one-line reason, printed as a notice; the run exits 0.
@@ -372,6 +377,7 @@ pub fn decide(event: &Event, policy: &EventPolicy) -> Decision {
                 head_branch: run.head_branch.clone(),
                 pr,
                 head_owner,
+                head_repo: run.head_repository.as_ref().map(|r| r.full_name.clone()),
                 default_branch: e.repository.default_branch.clone(),
             })
         }
@@ -403,6 +409,7 @@ pub fn decide(event: &Event, policy: &EventPolicy) -> Decision {
                 head_branch: s.head_branch.clone(),
                 pr: s.pull_requests.first().map(|p| p.number),
                 head_owner: None,
+                head_repo: None,
                 default_branch: e.repository.default_branch.clone(),
             })
         }
@@ -436,6 +443,8 @@ pub fn decide(event: &Event, policy: &EventPolicy) -> Decision {
                 head_branch: Some(branch.to_string()),
                 pr: None,
                 head_owner: None,
+                // A dispatched ref is a ref of this repository.
+                head_repo: Some(e.repository.full_name.clone()),
                 default_branch: e.repository.default_branch.clone(),
             })
         }
@@ -473,6 +482,7 @@ pub fn decide(event: &Event, policy: &EventPolicy) -> Decision {
                 head_branch: Some(pr.head.git_ref.clone()),
                 pr: Some(pr.number),
                 head_owner,
+                head_repo: pr.head.repo.as_ref().map(|r| r.full_name.clone()),
                 default_branch: e.repository.default_branch.clone(),
             })
         }
@@ -518,6 +528,8 @@ pub fn decide(event: &Event, policy: &EventPolicy) -> Decision {
                 head_branch: None,
                 pr: Some(e.issue.number),
                 head_owner: None,
+                // Known only from the pull request, which is fetched after the decision.
+                head_repo: None,
                 default_branch: e.repository.default_branch.clone(),
             })
         }

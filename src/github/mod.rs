@@ -17,6 +17,11 @@ pub mod render;
 
 use std::path::PathBuf;
 
+/// The pipeline's outputs directory inside the checkout (`.patchloop/<sha>/`): the action
+/// reports paths under it and hands it to the workspace's owner after the repair. Must name
+/// the directory the pipeline writes (`OUT_DIR` of the repair pipeline).
+pub const OUT_DIR: &str = ".patchloop";
+
 /// What the GitHub side asks the repair pipeline to do. Carries no credentials.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RepairRequest {
@@ -54,10 +59,87 @@ impl std::fmt::Debug for ApiKey {
     }
 }
 
+/// Every value the action's `verdict` output can take (action.yml lists exactly these; a
+/// test cross-checks both, and the verifier's verdicts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionVerdict {
+    /// A fresh container verified the patch.
+    Verified,
+    /// Verifier verdicts for a patch it did not verify.
+    StillFailing,
+    Regression,
+    Flaky,
+    Tampered,
+    Policy,
+    NotReproducible,
+    /// The patch still failed the tests in the agent's own container (no receipt).
+    NotVerified,
+    /// The run produced no patch.
+    NoPatch,
+    /// The tests passed already: nothing to repair.
+    NothingFailing,
+    /// The event was not acted on (see the notice).
+    Ignored,
+    /// Configuration, infrastructure or verifier error.
+    Error,
+}
+
+impl ActionVerdict {
+    pub const ALL: [ActionVerdict; 12] = [
+        ActionVerdict::Verified,
+        ActionVerdict::StillFailing,
+        ActionVerdict::Regression,
+        ActionVerdict::Flaky,
+        ActionVerdict::Tampered,
+        ActionVerdict::Policy,
+        ActionVerdict::NotReproducible,
+        ActionVerdict::NotVerified,
+        ActionVerdict::NoPatch,
+        ActionVerdict::NothingFailing,
+        ActionVerdict::Ignored,
+        ActionVerdict::Error,
+    ];
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ActionVerdict::Verified => "verified",
+            ActionVerdict::StillFailing => "still_failing",
+            ActionVerdict::Regression => "regression",
+            ActionVerdict::Flaky => "flaky",
+            ActionVerdict::Tampered => "tampered",
+            ActionVerdict::Policy => "policy",
+            ActionVerdict::NotReproducible => "not_reproducible",
+            ActionVerdict::NotVerified => "not_verified",
+            ActionVerdict::NoPatch => "no_patch",
+            ActionVerdict::NothingFailing => "nothing_failing",
+            ActionVerdict::Ignored => "ignored",
+            ActionVerdict::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ActionVerdict> {
+        ActionVerdict::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+
+    /// The output for an outcome: only a verified outcome says `verified`, and a verdict
+    /// name this list does not know (a newer pipeline) reads `not_verified`, so the output
+    /// never takes a value action.yml does not document.
+    pub fn of(outcome: &RepairOutcome) -> ActionVerdict {
+        match ActionVerdict::parse(outcome.verdict.trim()) {
+            Some(ActionVerdict::Verified) | None if outcome.verified => ActionVerdict::Verified,
+            Some(ActionVerdict::Verified | ActionVerdict::Ignored) | None => {
+                ActionVerdict::NotVerified
+            }
+            Some(v) => v,
+        }
+    }
+}
+
 /// What the pipeline returns.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RepairOutcome {
-    /// Named verdict, e.g. `verified`, `not_verified`, `no_patch`, `budget_exhausted`.
+    /// Named verdict, e.g. `verified`, `not_verified`, `no_patch` (the `verdict` output is
+    /// [`ActionVerdict::of`] it).
     pub verdict: String,
     /// True only when a fresh container verified the patch.
     pub verified: bool,
@@ -69,6 +151,10 @@ pub struct RepairOutcome {
     pub patch_path: Option<PathBuf>,
     /// Model-written explanation (sanitised before posting).
     pub explanation: String,
+    /// Harness-written one line on why the run ended so, e.g. `not fixed: 2 tests still
+    /// failing (stop reason …)`: what an unverified outcome without a receipt says instead.
+    /// May name the model's endpoint, which posts and the summary strip.
+    pub reason: String,
     /// Which model produced the patch (e.g. `ollama:qwen2.5-coder:7b`, or `scripted:FILE (a
     /// scripted test double …)`), without its endpoint: every report names it.
     pub model: String,
@@ -81,4 +167,91 @@ pub struct RepairOutcome {
 #[async_trait::async_trait]
 pub trait Repairer: Send + Sync {
     async fn repair(&self, req: RepairRequest) -> anyhow::Result<RepairOutcome>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every verifier verdict, by an exhaustive match: a new variant breaks this build.
+    fn verifier_verdicts() -> Vec<&'static str> {
+        use crate::verify::verdict::Verdict::{self, *};
+        let all = [
+            Verified,
+            StillFailing,
+            Regression,
+            Flaky,
+            Tampered,
+            Policy,
+            NotReproducible,
+            Error,
+        ];
+        for v in &all {
+            match v {
+                Verified | StillFailing | Regression | Flaky | Tampered | Policy
+                | NotReproducible | Error => {}
+            }
+        }
+        all.iter().map(Verdict::as_str).collect()
+    }
+
+    #[test]
+    fn action_yml_documents_exactly_the_verdicts_the_code_emits() {
+        let yml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/action.yml"))
+            .expect("action.yml");
+        let doc: serde_yaml::Value = serde_yaml::from_str(&yml).expect("action.yml is YAML");
+        let desc = doc["outputs"]["verdict"]["description"]
+            .as_str()
+            .expect("outputs.verdict.description");
+        let documented: std::collections::BTreeSet<&str> =
+            desc.split('`').skip(1).step_by(2).collect();
+        let code: std::collections::BTreeSet<&str> =
+            ActionVerdict::ALL.iter().map(|v| v.as_str()).collect();
+        assert_eq!(
+            documented, code,
+            "action.yml's verdict list vs ActionVerdict"
+        );
+        for v in verifier_verdicts() {
+            assert!(ActionVerdict::parse(v).is_some(), "verifier verdict `{v}`");
+        }
+        // The pipeline's own names (agent/repair.rs), and the action's.
+        for v in [
+            "not_verified",
+            "no_patch",
+            "nothing_failing",
+            "ignored",
+            "error",
+        ] {
+            assert!(ActionVerdict::parse(v).is_some(), "`{v}`");
+        }
+    }
+
+    #[test]
+    fn outputs_never_leave_the_documented_set() {
+        let o = |verdict: &str, verified: bool| RepairOutcome {
+            verdict: verdict.into(),
+            verified,
+            ..Default::default()
+        };
+        assert_eq!(
+            ActionVerdict::of(&o("verified", true)),
+            ActionVerdict::Verified
+        );
+        assert_eq!(
+            ActionVerdict::of(&o("policy", false)),
+            ActionVerdict::Policy
+        );
+        assert_eq!(
+            ActionVerdict::of(&o("budget_exhausted", false)),
+            ActionVerdict::NotVerified
+        );
+        assert_eq!(
+            ActionVerdict::of(&o("verified", false)),
+            ActionVerdict::NotVerified
+        );
+        assert_eq!(
+            ActionVerdict::of(&o("ignored", false)),
+            ActionVerdict::NotVerified
+        );
+    }
 }

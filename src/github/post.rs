@@ -9,7 +9,7 @@ use super::api::{NewReview, NewReviewComment, TreeEntry};
 use super::client::{GitHub, GitHubError};
 use super::diff::{self, Line, Suggestion};
 use super::event::{BOT_BRANCH_PREFIX, BOT_COMMIT_TRAILER, RepoId};
-use super::render::{Marker, fenced, model_label, sanitize_prose};
+use super::render::{Marker, fenced, model_label, sanitize_markdown, sanitize_prose};
 
 pub use crate::config::Mode;
 
@@ -22,6 +22,10 @@ pub struct Target {
     pub sha: String,
     /// Branch the failing commit is on (base of a fix PR when there is no PR).
     pub branch: Option<String>,
+    /// The failing commit comes from this repository. When false (a fork's commit, or one
+    /// whose origin is unknown) nothing is ever pushed: a branch built on it would publish
+    /// the fork's content (workflow files included) into this repository.
+    pub may_push: bool,
 }
 
 /// What was posted.
@@ -37,6 +41,8 @@ pub struct Posted {
     pub stale: bool,
     /// Human-readable lines for the job summary (what was / would be done).
     pub log: Vec<String>,
+    /// One-line notices (e.g. `pr` mode fell back to suggestions for a fork).
+    pub notices: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -100,6 +106,12 @@ pub fn status_comment(
         b.push_str(n);
         b.push_str("\n\n");
     }
+    if !outcome.verified && !outcome.reason.trim().is_empty() {
+        b.push_str(&format!(
+            "Why: {}\n\n",
+            super::render::reason_line(&outcome.reason)
+        ));
+    }
     let expl = outcome.explanation.trim();
     if !expl.is_empty() {
         b.push_str(&sanitize_prose(expl));
@@ -126,7 +138,7 @@ pub fn status_comment(
     } else {
         b.push_str(&format!(
             "<details><summary>Receipt</summary>\n\n{}\n\n</details>\n\n",
-            sanitize_prose(outcome.receipt_md.trim())
+            sanitize_markdown(outcome.receipt_md.trim())
         ));
     }
     let model = model_label(&outcome.model);
@@ -299,13 +311,40 @@ impl GitHub {
             (Mode::Suggest | Mode::Comment, None) => Mode::Pr,
             (m, _) => m,
         };
+        // Never push a branch on top of a commit this repository does not own.
+        let mode = match (mode, target.pr, target.may_push) {
+            (Mode::Pr, Some(pr), false) => {
+                posted.notices.push(format!(
+                    "mode `pr` posts suggestions on #{pr} instead: its head comes from another \
+                     repository (a fork), and patchloop never pushes a fork's commits into {}",
+                    target.repo.full()
+                ));
+                Mode::Suggest
+            }
+            (Mode::Pr, None, false) => {
+                posted.notices.push(format!(
+                    "nothing posted: there is no pull request, and the failing commit does not \
+                     come from {} (a fork), so no branch is pushed; the patch is in the job summary",
+                    target.repo.full()
+                ));
+                posted.skipped = Some("nothing posted: no pull request for a fork's commit".into());
+                return Ok(posted);
+            }
+            (m, _, _) => m,
+        };
         match mode {
             Mode::Suggest | Mode::Comment | Mode::DryRun => {
                 let Some(pr) = target.pr else {
-                    posted.log.push(format!(
-                        "dry run: would open a pull request from `{}`",
-                        branch_name(&target.sha)
-                    ));
+                    posted.log.push(if target.may_push {
+                        format!(
+                            "dry run: would open a pull request from `{}`",
+                            branch_name(&target.sha)
+                        )
+                    } else {
+                        "dry run: would post nothing (no pull request, and the commit comes \
+                         from another repository)"
+                            .to_string()
+                    });
                     return Ok(posted);
                 };
                 let placement = if mode == Mode::Comment {
@@ -387,6 +426,11 @@ impl GitHub {
         mut posted: Posted,
     ) -> Result<Posted, PostError> {
         let repo = &target.repo;
+        if !target.may_push {
+            // post_outcome never gets here for such a target; keep the guarantee local too.
+            posted.skipped = Some("nothing posted: no branch is pushed for a fork's commit".into());
+            return Ok(posted);
+        }
         let branch = branch_name(&target.sha);
         let base = match &target.branch {
             Some(b) => b.clone(),
@@ -398,21 +442,50 @@ impl GitHub {
         };
         // blobs → tree → commit → ref.
         let head = self.get_commit(repo, &target.sha).await?;
+        let mut trees = TreeCache::default();
+        let does_not_apply = |path: &str, detail: String| PostError::PatchDoesNotApply {
+            path: path.to_string(),
+            sha: target.sha.clone(),
+            detail,
+        };
         let mut entries = Vec::new();
         for f in diff::parse_unified(&outcome.patch) {
             if f.binary {
-                return Err(PostError::PatchDoesNotApply {
-                    path: f.path().to_string(),
-                    sha: target.sha.clone(),
-                    detail: "binary changes cannot be posted".into(),
-                });
+                return Err(does_not_apply(
+                    f.path(),
+                    "binary changes cannot be posted".into(),
+                ));
             }
-            if let Some(old) = f.old_path.as_deref()
-                && f.new_path.as_deref() != Some(old)
+            // The file as it is in the failing commit: it must exist (a 404 is not an empty
+            // file) and be a regular file, whose mode the new blob keeps.
+            let old = match f.old_path.as_deref() {
+                Some(p) => {
+                    let item = trees
+                        .entry(self, repo, &head.tree.sha, p)
+                        .await?
+                        .ok_or_else(|| {
+                            does_not_apply(p, format!("{p} is not in the tree of the commit"))
+                        })?;
+                    if item.kind != "blob" || !matches!(item.mode.as_str(), "100644" | "100755") {
+                        return Err(does_not_apply(
+                            p,
+                            format!("{p} is not a regular file (mode {})", item.mode),
+                        ));
+                    }
+                    let text = self
+                        .get_file(repo, p, Some(&target.sha))
+                        .await?
+                        .ok_or_else(|| does_not_apply(p, "the contents API answered 404".into()))?;
+                    Some((item.mode, text))
+                }
+                None => None,
+            };
+            if let Some(old_path) = f.old_path.as_deref()
+                && f.new_path.as_deref() != Some(old_path)
             {
                 entries.push(TreeEntry {
-                    path: old.to_string(),
-                    mode: "100644",
+                    path: old_path.to_string(),
+                    mode: old.as_ref().map(|o| o.0.clone()).unwrap_or("100644".into()),
                     kind: "blob",
                     sha: None,
                 });
@@ -420,23 +493,16 @@ impl GitHub {
             let Some(new_path) = f.new_path.clone() else {
                 continue;
             };
-            let old_text = match f.old_path.as_deref() {
-                Some(p) => self
-                    .get_file(repo, p, Some(&target.sha))
-                    .await?
-                    .unwrap_or_default(),
-                None => String::new(),
-            };
+            let mode = header_mode(&f)
+                .or(old.as_ref().map(|o| o.0.clone()))
+                .unwrap_or_else(|| "100644".into());
+            let old_text = old.map(|o| o.1).unwrap_or_default();
             let new_text =
-                apply_file(&old_text, &f).map_err(|detail| PostError::PatchDoesNotApply {
-                    path: new_path.clone(),
-                    sha: target.sha.clone(),
-                    detail,
-                })?;
+                apply_file(&old_text, &f).map_err(|detail| does_not_apply(&new_path, detail))?;
             let sha = self.create_blob(repo, &new_text).await?;
             entries.push(TreeEntry {
                 path: new_path,
-                mode: "100644",
+                mode,
                 kind: "blob",
                 sha: Some(sha),
             });
@@ -499,6 +565,59 @@ impl GitHub {
         }
         posted.log.push("opened a pull request".into());
         Ok(posted)
+    }
+}
+
+/// The mode a diff sets (`new file mode 100755`, `new mode 100755`), if it says.
+fn header_mode(f: &diff::FileDiff) -> Option<String> {
+    f.header.iter().find_map(|l| {
+        let m = l
+            .strip_prefix("new file mode ")
+            .or_else(|| l.strip_prefix("new mode "))?
+            .trim();
+        matches!(m, "100644" | "100755").then(|| m.to_string())
+    })
+}
+
+/// Trees of the failing commit, fetched one directory at a time as paths need them.
+#[derive(Default)]
+struct TreeCache {
+    trees: std::collections::HashMap<String, Vec<super::api::TreeItem>>,
+}
+
+impl TreeCache {
+    /// The entry for `path` under the root tree, or None when some component is absent.
+    async fn entry(
+        &mut self,
+        gh: &GitHub,
+        repo: &RepoId,
+        root: &str,
+        path: &str,
+    ) -> Result<Option<super::api::TreeItem>, GitHubError> {
+        let mut tree = root.to_string();
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        for (i, part) in parts.iter().enumerate() {
+            if !self.trees.contains_key(&tree) {
+                let items = gh.get_tree(repo, &tree).await?;
+                self.trees.insert(tree.clone(), items);
+            }
+            let Some(item) = self
+                .trees
+                .get(&tree)
+                .and_then(|items| items.iter().find(|e| e.path == *part))
+                .cloned()
+            else {
+                return Ok(None);
+            };
+            if i + 1 == parts.len() {
+                return Ok(Some(item));
+            }
+            if item.kind != "tree" {
+                return Ok(None);
+            }
+            tree = item.sha;
+        }
+        Ok(None)
     }
 }
 

@@ -94,6 +94,103 @@ pub fn sanitize_prose(text: &str) -> String {
         .join("\n")
 }
 
+/// Code-span content that must not be trusted to stay code: if a renderer disagreed about
+/// where the span ends, this would be a link, an image, a mention or a fetching tag.
+static RISKY_CODE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)://|@|\]\(|!\[|\bdata:|\bwww\.|<\s*/?\s*(?:img|a|picture|source|video|audio|iframe|object|embed|svg|image|input|form|link|meta|base|style|script|details|summary)\b",
+    )
+    .ok()
+});
+
+static MENTION_ANY: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(^|[^A-Za-z0-9])@([A-Za-z0-9][A-Za-z0-9-]*)").ok());
+
+/// Tags harness-written Markdown may keep (exactly these, without attributes).
+const ALLOWED_TAGS: [&str; 4] = ["<details>", "</details>", "<summary>", "</summary>"];
+
+/// Prose of harness-written Markdown: the model-text rules, except that `<` is escaped
+/// (`&lt;` reads as `<` once rendered) instead of the tag being removed.
+fn sanitize_md_prose(text: &str) -> String {
+    let s = rep(&MD_IMAGE, text, "[image removed]");
+    let s = rep(&MD_LINK, &s, "$1");
+    let s = rep(&URL, &s, "[link removed]");
+    // Unlike model prose, a backtick before `@` is no excuse here: it is literal text.
+    let s = rep(&MENTION_ANY, &s, "$1@\u{200d}$2");
+    let s = rep(&ISSUE_REF, &s, "$1$3#\u{200d}");
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s.as_str();
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        match ALLOWED_TAGS.iter().find(|t| tail.starts_with(**t)) {
+            Some(t) => {
+                out.push_str(t);
+                rest = &tail[t.len()..];
+            }
+            None => {
+                out.push_str("&lt;");
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Sanitise harness-written Markdown (the verification receipt) so that it reads as written:
+/// single-backtick code spans on one line are kept verbatim (GitHub renders their content
+/// literally, so `<harness ini>` stays `<harness ini>`) unless their content could be a link,
+/// image, mention or fetching tag were the span not a span; the prose around them gets the
+/// model-text rules with `<` escaped, and only `<details>`/`<summary>` survive as HTML. The
+/// receipt carries repository-controlled strings (test ids, paths), so it is never posted raw.
+pub fn sanitize_markdown(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            let chars: Vec<char> = line.chars().collect();
+            let mut out = String::new();
+            let mut prose = String::new();
+            let mut i = 0;
+            while i < chars.len() {
+                if chars[i] != '`' {
+                    prose.push(chars[i]);
+                    i += 1;
+                    continue;
+                }
+                let run = chars[i..].iter().take_while(|c| **c == '`').count();
+                let escaped = i > 0 && chars[i - 1] == '\\';
+                if run == 1 && !escaped {
+                    // The closer: the next backtick, if it is a run of exactly one.
+                    if let Some(off) = chars[i + 1..].iter().position(|c| *c == '`') {
+                        let j = i + 1 + off;
+                        let single = chars.get(j + 1) != Some(&'`');
+                        let content: String = chars[i + 1..j].iter().collect();
+                        let risky = RISKY_CODE.as_ref().is_none_or(|r| r.is_match(&content));
+                        if single && !content.trim().is_empty() && !risky {
+                            out.push_str(&sanitize_md_prose(&prose));
+                            prose.clear();
+                            out.push('`');
+                            out.push_str(&content);
+                            out.push('`');
+                            i = j + 1;
+                            continue;
+                        }
+                    }
+                }
+                prose.extend(std::iter::repeat_n('`', run));
+                i += run;
+            }
+            out.push_str(&sanitize_md_prose(&prose));
+            if out.trim_start().starts_with('/') {
+                format!("\u{200b}{out}")
+            } else {
+                out
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 static SECRETS: LazyLock<Vec<(&'static str, Option<Regex>)>> = LazyLock::new(|| {
     [
         ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
@@ -161,6 +258,13 @@ pub fn model_label(describe: &str) -> String {
     }
 }
 
+/// A harness-written one-line reason as posts show it: without endpoints, sanitised, on
+/// one line.
+pub fn reason_line(reason: &str) -> String {
+    let s = rep(&ENDPOINT, reason.trim(), "");
+    sanitize_prose(&s).replace('\n', " ")
+}
+
 /// Redact a token from any text that may be logged.
 pub fn redact(text: &str, secret: &str) -> String {
     if secret.len() < 8 {
@@ -215,6 +319,42 @@ mod tests {
         assert!(!s.lines().any(|l| l.starts_with("/patchloop")), "{s}");
         assert!(!s.contains("Fixes #1"), "{s}");
         assert!(s.contains("here"));
+    }
+
+    #[test]
+    fn receipts_read_as_written() {
+        let golden = include_str!("../verify/testdata/receipt.md");
+        let cmd = "- command: `python3 -I -B -c <pl_run.py: sys.path += [/work]> pytest -c \
+                   <harness ini> --rootdir /work -p pl_guard --junitxml <harness path>`";
+        for md in [golden.to_string(), format!("{golden}\n{cmd}")] {
+            assert_eq!(sanitize_markdown(&md), md.trim_end_matches('\n'));
+        }
+        // Text outside code reads the same once rendered.
+        assert_eq!(sanitize_markdown("a <b> c"), "a &lt;b> c");
+    }
+
+    #[test]
+    fn receipts_carry_no_exfiltration_channel() {
+        for hostile in [
+            "| `<img src=https://evil/x>` | fail→pass |",
+            "<img src=x title=\"`\">`",
+            "`a``b`<img src=https://evil/y>`c`",
+            "[click](`https://evil/z`)",
+            "`@admin` and @admin",
+            "![x](https://evil/i.png) <a href=\"https://evil\">x</a> <details open onclick=x>",
+            "\\`<img src=https://evil/w>`",
+            "/patchloop fix",
+        ] {
+            let s = sanitize_markdown(hostile);
+            assert!(
+                !s.contains("<img") && !s.contains("<a "),
+                "{hostile} -> {s}"
+            );
+            assert!(!s.contains("https://evil"), "{hostile} -> {s}");
+            assert!(!s.contains("@admin"), "{hostile} -> {s}");
+            assert!(!s.contains("<details open"), "{hostile} -> {s}");
+            assert!(!s.starts_with('/'), "{hostile} -> {s}");
+        }
     }
 
     #[test]

@@ -162,6 +162,11 @@ impl Repairer for PipelineRepairer {
             receipt_json_path: o.receipt.as_ref().map(|_| out_dir.join("receipt.json")),
             patch_path: Some(out_dir.join("patch.diff")),
             explanation: String::new(),
+            reason: if verified {
+                String::new()
+            } else {
+                o.one_line()
+            },
             model: o.model.clone(),
             cost_usd,
             tokens,

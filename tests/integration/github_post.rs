@@ -89,6 +89,7 @@ fn target(pr: Option<u64>) -> Target {
         pr,
         sha: HEAD.into(),
         branch: Some("changes".into()),
+        may_push: true,
     }
 }
 
@@ -525,4 +526,94 @@ async fn mutations_are_spaced_by_the_mutation_gap() {
     let sleeps = clock.sleeps.lock().unwrap().clone();
     assert_eq!(sleeps.len(), 1, "{sleeps:?}");
     assert!(sleeps[0] > Duration::ZERO && sleeps[0] <= Duration::from_secs(1));
+}
+
+#[tokio::test]
+async fn pr_mode_refuses_a_file_the_api_cannot_find_and_keeps_executable_bits() {
+    let patch = "diff --git a/bin/run.sh b/bin/run.sh\n--- a/bin/run.sh\n+++ b/bin/run.sh\n@@ -1,2 +1,2 @@\n #!/bin/sh\n-exit 1\n+exit 0\n\
+                 diff --git a/bin/new.sh b/bin/new.sh\nnew file mode 100755\n--- /dev/null\n+++ b/bin/new.sh\n@@ -0,0 +1 @@\n+true\n\
+                 diff --git a/README b/README\n--- a/README\n+++ b/README\n@@ -1 +1 @@\n-a\n+b\n";
+    let mut t = target(None);
+    t.branch = Some("master".into());
+
+    // A file missing at the commit is an error that names it, not an empty file.
+    let mock = MockGitHub::start().await;
+    mock.with(|s| {
+        s.contents
+            .insert("bin/run.sh".into(), "#!/bin/sh\nexit 1\n".into());
+    });
+    let gh = client(&mock, Arc::new(FakeClock::default()));
+    let e = gh
+        .post_outcome(&t, &verified(patch), Mode::Pr, false)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("README") && e.contains("not in the tree"), "{e}");
+    assert!(!e.contains("out of order"), "{e}");
+    assert!(mock.writes().iter().all(|w| !w.path.contains("/git/refs")));
+
+    // In the tree but 404 from the contents API: still an error.
+    let mock = MockGitHub::start().await;
+    mock.with(|s| {
+        s.contents
+            .insert("bin/run.sh".into(), "#!/bin/sh\nexit 1\n".into());
+        s.contents.insert("README".into(), "a\n".into());
+        s.faults.push(Fault {
+            method: "GET",
+            path_contains: "/contents/README",
+            status: 404,
+            headers: vec![],
+            body: r#"{"message":"Not Found"}"#.into(),
+            apply: false,
+            times: 10,
+            delay: None,
+        });
+    });
+    let gh = client(&mock, Arc::new(FakeClock::default()));
+    let e = gh
+        .post_outcome(&t, &verified(patch), Mode::Pr, false)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("README") && e.contains("404"), "{e}");
+
+    // Modes: kept from the tree (100755), taken from the diff for a new file.
+    let mock = MockGitHub::start().await;
+    mock.with(|s| {
+        s.contents
+            .insert("bin/run.sh".into(), "#!/bin/sh\nexit 1\n".into());
+        s.modes.insert("bin/run.sh".into(), "100755".into());
+        s.contents.insert("README".into(), "a\n".into());
+    });
+    let gh = client(&mock, Arc::new(FakeClock::default()));
+    let posted = gh
+        .post_outcome(&t, &verified(patch), Mode::Pr, false)
+        .await
+        .unwrap();
+    assert!(posted.pr_url.is_some(), "{posted:?}");
+    let tree = mock
+        .writes()
+        .into_iter()
+        .find(|r| r.path.ends_with("/git/trees"))
+        .unwrap();
+    let modes: Vec<(String, String)> = tree.body.unwrap()["tree"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap().to_string(),
+                e["mode"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        modes,
+        vec![
+            ("bin/run.sh".to_string(), "100755".to_string()),
+            ("bin/new.sh".to_string(), "100755".to_string()),
+            ("README".to_string(), "100644".to_string()),
+        ]
+    );
+    assert_eq!(mock.violations(), Vec::<String>::new());
 }

@@ -20,6 +20,7 @@ mod bench_gen;
 mod bench_pinned;
 mod eval_oracle;
 mod eval_viewer;
+mod github_act;
 mod github_action;
 mod github_container;
 mod github_e2e;

@@ -162,6 +162,8 @@ pub fn workflow_run_event(sha: &str) -> Vec<u8> {
     ))
     .unwrap();
     v["repository"]["full_name"] = format!("{OWNER}/{REPO}").into();
+    // A same-repository PR (fork PRs have their own tests).
+    v["workflow_run"]["head_repository"]["full_name"] = format!("{OWNER}/{REPO}").into();
     v["workflow_run"]["head_sha"] = sha.into();
     v["workflow_run"]["pull_requests"][0]["head"]["sha"] = sha.into();
     serde_json::to_vec(&v).unwrap()

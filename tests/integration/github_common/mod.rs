@@ -134,6 +134,8 @@ pub struct PrState {
     pub base_ref: String,
     /// (filename, status, patch)
     pub files: Vec<(String, String, String)>,
+    /// `owner/name` of the head repository (None: this repository; else a fork).
+    pub head_repo: Option<String>,
 }
 
 #[derive(Default)]
@@ -155,6 +157,8 @@ pub struct State {
     pub logs: BTreeMap<u64, String>,
     /// path → text at HEAD
     pub contents: BTreeMap<String, String>,
+    /// path → git mode at HEAD (default `100644`), for the trees built from `contents`.
+    pub modes: BTreeMap<String, String>,
     pub refs: BTreeMap<String, String>,
     pub blobs: BTreeMap<String, String>,
     /// pulls created by the bot: (number, head, base, body)
@@ -278,8 +282,12 @@ fn comment_json(id: u64, body: &str) -> Value {
 }
 
 fn pr_json(n: u64, p: &PrState) -> Value {
+    let head_repo = p
+        .head_repo
+        .clone()
+        .unwrap_or_else(|| format!("{OWNER}/{REPO}"));
     json!({"number": n, "state": "open", "html_url": format!("https://github.com/{OWNER}/{REPO}/pull/{n}"),
-           "head": {"ref": p.head_ref, "sha": p.head_sha, "repo": {"full_name": format!("{OWNER}/{REPO}")}},
+           "head": {"ref": p.head_ref, "sha": p.head_sha, "repo": {"full_name": head_repo}},
            "base": {"ref": p.base_ref, "sha": "f95f852bd8fca8fcc58a9a2d6c842781e32a215e", "repo": {"full_name": format!("{OWNER}/{REPO}")}}})
 }
 
@@ -340,10 +348,14 @@ fn route(
                 .map(|h| h.replace("%3A", ":").replace("%2F", "/"));
             let mut out = Vec::new();
             for (n, p) in &st.prs {
-                if head
-                    .as_deref()
-                    .is_none_or(|h| h == format!("{OWNER}:{}", p.head_ref))
-                {
+                if head.as_deref().is_none_or(|h| {
+                    let owner = p
+                        .head_repo
+                        .as_deref()
+                        .and_then(|r| r.split('/').next())
+                        .unwrap_or(OWNER);
+                    h == format!("{owner}:{}", p.head_ref)
+                }) {
                     out.push(pr_json(*n, p));
                 }
             }
@@ -496,6 +508,41 @@ fn route(
                 None => j(404, json!({"message": "Not Found"})),
             }
         }
+        // Trees of HEAD, built from `contents`: the root is `tree0`, a directory `tree0:DIR`.
+        ("GET", ["git", "trees", sha]) => {
+            let sha = sha.replace("%3A", ":").replace("%2F", "/");
+            let Some(prefix) = sha
+                .strip_prefix("tree0")
+                .map(|p| p.trim_start_matches(':').to_string())
+            else {
+                return j(404, json!({"message": "Not Found"}));
+            };
+            let under = if prefix.is_empty() {
+                String::new()
+            } else {
+                format!("{prefix}/")
+            };
+            let mut items: BTreeMap<String, Value> = BTreeMap::new();
+            for (path, text) in &st.contents {
+                let Some(rest) = path.strip_prefix(&under) else {
+                    continue;
+                };
+                let item = match rest.split_once('/') {
+                    Some((dir, _)) => json!({"path": dir, "mode": "040000", "type": "tree",
+                        "sha": format!("tree0:{under}{dir}")}),
+                    None => json!({"path": rest,
+                        "mode": st.modes.get(path).cloned().unwrap_or("100644".into()),
+                        "type": "blob", "sha": format!("b{}", text.len())}),
+                };
+                let name = item["path"].as_str().unwrap_or("").to_string();
+                items.insert(name, item);
+            }
+            j(
+                200,
+                json!({"sha": sha, "url": "", "truncated": false,
+                       "tree": items.into_values().collect::<Vec<_>>()}),
+            )
+        }
         ("GET", ["git", "commits", sha]) => j(200, json!({"sha": sha, "tree": {"sha": "tree0"}})),
         ("POST", ["git", "blobs"]) => {
             let sha = format!("blob{id}");
@@ -580,6 +627,7 @@ fn route(
                 head_ref: head,
                 base_ref: base,
                 files: vec![],
+                head_repo: None,
             };
             let v = pr_json(n, &p);
             st.prs.insert(n, p);
@@ -642,6 +690,7 @@ impl MockGitHub {
                         .into_iter()
                         .map(|(a, b, c)| (a.into(), b.into(), c.into()))
                         .collect(),
+                    head_repo: None,
                 },
             )
         });
