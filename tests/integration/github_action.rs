@@ -962,7 +962,7 @@ fn assert_fork_safe(
         Some("make test"),
         "the base's test command"
     );
-    assert_eq!(req.max_steps, Some(7), "the base's budget");
+    assert_eq!(req.budgets.max_steps, 7, "the base's budget");
     assert!(req.allowed_ci_paths.is_empty(), "no CI paths from the fork");
     let writes = mock.writes();
     assert!(
