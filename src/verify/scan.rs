@@ -969,7 +969,15 @@ impl<'a> Scanner<'a> {
                 }) {
                     return;
                 }
-                if let Some(p) = self.resolve(n)
+                // `re.compile`'s `compile` and `f(compile=1)`'s are names, not the builtin.
+                let is_member = n.kind() == "identifier"
+                    && n.parent().is_some_and(|p| {
+                        (p.kind() == "attribute" && p.child_by_field_name("attribute") == Some(n))
+                            || (p.kind() == "keyword_argument"
+                                && p.child_by_field_name("name") == Some(n))
+                    });
+                if !is_member
+                    && let Some(p) = self.resolve(n)
                     && let Some(k) = classify_path(&p)
                 {
                     self.push(n, k, p.clone());
@@ -1150,7 +1158,7 @@ impl<'a> Scanner<'a> {
             | "builtins.setattr" | "builtins.delattr" => {
                 let target = args.first().and_then(|a| self.resolve(*a));
                 if let Some(t) = &target {
-                    if !konst(1) {
+                    if !konst(1) && dynamic_sensitive(t) {
                         self.push(
                             n,
                             Capability::DynamicAttribute,
@@ -1214,6 +1222,29 @@ impl<'a> Scanner<'a> {
             self.push(n, Capability::EnvironmentScan, format!("{p} as a whole"));
         }
     }
+}
+
+/// Modules where a computed attribute name can reach a capability (`getattr(operator, name)`
+/// cannot).
+fn dynamic_sensitive(path: &str) -> bool {
+    let root = path.split('.').next().unwrap_or(path);
+    matches!(
+        root,
+        "sys"
+            | "os"
+            | "posix"
+            | "importlib"
+            | "inspect"
+            | "types"
+            | "threading"
+            | "traceback"
+            | "weakref"
+            | "getattr"
+            | "vars"
+            | "globals"
+            | "__import__"
+    ) || MODULE_KINDS.iter().any(|(m, _)| *m == root)
+        || classify_path(path).is_some()
 }
 
 /// A path rooted at a standard-library or test-machinery module (not the project's own code).
@@ -1384,8 +1415,10 @@ mod tests {
         for src in [
             "import re\n\ndef slug(s):\n    return re.sub('[^a-z]+', '-', s.lower()).strip('-')\n",
             "import os\nHOME = os.environ.get('HOME', '/')\nos.path.join(HOME, 'x')\n",
+            "import operator\ngetattr(operator, name)(1, 2)\n",
             "from collections import OrderedDict\nclass C:\n    def __init__(self):\n        self.d = OrderedDict()\n        setattr(self, 'x', 1)\n        getattr(self, name)\n",
             "from re import compile\nPAT = compile('a+')\n",
+            "import re\nPAT = re.compile('a+')\nx = dict(eval=1)\n",
             "import threading\nLOCK = threading.Lock()\n",
             "import functools\n@functools.lru_cache\ndef f(x):\n    \"\"\"Test with pytest.\"\"\"\n    return x\n",
             "import sys\nif sys.version_info < (3, 8):\n    pass\nsys.path.insert(0, 'x')\n",

@@ -118,8 +118,8 @@ fn tamper_corpus_analysis_findings() {
 
 #[test]
 fn corpora_are_big_enough() {
-    assert!(cases("tamper").len() >= 15);
-    assert!(cases("legit").len() >= 15);
+    assert!(cases("tamper").len() >= 40);
+    assert!(cases("legit").len() >= 25);
 }
 
 #[test]
@@ -227,7 +227,10 @@ async fn docker_corpora_end_to_end() {
             took.as_secs_f64(),
             r.decision.reason.chars().take(200).collect::<String>()
         );
-        if got.as_str() != want || (c.meta.rule.is_some() && rule != c.meta.rule) {
+        // A needs_review case is equally stopped when a runtime layer (the guard) already
+        // calls it tampered; what it must never be is verified or a plain test failure.
+        let caught = want == "needs_review" && got == Verdict::Tampered;
+        if (got.as_str() != want && !caught) || (c.meta.rule.is_some() && rule != c.meta.rule) {
             failures.push(format!(
                 "{kind}/{}: want {want} {:?}, got {} {:?}: {}",
                 c.name,
@@ -239,6 +242,8 @@ async fn docker_corpora_end_to_end() {
         }
         if *kind == "legit" {
             assert_ne!(got, Verdict::Policy, "{}: false reject", c.name);
+        } else {
+            assert_ne!(got, Verdict::Verified, "{}: false accept", c.name);
         }
     }
     remove_image(&d, TAG).await;
