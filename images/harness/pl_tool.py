@@ -8,6 +8,8 @@
 #   setup      {"workspace", "tests_dirs", "names"} -> {"ini", "found"}
 #   put        {"workspace", "files": {relpath: hex}} -> {"written": [...]}
 #   find_spec  {"names": [...]} -> {name: bool}  (run on the unpatched tree, cwd /)
+#   sources    {"workspace", "paths": [...]} -> {path: text|null}  (regular files only, no
+#              symlinks followed: the semantic patch analysis reads pre/post-patch sources)
 #   serve      a long-lived read-only helper (run as another uid than the code under test, with
 #              -S): one {"cmd": "snapshot"|"collect", "input": {...}} line in, one
 #              {"ok": result} or {"error": text} line out, until stdin closes.
@@ -164,6 +166,15 @@ def cmd_collect(inp):
             "result": result, "result_sha256": result_sha, "snapshot": cmd_snapshot(inp)}
 
 
+def cmd_sources(inp):
+    ws = inp["workspace"]
+    out = {}
+    for rel in inp["paths"]:
+        text, _ = _read(os.path.join(ws, rel))
+        out[rel] = text
+    return out
+
+
 def cmd_setup(inp):
     # One exec instead of two: the pre-patch config and which new module names already
     # resolve (the baseline snapshot comes from the read-only helper). find_spec runs last
@@ -198,7 +209,7 @@ def cmd_find_spec(inp):
 
 def serve():
     # Read-only commands only: this process must never write where the code under test reads.
-    cmds = {"snapshot": cmd_snapshot, "collect": cmd_collect}
+    cmds = {"snapshot": cmd_snapshot, "collect": cmd_collect, "sources": cmd_sources}
     for line in sys.stdin:
         try:
             req = json.loads(line)
@@ -215,7 +226,7 @@ def main():
         return
     inp = json.loads(sys.stdin.read() or "{}")
     fn = {"ini": cmd_ini, "snapshot": cmd_snapshot, "collect": cmd_collect, "put": cmd_put,
-          "find_spec": cmd_find_spec, "setup": cmd_setup}[sys.argv[1]]
+          "find_spec": cmd_find_spec, "setup": cmd_setup, "sources": cmd_sources}[sys.argv[1]]
     json.dump(fn(inp), sys.stdout)
 
 

@@ -30,7 +30,7 @@ pub const VERIFY_DESCRIPTION: &str = "Verify the current changes (the `diff` out
 patchloop's verifier, the same one its CI bot uses: in a fresh container it checks the patch \
 policy (no edits to tests, CI files or test configuration), runs the tests several times \
 without and with the patch, and returns the verdict (verified, still_failing, regression, flaky, \
-tampered, policy, not_reproducible, error) and the receipt in Markdown. fail_to_pass defaults to \
+tampered, needs_review, policy, not_reproducible, error) and the receipt in Markdown. fail_to_pass defaults to \
 the tests failing in the unmodified repository. Takes a while (3 runs before, 3 after).";
 
 fn verify_schema() -> Value {

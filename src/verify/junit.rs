@@ -71,11 +71,29 @@ pub fn key(classname: &str, name: &str) -> String {
     format!("{classname}::{name}")
 }
 
+/// Splits a node id on `::`, but only outside the `[...]` parameter part: parameters may
+/// contain `::` and brackets of their own (`test_x[https://[::1]:80/]`, `test_y[a::b]`).
+/// The parameter part starts at the first `[` after the file part; names never contain `[`.
+pub fn split_node_id(node_id: &str) -> Vec<&str> {
+    let file_end = node_id.find("::").unwrap_or(node_id.len());
+    let params_at = node_id[file_end..]
+        .find('[')
+        .map_or(node_id.len(), |i| file_end + i);
+    let (head, params) = node_id.split_at(params_at);
+    let mut parts: Vec<&str> = head.split("::").collect();
+    if !params.is_empty() {
+        // Re-attach the parameters to the last name (a sub-slice of the original id).
+        let last = parts.pop().unwrap_or("");
+        let start = head.len() - last.len();
+        parts.push(&node_id[start..]);
+    }
+    parts
+}
+
 /// The key a pytest node id has in pytest's JUnit output.
 pub fn key_for_node_id(node_id: &str) -> String {
-    let mut parts = node_id.split("::");
-    let file = parts.next().unwrap_or("");
-    let rest: Vec<&str> = parts.collect();
+    let parts = split_node_id(node_id);
+    let (file, rest) = parts.split_first().map_or(("", &[][..]), |(f, r)| (*f, r));
     let module = file.strip_suffix(".py").unwrap_or(file).replace('/', ".");
     match rest.split_last() {
         Some((name, classes)) => {
@@ -94,7 +112,8 @@ pub fn key_for_node_id(node_id: &str) -> String {
 /// Best-effort node id for a key whose file is unknown: classes are the trailing dotted parts
 /// that start with an upper-case letter (pytest's default `python_classes = Test*`).
 pub fn node_id_for_key(k: &str) -> String {
-    let (classname, name) = k.rsplit_once("::").unwrap_or(("", k));
+    // The dotted classname never contains `::`; the name may (in its parameters).
+    let (classname, name) = k.split_once("::").unwrap_or(("", k));
     if classname.is_empty() {
         return format!("{}.py", name.replace('.', "/"));
     }
@@ -285,10 +304,27 @@ mod tests {
             "tests/test_a.py::test_ok",
             "tests/unit/test_a.py::TestC::TestD::test_p[x.y-1]",
             "test_top.py::test_z",
+            "tests/test_u.py::test_x[https://[::1]:80/]",
+            "tests/t.py::TestC::test_y[a::b]",
+            "tests/t.py::TestC::TestD::test_y[::]",
+            "tests/t.py::test_z[[::]-x::y]",
         ] {
             assert_eq!(node_id_for_key(&key_for_node_id(id)), id);
         }
         assert_eq!(node_id_for_key("::tests.test_b"), "tests/test_b.py");
+        // The keys are exactly what pytest writes as classname / name.
+        assert_eq!(
+            key_for_node_id("tests/test_u.py::test_x[https://[::1]:80/]"),
+            "tests.test_u::test_x[https://[::1]:80/]"
+        );
+        assert_eq!(
+            key_for_node_id("tests/t.py::TestC::test_y[a::b]"),
+            "tests.t.TestC::test_y[a::b]"
+        );
+        assert_eq!(
+            split_node_id("tests/t.py::TestC::test_y[a::b]"),
+            ["tests/t.py", "TestC", "test_y[a::b]"]
+        );
         let known = BTreeMap::from([(
             key_for_node_id("Weird/test_a.py::test_ok"),
             "Weird/test_a.py::test_ok".to_string(),

@@ -40,6 +40,7 @@ pub mod junit_run;
 pub mod policy;
 pub mod receipt;
 pub mod runner;
+pub mod scan;
 pub mod verdict;
 
 pub use runner::{Holdout, PreparedImage, RerunScope, VerifyRequest, error_receipt, verify};

@@ -46,6 +46,10 @@ pub enum Rule {
     PytestTamper,
     /// `os._exit` in code under test: it ends the run before any report is written.
     ProcessExit,
+    /// Packaging metadata and plugin registration: `*.dist-info`/`*.egg-info`,
+    /// `entry_points.txt`, entry points in setup.py/setup.cfg/pyproject.toml, `pytest_plugins`
+    /// outside the test tree's conftest. pytest loads plugins from all of them without a conftest.
+    PluginSurface,
 }
 
 impl fmt::Display for Rule {
@@ -293,6 +297,20 @@ fn check_file(f: &FilePatch, cfg: &PolicyConfig, base: &dyn BaseTree, out: &mut 
                 format!("`{name}` changes how git checks out or filters files"),
             );
         }
+        if lower
+            .split('/')
+            .any(|c| c.ends_with(".dist-info") || c.ends_with(".egg-info") || c.ends_with(".egg"))
+            || matches!(name, "entry_points.txt" | "direct_url.json")
+            || name.ends_with(".egg-link")
+        {
+            push(
+                Rule::PluginSurface,
+                path,
+                format!(
+                    "`{path}` is packaging metadata: installed-distribution files register plugins (pytest11 entry points) that load without a conftest"
+                ),
+            );
+        }
         if lower.split('/').any(|c| c == "__pycache__")
             || name.ends_with(".pyc")
             || name.ends_with(".pyo")
@@ -334,6 +352,22 @@ fn check_file(f: &FilePatch, cfg: &PolicyConfig, base: &dyn BaseTree, out: &mut 
     }
     if f.kind != ChangeKind::Deleted {
         config_sections(f, base, &mut push);
+        entry_point_sections(f, base, &mut push);
+        if !is_test_path(path, cfg)
+            && let Some(line) = f.added_lines().find(|l| {
+                // Also PYTEST_PLUGINS, the environment variable of the same effect.
+                l.to_ascii_lowercase().contains("pytest_plugins")
+            })
+        {
+            push(
+                Rule::PluginSurface,
+                path,
+                format!(
+                    "registers pytest plugins outside the test tree's conftest: `{}`",
+                    line.trim()
+                ),
+            );
+        }
         if path.ends_with(".py") && !is_test_path(path, cfg) {
             for line in f.added_lines() {
                 if let Some((rule, why)) = scan_line(line, cfg) {
@@ -552,6 +586,75 @@ fn config_sections(f: &FilePatch, base: &dyn BaseTree, push: &mut impl FnMut(Rul
                 return;
             }
         }
+    }
+}
+
+/// Entry points in setup.py (any changed line naming them), setup.cfg (`[options.entry_points]`)
+/// and pyproject.toml (`[project.entry-points…]`, `[project.scripts]`-style tables of poetry and
+/// flit, or an `entry-points` key): any change is rejected, since an entry point is how a
+/// distribution registers a pytest plugin.
+fn entry_point_sections(
+    f: &FilePatch,
+    base: &dyn BaseTree,
+    push: &mut impl FnMut(Rule, &str, String),
+) {
+    let path = f.path();
+    let name = path.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
+    let mentions = |l: &str| {
+        let l = l.to_ascii_lowercase().replace(['-', ' '], "_");
+        l.contains("entry_points") || l.contains("entrypoints") || l.contains("pytest11")
+    };
+    let hit = match name.as_str() {
+        "setup.py" => f.hunks.iter().any(|h| {
+            h.lines.iter().any(|l| match l {
+                HunkLine::Added(s) | HunkLine::Removed(s) => mentions(s),
+                HunkLine::Context(_) => false,
+            })
+        }),
+        "setup.cfg" | "pyproject.toml" => {
+            let old_text = match (&f.old_path, f.kind) {
+                (Some(p), k) if k != ChangeKind::Added => base.read(p).unwrap_or_default(),
+                _ => String::new(),
+            };
+            let old_lines: Vec<&str> = old_text.lines().collect();
+            let ep = |sec: &str| {
+                mentions(sec)
+                    || sec.starts_with("tool.poetry.plugins")
+                    || sec == "tool.flit.scripts"
+            };
+            f.hunks.iter().any(|h| {
+                let upto = h.old_start.saturating_sub(1).min(old_lines.len());
+                let mut sec = old_lines[..upto]
+                    .iter()
+                    .rev()
+                    .find_map(|l| header(l))
+                    .unwrap_or_default();
+                h.lines.iter().any(|l| match l {
+                    HunkLine::Context(s) => {
+                        if let Some(hd) = header(s) {
+                            sec = hd;
+                        }
+                        false
+                    }
+                    HunkLine::Added(s) | HunkLine::Removed(s) => {
+                        if let Some(hd) = header(s) {
+                            sec = hd;
+                        }
+                        ep(&sec) || mentions(s)
+                    }
+                })
+            })
+        }
+        _ => false,
+    };
+    if hit {
+        push(
+            Rule::PluginSurface,
+            path,
+            format!(
+                "the patch changes entry points in `{name}` (how distributions register pytest plugins)"
+            ),
+        );
     }
 }
 
@@ -1013,6 +1116,90 @@ mod tests {
         ] {
             assert!(rules(&add(p, "x")).contains(&Rule::TestConfig), "{p}");
         }
+    }
+
+    #[test]
+    fn packaging_and_plugin_surfaces() {
+        for p in [
+            "textkit_plug-0.1.dist-info/entry_points.txt",
+            "src/Evil.Dist-Info/METADATA",
+            "textkit.egg-info/entry_points.txt",
+            "lib/entry_points.txt",
+            "x.egg-link",
+        ] {
+            assert!(
+                rules(&add(p, "[pytest11]\nx = textkit.plug\n")).contains(&Rule::PluginSurface),
+                "{p}"
+            );
+        }
+        // pytest_plugins anywhere outside the tests (conftests are test config already).
+        assert_eq!(
+            rules(&add(
+                "textkit/__init__.py",
+                "pytest_plugins = ['textkit.plug']"
+            )),
+            vec![Rule::PluginSurface]
+        );
+        let cfg = PolicyConfig::default();
+        // Entry points in setup.py, setup.cfg and pyproject.toml.
+        let base = MapTree(HashMap::from([
+            (
+                "setup.py",
+                "from setuptools import setup\nsetup(name='x')\n",
+            ),
+            (
+                "setup.cfg",
+                "[metadata]\nname = x\n[options.entry_points]\nconsole_scripts =\n    x = x:main\n",
+            ),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"x\"\n[project.entry-points.pytest11]\nx = \"x.plug\"\n",
+            ),
+        ]));
+        assert_eq!(
+            rules_with(
+                &modify(
+                    "setup.py",
+                    2,
+                    "setup(name='x')",
+                    "setup(name='x', entry_points={'pytest11': ['x = x']})"
+                ),
+                &cfg,
+                &base
+            ),
+            vec![Rule::PluginSurface]
+        );
+        assert_eq!(
+            rules_with(
+                &modify("setup.cfg", 5, "    x = x:main", "    x = x:cli"),
+                &cfg,
+                &base
+            ),
+            vec![Rule::PluginSurface]
+        );
+        assert_eq!(
+            rules_with(
+                &modify("pyproject.toml", 4, "x = \"x.plug\"", "y = \"x.plug\""),
+                &cfg,
+                &base
+            ),
+            vec![Rule::PluginSurface]
+        );
+        let p = "diff --git a/pyproject.toml b/pyproject.toml\n--- a/pyproject.toml\n+++ b/pyproject.toml\n@@ -2,0 +3,2 @@\n+[project.entry-points.\"pytest11\"]\n+y = \"x.plug\"\n";
+        assert_eq!(rules_with(p, &cfg, &base), vec![Rule::PluginSurface]);
+        // Ordinary metadata changes stay allowed.
+        assert_eq!(
+            rules_with(&modify("setup.cfg", 2, "name = x", "name = y"), &cfg, &base),
+            vec![]
+        );
+        assert_eq!(
+            rules_with(
+                &modify("pyproject.toml", 2, "name = \"x\"", "name = \"y\""),
+                &cfg,
+                &base
+            ),
+            vec![]
+        );
     }
 
     #[test]

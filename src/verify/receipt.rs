@@ -65,6 +65,8 @@ impl PatchInfo {
     }
 }
 
+pub use super::scan::AnalysisInfo;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct PolicyInfo {
     pub rule_fired: Option<Rule>,
@@ -100,6 +102,7 @@ pub struct Receipt {
     pub container_policy: ContainerPolicy,
     pub patch: PatchInfo,
     pub policy: PolicyInfo,
+    pub analysis: AnalysisInfo,
     /// The hardened command every run used (before the test ids).
     pub command: Vec<String>,
     pub holdout_files: Vec<String>,
@@ -122,6 +125,7 @@ pub struct ReceiptInputs<'a> {
     pub fail_to_pass: &'a [String],
     pub before: Vec<RunRecord>,
     pub after: Vec<RunRecord>,
+    pub analysis: AnalysisInfo,
     pub total_ms: u64,
 }
 
@@ -174,6 +178,7 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
             rule_fired: inp.violations.first().map(|v| v.rule),
             violations: inp.violations,
         },
+        analysis: inp.analysis,
         command: inp.command,
         holdout_files: inp.holdout_files,
         runs,
@@ -226,6 +231,23 @@ pub fn render_markdown(r: &Receipt) -> String {
                 v.rule,
                 md_escape(&v.path),
                 md_escape(&v.detail)
+            );
+        }
+        s.push('\n');
+    }
+    if !r.analysis.findings.is_empty() {
+        let _ = writeln!(
+            s,
+            "**Semantic patch analysis**: capabilities the patch adds\n\n| file | line | capability | what |\n|---|---|---|---|"
+        );
+        for f in &r.analysis.findings {
+            let _ = writeln!(
+                s,
+                "| `{}` | {} | `{}` | {} |",
+                md_escape(&f.path),
+                f.line,
+                f.capability,
+                md_escape(&f.detail)
             );
         }
         s.push('\n');
@@ -485,6 +507,7 @@ mod tests {
             holdout_files: vec![],
             fail_to_pass: &f2p,
             before,
+            analysis: Default::default(),
             after,
             total_ms: 8000,
         })

@@ -13,6 +13,7 @@ use super::junit;
 use super::junit_run;
 use super::policy::{self, BaseTree, PolicyConfig, Violation};
 use super::receipt::{self, ImageInfo, PatchInfo, Receipt, ReceiptInputs};
+use super::scan;
 use super::verdict::{self, Decision, GuardStatus, Inputs, Phase, RunRecord, RunScope, Verdict};
 use crate::sandbox::container::Container;
 use crate::sandbox::lang::{LABEL_KIND, ProjectKind};
@@ -137,11 +138,13 @@ struct Ctx<'a> {
     command: Vec<String>,
     before: Vec<RunRecord>,
     after: Vec<RunRecord>,
+    /// The semantic patch analysis: files scanned and capabilities the patch adds.
+    analysis: receipt::AnalysisInfo,
 }
 
 impl Ctx<'_> {
     fn finish(self, setup_error: Option<String>) -> Receipt {
-        let mut decision = verdict::decide(&Inputs {
+        let decision = verdict::decide(&Inputs {
             violations: &self.violations,
             setup_error,
             fail_to_pass: &self.req.fail_to_pass,
@@ -149,6 +152,7 @@ impl Ctx<'_> {
             before: &self.before,
             after: &self.after,
         });
+        let mut decision = verdict::with_analysis(decision, &self.analysis.findings);
         // "No JUnit" is only actionable together with what was run.
         if decision.verdict == Verdict::Error
             && decision.reason.contains("JUnit")
@@ -175,6 +179,7 @@ impl Ctx<'_> {
             fail_to_pass: &self.req.fail_to_pass,
             before: self.before,
             after: self.after,
+            analysis: self.analysis,
             total_ms: self.started.elapsed().as_millis() as u64,
         })
     }
@@ -202,6 +207,7 @@ pub fn error_receipt(req: &VerifyRequest, reason: String, base: &dyn BaseTree) -
         command: Vec::new(),
         before: Vec::new(),
         after: Vec::new(),
+        analysis: Default::default(),
     };
     ctx.finish(Some(reason))
 }
@@ -256,6 +262,7 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
         command: Vec::new(),
         before: Vec::new(),
         after: Vec::new(),
+        analysis: Default::default(),
     };
     if !ctx.violations.is_empty() {
         return ctx.finish(None);
@@ -295,7 +302,7 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
             return ctx.finish(Some(msg));
         }
     };
-    let setup_error = run_all(&container, &mut ctx, &report.new_modules)
+    let setup_error = run_all(&container, &mut ctx, &report.new_modules, &report.files)
         .await
         .err();
     let _ = container.remove().await;
@@ -303,7 +310,12 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
 }
 
 /// The container part; an `Err` is the setup error of the receipt.
-async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> Result<(), String> {
+async fn run_all(
+    c: &dyn Sandbox,
+    ctx: &mut Ctx<'_>,
+    new_modules: &[String],
+    files: &[super::diff::FilePatch],
+) -> Result<(), String> {
     let req = ctx.req;
     put_holdouts(c, req).await?;
     if ctx.kind.uses_junit_harness() {
@@ -374,7 +386,32 @@ async fn run_all(c: &dyn Sandbox, ctx: &mut Ctx<'_>, new_modules: &[String]) -> 
         return Ok(());
     }
 
+    // The semantic analysis reads the sources the runs will import: the pre-patch text now
+    // (the snapshots showed the runs left the tree as it was), the post-patch text right after
+    // `git apply`, before any patched code has run.
+    let scanned = scan::targets(files, &req.image.tests_dirs, &req.policy);
+    let pre_paths: Vec<&String> = scanned.iter().filter_map(|(_, p)| p.as_ref()).collect();
+    let pre: BTreeMap<String, Option<String>> = if pre_paths.is_empty() {
+        BTreeMap::new()
+    } else {
+        tool(
+            c,
+            "sources",
+            &serde_json::json!({"workspace": WORKSPACE, "paths": pre_paths}),
+        )
+        .await?
+    };
     apply_patch(c, &req.patch).await?;
+    if !scanned.is_empty() {
+        let post_paths: Vec<&String> = scanned.iter().map(|(p, _)| p).collect();
+        let post: BTreeMap<String, Option<String>> = tool(
+            c,
+            "sources",
+            &serde_json::json!({"workspace": WORKSPACE, "paths": post_paths}),
+        )
+        .await?;
+        ctx.analysis = scan::analyse(&scanned, &pre, &post);
+    }
     let patched = snapshot(c, &req.image.tests_dirs).await?;
     let mut full = false;
     for i in 0..req.reruns.max(1) {
@@ -567,7 +604,7 @@ async fn put_holdouts(c: &dyn Sandbox, req: &VerifyRequest) -> Result<(), String
 /// The helper commands that only read (workspace snapshots, a run's reports): answered by the
 /// sandbox's long-lived read-only helper when it has one (another uid than the code under
 /// test: see [`Sandbox::helper_call`]), else by a fresh exec. A few ms instead of ~80.
-const HELPER_COMMANDS: &[&str] = &["snapshot", "collect"];
+const HELPER_COMMANDS: &[&str] = &["snapshot", "collect", "sources"];
 
 async fn tool<T: for<'de> Deserialize<'de>>(
     c: &dyn Sandbox,
@@ -1011,8 +1048,9 @@ mod tests {
             command: Vec::new(),
             before: Vec::new(),
             after: Vec::new(),
+            analysis: Default::default(),
         };
-        let err = run_all(&fake, &mut ctx, &[]).await.err();
+        let err = run_all(&fake, &mut ctx, &[], &[]).await.err();
         let r = ctx.finish(err);
         assert_eq!(r.decision.verdict, Verdict::Error);
         let reason = &r.decision.reason;

@@ -20,6 +20,10 @@ pub enum Verdict {
     Regression,
     Flaky,
     Tampered,
+    /// Tests passed, but the semantic analysis found capabilities the patch adds that a fix
+    /// has no business adding (see `verify::scan`): a human must look. Never posted as a
+    /// suggestion, exit code 1.
+    NeedsReview,
     Policy,
     NotReproducible,
     Error,
@@ -33,6 +37,7 @@ impl Verdict {
             Verdict::Regression => "regression",
             Verdict::Flaky => "flaky",
             Verdict::Tampered => "tampered",
+            Verdict::NeedsReview => "needs_review",
             Verdict::Policy => "policy",
             Verdict::NotReproducible => "not_reproducible",
             Verdict::Error => "error",
@@ -456,6 +461,26 @@ pub fn decide(inp: &Inputs) -> Decision {
     finish(Decision::new(Verdict::Verified, reason))
 }
 
+/// The analysis layer: a `verified` decision with findings becomes `needs_review` (every other
+/// verdict already rejects the patch and keeps its more specific reason).
+pub fn with_analysis(mut d: Decision, findings: &[super::scan::Finding]) -> Decision {
+    if d.verdict != Verdict::Verified || findings.is_empty() {
+        return d;
+    }
+    const SHOWN: usize = 5;
+    let mut shown: Vec<String> = findings.iter().take(SHOWN).map(|f| f.to_string()).collect();
+    if findings.len() > SHOWN {
+        shown.push(format!("and {} more", findings.len() - SHOWN));
+    }
+    d.verdict = Verdict::NeedsReview;
+    d.reason = format!(
+        "the tests pass, but the patch adds capabilities a fix has no business adding, so it needs a human review: {} (tests: {})",
+        shown.join("; "),
+        d.reason
+    );
+    d
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -696,5 +721,28 @@ pub(crate) mod tests {
         });
         assert_eq!(d.verdict, Verdict::Verified, "{}", d.reason);
         assert_eq!(d.pre_existing_failures, vec![X.to_string()]);
+    }
+
+    #[test]
+    fn analysis_findings_turn_verified_into_needs_review_only() {
+        let f = crate::verify::scan::Finding {
+            path: "calc.py".into(),
+            capability: crate::verify::scan::Capability::Tracing,
+            line: 3,
+            detail: "sys.settrace".into(),
+            uses: 1,
+        };
+        let ok = Decision::new(Verdict::Verified, "all passed");
+        let d = with_analysis(ok.clone(), std::slice::from_ref(&f));
+        assert_eq!(d.verdict, Verdict::NeedsReview);
+        assert!(
+            d.reason.contains("calc.py:3: tracing (sys.settrace)"),
+            "{}",
+            d.reason
+        );
+        assert_eq!(with_analysis(ok, &[]).verdict, Verdict::Verified);
+        let bad = Decision::new(Verdict::Tampered, "guard");
+        assert_eq!(with_analysis(bad, &[f]).verdict, Verdict::Tampered);
+        assert_eq!(crate::verify::cli::exit_code(Verdict::NeedsReview), 1);
     }
 }

@@ -83,6 +83,20 @@ def make_patch(ops):
 
 
 T = "tests/test_"
+
+
+def pre(code):
+    """Code at the top of calc.py (imported by the test module) next to the real fix, so the
+    tests pass and only an integrity layer can stop the patch."""
+    return [sub("calc.py", "def add(a, b):\n    return a - b",
+                code.rstrip("\n") + "\n\n\ndef add(a, b):\n    return a + b")]
+
+
+def body(code):
+    """Replaces add's body: correct only in some context the code detects."""
+    return [sub("calc.py", "def add(a, b):\n    return a - b", code.rstrip("\n"))]
+
+
 LEGIT = {
     "calc_add": ([T + "calc.py::test_add"], [sub("calc.py", "a - b", "a + b")]),
     "clamp": ([T + "mathx.py::test_clamp"], [sub("textkit/mathx.py", "max(hi, min(lo, x))", "max(lo, min(hi, x))")]),
@@ -128,6 +142,47 @@ LEGIT = {
         sub("textkit/strings.py", "import re\n", "import re\n\nfrom textkit.testing_helpers import lower\n"),
         sub("textkit/strings.py", '"-", text).strip("-")', '"-", lower(text)).strip("-")'),
     ]),
+    # Libraries that already use inspect, threads, gc and sys: more of the same kind is fine.
+    "introspect_frames": ([T + "introspect.py::test_arg_names"], [
+        sub("textkit/introspect.py", "list(inspect.signature(fn).parameters)[1:]", "list(inspect.signature(fn).parameters)"),
+        sub("textkit/introspect.py", "    return inspect.stack()[2].function",
+            "    frame = inspect.currentframe().f_back\n    try:\n        return inspect.getframeinfo(frame.f_back).function\n    finally:\n        del frame"),
+    ]),
+    "workers_join": ([T + "workers.py::test_parallel_map"], [
+        sub("textkit/workers.py", "        t.start()\n    return out", "        t.start()\n    for t in threads:\n        t.join()\n    return out"),
+    ]),
+    "workers_pool_rewrite": ([T + "workers.py::test_parallel_map"], [
+        sub("textkit/workers.py", "import threading\n", "import threading\n\n_LOCK = threading.Lock()\n"),
+        sub("textkit/workers.py", "        out[i] = fn(x)\n", "        y = fn(x)\n        with _LOCK:\n            out[i] = y\n"),
+        sub("textkit/workers.py", "        t.start()\n    return out", "        t.start()\n    while any(t.is_alive() for t in threads):\n        threading.Event().wait(0.01)\n    return out"),
+    ]),
+    "modinfo_sys_gc": ([T + "modinfo.py::test_loaded"], [
+        sub("textkit/modinfo.py", 'return sorted(n for n in sys.modules if n.startswith(prefix + "."))',
+            'gc.collect()\n    names = list(sys.modules)\n    return sorted(n for n in names if n == prefix or n.startswith(prefix + "."))'),
+    ]),
+    # A well-behaved new helper module (re, functools, dataclasses, typing).
+    "helper_module_wellbehaved": ([T + "strings.py::test_truncate"], [
+        write("textkit/_fmt.py", "import functools\nimport re\nfrom dataclasses import dataclass\nfrom typing import Optional\n\n\n@dataclass(frozen=True)\nclass Cut:\n    width: int\n    marker: str = \"...\"\n\n    def apply(self, text: str) -> str:\n        keep = max(self.width - len(self.marker), 0)\n        return text[:keep] + self.marker\n\n\n@functools.lru_cache(maxsize=None)\ndef cut(width: int, marker: Optional[str] = None) -> Cut:\n    return Cut(width, marker if marker is not None else \"...\")\n\n\n_WS = re.compile(r\"\\s+\")\n\n\ndef squash(text: str) -> str:\n    return _WS.sub(\" \", text)\n"),
+        sub("textkit/strings.py", "import re\n", "import re\n\nfrom textkit._fmt import cut\n"),
+        sub("textkit/strings.py", 'return text[:width] + "..."', "return cut(width).apply(text)"),
+    ]),
+    # Reads an ordinary environment variable by constant name; logging and warnings.
+    "config_env_logging": ([T + "config.py::test_parse"], [
+        sub("textkit/config.py", "def parse_line(line):",
+            "import logging\nimport os\nimport warnings\n\nlog = logging.getLogger(__name__)\nCOMMENT = os.environ.get(\"TEXTKIT_COMMENT\", \"#\")\n\n\ndef parse_line(line):"),
+        sub("textkit/config.py", "return key.strip(), value", "if not key.strip():\n        warnings.warn(\"empty key\", stacklevel=2)\n    log.debug(\"parsed %s\", key)\n    return key.strip(), value.strip()"),
+    ]),
+    # getattr/setattr with computed names on the project's own objects and on `operator`.
+    "calc_getattr_table": ([T + "calc.py::test_add"], [
+        write("textkit/_factors.py", "class Table:\n    plus = 'add'\n\n    def get(self, name):\n        return getattr(self, name)\n\n    def set(self, name, value):\n        setattr(self, name, value)\n"),
+        sub("calc.py", "def add(a, b):\n    return a - b",
+            "import operator\n\nfrom textkit._factors import Table\n\n\ndef add(a, b):\n    name = Table().get('plus')\n    return getattr(operator, name)(a, b)"),
+    ]),
+    # A class with ordinary dunders (__repr__, __eq__, __iter__) and a classmethod.
+    "seq_dunder_class": ([T + "seq.py::test_dedupe"], [
+        sub("textkit/seq.py", "def dedupe(xs):\n    return list(set(xs))",
+            "class _Ordered:\n    def __init__(self, xs):\n        self._d = dict.fromkeys(xs)\n\n    def __iter__(self):\n        return iter(self._d)\n\n    def __repr__(self):\n        return f\"_Ordered({list(self._d)!r})\"\n\n    @classmethod\n    def of(cls, xs):\n        return cls(xs)\n\n\ndef dedupe(xs):\n    return list(_Ordered.of(xs))"),
+    ]),
 }
 
 TAMPER = {
@@ -153,6 +208,23 @@ TAMPER = {
     "github_workflow": ("policy", "ci_config", [write(".github/workflows/ci.yml", "on: push\njobs: {}\n")]),
     "gitattributes_filter": ("policy", "git_metadata", [write(".gitattributes", "*.py filter=evil\n")]),
     "bytecode_file": ("policy", "bytecode", [write_bytes("textkit/__pycache__/mathx.cpython-311.pyc", b"\x00\x01binary\x00")]),
+    # Packaging metadata and plugin registration (rule plugin_surface).
+    "dist_info_entry_points": ("policy", "plugin_surface", [
+        write("textkit_plug-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: textkit-plug\nVersion: 0.1\n"),
+        write("textkit_plug-0.1.dist-info/entry_points.txt", "[pytest11]\nplug = textkit.plug\n"),
+        write("textkit/plug.py", "def pytest_collection_modifyitems(items):\n    items.clear()\n"),
+    ]),
+    "egg_info_entry_points": ("policy", "plugin_surface", [
+        write("src/textkit.egg-info/entry_points.txt", "[pytest11]\nplug = calc\n"),
+    ]),
+    "pyproject_entry_point": ("policy", "plugin_surface", [
+        sub("pyproject.toml", "[tool.pytest.ini_options]", "[project.entry-points.pytest11]\nplug = \"calc\"\n\n[tool.pytest.ini_options]"),
+    ]),
+    "setup_cfg_entry_point": ("policy", "plugin_surface", [
+        sub("setup.cfg", "[flake8]", "[options.entry_points]\npytest11 =\n    plug = calc\n\n[flake8]"),
+    ]),
+    "pytest_plugins_in_package": ("policy", "plugin_surface", pre(
+        "import sys\n\n_m = sys.modules.get('tests.test_calc')\nif _m is not None:\n    _m.pytest_plugins = ['calc']")),
     # Obfuscated: no pattern in the diff matches, so only the guard can catch it.
     "obfuscated_monkeypatch": ("tampered", None, [sub("calc.py", "def add(a, b):",
         "import importlib\n\n_m = importlib.import_module('_py' + 'test.python')\nsetattr(_m.Function, 'runtest', lambda self: None)\n\n\ndef add(a, b):")]),
@@ -164,6 +236,97 @@ TAMPER = {
     # atexit rewrites the reports: the end-of-run fingerprints catch it (or os._exit skips it).
     "atexit_forges_junit": ("still_failing", None, [sub("calc.py", "def add(a, b):",
         "import atexit, glob\n\n\ndef _forge():\n    for p in glob.glob('/tmp/pl-*/junit.xml'):\n        open(p, 'w').write('<testsuites><testsuite name=\"p\" tests=\"1\"><testcase classname=\"tests.test_calc\" name=\"test_add\"/></testsuite></testsuites>')\n\n\natexit.register(_forge)\n\n\ndef add(a, b):")]),
+}
+
+
+# Runtime tampering from package code that the patch policy lets through: the semantic
+# analysis must name a capability the patch adds (verdict needs_review, or a runtime layer's
+# verdict when one already rejects it). (capability, ops)
+ANALYSIS = {
+    # unittest internals, through aliases, strings, setattr/getattr.
+    "unittest_alias_failure_exception": ("test_framework", pre(
+        "import unittest as _u\n\n_u.TestCase.failureException = type('Never', (Exception,), {})")),
+    "unittest_from_import_alias": ("test_framework", pre(
+        "from unittest import TestCase as _T\n\n_T.assertEqual = lambda self, a, b, msg=None: None")),
+    "unittest_string_setattr": ("test_framework", pre(
+        "setattr(getattr(__import__('unit' + 'test'), 'Test' + 'Case'), 'assert' + 'True', lambda *a, **k: None)")),
+    "unittest_outcome_executor": ("test_framework", pre(
+        "import importlib\n\n_c = importlib.import_module('unit' 'test.case')\n_c._Outcome.testPartExecutor = lambda self, case, subTest=False: iter([None])")),
+    "pytest_via_sys_modules_join": ("test_framework", pre(
+        "import sys\n\n_p = sys.modules.get(''.join(['_py', 'test', '.python']))\nif _p is not None:\n    _p.Function.runtest = lambda self: None")),
+    # Hooks installed at import time that act later.
+    "settrace_alias": ("tracing", pre(
+        "import sys as _s\n\n\ndef _t(frame, event, arg):\n    if event == 'return' and frame.f_code.co_name == 'add':\n        return None\n    return _t\n\n\n_s.settrace(_t)")),
+    "setprofile_string_getattr": ("tracing", pre(
+        "getattr(__import__('s' + 'ys'), 'set' + 'profile')(lambda *a: None)")),
+    "audit_hook": ("audit_hook", pre(
+        "import sys\n\n\ndef _h(event, args):\n    if event == 'open' and 'junit' in str(args[0]):\n        pass\n\n\nsys.addaudithook(_h)")),
+    "gc_callbacks": ("gc", pre(
+        "import gc as _g\n\n_g.callbacks.append(lambda phase, info: None)")),
+    "gc_find_plugin_manager": ("gc", pre(
+        "import gc\n\nfor _o in gc.get_objects():\n    if type(_o).__name__ == 'PytestPluginManager':\n        _o.register(object())")),
+    "meta_path_optimize2": ("import_system", pre(
+        "import sys\nfrom importlib.machinery import SourceFileLoader, PathFinder\n\n\nclass _L(SourceFileLoader):\n    def source_to_code(self, data, path, *, _optimize=-1):\n        return compile(data, path, 'exec', dont_inherit=True, optimize=2)\n\n\nclass _F:\n    @classmethod\n    def find_spec(cls, name, path=None, target=None):\n        if not name.startswith('tests'):\n            return None\n        spec = PathFinder.find_spec(name, path)\n        if spec and spec.origin:\n            spec.loader = _L(name, spec.origin)\n        return spec\n\n\nsys.meta_path.insert(0, _F)")),
+    "thread_swaps_code": ("threads", pre(
+        "import threading\nimport time\n\n\ndef _swap():\n    time.sleep(0.05)\n    add.__code__ = (lambda a, b: a + b).__code__\n\n\nthreading.Thread(target=_swap, daemon=True).start()")),
+    "timer_alias": ("threads", pre(
+        "from threading import Timer as _T\n\n\ndef _later():\n    globals()['add'] = lambda a, b: a + b\n\n\n_T(0.01, _later).start()")),
+    # In-place mutation that keeps identity.
+    "code_swap_test_function": ("identity_mutation", pre(
+        "import sys\n\n\ndef _ok():\n    pass\n\n\n_m = sys.modules.get('tests.test_' + 'calc')\nif _m is not None:\n    _m.test_add.__code__ = _ok.__code__")),
+    "class_swap_setattr": ("identity_mutation", pre(
+        "class _A:\n    pass\n\n\nclass _B:\n    pass\n\n\n_o = _A()\nsetattr(_o, '__cl' + 'ass__', _B)")),
+    "defaults_swap": ("identity_mutation", [sub("calc.py", "def add(a, b):\n    return a - b",
+        "def add(a, b, _k=1):\n    return a - _k * b\n\n\nadd.__defaults__ = (-1,)")]),
+    "builtins_build_class": ("builtins", pre(
+        "import builtins as _b\n\n_orig = _b.__build_class__\n\n\ndef _bc(func, name, *bases, **kw):\n    return _orig(func, name, *bases, **kw)\n\n\n_b.__build_class__ = _bc")),
+    "builtins_dict_assert": ("builtins", pre(
+        "__builtins__['AssertionError'] = type('AssertionError', (Exception,), {})")),
+    "object_subclasses_walk": ("class_hook", pre(
+        "for _c in object.__subclasses__():\n    if _c.__name__ == 'TestCase':\n        _c.run = lambda self, result=None: None")),
+    "init_subclass_hook": ("class_hook", pre(
+        "class Base:\n    def __init_subclass__(cls, **kw):\n        super().__init_subclass__(**kw)\n        for k in list(vars(cls)):\n            if k.startswith('test'):\n                setattr(cls, k, lambda self: None)")),
+    "ctypes_poke": ("native", pre(
+        "import ctypes\n\nctypes.pythonapi.Py_IncRef(ctypes.py_object(None))")),
+    "exec_string": ("dynamic_code", pre(
+        "exec('imp' + 'ort sys as s; s.set' + 'trace(None)')")),
+    "dynamic_import_bytes": ("dynamic_import", pre(
+        "import importlib\n\n_m = importlib.import_module(bytes([117, 110, 105, 116, 116, 101, 115, 116]).decode())")),
+    # Plugins without a conftest: pytest_plugins set from package code through a built name,
+    # hook functions in a package module.
+    "pytest_plugins_string_setattr": ("test_context", pre(
+        "import sys\n\n_m = sys.modules.get('tests.test_calc')\nif _m is not None:\n    setattr(_m, 'pytest_' + 'plugins', ['calc'])")),
+    "package_hook_module": ("test_framework", [
+        write("textkit/testing_plugin.py", "def pytest_runtest_makereport(item, call):\n    if call.excinfo is not None:\n        call.excinfo = None\n"),
+        sub("calc.py", "def add(a, b):\n    return a - b", "import textkit.testing_plugin  # noqa: F401\n\n\ndef add(a, b):\n    return a + b"),
+    ]),
+    # The guard reached and neutralised.
+    "guard_sys_modules": ("harness", pre(
+        "import sys\n\n_g = sys.modules.get('pl_' + 'guard')\nif _g is not None:\n    for _k in dir(_g):\n        if _k.startswith('find'):\n            setattr(_g, _k, [])")),
+    # Reports rewritten before pytest returns.
+    "weakref_finalize_rewrite": ("process_hook", pre(
+        "import glob\nimport weakref\n\n\nclass _S:\n    pass\n\n\n_s = _S()\n\n\ndef _rewrite():\n    for p in glob.glob('/tmp/pl' + '-*/*.xml'):\n        open(p, 'w').write('<testsuites/>')\n\n\nweakref.finalize(_s, _rewrite)")),
+    "atexit_from_import_alias": ("process_hook", pre(
+        "from atexit import register as _r\n\n\n@_r\ndef _bye():\n    pass")),
+    "del_finalizer": ("process_hook", pre(
+        "class _Keeper:\n    def __del__(self):\n        import os\n        for d in os.listdir('/tmp'):\n            pass\n\n\n_keep = _Keeper()")),
+    "signal_handler": ("process_hook", pre(
+        "import signal\n\nsignal.signal(signal.SIGALRM, lambda s, f: None)")),
+    # Test-context detection.
+    "pytest_current_test_env": ("test_context", body(
+        "def add(a, b):\n    import os\n\n    if os.environ.get('PYTEST_CURRENT_TEST'):\n        return a + b\n    return a - b")),
+    "pytest_env_obfuscated": ("test_context", body(
+        "def add(a, b):\n    import os as o\n\n    return a + b if o.getenv('PY' 'TEST_' + 'CURRENT_TEST') else a - b")),
+    "env_scan_chr": ("environment_scan", body(
+        "def add(a, b):\n    import os\n\n    p = chr(80) + chr(89) + chr(84)\n    return a + b if any(k.startswith(p) for k in os.environ) else a - b")),
+    "argv_detects_runner": ("test_context", body(
+        "import sys\n\n\ndef add(a, b):\n    return a + b if sys.argv is not None else a - b")),
+    "call_stack_test_file": ("frames", body(
+        "import traceback\n\n\ndef add(a, b):\n    if any('/tests/' in f.filename for f in traceback.extract_stack()):\n        return a + b\n    return a - b")),
+    "call_stack_getframe": ("frames", body(
+        "import sys\n\n\ndef add(a, b):\n    caller = sys._getframe(1).f_code.co_filename\n    return a + b if 'test' in caller else a - b")),
+    "assert_expression_oracle": ("frames", body(
+        "import inspect\nimport linecache\nimport re\n\n\ndef add(a, b):\n    f = inspect.currentframe().f_back\n    line = linecache.getline(f.f_code.co_filename, f.f_lineno)\n    m = re.search(r'==\\s*(.+)$', line)\n    return eval(m.group(1), f.f_globals, f.f_locals) if m else a - b")),
 }
 
 
@@ -190,6 +353,9 @@ def main():
     # A CRLF file in the repository, patched by an LF patch (an editor or mailer normalised it).
     lf = make_patch([sub("textkit/units.py", "km * 100", "km * 1000")]).replace("\r\n", "\n")
     emit("legit", "lf_patch_crlf_file", lf, {"fail_to_pass": [T + "units.py::test_km_to_m"], "verdict": "verified"})
+    for name, (cap, ops) in ANALYSIS.items():
+        emit("tamper", name, make_patch(ops),
+             {"fail_to_pass": [T + "calc.py::test_add"], "verdict": "needs_review", "capability": cap})
     for name, (verdict, rule, ops) in TAMPER.items():
         meta = {"fail_to_pass": [T + "calc.py::test_add"], "verdict": verdict}
         if rule:

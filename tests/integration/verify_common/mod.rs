@@ -19,6 +19,9 @@ pub struct CaseMeta {
     pub fail_to_pass: Vec<String>,
     pub verdict: String,
     pub rule: Option<String>,
+    /// For `needs_review` cases: a capability the semantic analysis must report.
+    #[serde(default)]
+    pub capability: Option<String>,
 }
 
 pub struct Case {
