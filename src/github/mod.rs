@@ -70,6 +70,9 @@ pub enum ActionVerdict {
     Regression,
     Flaky,
     Tampered,
+    /// The tests pass, but the patch adds capabilities a fix has no business adding: a human
+    /// must look (never posted as a suggestion).
+    NeedsReview,
     Policy,
     NotReproducible,
     /// The patch still failed the tests in the agent's own container (no receipt).
@@ -85,12 +88,13 @@ pub enum ActionVerdict {
 }
 
 impl ActionVerdict {
-    pub const ALL: [ActionVerdict; 12] = [
+    pub const ALL: [ActionVerdict; 13] = [
         ActionVerdict::Verified,
         ActionVerdict::StillFailing,
         ActionVerdict::Regression,
         ActionVerdict::Flaky,
         ActionVerdict::Tampered,
+        ActionVerdict::NeedsReview,
         ActionVerdict::Policy,
         ActionVerdict::NotReproducible,
         ActionVerdict::NotVerified,
@@ -107,6 +111,7 @@ impl ActionVerdict {
             ActionVerdict::Regression => "regression",
             ActionVerdict::Flaky => "flaky",
             ActionVerdict::Tampered => "tampered",
+            ActionVerdict::NeedsReview => "needs_review",
             ActionVerdict::Policy => "policy",
             ActionVerdict::NotReproducible => "not_reproducible",
             ActionVerdict::NotVerified => "not_verified",
@@ -182,13 +187,14 @@ mod tests {
             Regression,
             Flaky,
             Tampered,
+            NeedsReview,
             Policy,
             NotReproducible,
             Error,
         ];
         for v in &all {
             match v {
-                Verified | StillFailing | Regression | Flaky | Tampered | Policy
+                Verified | StillFailing | Regression | Flaky | Tampered | NeedsReview | Policy
                 | NotReproducible | Error => {}
             }
         }
