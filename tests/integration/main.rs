@@ -18,6 +18,7 @@ mod agent_models;
 mod agent_real_model;
 mod bench_gen;
 mod bench_pinned;
+mod env_runner;
 mod eval_oracle;
 mod eval_viewer;
 mod github_action;
