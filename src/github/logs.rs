@@ -131,7 +131,7 @@ fn push_unique(v: &mut Vec<String>, s: String) {
 }
 
 /// One command (a script line, or one `&&`/`;` part of it) runs tests and installs nothing.
-fn is_test_cmd(cmd: &str) -> bool {
+pub(crate) fn is_test_cmd(cmd: &str) -> bool {
     is(&TEST_LIKE, cmd) && !is(&INSTALL_LIKE, cmd)
 }
 

@@ -109,3 +109,101 @@ async fn a_pinned_pytest_that_cannot_import_runs_under_the_harness_pytest() {
         .args(["rmi", "--no-prune", &img.tag])
         .output();
 }
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn label(tag: &str, key: &str) -> String {
+    let o = Command::new("docker")
+        .args(["image", "inspect", "-f"])
+        .arg(format!("{{{{index .Config.Labels \"{key}\"}}}}"))
+        .arg(tag)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// CI runs the tests from the checkout with `PYTHONPATH=src` and never installs the project:
+/// the image has no install layer and its test command carries the `PYTHONPATH`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tests_run_from_the_checkout_when_ci_does() {
+    let docker = connect()
+        .await
+        .expect("Docker must be running for this test");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ckout");
+    write(
+        &root,
+        "pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools>=61\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"ckout\"\nversion = \"0.1\"\nrequires-python = \">=3.8\"\n",
+    );
+    write(
+        &root,
+        "src/ckout/__init__.py",
+        "def twice(x):\n    return 2 * x\n",
+    );
+    write(
+        &root,
+        "tests/test_twice.py",
+        "from ckout import twice\n\n\ndef test_twice():\n    assert twice(2) == 4\n",
+    );
+    write(
+        &root,
+        ".github/workflows/ci.yml",
+        "on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-python@v5\n        with:\n          python-version: \"3.11\"\n      - run: python -m pip install pytest\n      - run: python -m pytest -q tests\n        env:\n          PYTHONPATH: src\n",
+    );
+    let lines = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = lines.clone();
+    let img = prepare::prepare(
+        &docker,
+        &PrepareOptions {
+            path: root.clone(),
+            base: BaseOptions {
+                progress: Some(Arc::new(move |l: &str| {
+                    sink.lock().unwrap().push(l.to_string());
+                })),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("prepare: {e}"));
+    let out = lines.lock().unwrap().join("\n");
+    assert_eq!(img.test_cmd, "PYTHONPATH=src python -m pytest", "{out}");
+    assert!(
+        out.contains("CI: install mode: tests run from the checkout"),
+        "{out}"
+    );
+    assert!(out.contains("no install layer"), "{out}");
+    assert_eq!(
+        label(&img.tag, "patchloop.install"),
+        label(&img.tag, "patchloop.deps"),
+        "an install layer was built: {out}"
+    );
+    // Importable only the way CI makes it importable.
+    let run = |script: &str| {
+        Command::new("docker")
+            .args([
+                "run",
+                "--rm",
+                "--network",
+                "none",
+                &img.tag,
+                "sh",
+                "-c",
+                script,
+            ])
+            .output()
+            .unwrap()
+    };
+    assert!(!run("python3 -c 'import ckout'").status.success());
+    let o = run("PYTHONPATH=src python3 -m pytest -q -p no:cacheprovider tests");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let _ = Command::new("docker")
+        .args(["rmi", "--no-prune", &img.tag])
+        .output();
+}
