@@ -24,6 +24,7 @@ mod eval_viewer;
 mod github_action;
 mod github_container;
 mod github_e2e;
+mod github_env_e2e;
 mod github_events;
 mod github_examples;
 mod github_post;
