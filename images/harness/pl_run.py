@@ -30,14 +30,79 @@ ini = os.path.join(out, "harness.ini")
 with open(ini, "w") as f:
     f.write(cfg["ini_text"])
 
-guard = types.ModuleType("pl_guard")
-guard.__file__ = "<patchloop harness>/pl_guard.py"
-exec(compile(cfg["guard_src"], guard.__file__, "exec"), guard.__dict__)
-guard.REPORT_PATH = os.path.join(out, "guard.json")
-guard.WORKSPACE = ws
-sys.modules["pl_guard"] = guard
+# The harness's own pytest (and pluggy, iniconfig, ...) lives in a site directory of its own that
+# no dependency install writes to (images/base/setup.sh). The project's pytest is used when it
+# imports and is recent enough for the harness; otherwise the harness's runs the same ids, and
+# the marker line says which ran and why.
+HARNESS_SITE = "/opt/patchloop/harness-site"
+MIN_PYTEST = (6, 2)
 
-import pytest  # noqa: E402  (after the guard snapshot, before any project code)
+
+def _version(v):
+    out = []
+    for part in str(v).split(".")[:2]:
+        digits = ""
+        for ch in part:
+            if not ch.isdigit():
+                break
+            digits += ch
+        out.append(int(digits or 0))
+    return tuple(out)
+
+
+def _load_guard():
+    guard = types.ModuleType("pl_guard")
+    guard.__file__ = "<patchloop harness>/pl_guard.py"
+    exec(compile(cfg["guard_src"], guard.__file__, "exec"), guard.__dict__)
+    guard.REPORT_PATH = os.path.join(out, "guard.json")
+    guard.WORKSPACE = ws
+    sys.modules["pl_guard"] = guard
+    return guard
+
+
+def _use_harness_site():
+    """Forget whatever the failed import loaded and put the harness's site first."""
+    tops = set()
+    for name in os.listdir(HARNESS_SITE):
+        if not name.endswith((".dist-info", ".egg-info")):
+            tops.add(name[:-3] if name.endswith(".py") else name)
+    for mod in list(sys.modules):
+        if mod.split(".")[0] in tops or mod == "pl_guard":
+            del sys.modules[mod]
+    at = next(
+        (i for i, p in enumerate(sys.path) if p.endswith(("site-packages", "dist-packages"))),
+        len(sys.path),
+    )
+    sys.path.insert(at, HARNESS_SITE)
+
+
+runner, why = "project", ""
+try:
+    import pytest  # noqa: E402  (after the paths, before any project code)
+
+    found = getattr(pytest, "__version__", "unknown")
+    if _version(found) < MIN_PYTEST:
+        raise ImportError("pytest %s is older than %d.%d, the oldest the harness drives" % ((found,) + MIN_PYTEST))
+    guard = _load_guard()
+except Exception as e:  # the project's pytest does not import (or the guard cannot hook it)
+    if not os.path.isdir(HARNESS_SITE):
+        raise
+    try:
+        import importlib.metadata
+
+        installed = " %s" % importlib.metadata.version("pytest")
+    except Exception:
+        installed = ""
+    why = "the project's pytest%s is not usable: %s: %s" % (
+        installed,
+        type(e).__name__,
+        str(e).splitlines()[0] if str(e) else "",
+    )
+    _use_harness_site()
+    import pytest  # noqa: E402
+
+    runner = "harness"
+    guard = _load_guard()
 
 os.chdir(ws)
 args = [
@@ -66,7 +131,14 @@ def _digest(name):
 # Fingerprints of the reports as they were when pytest returned; the harness compares them with
 # the files it collects, so nothing that runs later (atexit, a forked child) can rewrite them.
 # os._exit skips atexit handlers and lingering threads entirely.
-line = "@@PATCHLOOP-RUN@@ rc=%d junit=%s guard=%s\n" % (rc, _digest("junit.xml"), _digest("guard.json"))
+line = "@@PATCHLOOP-RUN@@ rc=%d junit=%s guard=%s pytest=%s:%s why=%s\n" % (
+    rc,
+    _digest("junit.xml"),
+    _digest("guard.json"),
+    runner,
+    getattr(pytest, "__version__", "unknown").replace(" ", "_"),
+    why.encode("utf-8", "replace").hex() or "-",
+)
 try:
     sys.stdout.flush()
     sys.stderr.flush()

@@ -379,6 +379,105 @@ pub async fn ensure_base_image_for(
     Ok(tag)
 }
 
+/// The Python of the default base: `python:3.12-slim` online, Debian bookworm's offline.
+pub const ONLINE_PYTHON: &str = "3.12";
+pub const OFFLINE_PYTHON: &str = "3.11";
+
+/// Online `python:X.Y-slim` images whose pull failed in this process (not tried again).
+static FAILED_PULLS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The Python base for a wanted interpreter version (the CI's, see `sandbox::ci`). `None`, the
+/// default base's own version, or `--offline` give the default base; otherwise
+/// `patchloop-base:py<X.Y>-<hash>` built from `python:X.Y-slim`, and when that cannot be pulled
+/// the default base. Returns the tag and, when the interpreter differs from the wanted one, a
+/// note saying so.
+pub async fn ensure_python_base(
+    docker: &Docker,
+    opts: &BaseOptions,
+    want: Option<&str>,
+) -> Result<(String, Option<String>), ImageError> {
+    let default = || async {
+        let tag = ensure_base_image_for(docker, opts, ProjectKind::Python).await?;
+        let have = base_python(docker, &tag).await;
+        let note = want.filter(|w| *w != have).map(|w| {
+            format!(
+                "the repository tests with Python {w}; this image has Python {have} ({})",
+                if opts.offline {
+                    "offline: the Debian interpreter"
+                } else {
+                    "python:{w}-slim could not be pulled"
+                }
+            )
+            .replace("{w}", w)
+        });
+        Ok::<_, ImageError>((tag, note))
+    };
+    let Some(w) = want else {
+        return default().await;
+    };
+    let valid = w.split('.').count() == 2 && w.split('.').all(|p| p.parse::<u32>().is_ok());
+    if !valid || opts.offline || w == ONLINE_PYTHON {
+        return default().await;
+    }
+    let default_tag = base_tag();
+    if docker.inspect_image(&default_tag).await.is_ok()
+        && base_python(docker, &default_tag).await == w
+    {
+        return Ok((default_tag, None));
+    }
+    let from = format!("python:{w}-slim");
+    let recipe = BaseRecipe::for_kind(ProjectKind::Python);
+    let mut h = Sha256::new();
+    h.update(base_recipe_hash().as_bytes());
+    h.update(from.as_bytes());
+    let tag = format!("{BASE_REPO}:py{w}-{}", &hex::encode(h.finalize())[..16]);
+    if docker.inspect_image(&tag).await.is_ok() {
+        opts.say(&format!("base image {tag} exists; reusing it"));
+        return Ok((tag, None));
+    }
+    let failed = FAILED_PULLS
+        .lock()
+        .map(|f| f.contains(&from))
+        .unwrap_or(false);
+    if !failed {
+        match pull(docker, &from, opts).await {
+            Ok(()) => {
+                let ca = opts.ca_bytes()?;
+                let extra = extra_for(ProjectKind::Python, opts);
+                opts.say(&format!(
+                    "building {tag} from {from} (the repository's Python)"
+                ));
+                build_base(docker, &tag, &recipe, &from, "online", &ca, &extra, opts).await?;
+                return Ok((tag, None));
+            }
+            Err(reason) => {
+                opts.say(&format!(
+                    "cannot pull {from} ({reason}); using the default base"
+                ));
+                if let Ok(mut f) = FAILED_PULLS.lock() {
+                    f.push(from.clone());
+                }
+            }
+        }
+    }
+    default().await
+}
+
+/// `X.Y` of a Python base image: the official images' `PYTHON_VERSION`, else Debian's.
+async fn base_python(docker: &Docker, tag: &str) -> String {
+    let env = docker
+        .inspect_image(tag)
+        .await
+        .ok()
+        .and_then(|i| i.config)
+        .and_then(|c| c.env)
+        .unwrap_or_default();
+    env.iter()
+        .find_map(|e| e.strip_prefix("PYTHON_VERSION="))
+        .map(|v| v.split('.').take(2).collect::<Vec<_>>().join("."))
+        .unwrap_or_else(|| OFFLINE_PYTHON.to_string())
+}
+
 /// An exclusive advisory lock on a file in the temp dir, held until dropped.
 async fn host_lock(name: &str, opts: &BaseOptions) -> Result<std::fs::File, ImageError> {
     let path = std::env::temp_dir().join(format!("patchloop-{name}.lock"));

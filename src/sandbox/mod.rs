@@ -4,6 +4,7 @@
 //! turned into a Docker create request by exactly one function; every container carries labels
 //! (run id, deadline) so a reaper can remove what a dead harness left behind.
 
+pub mod ci;
 pub mod container;
 pub mod context;
 pub mod docker;

@@ -19,6 +19,7 @@ use bollard::Docker;
 use bollard::query_parameters::BuildImageOptionsBuilder;
 use sha2::{Digest, Sha256};
 
+use super::ci;
 use super::context::{self, Entry, SourceTree};
 use super::image::{
     self, BaseOptions, HARNESS_FILES, ImageError, LABEL_BASE, LABEL_DEPS, LABEL_INSTALL,
@@ -206,6 +207,39 @@ pub fn plan_for(
     Ok((tests_dirs, test_cmd))
 }
 
+/// Whether (and why) a Python project gets the install layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InstallLayer {
+    None,
+    Editable,
+    /// CI tests a built install; the sandbox installs editable (a patch must take effect).
+    EditableForBuilt,
+}
+
+/// The install layer mirrors CI: none when CI runs the tests from the checkout, editable
+/// otherwise (and when the repository says nothing, as before).
+pub fn install_layer(
+    kind: ProjectKind,
+    installable: bool,
+    ci: Option<ci::Install>,
+) -> InstallLayer {
+    if kind != ProjectKind::Python || !installable {
+        return InstallLayer::None;
+    }
+    match ci {
+        Some(ci::Install::Checkout) => InstallLayer::None,
+        Some(ci::Install::Built) => InstallLayer::EditableForBuilt,
+        Some(ci::Install::Editable) | None => InstallLayer::Editable,
+    }
+}
+
+/// The test command CI implies when none is given: `PYTHONPATH=<dirs> python -m pytest` when
+/// CI puts directories on `PYTHONPATH` (the hardened run appends them to `sys.path`).
+pub fn ci_test_cmd(p: &ci::CiPlan) -> Option<String> {
+    (!p.pythonpath.is_empty())
+        .then(|| format!("PYTHONPATH={} python -m pytest", p.pythonpath.join(":")))
+}
+
 /// Builds (or reuses) the sandbox image of a checkout.
 pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedImage, ImageError> {
     let progress = opts.base.progress.clone();
@@ -224,12 +258,26 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
             )))?
     };
     let kind = project_kind(&display, &tree, opts.kind)?;
+    // How the repository's CI installs and runs its tests (Python): mirrored below.
+    let ci_plan = if kind == ProjectKind::Python {
+        let rels = tree.entries.iter().filter_map(|e| match e {
+            Entry::File { dest, .. } => Some(dest.as_str()),
+            _ => None,
+        });
+        ci::plan(&ci::read_files(&root, rels))
+    } else {
+        ci::CiPlan::default()
+    };
+    for n in &ci_plan.notes {
+        image::say(&progress, &format!("CI: {n}"));
+    }
+    let ci_cmd = ci_test_cmd(&ci_plan);
     let (tests_dirs, test_cmd) = plan_for(
         &display,
         &tree,
         kind,
         &opts.tests_dirs,
-        opts.test_cmd.as_deref(),
+        opts.test_cmd.as_deref().or(ci_cmd.as_deref()),
     )?;
     image::say(
         &progress,
@@ -250,16 +298,39 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         );
     }
 
-    let base = image::ensure_base_image_for(docker, &opts.base, kind).await?;
+    let base = if kind == ProjectKind::Python {
+        let want = ci_plan.python.as_ref().map(|(v, _)| v.as_str());
+        let (tag, note) = image::ensure_python_base(docker, &opts.base, want).await?;
+        if let Some(n) = note {
+            image::say(&progress, &format!("note: {n}"));
+        }
+        tag
+    } else {
+        image::ensure_base_image_for(docker, &opts.base, kind).await?
+    };
     let ca = opts.base.ca_bytes()?;
     let (deps, deps_reused) = ensure_deps(docker, &base, kind, &tree, &ca, &progress).await?;
-    let parent = if kind == ProjectKind::Python
-        && tree.entries.iter().any(
-            |e| matches!(e, Entry::File { dest, .. } if dest == "pyproject.toml" || dest == "setup.py"),
-        ) {
-        ensure_install(docker, &deps, &tree, &progress).await?
-    } else {
-        deps.clone()
+    let installable = tree.entries.iter().any(
+        |e| matches!(e, Entry::File { dest, .. } if dest == "pyproject.toml" || dest == "setup.py"),
+    );
+    let parent = match install_layer(kind, installable, ci_plan.install) {
+        InstallLayer::Editable => ensure_install(docker, &deps, &tree, &progress).await?,
+        InstallLayer::EditableForBuilt => {
+            image::say(
+                &progress,
+                "note: CI tests a built install; the sandbox installs editable so a patch takes effect without a rebuild",
+            );
+            ensure_install(docker, &deps, &tree, &progress).await?
+        }
+        InstallLayer::None => {
+            if installable {
+                image::say(
+                    &progress,
+                    "CI runs the tests from the checkout: no install layer (as in CI)",
+                );
+            }
+            deps.clone()
+        }
     };
 
     let tests_json = serde_json::to_string(&tests_dirs).unwrap_or_else(|_| "[]".into());
@@ -825,6 +896,37 @@ pub async fn inspect_prepared(docker: &Docker, tag: &str) -> Result<PreparedImag
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn install_layer_mirrors_ci() {
+        use ci::Install;
+        let py = ProjectKind::Python;
+        assert_eq!(install_layer(py, true, None), InstallLayer::Editable);
+        assert_eq!(
+            install_layer(py, true, Some(Install::Editable)),
+            InstallLayer::Editable
+        );
+        assert_eq!(
+            install_layer(py, true, Some(Install::Checkout)),
+            InstallLayer::None
+        );
+        assert_eq!(
+            install_layer(py, true, Some(Install::Built)),
+            InstallLayer::EditableForBuilt
+        );
+        assert_eq!(install_layer(py, false, None), InstallLayer::None);
+        assert_eq!(
+            install_layer(ProjectKind::Rust, true, Some(Install::Editable)),
+            InstallLayer::None
+        );
+        let mut p = ci::CiPlan::default();
+        assert_eq!(ci_test_cmd(&p), None);
+        p.pythonpath = vec!["src".into(), ".".into()];
+        assert_eq!(
+            ci_test_cmd(&p).as_deref(),
+            Some("PYTHONPATH=src:. python -m pytest")
+        );
+    }
 
     fn tree(files: &[&str], dirs: &[&str]) -> SourceTree {
         let mut t = SourceTree::default();

@@ -312,6 +312,17 @@ pub fn render_markdown(r: &Receipt) -> String {
             );
         }
     }
+    // Which pytest ran, when it was not the project's own (its pins did not import here).
+    let mut notes: Vec<&str> = r
+        .runs
+        .iter()
+        .filter_map(|x| x.pytest.as_deref())
+        .filter(|p| p.starts_with("harness"))
+        .collect();
+    notes.dedup();
+    for n in notes {
+        let _ = writeln!(s, "**Test runner**: pytest {}\n", md_escape(n));
+    }
     let _ = writeln!(s, "<details><summary>Patch and environment</summary>\n");
     let _ = writeln!(
         s,
@@ -430,6 +441,7 @@ mod tests {
             scope: RunScope::All,
             exit: ExecStatus::Exited(0),
             duration: Duration::from_millis(1200),
+            pytest: None,
             results: Some(
                 outs.iter()
                     .map(|(id, o)| {

@@ -578,6 +578,7 @@ async fn one_run_junit(
         junit_problem,
         guard: GuardStatus::NotApplicable,
         external_findings: external,
+        pytest: None,
         output_tail: tail(&text, 3000),
     };
     Ok((record, runner))
@@ -715,6 +716,24 @@ struct Marker {
     rc: i64,
     junit: String,
     guard: String,
+    /// `project:7.4.4` / `harness:8.3.4` and, hex-encoded, why the project's was not used.
+    pytest: String,
+    why: String,
+}
+
+impl Marker {
+    /// `project 7.4.4` or `harness 8.3.4: <why>`, for the run record.
+    fn pytest_note(&self) -> Option<String> {
+        let (source, version) = self.pytest.split_once(':')?;
+        let why = hex::decode(&self.why)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .filter(|w| !w.is_empty());
+        Some(match why {
+            Some(w) => format!("{source} {version}: {w}"),
+            None => format!("{source} {version}"),
+        })
+    }
 }
 
 const MARKER: &str = "@@PATCHLOOP-RUN@@ ";
@@ -732,12 +751,16 @@ fn parse_marker(output: &str) -> Result<Option<Marker>, String> {
                 rc: -1,
                 junit: String::new(),
                 guard: String::new(),
+                pytest: String::new(),
+                why: String::new(),
             };
             for kv in one.split_whitespace() {
                 match kv.split_once('=') {
                     Some(("rc", v)) => m.rc = v.parse().unwrap_or(-1),
                     Some(("junit", v)) => m.junit = v.to_string(),
                     Some(("guard", v)) => m.guard = v.to_string(),
+                    Some(("pytest", v)) => m.pytest = v.to_string(),
+                    Some(("why", v)) => m.why = v.to_string(),
                     _ => {}
                 }
             }
@@ -805,10 +828,12 @@ async fn one_run(
     let text = res.output.render();
     let mut external = tree_changes(expected_tree, after_tree);
     let mut marker_missing = false;
+    let mut pytest = None;
     match parse_marker(&text) {
         Err(e) => external.push(e),
         Ok(None) => marker_missing = true,
         Ok(Some(m)) => {
+            pytest = m.pytest_note();
             if m.junit != collected.junit_sha256 || m.guard != collected.guard_sha256 {
                 external
                     .push("the JUnit or guard report changed after pytest returned".to_string());
@@ -885,6 +910,7 @@ async fn one_run(
         junit_problem,
         guard,
         external_findings: external,
+        pytest,
         output_tail: tail(&text, 3000),
     })
 }
@@ -1126,9 +1152,17 @@ mod tests {
             Ok(Some(Marker {
                 rc: 1,
                 junit: "ab".into(),
-                guard: "cd".into()
+                guard: "cd".into(),
+                pytest: String::new(),
+                why: String::new(),
             }))
         );
+        let harness = "@@PATCHLOOP-RUN@@ rc=0 junit=a guard=b pytest=harness:8.3.4 why=626f6f6d\n";
+        let m = parse_marker(harness).unwrap().unwrap();
+        assert_eq!(m.pytest_note().as_deref(), Some("harness 8.3.4: boom"));
+        let project = "@@PATCHLOOP-RUN@@ rc=0 junit=a guard=b pytest=project:7.2.1 why=-\n";
+        let m = parse_marker(project).unwrap().unwrap();
+        assert_eq!(m.pytest_note().as_deref(), Some("project 7.2.1"));
         let two = format!("@@PATCHLOOP-RUN@@ rc=0 junit=x guard=y\n{one}");
         assert!(parse_marker(&two).is_err());
     }

@@ -94,6 +94,10 @@ pub struct RunRecord {
     pub guard: GuardStatus,
     /// Tamper findings from outside the process (workspace changes, conftest hashes).
     pub external_findings: Vec<String>,
+    /// Python: which pytest ran (`project 7.4.4`, or `harness 8.3.4: <why the project's did
+    /// not>`), from the run's end-of-run marker.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pytest: Option<String>,
     /// The end of the run's output, for error reasons.
     #[serde(skip)]
     pub output_tail: String,
@@ -498,6 +502,7 @@ pub(crate) mod tests {
                 1
             }),
             duration: Duration::from_millis(100),
+            pytest: None,
             results: Some(
                 outs.iter()
                     .map(|(id, o)| {

@@ -1,0 +1,758 @@
+//! How the repository's CI installs and runs its Python tests, read from the checkout (pure).
+//!
+//! Sources, in order: GitHub workflow `run:` steps (and `actions/setup-python`'s
+//! `python-version`, matrix included), then what a test step delegates to — `tox.ini`
+//! (`commands`, `usedevelop`, `skip_install`, `setenv`), `noxfile.py` (`session.run`,
+//! `session.install`), a `Makefile` test target — and the project metadata (`requires-python`,
+//! `python_requires`, `Programming Language :: Python :: X.Y` classifiers). The result is a
+//! [`CiPlan`]: the install mode prepare mirrors, `PYTHONPATH` entries, the Python version, and
+//! notes saying where each came from. The rules are documented in images/README.md.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use serde_yaml::Value;
+
+use crate::github::logs::is_test_cmd;
+
+/// How CI makes the project importable for its tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Install {
+    /// Tests run from the checkout (nothing installs the project; `PYTHONPATH` at most).
+    Checkout,
+    /// `pip install -e .`, `poetry install`, tox `usedevelop`, `setup.py develop`.
+    Editable,
+    /// `pip install .`, a built wheel or sdist, tox's default package install.
+    Built,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CiPlan {
+    pub install: Option<Install>,
+    /// Directories (relative to the checkout) CI puts on `PYTHONPATH` for the tests.
+    pub pythonpath: Vec<String>,
+    /// The test command CI runs (after resolving tox/nox/make), for the notes.
+    pub test_cmd: Option<String>,
+    /// The Python version to test with, and where it came from.
+    pub python: Option<(String, String)>,
+    /// One line per decision, for prepare's output.
+    pub notes: Vec<String>,
+}
+
+/// Files [`plan`] reads, relative to the checkout root.
+pub fn wanted(rel: &str) -> bool {
+    matches!(
+        rel,
+        "tox.ini" | "noxfile.py" | "Makefile" | "pyproject.toml" | "setup.cfg" | "setup.py"
+    ) || (rel.starts_with(".github/workflows/")
+        && !rel[".github/workflows/".len()..].contains('/')
+        && (rel.ends_with(".yml") || rel.ends_with(".yaml")))
+}
+
+/// Reads the files [`wanted`] names (at most 256 KiB each; unreadable ones are skipped).
+pub fn read_files<'a>(
+    root: &Path,
+    rels: impl IntoIterator<Item = &'a str>,
+) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for rel in rels.into_iter().filter(|r| wanted(r)) {
+        let p = root.join(rel);
+        if std::fs::metadata(&p).is_ok_and(|m| m.is_file() && m.len() <= 256 << 10)
+            && let Ok(s) = std::fs::read_to_string(&p)
+        {
+            out.insert(rel.to_string(), s);
+        }
+    }
+    out
+}
+
+/// One workflow job's view: its script lines in order, env `PYTHONPATH`, setup-python versions.
+#[derive(Debug, Default)]
+struct Job {
+    lines: Vec<String>,
+    pythonpath: Vec<String>,
+    versions: Vec<String>,
+}
+
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.trim().to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn env_pythonpath(v: Option<&Value>) -> Vec<String> {
+    v.and_then(|e| e.get("PYTHONPATH"))
+        .and_then(scalar)
+        .map(|s| split_pythonpath(&s))
+        .unwrap_or_default()
+}
+
+/// `src:.` / `${{ github.workspace }}/src` / `{toxinidir}/src` → checkout-relative dirs.
+fn split_pythonpath(s: &str) -> Vec<String> {
+    s.split([':', ';'])
+        .map(|p| {
+            let p = p.trim();
+            let p = p
+                .strip_prefix("${{ github.workspace }}")
+                .or_else(|| p.strip_prefix("{toxinidir}"))
+                .or_else(|| p.strip_prefix("$GITHUB_WORKSPACE"))
+                .or_else(|| p.strip_prefix("${GITHUB_WORKSPACE}"))
+                .or_else(|| p.strip_prefix("$PWD"))
+                .or_else(|| p.strip_prefix("$(pwd)"))
+                .unwrap_or(p);
+            p.trim_start_matches('/')
+                .trim_start_matches("./")
+                .trim_end_matches('/')
+                .to_string()
+        })
+        .filter(|p| !p.contains('$') && !p.contains('{') && !p.starts_with(".."))
+        .map(|p| if p.is_empty() { ".".into() } else { p })
+        .collect()
+}
+
+/// Script lines with `\` continuations joined.
+fn script_lines(run: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in run.lines() {
+        let l = l.trim();
+        match out.last_mut() {
+            Some(prev) if prev.ends_with('\\') => {
+                prev.pop();
+                prev.truncate(prev.trim_end().len());
+                prev.push(' ');
+                prev.push_str(l);
+            }
+            _ if !l.is_empty() && !l.starts_with('#') => out.push(l.to_string()),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn jobs_of(workflow: &str) -> Vec<Job> {
+    let Ok(doc) = serde_yaml::from_str::<Value>(workflow) else {
+        return Vec::new();
+    };
+    let global_pp = env_pythonpath(doc.get("env"));
+    let Some(jobs) = doc.get("jobs").and_then(Value::as_mapping) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (_, job) in jobs {
+        let mut j = Job {
+            pythonpath: global_pp.clone(),
+            ..Job::default()
+        };
+        j.pythonpath.extend(env_pythonpath(job.get("env")));
+        let matrix = job.get("strategy").and_then(|s| s.get("matrix"));
+        for step in job
+            .get("steps")
+            .and_then(Value::as_sequence)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(uses) = step.get("uses").and_then(Value::as_str)
+                && uses.starts_with("actions/setup-python")
+                && let Some(v) = step.get("with").and_then(|w| w.get("python-version"))
+            {
+                j.versions.extend(versions_of(v, matrix));
+            }
+            if let Some(run) = step.get("run").and_then(Value::as_str) {
+                let pp = env_pythonpath(step.get("env"));
+                for l in script_lines(run) {
+                    if !pp.is_empty() && is_test_cmd(&l) {
+                        j.pythonpath.extend(pp.clone());
+                    }
+                    j.lines.push(l);
+                }
+            }
+        }
+        out.push(j);
+    }
+    out
+}
+
+/// `3.11`, `"3.12"`, `${{ matrix.python-version }}` (the matrix list), a multi-line list.
+fn versions_of(v: &Value, matrix: Option<&Value>) -> Vec<String> {
+    let Some(s) = scalar(v) else {
+        return Vec::new();
+    };
+    if let Some(key) = s
+        .strip_prefix("${{")
+        .and_then(|r| r.strip_suffix("}}"))
+        .map(str::trim)
+        .and_then(|r| r.strip_prefix("matrix."))
+    {
+        let list = matrix.and_then(|m| m.get(key));
+        return match list {
+            Some(Value::Sequence(items)) => items.iter().filter_map(scalar).collect(),
+            Some(other) => scalar(other).into_iter().collect(),
+            None => Vec::new(),
+        };
+    }
+    s.split_whitespace().map(str::to_string).collect()
+}
+
+/// `3.11` → (3, 11); `3.12-dev`, `pypy3.9`, `3.x` → None.
+fn parse_version(s: &str) -> Option<(u32, u32)> {
+    let s = s.trim().trim_matches(['"', '\'']);
+    let mut it = s.split('.');
+    let major = it.next()?.parse().ok()?;
+    let minor = it.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+/// The minimum and (exclusive) maximum minor versions a `requires-python` allows (3.x only).
+fn allowed(spec: &str, v: (u32, u32)) -> bool {
+    spec.split(',').all(|clause| {
+        let c = clause.trim();
+        let (op, rest) = ["~=", ">=", "<=", "==", "!=", ">", "<"]
+            .iter()
+            .find_map(|op| c.strip_prefix(op).map(|r| (*op, r.trim())))
+            .unwrap_or(("", c));
+        let wild = rest.ends_with(".*");
+        let Some(w) = parse_version(rest.trim_end_matches(".*"))
+            .or_else(|| rest.parse::<u32>().ok().map(|m| (m, 0)))
+        else {
+            return true;
+        };
+        match op {
+            ">=" | "~=" => v >= w,
+            ">" => v > w || (v == w && rest.matches('.').count() >= 2),
+            "<=" => v <= w,
+            "<" => v < w,
+            "==" if wild => v == w,
+            "==" => v == w,
+            "!=" if wild => v != w,
+            "!=" => true,
+            _ => true,
+        }
+    })
+}
+
+/// The interpreter to test with: the newest CI version that `requires-python` allows, else the
+/// newest classifier version it allows; `None` when the repository names none.
+pub fn choose_python(
+    ci: &[String],
+    requires: Option<&str>,
+    classifiers: &[String],
+) -> Option<(String, String)> {
+    let ok = |v: (u32, u32)| requires.is_none_or(|r| allowed(r, v));
+    let newest = |vs: &[String]| {
+        vs.iter()
+            .filter_map(|s| parse_version(s))
+            .filter(|v| v.0 == 3 && ok(*v))
+            .max()
+    };
+    if let Some((a, b)) = newest(ci) {
+        return Some((
+            format!("{a}.{b}"),
+            "actions/setup-python python-version".into(),
+        ));
+    }
+    if let Some((a, b)) = newest(classifiers) {
+        return Some((format!("{a}.{b}"), "classifiers".into()));
+    }
+    None
+}
+
+static CLASSIFIER: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"Programming Language :: Python :: (\d+\.\d+)\b").ok());
+static REQUIRES: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r#"(?:requires-python|python_requires)\s*[=:]\s*(?:["']([^"']+)["']|([^\s"'#][^#\n]*?)\s*$)"#)
+        .ok()
+});
+
+/// `requires-python` / `python_requires` and `Programming Language :: Python :: 3.X`, read
+/// line by line from pyproject.toml, setup.cfg and setup.py (all three spell them alike).
+fn metadata(files: &BTreeMap<String, String>) -> (Option<String>, Vec<String>) {
+    let mut requires = None;
+    let mut classifiers = Vec::new();
+    for name in ["pyproject.toml", "setup.cfg", "setup.py"] {
+        let Some(t) = files.get(name) else { continue };
+        for line in t.lines() {
+            if let Some(re) = CLASSIFIER.as_ref() {
+                classifiers.extend(re.captures_iter(line).map(|c| c[1].to_string()));
+            }
+            if requires.is_none()
+                && let Some(c) = REQUIRES.as_ref().and_then(|r| r.captures(line))
+            {
+                requires = c.get(1).or(c.get(2)).map(|m| m.as_str().trim().to_string());
+            }
+        }
+    }
+    (requires, classifiers)
+}
+
+/// A simple INI reader for tox.ini: section → key → value (continuation lines joined by `\n`).
+fn ini(text: &str) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut section = String::new();
+    let mut key: Option<String> = None;
+    for raw in text.lines() {
+        let line = raw.trim_end();
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') || t.starts_with(';') {
+            continue;
+        }
+        if t.starts_with('[') && t.ends_with(']') {
+            section = t[1..t.len() - 1].trim().to_string();
+            key = None;
+            continue;
+        }
+        if line.starts_with([' ', '\t'])
+            && let Some(k) = &key
+        {
+            let v = out
+                .entry(section.clone())
+                .or_default()
+                .entry(k.clone())
+                .or_default();
+            v.push('\n');
+            v.push_str(t);
+            continue;
+        }
+        if let Some((k, v)) = t.split_once('=') {
+            let k = k.trim().to_string();
+            out.entry(section.clone())
+                .or_default()
+                .insert(k.clone(), v.trim().to_string());
+            key = Some(k);
+        }
+    }
+    out
+}
+
+/// What a test line delegates to, resolved: (command, install, pythonpath, note).
+struct Resolved {
+    cmd: String,
+    install: Option<Install>,
+    pythonpath: Vec<String>,
+    note: String,
+}
+
+fn truthy(v: Option<&String>) -> bool {
+    v.is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "1" | "yes"))
+}
+
+fn resolve_tox(line: &str, files: &BTreeMap<String, String>) -> Option<Resolved> {
+    let tox = ini(files.get("tox.ini")?);
+    // `tox -e py311` → [testenv:py311] over [testenv].
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let env = words
+        .iter()
+        .position(|w| *w == "-e")
+        .and_then(|i| words.get(i + 1))
+        .map(|e| e.split(',').next().unwrap_or(e).to_string());
+    let base = tox.get("testenv").cloned().unwrap_or_default();
+    let mut merged = base.clone();
+    if let Some(e) = &env
+        && let Some(s) = tox.get(&format!("testenv:{e}"))
+    {
+        merged.extend(s.clone());
+    }
+    let commands = merged.get("commands")?;
+    let cmd = commands
+        .lines()
+        .map(str::trim)
+        .find(|l| is_test_cmd(l))?
+        .replace("{posargs}", "")
+        .trim()
+        .to_string();
+    let install = if truthy(merged.get("skip_install")) {
+        Install::Checkout
+    } else if truthy(merged.get("usedevelop")) {
+        Install::Editable
+    } else {
+        Install::Built
+    };
+    let pythonpath = merged
+        .get("setenv")
+        .into_iter()
+        .flat_map(|s| s.lines())
+        .filter_map(|l| l.trim().strip_prefix("PYTHONPATH"))
+        .flat_map(|r| split_pythonpath(r.trim_start_matches([' ', '='])))
+        .collect();
+    Some(Resolved {
+        cmd,
+        install: Some(install),
+        pythonpath,
+        note: format!(
+            "tox.ini [testenv{}]",
+            env.map(|e| format!(":{e}")).unwrap_or_default()
+        ),
+    })
+}
+
+/// String literals of a call's arguments: `session.run("pytest", "-q", "tests")`.
+fn call_args(src: &str, call: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut rest = src;
+    while let Some(i) = rest.find(call) {
+        let after = &rest[i + call.len()..];
+        let end = after.find(')').unwrap_or(after.len());
+        let args = &after[..end];
+        let mut lits = Vec::new();
+        let mut chars = args.char_indices();
+        while let Some((_, c)) = chars.next() {
+            if c == '"' || c == '\'' {
+                let mut lit = String::new();
+                for (_, d) in chars.by_ref() {
+                    if d == c {
+                        break;
+                    }
+                    lit.push(d);
+                }
+                lits.push(lit);
+            }
+        }
+        out.push(lits);
+        rest = &after[end..];
+    }
+    out
+}
+
+fn install_of_args(args: &[String]) -> Option<Install> {
+    let local = |a: &str| a == "." || a.starts_with(".[");
+    if args
+        .iter()
+        .any(|a| a == "-e" || a == "--editable" || a.starts_with("-e."))
+        && args.iter().any(|a| local(a) || a.starts_with("-e."))
+    {
+        Some(Install::Editable)
+    } else if args.iter().any(|a| local(a)) {
+        Some(Install::Built)
+    } else {
+        None
+    }
+}
+
+fn resolve_nox(files: &BTreeMap<String, String>) -> Option<Resolved> {
+    let src = files.get("noxfile.py")?;
+    let cmd = call_args(src, "session.run(")
+        .into_iter()
+        .map(|a| a.join(" "))
+        .find(|c| is_test_cmd(c))?;
+    let install = call_args(src, "session.install(")
+        .iter()
+        .find_map(|a| install_of_args(a))
+        .unwrap_or(Install::Checkout);
+    Some(Resolved {
+        cmd,
+        install: Some(install),
+        pythonpath: Vec::new(),
+        note: "noxfile.py".into(),
+    })
+}
+
+fn resolve_make(line: &str, files: &BTreeMap<String, String>) -> Option<Resolved> {
+    let mk = files.get("Makefile")?;
+    let target = line.split_whitespace().nth(1).unwrap_or("test");
+    let mut in_target = false;
+    for l in mk.lines() {
+        if !l.starts_with('\t') {
+            in_target = l
+                .split_once(':')
+                .is_some_and(|(t, _)| t.split_whitespace().any(|t| t == target));
+            continue;
+        }
+        let r = l.trim().trim_start_matches(['@', '-']);
+        if in_target && is_test_cmd(r) {
+            let r = r
+                .replace("$(PYTHON)", "python")
+                .replace("${PYTHON}", "python");
+            return Some(Resolved {
+                cmd: r,
+                install: None,
+                pythonpath: Vec::new(),
+                note: format!("Makefile target `{target}`"),
+            });
+        }
+    }
+    None
+}
+
+/// The install mode an install line shows (None: it installs only dependencies).
+fn install_of_line(l: &str) -> Option<Install> {
+    let words: Vec<String> = shlex::split(l).unwrap_or_default();
+    let pip =
+        l.contains("pip install") || l.contains("pip3 install") || l.contains("uv pip install");
+    if l.contains("poetry install") && !l.contains("--no-root") || l.contains("setup.py develop") {
+        return Some(Install::Editable);
+    }
+    if l.contains("setup.py install") {
+        return Some(Install::Built);
+    }
+    if pip {
+        if let Some(m) = install_of_args(&words) {
+            return Some(m);
+        }
+        if words
+            .iter()
+            .any(|w| w.starts_with("dist/") || w.ends_with(".whl"))
+        {
+            return Some(Install::Built);
+        }
+    }
+    None
+}
+
+/// The CI plan of a checkout (see the module docs).
+pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
+    let mut p = CiPlan::default();
+    let mut ci_versions = Vec::new();
+    for (path, text) in files.iter().filter(|(k, _)| k.starts_with(".github/")) {
+        for job in jobs_of(text) {
+            let Some(ti) = job.lines.iter().position(|l| is_test_cmd(l)) else {
+                continue;
+            };
+            ci_versions.extend(job.versions.clone());
+            if p.test_cmd.is_some() {
+                continue;
+            }
+            let line = job.lines[ti].clone();
+            let lower = line.to_ascii_lowercase();
+            let resolved = if lower.contains("tox") {
+                resolve_tox(&line, files)
+            } else if lower.contains("nox") {
+                resolve_nox(files)
+            } else if lower.starts_with("make") {
+                resolve_make(&line, files)
+            } else {
+                None
+            };
+            let installs: Option<Install> = job.lines[..ti].iter().find_map(|l| install_of_line(l));
+            let inline_pp: Vec<String> = line
+                .split_whitespace()
+                .filter_map(|w| w.strip_prefix("PYTHONPATH="))
+                .flat_map(split_pythonpath)
+                .collect();
+            p.pythonpath.extend(job.pythonpath.clone());
+            p.pythonpath.extend(inline_pp);
+            match resolved {
+                Some(r) => {
+                    p.notes.push(format!(
+                        "CI ({path}) runs `{line}`, which runs `{}` ({})",
+                        r.cmd, r.note
+                    ));
+                    p.test_cmd = Some(r.cmd);
+                    p.install = r.install.or(installs);
+                    p.pythonpath.extend(r.pythonpath);
+                }
+                None => {
+                    p.notes.push(format!("CI ({path}) runs `{line}`"));
+                    p.test_cmd = Some(line);
+                    p.install = Some(installs.unwrap_or(Install::Checkout));
+                }
+            }
+        }
+    }
+    // Without a workflow, a tox.ini or noxfile still says how the tests are meant to run.
+    if p.test_cmd.is_none() {
+        let r = resolve_tox("tox", files).or_else(|| resolve_nox(files));
+        if let Some(r) = r {
+            p.notes.push(format!("{} runs `{}`", r.note, r.cmd));
+            p.test_cmd = Some(r.cmd);
+            p.install = r.install;
+            p.pythonpath.extend(r.pythonpath);
+        }
+    }
+    let mut seen = Vec::new();
+    p.pythonpath.retain(|d| {
+        let new = !seen.contains(d);
+        seen.push(d.clone());
+        new
+    });
+    if let Some(i) = p.install {
+        p.notes.push(format!(
+            "install mode: {}",
+            match i {
+                Install::Checkout => "tests run from the checkout",
+                Install::Editable => "editable install",
+                Install::Built => "built install",
+            }
+        ));
+    }
+    let (requires, classifiers) = metadata(files);
+    p.python = choose_python(&ci_versions, requires.as_deref(), &classifiers);
+    if let Some((v, from)) = &p.python {
+        p.notes.push(format!("Python {v} (from {from})"));
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(list: &[(&str, &str)]) -> BTreeMap<String, String> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    const MATRIX_WORKFLOW: &str = r#"
+name: tests
+on: [push, pull_request]
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: pip install ruff && ruff check .
+  test:
+    runs-on: ubuntu-latest
+    strategy:
+      matrix:
+        python-version: ["3.9", "3.10", "3.11", "3.12", "3.13"]
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: ${{ matrix.python-version }}
+      - name: Install
+        run: |
+          python -m pip install --upgrade pip
+          python -m pip install pytest==7.2.1
+      - name: Test
+        run: python -m pytest -q tests
+        env:
+          PYTHONPATH: src
+"#;
+
+    #[test]
+    fn workflow_without_project_install_runs_from_the_checkout() {
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", MATRIX_WORKFLOW),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"x\"\nrequires-python = \">=3.9,<3.13\"\n",
+            ),
+        ]));
+        assert_eq!(p.install, Some(Install::Checkout));
+        assert_eq!(p.pythonpath, vec!["src"]);
+        assert_eq!(p.test_cmd.as_deref(), Some("python -m pytest -q tests"));
+        // 3.13 is in the matrix but requires-python excludes it.
+        assert_eq!(
+            p.python,
+            Some(("3.12".into(), "actions/setup-python python-version".into()))
+        );
+        assert!(
+            p.notes.iter().any(|n| n.contains("ci.yml")),
+            "{:?}",
+            p.notes
+        );
+    }
+
+    #[test]
+    fn editable_and_built_installs() {
+        let wf = |install: &str| {
+            format!(
+                "jobs:\n  t:\n    steps:\n      - uses: actions/setup-python@v5\n        with:\n          python-version: '3.11'\n      - run: |\n          {install}\n          pytest\n"
+            )
+        };
+        for (line, want) in [
+            ("pip install -e .[test]", Install::Editable),
+            ("python -m pip install --editable .", Install::Editable),
+            ("poetry install", Install::Editable),
+            ("pip install .[tests]", Install::Built),
+            ("pip install dist/*.whl", Install::Built),
+            ("pip install -r requirements.txt", Install::Checkout),
+        ] {
+            let p = plan(&files(&[(".github/workflows/t.yaml", &wf(line))]));
+            assert_eq!(p.install, Some(want), "{line}");
+            assert_eq!(p.test_cmd.as_deref(), Some("pytest"), "{line}");
+            assert_eq!(p.python.as_ref().map(|v| v.0.as_str()), Some("3.11"));
+        }
+    }
+
+    #[test]
+    fn tox_env_resolved_through_tox_ini() {
+        let wf =
+            "jobs:\n  t:\n    steps:\n      - run: pip install tox\n      - run: tox -e py311\n";
+        let tox = "[tox]\nenvlist = py311\n\n[testenv]\ndeps = pytest\ncommands =\n    python -m pip list\n    pytest {posargs} tests\n\n[testenv:py311]\nusedevelop = true\nsetenv =\n    PYTHONPATH = {toxinidir}/src\n";
+        let p = plan(&files(&[(".github/workflows/t.yml", wf), ("tox.ini", tox)]));
+        assert_eq!(p.test_cmd.as_deref(), Some("pytest  tests"));
+        assert_eq!(p.install, Some(Install::Editable));
+        assert_eq!(p.pythonpath, vec!["src"]);
+        // Without the env's usedevelop: tox builds and installs the package.
+        let p = plan(&files(&[(
+            "tox.ini",
+            &tox.replace("usedevelop = true\n", ""),
+        )]));
+        assert_eq!(p.install, Some(Install::Built));
+        let p = plan(&files(&[(
+            "tox.ini",
+            "[testenv]\nskip_install = true\ncommands = pytest\n",
+        )]));
+        assert_eq!(p.install, Some(Install::Checkout));
+    }
+
+    #[test]
+    fn nox_and_make() {
+        let nox = "import nox\n\n@nox.session(python=[\"3.10\", \"3.11\"])\ndef tests(session):\n    session.install(\"-e\", \".[test]\")\n    session.run(\"pytest\", \"-q\", \"tests\")\n";
+        let wf = "jobs:\n  t:\n    steps:\n      - run: pipx run nox -s tests\n";
+        let p = plan(&files(&[
+            (".github/workflows/t.yml", wf),
+            ("noxfile.py", nox),
+        ]));
+        assert_eq!(p.test_cmd.as_deref(), Some("pytest -q tests"));
+        assert_eq!(p.install, Some(Install::Editable));
+
+        let mk = "PYTHON ?= python\n\ninstall:\n\t$(PYTHON) -m pip install .\n\ntest: install\n\t@$(PYTHON) -m pytest -x tests\n";
+        let wf = "jobs:\n  t:\n    steps:\n      - run: pip install .\n      - run: make test\n";
+        let p = plan(&files(&[(".github/workflows/t.yml", wf), ("Makefile", mk)]));
+        assert_eq!(p.test_cmd.as_deref(), Some("python -m pytest -x tests"));
+        assert_eq!(p.install, Some(Install::Built));
+    }
+
+    #[test]
+    fn python_from_metadata_when_no_ci() {
+        let cfg = "[metadata]\nclassifiers =\n    Programming Language :: Python :: 3.8\n    Programming Language :: Python :: 3.10\n\n[options]\npython_requires = >=3.8\n";
+        let p = plan(&files(&[("setup.cfg", cfg)]));
+        assert_eq!(p.python, Some(("3.10".into(), "classifiers".into())));
+        assert_eq!(p.install, None);
+        let py = "setup(name='x', python_requires='>=3.7', classifiers=['Programming Language :: Python :: 3.7', 'Programming Language :: Python :: 3.12'])";
+        assert_eq!(
+            plan(&files(&[("setup.py", py)])).python,
+            Some(("3.12".into(), "classifiers".into()))
+        );
+        let py = py.replace(">=3.7", ">=3.7,<3.12");
+        assert_eq!(
+            plan(&files(&[("setup.py", &py)])).python.map(|p| p.0),
+            Some("3.7".into())
+        );
+        assert_eq!(plan(&BTreeMap::new()), CiPlan::default());
+    }
+
+    #[test]
+    fn requires_python_clauses() {
+        assert!(allowed(">=3.8", (3, 11)));
+        assert!(!allowed(">=3.12", (3, 11)));
+        assert!(allowed(">=3.8,<4", (3, 13)));
+        assert!(!allowed(">=3.8, <3.11", (3, 11)));
+        assert!(allowed("~=3.9", (3, 12)));
+        assert!(!allowed("!=3.11.*", (3, 11)));
+        assert!(allowed("!=3.0.*,!=3.1.*", (3, 11)));
+        assert_eq!(
+            choose_python(&["3.x".into(), "pypy3.9".into()], None, &[]),
+            None
+        );
+    }
+
+    #[test]
+    fn pythonpath_spellings() {
+        assert_eq!(
+            split_pythonpath("${{ github.workspace }}/src:.:$PYTHONPATH"),
+            vec!["src", "."]
+        );
+        assert!(wanted(".github/workflows/ci.yml"));
+        assert!(!wanted(".github/workflows/sub/ci.yml"));
+        assert!(!wanted(".github/dependabot.yml"));
+    }
+}
