@@ -17,6 +17,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::sandbox::ci::{is_install_cmd, is_test_cmd};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framework {
     Pytest,
@@ -92,19 +94,6 @@ static NOX_CMD: LazyLock<Option<Regex>> = LazyLock::new(|| re(r"^nox > (.+?)\s*$
 static PY_VERSION: LazyLock<Option<Regex>> =
     LazyLock::new(|| re(r#"^\s+python-version:\s*['"]?([0-9][0-9.]*[0-9x*]?)['"]?\s*$"#));
 
-// A command line that runs tests (word-bounded so `pytest-cov` in an install line still
-// counts as "mentions pytest": installs are excluded separately).
-static TEST_LIKE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    re(
-        r"(?:^|[\s/;&|(])(?:py\.?test|tox|nox|nose2?|cargo (?:test|nextest)|(?:npx |pnpm exec |yarn )?(?:jest|vitest)|go test|(?:npm|yarn|pnpm)(?: run)? test|make(?: -\S+)* (?:test|tests|check)|runtests(?:\.py)?|setup\.py test)\b|-m (?:pytest|unittest|tox|nox)\b",
-    )
-});
-static INSTALL_LIKE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    re(
-        r"\b(?:pip3? install|-m pip install|uv pip|uv sync|uv add|pipx install|poetry (?:install|add|lock)|pipenv (?:install|sync)|pdm (?:install|sync)|conda (?:install|create|env)|mamba (?:install|create)|apt(?:-get)? (?:install|update)|brew install|npm (?:ci|install|i)\b|yarn install|pnpm (?:install|i)\b|cargo (?:install|build|fetch)|go (?:install|mod|get|build)|pip download|python -m build|setup\.py (?:install|develop|build|sdist|bdist))",
-    )
-});
-
 fn clean(line: &str) -> String {
     let l = match TIMESTAMP.as_ref() {
         Some(r) => r.replace(line, "").into_owned(),
@@ -128,11 +117,6 @@ fn push_unique(v: &mut Vec<String>, s: String) {
     if !v.contains(&s) {
         v.push(s);
     }
-}
-
-/// One command (a script line, or one `&&`/`;` part of it) runs tests and installs nothing.
-pub(crate) fn is_test_cmd(cmd: &str) -> bool {
-    is(&TEST_LIKE, cmd) && !is(&INSTALL_LIKE, cmd)
 }
 
 fn framework_of_cmd(cmd: &str) -> Option<Framework> {
@@ -318,7 +302,7 @@ fn command_of(step: &Step) -> Option<String> {
         step.script
             .iter()
             .flat_map(|l| parts(l))
-            .filter(|p| !is(&INSTALL_LIKE, p))
+            .filter(|p| !is_install_cmd(p))
             .last()
             .map(str::to_string)
     })

@@ -13,10 +13,36 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 use regex::Regex;
-
 use serde_yaml::Value;
 
-use crate::github::logs::is_test_cmd;
+// A command line that runs tests (word-bounded so `pytest-cov` in an install line still
+// counts as "mentions pytest": installs are excluded separately).
+static TEST_LIKE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    ci_re(
+        r"(?:^|[\s/;&|(])(?:py\.?test|tox|nox|nose2?|cargo (?:test|nextest)|(?:npx |pnpm exec |yarn )?(?:jest|vitest)|go test|(?:npm|yarn|pnpm)(?: run)? test|make(?: -\S+)* (?:test|tests|check)|runtests(?:\.py)?|setup\.py test)\b|-m (?:pytest|unittest|tox|nox)\b",
+    )
+});
+static INSTALL_LIKE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    ci_re(
+        r"\b(?:pip3? install|-m pip install|uv pip|uv sync|uv add|pipx install|poetry (?:install|add|lock)|pipenv (?:install|sync)|pdm (?:install|sync)|conda (?:install|create|env)|mamba (?:install|create)|apt(?:-get)? (?:install|update)|brew install|npm (?:ci|install|i)\b|yarn install|pnpm (?:install|i)\b|cargo (?:install|build|fetch)|go (?:install|mod|get|build)|pip download|python -m build|setup\.py (?:install|develop|build|sdist|bdist))",
+    )
+});
+
+/// One command installs or builds something (pip, uv, poetry, apt, npm ci, cargo build, …).
+/// Shared with `github::logs`, which picks the CI step that ran the tests.
+pub fn is_install_cmd(cmd: &str) -> bool {
+    INSTALL_LIKE.as_ref().is_some_and(|r| r.is_match(cmd))
+}
+
+/// One command (a script line, or one `&&`/`;` part of it) runs tests and installs nothing.
+pub fn is_test_cmd(cmd: &str) -> bool {
+    let is = |re: &LazyLock<Option<Regex>>| re.as_ref().is_some_and(|r| r.is_match(cmd));
+    is(&TEST_LIKE) && !is(&INSTALL_LIKE)
+}
+
+fn ci_re(p: &str) -> Option<Regex> {
+    Regex::new(p).ok()
+}
 
 /// How CI makes the project importable for its tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
