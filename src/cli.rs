@@ -50,8 +50,10 @@ pub enum Command {
     /// Build the sandbox image of a checkout; prints its tag.
     Prepare(crate::sandbox::image_cli::PrepareArgs),
     /// Repair a checkout: reproduce the failing tests, run the agent in a fresh sandbox,
-    /// write DIR/patch.diff and DIR/trajectory.jsonl. Exit 0 fixed (or nothing failing),
-    /// 1 no fix, 2 configuration or infrastructure error.
+    /// verify the patch in another, write DIR/patch.diff, DIR/trajectory.jsonl and
+    /// DIR/receipt.{json,md}. Reads the checkout's .github/patchloop.yml like the action
+    /// (flags win). Exit 0 fixed (or nothing failing), 1 no fix, 2 configuration or
+    /// infrastructure error.
     Fix(crate::pipeline::fix::FixArgs),
     /// Fix the embedded demo repository's planted bug with a scripted model in the real sandbox.
     Demo(crate::pipeline::fix::DemoArgs),
