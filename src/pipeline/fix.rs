@@ -87,8 +87,19 @@ fn print_outcome(o: &Outcome, out_dir: &Path) {
         println!("{}", o.patch.trim_end());
     }
     if !o.baseline.targets.is_empty() || !o.baseline.pre_existing.is_empty() {
+        // The three groups the receipt records too.
+        let p2p = o
+            .receipt
+            .as_ref()
+            .map(|r| {
+                format!(
+                    "{} tests that passed before, enforced",
+                    r.decision.pass_to_pass.len()
+                )
+            })
+            .unwrap_or_else(|| "not verified".into());
         eprintln!(
-            "targets: {}; pre-existing failures (not required to pass): {}",
+            "targets: {}\npre-existing failures (not required to pass): {}\npass-to-pass: {p2p}",
             list_or_none(&o.baseline.targets),
             list_or_none(&o.baseline.pre_existing)
         );
