@@ -483,10 +483,10 @@ pub fn render(plan: &ContextPlan, files: &BTreeMap<String, String>, budget: usiz
             // non-test file read.
             let candidates: Vec<String> = match target_mod {
                 Some(i) if !attr_anywhere => {
+                    // `from pkg import f` where `pkg/__init__.py` re-exports `f` from `pkg/f.py`,
+                    // or `from pkg import mod` then `mod.f()`: the submodule too.
                     let mut c = module_files(&i.module, i.level, &t.path);
-                    if let Call::Attr(..) = call
-                        && let Some(n) = &i.name
-                    {
+                    if let Some(n) = &i.name {
                         c.extend(module_files(&format!("{}.{n}", i.module), i.level, &t.path));
                     }
                     c
@@ -1141,6 +1141,40 @@ mod tests {
         assert!(e.ends_with("    ...\n"), "{e}");
         assert!(e.len() <= 120, "{}", e.len());
         assert_eq!(excerpt("a\nb\n", 1, 2, None, 100), "1  a\n2  b\n");
+    }
+
+    #[test]
+    fn a_function_re_exported_by_its_package_is_found_in_its_module() {
+        // The demo's test does `from stats import median`; `stats/__init__.py` re-exports it
+        // from `stats/median.py`. Output from the demo's episode container.
+        let out = include_str!("testdata/traceback/pytest-demo.txt");
+        let ids = ["tests/test_median.py::test_even_length_averages_the_middle_pair".to_string()];
+        let plan = plan(out, &ids);
+        let demo = |p: &str| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("examples/demo-repo")
+                .join(p);
+            std::fs::read_to_string(path).ok()
+        };
+        let mut files: BTreeMap<String, String> = plan
+            .files()
+            .into_iter()
+            .filter_map(|p| demo(&p).map(|s| (p, s)))
+            .collect();
+        let more = plan.imports(&files);
+        assert!(more.contains(&"stats/median.py".to_string()), "{more:?}");
+        for p in more {
+            if let Some(s) = demo(&p) {
+                files.insert(p, s);
+            }
+        }
+        let c = render(&plan, &files, DEFAULT_BUDGET);
+        assert_eq!(c.focus.code.len(), 1, "{}", c.text);
+        assert_eq!(
+            (c.focus.code[0].path.as_str(), c.focus.code[0].name.as_str()),
+            ("stats/median.py", "median")
+        );
+        assert!(c.text.contains("def median("), "{}", c.text);
     }
 
     #[test]
