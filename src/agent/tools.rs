@@ -482,6 +482,15 @@ pub fn render_view(
     let start = start.unwrap_or(1).max(1) as usize;
     let end = end.map(|e| e.max(0) as usize).unwrap_or(total).min(total);
     if start > end {
+        // A short file asked for past its end (small models copy a line number from another
+        // file): show it whole rather than an empty answer they repeat.
+        if start > total && total <= cfg.long_file_lines {
+            return Ok(format!(
+                "Empty range {start}..{end}: `{path}` has only {total} lines; here it is whole.\n\
+                 {path} (lines 1-{total} of {total}):\n{}",
+                number_lines(text, 1, total)
+            ));
+        }
         return Err(format!(
             "Empty range {start}..{end}: `{path}` has {total} lines."
         ));
@@ -1122,7 +1131,13 @@ mod tests {
         let small: String = (1..=200).map(|i| format!("l{i}\n")).collect();
         let whole = render_view(&cfg, "s.py", &small, None, None).unwrap();
         assert!(whole.starts_with("s.py (lines 1-200 of 200):\n"), "{whole}");
-        assert!(render_view(&cfg, "s.py", &small, Some(300), None).is_err());
+        let past = render_view(&cfg, "s.py", &small, Some(300), None).unwrap();
+        assert!(
+            past.contains("has only 200 lines; here it is whole.\ns.py (lines 1-200 of 200):\n"),
+            "{past}"
+        );
+        assert!(render_view(&cfg, "s.py", &small, Some(50), Some(10)).is_err());
+        assert!(render_view(&cfg, "other.py", &big, Some(8000), None).is_err());
     }
 
     #[tokio::test]
