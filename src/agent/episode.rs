@@ -324,7 +324,7 @@ async fn steps(
                 }
             };
             if i == last_call && (NUDGE_AFTER_REPEATS..STOP_AFTER_REPEATS).contains(&repeat) {
-                let nudge = REPEAT_NUDGE.replace("{count}", &repeat.to_string());
+                let nudge = repeat_nudge(repeat, call, &cfg.tools.focus);
                 record.notes.push(format!("repeat nudge ({repeat})"));
                 text = format!("{text}\n\n{nudge}");
             }
@@ -443,6 +443,28 @@ async fn compaction(
     fresh
 }
 
+/// The observation added to a repeated action: it will not change, and where to go instead
+/// (the code the failing-code context names, not the call being repeated). Pure.
+pub fn repeat_nudge(count: usize, call: &ToolCall, focus: &crate::agent::context::Focus) -> String {
+    let r#where = if focus.code.is_empty() {
+        "Read another part of the code, edit the code with str_replace, run the tests, or submit."
+            .to_string()
+    } else {
+        let viewed = (call.name == "view_file")
+            .then(|| call.arguments["path"].as_str())
+            .flatten()
+            .map(|p| {
+                let start = call.arguments["start_line"].as_u64().map(|n| n as usize);
+                (p, start)
+            });
+        focus.where_to_look(viewed)
+    };
+    REPEAT_NUDGE
+        .trim_end()
+        .replace("{count}", &count.to_string())
+        .replace("{where}", &r#where)
+}
+
 /// Plain-text refusals ("I can't help with that"), for servers without a refusal field.
 pub fn looks_like_refusal(content: &str) -> bool {
     let c = content.to_lowercase();
@@ -473,6 +495,9 @@ pub fn config_value(cfg: &EpisodeConfig) -> Value {
             "obs_cap": cfg.tools.obs_cap,
             "exec_timeout_s": cfg.tools.exec_timeout.as_secs(),
             "test_timeout_s": cfg.tools.test_timeout.as_secs(),
+            "context_budget": cfg.tools.context_budget,
+            "long_file_lines": cfg.tools.long_file_lines,
+            "focus_code": cfg.tools.focus.code.iter().map(|l| l.label()).collect::<Vec<_>>(),
         },
         "nudge_after_repeats": NUDGE_AFTER_REPEATS,
         "stop_after_repeats": STOP_AFTER_REPEATS,
@@ -534,5 +559,46 @@ mod tests {
     fn refusals() {
         assert!(looks_like_refusal("I'm sorry, but I can't help with that."));
         assert!(!looks_like_refusal("Let me look at median.py"));
+    }
+
+    #[test]
+    fn the_repeat_nudge_points_at_the_code_not_the_repeated_call() {
+        use crate::agent::context::{Focus, Location};
+        let call = |args: Value| ToolCall {
+            id: None,
+            name: "view_file".into(),
+            arguments: args,
+            invalid_arguments: None,
+            from_text: false,
+        };
+        let plain = repeat_nudge(3, &call(json!({"path": "tests/t.py"})), &Focus::default());
+        assert!(plain.contains("3 times in the last few steps"), "{plain}");
+        assert!(plain.contains("str_replace"), "{plain}");
+        let focus = Focus {
+            code: vec![Location {
+                path: "shop/prices.py".into(),
+                start: 4,
+                end: 7,
+                name: "parse_amount".into(),
+                frame_line: Some(7),
+            }],
+            ..Focus::default()
+        };
+        let n = repeat_nudge(3, &call(json!({"path": "tests/t.py"})), &focus);
+        assert!(
+            n.contains("- shop/prices.py:4 parse_amount (traceback line 7)"),
+            "{n}"
+        );
+        assert!(
+            n.contains(r#""path": "shop/prices.py", "start_line": 4, "end_line": 7"#),
+            "{n}"
+        );
+        let again = repeat_nudge(
+            4,
+            &call(json!({"path": "shop/prices.py", "start_line": 4, "end_line": 7})),
+            &focus,
+        );
+        assert!(!again.contains("Read it:"), "{again}");
+        assert!(again.contains("fix it with str_replace"), "{again}");
     }
 }

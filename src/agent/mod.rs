@@ -5,6 +5,7 @@
 //! Read [`episode`] first: the whole loop is one function, top to bottom.
 
 pub mod compact;
+pub mod context;
 pub mod demo;
 pub mod episode;
 pub mod model;

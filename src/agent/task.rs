@@ -1,10 +1,14 @@
 //! The task given to the model at the start of an episode: the failing tests' output, the
-//! targets and the pre-existing failures, the problem statement and the file list. Pure except
-//! [`list_files`], which asks the sandbox.
+//! failing-code context ([`super::context`]), the targets and the pre-existing failures, the
+//! problem statement and the file list. Pure except [`list_files`] and [`failing_context`],
+//! which ask the sandbox.
 
-use crate::sandbox::Sandbox;
+use std::collections::BTreeMap;
+
 use crate::sandbox::output::truncate_text;
+use crate::sandbox::{ExecRequest, Sandbox};
 
+use super::context::{self, Context};
 use super::tools::TestRun;
 
 /// The task text. `targets` are what the patch must make pass; `pre_existing` failed before
@@ -15,6 +19,7 @@ pub fn build_task(
     pre_existing: &[String],
     issue: Option<&str>,
     files: &[String],
+    context: &Context,
 ) -> String {
     let mut t = String::from(
         "The repository's tests fail. Fix the code (not the tests) so that they pass.\n\n",
@@ -39,6 +44,10 @@ pub fn build_task(
         "\nTest output:\n```\n{}\n```\n",
         truncate_text(failing.output.trim(), 4000)
     ));
+    if !context.text.is_empty() {
+        t.push('\n');
+        t.push_str(&context.text);
+    }
     if let Some(issue) = issue.filter(|i| !i.trim().is_empty()) {
         t.push_str(&format!(
             "\nProblem statement:\n{}\n",
@@ -51,8 +60,20 @@ pub fn build_task(
             t.push_str(&format!("- {f}\n"));
         }
     }
-    // Small models copy the test output back; a concrete first call gets them moving.
-    if let Some(file) = targets.first().and_then(|id| pytest_file_of(id)) {
+    // Small models copy the test output back; a concrete first call gets them moving, to the
+    // code under test when the context found it.
+    let focus = &context.focus;
+    if let Some(code) = focus.code.first() {
+        t.push_str(&format!(
+            "\nStart by reading the code the failing test runs: {}\n",
+            code.view_call()
+        ));
+    } else if let Some(test) = focus.tests.first() {
+        t.push_str(&format!(
+            "\nStart by reading the failing test: {}\n",
+            test.view_call()
+        ));
+    } else if let Some(file) = targets.first().and_then(|id| pytest_file_of(id)) {
         t.push_str(&format!(
             "\nStart by reading the failing test: {{\"name\": \"view_file\", \"arguments\": {{\"path\": \"{file}\"}}}}\n"
         ));
@@ -102,6 +123,73 @@ pub async fn list_files(sandbox: &dyn Sandbox) -> Vec<String> {
     }
 }
 
+/// The failing-code context of a reproduction run: the plan from its output, the files read
+/// through the sandbox in two rounds (the tests and the frames' files, then the modules the
+/// tests import), rendered within `budget` bytes. Best effort: unreadable files are skipped;
+/// a `budget` of 0 turns it off.
+pub async fn failing_context(
+    sandbox: &dyn Sandbox,
+    output: &str,
+    failing: &[String],
+    budget: usize,
+) -> Context {
+    if budget == 0 {
+        return Context::default();
+    }
+    let plan = context::plan(output, failing);
+    let mut files = read_files(sandbox, &plan.files()).await;
+    let more = plan.imports(&files);
+    files.extend(read_files(sandbox, &more).await);
+    context::render(&plan, &files, budget)
+}
+
+/// Largest file the context reads, bytes.
+const MAX_CONTEXT_FILE: usize = 1 << 20;
+
+/// Read `paths` in one exec (`path NUL size NUL bytes` per file that exists and is small).
+async fn read_files(sandbox: &dyn Sandbox, paths: &[String]) -> BTreeMap<String, String> {
+    if paths.is_empty() {
+        return BTreeMap::new();
+    }
+    let script = format!(
+        "for f do [ -f \"$f\" ] || continue; n=$(wc -c < \"$f\") || continue; \
+         [ \"$n\" -le {MAX_CONTEXT_FILE} ] || continue; printf '%s\\0%s\\0' \"$f\" \"$n\"; \
+         cat -- \"$f\"; done"
+    );
+    let mut argv = vec!["sh".to_string(), "-c".into(), script, "sh".into()];
+    argv.extend(paths.iter().cloned());
+    let req = ExecRequest::argv(argv).output_cap(8 << 20);
+    match sandbox.exec(req).await {
+        Ok(r) if !r.output.is_truncated() => parse_files(&r.output.kept_bytes()),
+        _ => BTreeMap::new(),
+    }
+}
+
+/// The files of [`read_files`]' output; stops at the first malformed record. Pure.
+fn parse_files(mut bytes: &[u8]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let field = |b: &mut &[u8]| -> Option<String> {
+        let at = b.iter().position(|c| *c == 0)?;
+        let s = String::from_utf8_lossy(&b[..at]).into_owned();
+        *b = &b[at + 1..];
+        Some(s)
+    };
+    while !bytes.is_empty() {
+        let (Some(path), Some(size)) = (field(&mut bytes), field(&mut bytes)) else {
+            break;
+        };
+        let Ok(n) = size.trim().parse::<usize>() else {
+            break;
+        };
+        if n > bytes.len() {
+            break;
+        }
+        out.insert(path, String::from_utf8_lossy(&bytes[..n]).into_owned());
+        bytes = &bytes[n..];
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +220,7 @@ mod tests {
             &pre,
             Some("median is wrong for even lists"),
             &["stats/median.py".into()],
+            &Context::default(),
         );
         assert!(t.contains("- stats/median.py"));
         assert!(t.contains("Failing tests: tests/test_median.py::test_even\n"));
@@ -139,7 +228,7 @@ mod tests {
         assert!(t.contains("tests/test_env.py::test_locale"));
         assert!(t.contains("E   assert 3 == 2.5"));
         assert!(t.contains("Problem statement:\nmedian is wrong"));
-        let plain = build_task(&run, &targets, &[], None, &[]);
+        let plain = build_task(&run, &targets, &[], None, &[], &Context::default());
         assert!(!plain.contains("Problem statement"));
         assert!(!plain.contains("not your task"));
         assert!(
@@ -151,5 +240,56 @@ mod tests {
             Some("a/b.py")
         );
         assert_eq!(pytest_file_of("noclass"), None);
+    }
+
+    #[test]
+    fn files_are_read_back_exactly() {
+        let mut raw = b"a.py\x005\x00x\x00y\nzb/c.py\x000\x00".to_vec();
+        let files = parse_files(&raw);
+        assert_eq!(files["a.py"], "x\x00y\nz");
+        assert_eq!(files["b/c.py"], "");
+        raw.extend_from_slice(b"d.py\x0099\x00short");
+        assert_eq!(parse_files(&raw).len(), 2, "a record cut short is dropped");
+    }
+
+    #[tokio::test]
+    async fn the_context_is_read_through_the_sandbox_and_leads_the_first_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("src/agent/testdata/traceback/repo");
+        for rel in ["shop/__init__.py", "shop/prices.py", "tests/test_prices.py"] {
+            let to = dir.path().join(rel);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(src.join(rel), &to).unwrap();
+        }
+        let sandbox = crate::agent::testing::HostDir::new(dir.path())
+            .await
+            .unwrap();
+        let output = include_str!("testdata/traceback/pytest-long.txt");
+        let ids = ["tests/test_prices.py::TestCart::test_count".to_string()];
+        let cx = failing_context(&sandbox, output, &ids, 3072).await;
+        // Second round: the module the test imports, found from the test function's calls.
+        assert!(
+            cx.text.contains("shop/prices.py:28 Cart.count:"),
+            "{}",
+            cx.text
+        );
+        let run = TestRun {
+            status: ExecStatus::Exited(1),
+            summary: None,
+            output: output.into(),
+        };
+        let t = build_task(&run, &ids, &[], None, &[], &cx);
+        assert!(t.contains("Failing-code context"), "{t}");
+        assert!(
+            t.contains(r#"Start by reading the code the failing test runs: {"name": "view_file", "arguments": {"path": "shop/prices.py", "start_line": 24, "end_line": 26}}"#),
+            "{t}"
+        );
+        assert!(
+            failing_context(&sandbox, output, &ids, 0)
+                .await
+                .text
+                .is_empty()
+        );
     }
 }

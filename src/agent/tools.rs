@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::agent::context::{self, Focus};
 use crate::agent::model::ToolSpec;
 use crate::sandbox::output::truncate_text;
 use crate::sandbox::{ExecRequest, ExecResult, ExecStatus, Sandbox, SandboxError};
@@ -23,7 +24,17 @@ pub struct ToolConfig {
     pub exec_timeout: Duration,
     pub test_timeout: Duration,
     pub max_search_matches: usize,
+    /// Bytes of failing-code context in the first prompt (0: none).
+    pub context_budget: usize,
+    /// `view_file` without a range shows a window of a file longer than this many lines.
+    pub long_file_lines: usize,
+    /// Where the failing-code context points (code under test, lines per file, read-only
+    /// dirs): `view_file` windows and refused edits answer with it. Empty outside an episode.
+    pub focus: Focus,
 }
+
+/// Lines a `view_file` window shows.
+pub const VIEW_WINDOW: usize = 100;
 
 impl Default for ToolConfig {
     fn default() -> Self {
@@ -33,6 +44,9 @@ impl Default for ToolConfig {
             exec_timeout: Duration::from_secs(60),
             test_timeout: Duration::from_secs(300),
             max_search_matches: 50,
+            context_budget: context::DEFAULT_BUDGET,
+            long_file_lines: 200,
+            focus: Focus::default(),
         }
     }
 }
@@ -106,7 +120,7 @@ pub const TOOLS: [ToolDef; 7] = [
     ToolDef {
         tool: Tool::ViewFile,
         name: "view_file",
-        description: "Show a file with line numbers, optionally only lines start_line..end_line (1-based, inclusive).",
+        description: "Show a file with line numbers, optionally only lines start_line..end_line (1-based, inclusive). Without a range, a file over 200 lines shows a 100-line window (around the lines the failing test's traceback names, else the start) and says how to page.",
         parameters: || {
             json!({"type": "object", "properties": {
                 "path": {"type": "string", "description": "Path relative to the repository root"},
@@ -280,7 +294,7 @@ async fn run(
             Err(o) => Err(o),
         },
         Tool::ViewFile => match parse_args::<ViewArgs>(name, args) {
-            Ok(a) => view_file(sandbox, &a.path, a.start_line, a.end_line).await?,
+            Ok(a) => view_file(sandbox, cfg, &a.path, a.start_line, a.end_line).await?,
             Err(o) => Err(o),
         },
         Tool::Search => match parse_args::<SearchArgs>(name, args) {
@@ -288,7 +302,7 @@ async fn run(
             Err(o) => Err(o),
         },
         Tool::StrReplace => match parse_args::<ReplaceArgs>(name, args) {
-            Ok(a) => str_replace(sandbox, &a.path, &a.old_str, &a.new_str).await?,
+            Ok(a) => str_replace(sandbox, cfg, &a.path, &a.old_str, &a.new_str).await?,
             Err(o) => Err(o),
         },
         Tool::RunTests => {
@@ -402,6 +416,7 @@ pub fn number_lines(text: &str, start: usize, end: usize) -> String {
 
 async fn view_file(
     sandbox: &dyn Sandbox,
+    cfg: &ToolConfig,
     path: &str,
     start: Option<i64>,
     end: Option<i64>,
@@ -410,20 +425,79 @@ async fn view_file(
         Ok(t) => t,
         Err(o) => return Ok(Err(o)),
     };
+    Ok(render_view(cfg, path, &text, start, end)
+        .map_err(Observation::text)
+        .map(Observation::text))
+}
+
+/// The `view_file` text of `text`. Without a range, a file longer than `cfg.long_file_lines`
+/// shows a [`VIEW_WINDOW`]-line window around the first line the focus names in it (else the
+/// start), followed by the exact call for the next page. Pure.
+pub fn render_view(
+    cfg: &ToolConfig,
+    path: &str,
+    text: &str,
+    start: Option<i64>,
+    end: Option<i64>,
+) -> Result<String, String> {
     let total = text.lines().count();
+    if total == 0 {
+        return Ok(format!("`{path}` is empty."));
+    }
+    if start.is_none() && end.is_none() && total > cfg.long_file_lines {
+        let anchor = cfg.focus.line_in(path);
+        // A little before the anchor (the def line above a frame), the rest after it.
+        let s = anchor.map_or(1, |a| a.saturating_sub(VIEW_WINDOW / 5).max(1));
+        let e = (s + VIEW_WINDOW - 1).min(total);
+        let s = e.saturating_sub(VIEW_WINDOW - 1).max(1);
+        let why = match anchor {
+            Some(a) => format!("around line {a}, which the failing test's traceback names"),
+            None => "its start".to_string(),
+        };
+        let mut out = format!(
+            "{path} has {total} lines; showing lines {s}-{e} ({why}).\n{path} (lines {s}-{e} of {total}):\n"
+        );
+        out.push_str(&number_lines(text, s, e));
+        let page = |a: usize, b: usize| {
+            format!(
+                r#"{{"name": "view_file", "arguments": {{"path": "{path}", "start_line": {a}, "end_line": {b}}}}}"#
+            )
+        };
+        out.push_str(&format!("[showing lines {s}-{e} of {total}. To see other lines call view_file with start_line and end_line"));
+        if e < total {
+            out.push_str(&format!(
+                ", e.g. the next lines: {}",
+                page(e + 1, (e + VIEW_WINDOW).min(total))
+            ));
+        }
+        if s > 1 {
+            out.push_str(&format!(
+                ", the lines before: {}",
+                page(s.saturating_sub(VIEW_WINDOW).max(1), s - 1)
+            ));
+        }
+        out.push_str("; or search for a name.]\n");
+        return Ok(out);
+    }
     let start = start.unwrap_or(1).max(1) as usize;
     let end = end.map(|e| e.max(0) as usize).unwrap_or(total).min(total);
-    if total == 0 {
-        return Ok(Ok(Observation::text(format!("`{path}` is empty."))));
-    }
     if start > end {
-        return Ok(Err(Observation::text(format!(
+        // A short file asked for past its end (small models copy a line number from another
+        // file): show it whole rather than an empty answer they repeat.
+        if start > total && total <= cfg.long_file_lines {
+            return Ok(format!(
+                "Empty range {start}..{end}: `{path}` has only {total} lines; here it is whole.\n\
+                 {path} (lines 1-{total} of {total}):\n{}",
+                number_lines(text, 1, total)
+            ));
+        }
+        return Err(format!(
             "Empty range {start}..{end}: `{path}` has {total} lines."
-        ))));
+        ));
     }
     let mut out = format!("{path} (lines {start}-{end} of {total}):\n");
-    out.push_str(&number_lines(&text, start, end));
-    Ok(Ok(Observation::text(out)))
+    out.push_str(&number_lines(text, start, end));
+    Ok(out)
 }
 
 async fn search(
@@ -482,6 +556,7 @@ async fn search(
 
 async fn str_replace(
     sandbox: &dyn Sandbox,
+    cfg: &ToolConfig,
     path: &str,
     old: &str,
     new: &str,
@@ -491,12 +566,27 @@ async fn str_replace(
             "old_str is empty: copy the exact lines to replace from view_file output (without line numbers).",
         )));
     }
+    // Small models "fix" the failing test; answer with where the code is instead.
+    if cfg.focus.is_read_only(path) {
+        return Ok(Err(Observation::text(read_only_answer(&cfg.focus, path))));
+    }
     let text = match read_file(sandbox, path).await? {
         Ok(t) => t,
         Err(o) => return Ok(Err(o)),
     };
     let edited = match plan_replace(&text, old, new) {
         Ok(e) => e,
+        Err(msg) if old == new => {
+            let tests = if context::is_test_path(path) {
+                " Tests are read-only and define the correct behaviour: change the code they run."
+            } else {
+                ""
+            };
+            return Ok(Err(Observation::text(format!(
+                "{path}: {msg}{tests}\n{}",
+                cfg.focus.where_to_look(None)
+            ))));
+        }
         Err(msg) => return Ok(Err(Observation::text(format!("{path}: {msg}")))),
     };
     // The path is an argument, never part of the script: no quoting bugs, no injection.
@@ -507,15 +597,26 @@ async fn str_replace(
         )
         .await?;
     if !r.status.success() {
-        return Ok(Err(Observation::text(format!(
-            "Cannot write `{path}`: {}",
-            r.output.render().trim()
-        ))));
+        let why = r.output.render();
+        let mut msg = format!("Cannot write `{path}`: {}", why.trim());
+        if why.contains("Read-only file system") {
+            msg = format!("{msg}\n{}", read_only_answer(&cfg.focus, path));
+        }
+        return Ok(Err(Observation::text(msg)));
     }
     Ok(Ok(Observation::text(format!(
         "Edited {path}. Lines {}-{} now read:\n{}",
         edited.first_line, edited.last_line, edited.snippet
     ))))
+}
+
+/// The answer to an edit of a read-only test file: nothing changed, and where to look. Pure.
+pub fn read_only_answer(focus: &Focus, path: &str) -> String {
+    format!(
+        "Not edited: `{path}` is a test file in a read-only directory (Read-only file system). \
+         The tests define the correct behaviour; the bug is in the code they run.\n{}",
+        focus.where_to_look(None)
+    )
 }
 
 /// A planned single replacement. Pure, so the matching rules are unit-tested.
@@ -979,5 +1080,128 @@ mod tests {
         uniq.dedup();
         assert_eq!(uniq.len(), TOOLS.len());
         assert!(s.iter().all(|t| t.parameters["type"] == "object"));
+    }
+
+    fn focused() -> ToolConfig {
+        use crate::agent::context::Location;
+        let mut cfg = ToolConfig::default();
+        cfg.focus.code = vec![Location {
+            path: "shop/prices.py".into(),
+            start: 15,
+            end: 17,
+            name: "total".into(),
+            frame_line: Some(16),
+        }];
+        cfg.focus
+            .lines
+            .insert("tests/test_big.py".into(), vec![501, 900]);
+        cfg.focus.read_only = vec!["tests".into()];
+        cfg
+    }
+
+    #[test]
+    fn a_long_file_without_a_range_shows_a_window_and_how_to_page() {
+        let big: String = (1..=7078).map(|i| format!("line {i}\n")).collect();
+        let cfg = focused();
+        let v = render_view(&cfg, "tests/test_big.py", &big, None, None).unwrap();
+        assert!(
+            v.starts_with("tests/test_big.py has 7078 lines; showing lines 481-580 (around line 501, which the failing test's traceback names).\n"),
+            "{v}"
+        );
+        assert!(
+            v.contains("\n481  line 481\n") && v.contains("\n580  line 580\n"),
+            "{v}"
+        );
+        assert!(!v.contains("line 581\n") && !v.contains("line 480\n"));
+        assert!(
+            v.contains(r#"the next lines: {"name": "view_file", "arguments": {"path": "tests/test_big.py", "start_line": 581, "end_line": 680}}"#),
+            "{v}"
+        );
+        assert!(v.contains(r#""start_line": 381, "end_line": 480"#), "{v}");
+        assert!(v.len() < 2000, "{}", v.len());
+        // No line named for the file: its start; an explicit range or a short file: as asked.
+        let start = render_view(&cfg, "other.py", &big, None, None).unwrap();
+        assert!(start.contains("showing lines 1-100 (its start)"), "{start}");
+        assert!(!start.contains("lines before"), "{start}");
+        let ranged = render_view(&cfg, "other.py", &big, Some(10), Some(400)).unwrap();
+        assert!(
+            ranged.starts_with("other.py (lines 10-400 of 7078):\n"),
+            "{ranged}"
+        );
+        let small: String = (1..=200).map(|i| format!("l{i}\n")).collect();
+        let whole = render_view(&cfg, "s.py", &small, None, None).unwrap();
+        assert!(whole.starts_with("s.py (lines 1-200 of 200):\n"), "{whole}");
+        let past = render_view(&cfg, "s.py", &small, Some(300), None).unwrap();
+        assert!(
+            past.contains("has only 200 lines; here it is whole.\ns.py (lines 1-200 of 200):\n"),
+            "{past}"
+        );
+        assert!(render_view(&cfg, "s.py", &small, Some(50), Some(10)).is_err());
+        assert!(render_view(&cfg, "other.py", &big, Some(8000), None).is_err());
+    }
+
+    #[tokio::test]
+    async fn edits_of_tests_or_no_ops_answer_with_the_code_to_look_at() {
+        let dir = tempfile::tempdir().unwrap();
+        let sb = crate::agent::testing::HostDir::with_files(
+            dir.path(),
+            &[
+                (
+                    "tests/test_p.py",
+                    "def test_x():\n    assert total([]) == 0\n",
+                ),
+                ("shop/prices.py", "def total(xs):\n    return 1\n"),
+            ],
+        )
+        .await
+        .unwrap();
+        let cfg = focused();
+        let call = |path: &str, old: &str, new: &str| json!({"path": path, "old_str": old, "new_str": new});
+        let o = execute(
+            &sb,
+            &cfg,
+            "str_replace",
+            &call("tests/test_p.py", "== 0", "== 1"),
+        )
+        .await
+        .unwrap();
+        assert!(o.text.contains("Read-only file system"), "{}", o.text);
+        assert!(
+            o.text
+                .contains("- shop/prices.py:15 total (traceback line 16)"),
+            "{}",
+            o.text
+        );
+        assert!(
+            o.text.contains(r#"Read it: {"name": "view_file", "arguments": {"path": "shop/prices.py", "start_line": 15, "end_line": 17}}"#),
+            "{}",
+            o.text
+        );
+        assert!(sb.diff().await.unwrap().is_empty(), "nothing was edited");
+        let same = execute(
+            &sb,
+            &cfg,
+            "str_replace",
+            &call("shop/prices.py", "return 1", "return 1"),
+        )
+        .await
+        .unwrap();
+        assert!(same.text.contains("identical"), "{}", same.text);
+        assert!(
+            same.text.contains("shop/prices.py:15 total"),
+            "{}",
+            same.text
+        );
+        // Without a context the read-only check is the file system's, as before.
+        let plain = ToolConfig::default();
+        let ok = execute(
+            &sb,
+            &plain,
+            "str_replace",
+            &call("shop/prices.py", "return 1", "return sum(xs)"),
+        )
+        .await
+        .unwrap();
+        assert!(ok.text.starts_with("Edited shop/prices.py."), "{}", ok.text);
     }
 }

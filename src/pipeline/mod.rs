@@ -420,13 +420,14 @@ async fn in_sandbox(
         }
         Ok(())
     };
-    let (task_text, baseline) = match &plan.targets {
+    let (task_text, baseline, mut focus) = match &plan.targets {
         Targets::Given { fail_to_pass, .. } => (
             plan.statement.clone().unwrap_or_default(),
             Baseline {
                 targets: fail_to_pass.clone(),
                 pre_existing: Vec::new(),
             },
+            Default::default(),
         ),
         reproduce_targets => {
             let named: &[String] = match reproduce_targets {
@@ -445,16 +446,29 @@ async fn in_sandbox(
                 return Ok(o);
             }
             let files = task::list_files(sandbox).await;
+            let tools = &plan.episode.tools;
+            let context = task::failing_context(
+                sandbox,
+                &before.output,
+                &baseline.targets,
+                tools.context_budget,
+            )
+            .await;
             let text = task::build_task(
                 &before,
                 &baseline.targets,
                 &baseline.pre_existing,
                 plan.statement.as_deref(),
                 &files,
+                &context,
             );
-            (text, baseline)
+            (text, baseline, context.focus)
         }
     };
+    // The tools steer with the context (view_file windows, refused test edits, loop nudges).
+    focus.read_only = policy.read_only_paths.clone();
+    let mut episode_cfg = plan.episode.clone();
+    episode_cfg.tools.focus = focus;
 
     let mut traj = Trajectory::create(&plan.trajectory)
         .with_context(|| format!("cannot create {}", plan.trajectory.display()))?;
@@ -463,11 +477,11 @@ async fn in_sandbox(
         started_unix: crate::clock::now_unix(),
         model: model.describe(),
         sandbox: sandbox.id().to_string(),
-        config: episode::config_value(&plan.episode),
+        config: episode::config_value(&episode_cfg),
         container_policy: serde_json::to_value(policy).unwrap_or(json!(null)),
         task: task_text.clone(),
     });
-    let outcome = episode::run(model, sandbox, &task_text, &plan.episode, &mut traj).await;
+    let outcome = episode::run(model, sandbox, &task_text, &episode_cfg, &mut traj).await;
     if let Some(e) = &traj.write_error {
         tracing::warn!(
             "the trajectory {} is incomplete: {e}",

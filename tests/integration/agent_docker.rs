@@ -97,7 +97,11 @@ async fn scripted_runs_in_the_real_sandbox() {
         "{}",
         l[0]["task"]
     );
-    assert!(l[0]["task"].as_str().unwrap().contains("Problem statement"));
+    let task = l[0]["task"].as_str().unwrap();
+    assert!(task.contains("Problem statement"));
+    // The first prompt carries the failing test function and the code it runs, path:line.
+    assert!(task.contains("Failing-code context"), "{task}");
+    assert!(task.contains("Start by reading the code the failing test runs: {\"name\": \"view_file\", \"arguments\": {\"path\": \"stats/median.py\""), "{task}");
     assert_eq!(l.iter().filter(|x| x["kind"] == "step").count(), 5);
     let first = l[1]["calls"][0]["observation"].as_str().unwrap();
     assert!(first.contains("3 passed, 1 failed"), "{first}");
@@ -139,10 +143,12 @@ turns:
         flood.len()
     );
     let cheat = steps[1]["calls"][0]["observation"].as_str().unwrap();
+    // Refused before writing, with where the code under test is (the failing-code context).
     assert!(
-        cheat.contains("Cannot write") && cheat.to_lowercase().contains("read-only"),
+        cheat.contains("Not edited") && cheat.contains("Read-only file system"),
         "{cheat}"
     );
+    assert!(cheat.contains("- stats/median.py:"), "{cheat}");
     assert_eq!(l.last().unwrap()["stop_reason"], "format_errors");
     assert!(
         o.one_line().starts_with("not fixed: no patch"),

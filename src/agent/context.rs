@@ -1,0 +1,1240 @@
+//! Failing-code context for the first prompt: the failing test *function* (not its file), the
+//! repository frames of its traceback (code before tests) and the source of the non-test
+//! functions on those frames or called by the test, each with `path:line`, within a byte budget.
+//!
+//! Small models given only the test output open the whole test file and edit the tests; shown
+//! the function that raised and the code the test calls, they start where the bug is.
+//!
+//! Three pure steps so every rule is unit-tested on real pytest output:
+//! [`plan`] (test output + failing ids → what to read), [`ContextPlan::imports`] (the test
+//! files → the modules they import, read in a second round) and [`render`] (file contents +
+//! budget → the text and the [`Focus`] the tools steer with). Reading the files through the
+//! sandbox is [`crate::agent::task::failing_context`]'s job. Python only: tree-sitter-python is
+//! the one grammar the crate carries; other languages get no context (the task is unchanged).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
+
+use regex::Regex;
+use tree_sitter::{Node, Parser, Tree};
+
+/// Default size of the rendered context, bytes.
+pub const DEFAULT_BUDGET: usize = 3 * 1024;
+/// Failing tests whose sections and functions are read (the first ones; the rest add noise).
+const MAX_TESTS: usize = 3;
+/// Traceback frames listed.
+const MAX_FRAMES: usize = 8;
+/// Code functions shown.
+const MAX_FUNCTIONS: usize = 4;
+
+/// One traceback frame inside the repository (path relative to the workspace).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    pub path: String,
+    pub line: usize,
+    /// As the traceback names it (`total`, `<module>`, `<listcomp>`), when it does.
+    pub func: Option<String>,
+}
+
+/// A failing test id, split (`tests/t.py::TestK::test_m[1-2]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestRef {
+    pub id: String,
+    pub path: String,
+    pub class: Option<String>,
+    /// Without the parameter part.
+    pub name: String,
+}
+
+impl TestRef {
+    /// `None` for ids that are not pytest node ids of a `.py` file.
+    pub fn parse(id: &str) -> Option<TestRef> {
+        let mut parts = id.split("::");
+        let path = parts.next()?.to_string();
+        if !path.ends_with(".py") {
+            return None;
+        }
+        let rest: Vec<&str> = parts.collect();
+        let (class, name) = match rest.as_slice() {
+            [] => return None,
+            [name] => (None, *name),
+            [.., class, name] => (Some(class.to_string()), *name),
+        };
+        let name = name.split('[').next().unwrap_or(name).to_string();
+        Some(TestRef {
+            id: id.to_string(),
+            path,
+            class,
+            name,
+        })
+    }
+
+    /// pytest's section title of this test: `TestK.test_m[1-2]`.
+    fn head_line(&self) -> String {
+        let tail = self.id.split("::").skip(1).collect::<Vec<_>>().join(".");
+        tail.to_string()
+    }
+}
+
+/// What to read for a context. Pure value; [`plan`] builds it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextPlan {
+    pub tests: Vec<TestRef>,
+    /// Repository frames of the failing tests' tracebacks, in traceback order, each once.
+    pub frames: Vec<Frame>,
+}
+
+/// A file a test path heuristic calls a test (or conftest) file.
+pub fn is_test_path(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    file.starts_with("test_")
+        || file.ends_with("_test.py")
+        || file == "conftest.py"
+        || path
+            .split('/')
+            .rev()
+            .skip(1)
+            .any(|d| matches!(d, "tests" | "test" | "testing"))
+}
+
+static SECTION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^_{2,} (.+?) _{2,}\s*$").expect("static regex"));
+/// `path:line: in func` (short), `path:line: ` / `path:line: ValueError` (long).
+static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\S[^:]*?\.py):(\d+):(?: in (\S+)|\s.*)?$").expect("static regex")
+});
+/// `File "path", line N, in func` (native tracebacks, SyntaxError displays).
+static FILE_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"File "([^"]+\.py)", line (\d+)(?:, in (\S+))?"#).expect("static regex")
+});
+
+/// The plan from a test run's output and its failing ids, paths relative to the sandbox
+/// workspace. Pure.
+pub fn plan(output: &str, failing_ids: &[String]) -> ContextPlan {
+    plan_in(output, failing_ids, crate::sandbox::WORKSPACE)
+}
+
+/// [`plan`] with the directory the tests ran in (absolute paths under it are the repository's;
+/// every other absolute path — the standard library, site-packages — is not). Pure.
+pub fn plan_in(output: &str, failing_ids: &[String], root: &str) -> ContextPlan {
+    let tests: Vec<TestRef> = failing_ids
+        .iter()
+        .filter_map(|id| TestRef::parse(id))
+        .take(MAX_TESTS)
+        .collect();
+    // Sections by title; lines before the first title belong to none.
+    let mut sections: Vec<(String, Vec<&str>)> = Vec::new();
+    for line in output.lines() {
+        if let Some(c) = SECTION.captures(line) {
+            sections.push((c[1].to_string(), Vec::new()));
+        } else if let Some((_, body)) = sections.last_mut() {
+            body.push(line);
+        }
+    }
+    let wanted = |title: &str| {
+        tests.iter().any(|t| {
+            let head = t.head_line();
+            let bare = title
+                .strip_prefix("ERROR at setup of ")
+                .or_else(|| title.strip_prefix("ERROR at teardown of "))
+                .unwrap_or(title);
+            bare == head || title == format!("ERROR collecting {}", t.path)
+        }) || title.starts_with("ERROR collecting ")
+    };
+    let chosen: Vec<&str> = sections
+        .iter()
+        .filter(|(title, _)| wanted(title))
+        .flat_map(|(_, body)| body.iter().copied())
+        .collect();
+    // No section names a failing test (`--tb=line`, a custom runner): read the whole output.
+    let lines: Vec<&str> = if chosen.is_empty() {
+        output.lines().collect()
+    } else {
+        chosen
+    };
+    let mut frames: Vec<Frame> = Vec::new();
+    for line in lines {
+        let found = LOCATION
+            .captures(line)
+            .or_else(|| FILE_FRAME.captures(line));
+        let Some(c) = found else { continue };
+        let Some(path) = repo_path(&c[1], root) else {
+            continue;
+        };
+        let Ok(n) = c[2].parse::<usize>() else {
+            continue;
+        };
+        let func = c.get(3).map(|m| m.as_str().to_string());
+        match frames.iter_mut().find(|f| f.path == path && f.line == n) {
+            // Long format names the function only in some frames: keep the name once seen.
+            Some(f) => {
+                if f.func.is_none() {
+                    f.func = func;
+                }
+            }
+            None => frames.push(Frame {
+                path,
+                line: n,
+                func,
+            }),
+        }
+    }
+    ContextPlan { tests, frames }
+}
+
+/// A traceback path as a workspace-relative path, or `None` outside the repository.
+fn repo_path(p: &str, root: &str) -> Option<String> {
+    let root = root.trim_end_matches('/');
+    let rel = if p.starts_with('/') {
+        p.strip_prefix(root)?.strip_prefix('/')?
+    } else {
+        p.strip_prefix("./").unwrap_or(p)
+    };
+    let bad = rel.is_empty()
+        || rel.starts_with('<')
+        || rel.split('/').any(|c| c == ".." || c.is_empty())
+        || rel.contains("site-packages/")
+        || rel.contains("dist-packages/");
+    (!bad).then(|| rel.to_string())
+}
+
+impl ContextPlan {
+    /// The files of the first round: the failing tests' files and the frames' files.
+    pub fn files(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for p in self
+            .tests
+            .iter()
+            .map(|t| &t.path)
+            .chain(self.frames.iter().map(|f| &f.path))
+        {
+            if !out.contains(p) {
+                out.push(p.clone());
+            }
+        }
+        out
+    }
+
+    /// The second round: candidate files of the modules the failing test files import and
+    /// whose names the test functions call (missing candidates are simply not found). Pure.
+    pub fn imports(&self, files: &BTreeMap<String, String>) -> Vec<String> {
+        let mut out = Vec::new();
+        for t in &self.tests {
+            let Some(src) = files.get(&t.path) else {
+                continue;
+            };
+            let Some(tree) = parse(src) else { continue };
+            let Some(func) = find_def(&tree, src, t.class.as_deref(), &t.name) else {
+                continue;
+            };
+            let called = calls(func.node, src);
+            for imp in imports(&tree, src) {
+                let used = called.iter().any(|c| match c {
+                    Call::Name(n) => *n == imp.local,
+                    Call::Attr(obj, _) => *obj == imp.local,
+                });
+                if !used {
+                    continue;
+                }
+                for p in module_files(&imp.module, imp.level, &t.path)
+                    .into_iter()
+                    .chain(imp.name.as_ref().into_iter().flat_map(|n| {
+                        module_files(&format!("{}.{n}", imp.module), imp.level, &t.path)
+                    }))
+                {
+                    if !out.contains(&p) && !files.contains_key(&p) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A source location the tools point at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub path: String,
+    /// First and last line of the function (1-based, inclusive).
+    pub start: usize,
+    pub end: usize,
+    /// `total`, `Cart.count`, or `<module>` for a frame outside any function.
+    pub name: String,
+    /// The traceback's line in it, if a frame is in it.
+    pub frame_line: Option<usize>,
+}
+
+impl Location {
+    /// `shop/prices.py:15 total` (the traceback's line when there is one).
+    pub fn label(&self) -> String {
+        match self.frame_line {
+            Some(l) if l != self.start => {
+                format!(
+                    "{}:{} {} (traceback line {l})",
+                    self.path, self.start, self.name
+                )
+            }
+            _ => format!("{}:{} {}", self.path, self.start, self.name),
+        }
+    }
+
+    /// The `view_file` call that shows this location.
+    pub fn view_call(&self) -> String {
+        format!(
+            r#"{{"name": "view_file", "arguments": {{"path": "{}", "start_line": {}, "end_line": {}}}}}"#,
+            self.path,
+            self.start,
+            self.end.max(self.start)
+        )
+    }
+}
+
+/// What the tools steer with: where the code under test is, which lines of which file the
+/// context names, and which paths are read-only. Empty when there is no context.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Focus {
+    /// Code under test, most relevant first.
+    pub code: Vec<Location>,
+    /// The failing test functions.
+    pub tests: Vec<Location>,
+    /// Lines the context names in each file, most relevant first.
+    pub lines: BTreeMap<String, Vec<usize>>,
+    /// Read-only directories (workspace-relative, e.g. `tests`), from the container policy.
+    pub read_only: Vec<String>,
+}
+
+impl Focus {
+    /// Whether `path` lies in a read-only (test) directory.
+    pub fn is_read_only(&self, path: &str) -> bool {
+        let p = normalize(path);
+        self.read_only.iter().any(|d| {
+            let d = normalize(d);
+            let d = d.trim_end_matches('/');
+            !d.is_empty() && (p == d || p.starts_with(&format!("{d}/")))
+        })
+    }
+
+    /// The first line the context names in `path`.
+    pub fn line_in(&self, path: &str) -> Option<usize> {
+        self.lines
+            .get(&normalize(path))
+            .and_then(|l| l.first().copied())
+    }
+
+    /// Where to look instead, for a model stuck on the tests: the code locations (or, with no
+    /// context, how to find them) and one concrete call. `viewed` is a `view_file` being
+    /// repeated (path, start_line): a location it already shows is not suggested again.
+    pub fn where_to_look(&self, viewed: Option<(&str, Option<usize>)>) -> String {
+        if self.code.is_empty() {
+            return "Find the function the failing test calls and read it: \
+                    search {\"pattern\": \"def NAME\"}, then view_file with start_line/end_line."
+                .to_string();
+        }
+        let mut s =
+            String::from("The failing test runs this code (not a test; the bug is likely here):\n");
+        for l in self.code.iter().take(MAX_FUNCTIONS) {
+            s.push_str(&format!("- {}\n", l.label()));
+        }
+        let shown = |l: &Location| {
+            viewed.is_some_and(|(p, start)| normalize(p) == l.path && start == Some(l.start))
+        };
+        match self.code.iter().find(|l| !shown(l)) {
+            Some(l) => s.push_str(&format!("Read it: {}", l.view_call())),
+            None => s.push_str(
+                "You have read it: fix it with str_replace (old_str copied exactly, without the \
+                 line numbers), then run_tests.",
+            ),
+        }
+        s
+    }
+}
+
+/// `./a.py`, `/workspace/a.py` → `a.py`.
+fn normalize(path: &str) -> String {
+    let p = path.trim();
+    let p = p
+        .strip_prefix(crate::sandbox::WORKSPACE)
+        .map(|r| r.trim_start_matches('/'))
+        .unwrap_or(p);
+    let mut p = p;
+    while let Some(r) = p.strip_prefix("./") {
+        p = r;
+    }
+    p.to_string()
+}
+
+/// The rendered context: the text for the task and the focus for the tools.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Context {
+    pub text: String,
+    pub focus: Focus,
+}
+
+/// Render the context within `budget` bytes from the plan and the files read (missing files
+/// are skipped). Empty text when nothing could be located. Pure.
+pub fn render(plan: &ContextPlan, files: &BTreeMap<String, String>, budget: usize) -> Context {
+    let mut trees: BTreeMap<&str, Tree> = BTreeMap::new();
+    for (p, src) in files {
+        if p.ends_with(".py")
+            && let Some(t) = parse(src)
+        {
+            trees.insert(p.as_str(), t);
+        }
+    }
+    let mut focus = Focus::default();
+    fn note(focus: &mut Focus, path: &str, line: usize) {
+        let v = focus.lines.entry(path.to_string()).or_default();
+        if !v.contains(&line) {
+            v.push(line);
+        }
+    }
+
+    // The failing test functions.
+    let mut test_funcs: Vec<(Location, &str)> = Vec::new();
+    for t in &plan.tests {
+        let (Some(src), Some(tree)) = (files.get(&t.path), trees.get(t.path.as_str())) else {
+            continue;
+        };
+        let Some(def) = find_def(tree, src, t.class.as_deref(), &t.name) else {
+            continue;
+        };
+        let frame_line = plan
+            .frames
+            .iter()
+            .find(|f| f.path == t.path && (def.start..=def.end).contains(&f.line))
+            .map(|f| f.line);
+        let loc = Location {
+            path: t.path.clone(),
+            start: def.start,
+            end: def.end,
+            name: t.id.split("::").skip(1).collect::<Vec<_>>().join("::"),
+            frame_line,
+        };
+        if focus
+            .tests
+            .iter()
+            .all(|l| l.start != loc.start || l.path != loc.path)
+        {
+            note(&mut focus, &t.path, frame_line.unwrap_or(def.start));
+            focus.tests.push(loc.clone());
+            test_funcs.push((loc, src.as_str()));
+        }
+    }
+
+    // Code under test: the non-test frames' functions (outermost first), then the functions
+    // the test calls.
+    let test_paths: BTreeSet<&str> = plan.tests.iter().map(|t| t.path.as_str()).collect();
+    let is_test = |p: &str| test_paths.contains(p) || is_test_path(p);
+    let mut code: Vec<Location> = Vec::new();
+    fn push_code(code: &mut Vec<Location>, loc: Location) {
+        if !code
+            .iter()
+            .any(|c| c.path == loc.path && c.start == loc.start)
+        {
+            code.push(loc);
+        }
+    }
+    for f in plan.frames.iter().filter(|f| !is_test(&f.path)) {
+        let (Some(src), Some(tree)) = (files.get(&f.path), trees.get(f.path.as_str())) else {
+            continue;
+        };
+        let loc = match enclosing_def(tree, src, f.line) {
+            Some(d) => Location {
+                path: f.path.clone(),
+                start: d.start,
+                end: d.end,
+                name: d.name,
+                frame_line: Some(f.line),
+            },
+            // Module level (an import-time error): a few lines around the frame.
+            None => Location {
+                path: f.path.clone(),
+                start: f.line.saturating_sub(3).max(1),
+                end: (f.line + 3).min(src.lines().count()),
+                name: "<module>".into(),
+                frame_line: Some(f.line),
+            },
+        };
+        push_code(&mut code, loc);
+    }
+    for t in &plan.tests {
+        let (Some(src), Some(tree)) = (files.get(&t.path), trees.get(t.path.as_str())) else {
+            continue;
+        };
+        let Some(def) = find_def(tree, src, t.class.as_deref(), &t.name) else {
+            continue;
+        };
+        let imports = imports(tree, src);
+        for call in calls(def.node, src) {
+            let (target_mod, fname, attr_anywhere) = match &call {
+                Call::Name(n) => match imports.iter().find(|i| i.local == *n) {
+                    Some(i) => (Some(i), i.name.clone().unwrap_or_else(|| n.clone()), false),
+                    None => continue,
+                },
+                // `self.assertEqual(...)`: the test's own class, not the code under test.
+                Call::Attr(obj, _) if obj == "self" => continue,
+                Call::Attr(obj, attr) => match imports.iter().find(|i| i.local == *obj) {
+                    Some(i) => (Some(i), attr.clone(), false),
+                    None => (None, attr.clone(), true),
+                },
+            };
+            // Candidate files: the import's module files; for a method on an object, every
+            // non-test file read.
+            let candidates: Vec<String> = match target_mod {
+                Some(i) if !attr_anywhere => {
+                    // `from pkg import f` where `pkg/__init__.py` re-exports `f` from `pkg/f.py`,
+                    // or `from pkg import mod` then `mod.f()`: the submodule too.
+                    let mut c = module_files(&i.module, i.level, &t.path);
+                    if let Some(n) = &i.name {
+                        c.extend(module_files(&format!("{}.{n}", i.module), i.level, &t.path));
+                    }
+                    c
+                }
+                _ => files.keys().filter(|p| !is_test(p)).cloned().collect(),
+            };
+            for p in candidates {
+                let (Some(src), Some(tree)) = (files.get(&p), trees.get(p.as_str())) else {
+                    continue;
+                };
+                if let Some(d) = find_def_anywhere(tree, src, &fname) {
+                    push_code(
+                        &mut code,
+                        Location {
+                            path: p.clone(),
+                            start: d.start,
+                            end: d.end,
+                            name: d.name,
+                            frame_line: None,
+                        },
+                    );
+                    break;
+                }
+            }
+        }
+    }
+    code.truncate(MAX_FUNCTIONS);
+    for c in &code {
+        note(&mut focus, &c.path, c.start);
+    }
+    for f in &plan.frames {
+        note(&mut focus, &f.path, f.line);
+    }
+
+    if test_funcs.is_empty() && code.is_empty() && plan.frames.is_empty() {
+        return Context::default();
+    }
+
+    // The text, within the budget: the frame list (small), the tests (at most a third), then
+    // the code with what is left.
+    let mut out = String::from(
+        "Failing-code context (from the traceback and the syntax tree; numbers are line numbers, \
+         as view_file shows them):\n",
+    );
+    let mut frames: Vec<&Frame> = plan.frames.iter().filter(|f| !is_test(&f.path)).collect();
+    frames.extend(plan.frames.iter().filter(|f| is_test(&f.path)));
+    if !frames.is_empty() {
+        out.push_str("Traceback frames in the repository (code first, then tests):\n");
+        for f in frames.iter().take(MAX_FRAMES) {
+            let tag = if is_test(&f.path) { " [test]" } else { "" };
+            match &f.func {
+                Some(func) => out.push_str(&format!("- {}:{} in {func}{tag}\n", f.path, f.line)),
+                None => out.push_str(&format!("- {}:{}{tag}\n", f.path, f.line)),
+            }
+        }
+    }
+    let test_budget = budget / 3;
+    for (loc, src) in &test_funcs {
+        let room = test_budget.min(budget.saturating_sub(out.len()));
+        let head = format!(
+            "\nFailing test {} ({}:{}, read-only: do not edit):\n",
+            loc.name, loc.path, loc.start
+        );
+        if room < head.len() + 80 {
+            break;
+        }
+        out.push_str(&head);
+        out.push_str(&excerpt(
+            src,
+            loc.start,
+            loc.end,
+            loc.frame_line,
+            room - head.len(),
+        ));
+    }
+    if !code.is_empty() {
+        out.push_str("\nCode the failing test runs (not a test; the bug is likely here):\n");
+    }
+    for loc in &code {
+        let Some(src) = files.get(&loc.path) else {
+            continue;
+        };
+        let head = format!("{}:\n", loc.label());
+        let room = budget.saturating_sub(out.len());
+        if room < head.len() + 80 {
+            break;
+        }
+        out.push_str(&head);
+        out.push_str(&excerpt(
+            src,
+            loc.start,
+            loc.end,
+            loc.frame_line,
+            room - head.len(),
+        ));
+    }
+    focus.code = code;
+    Context { text: out, focus }
+}
+
+/// Lines `start..=end` of `src`, numbered, in at most `max` bytes: the whole range if it fits,
+/// else the first line and the lines nearest `focus`, with `...` for gaps. Pure.
+pub fn excerpt(src: &str, start: usize, end: usize, focus: Option<usize>, max: usize) -> String {
+    let lines: Vec<&str> = src.lines().collect();
+    let end = end.min(lines.len());
+    if start == 0 || start > end {
+        return String::new();
+    }
+    let width = end.to_string().len();
+    let fmt = |n: usize| format!("{n:>width$}  {}\n", lines[n - 1]);
+    let all: String = (start..=end).map(fmt).collect();
+    if all.len() <= max {
+        return all;
+    }
+    const GAP: &str = "    ...\n";
+    let focus = focus.filter(|f| (start..=end).contains(f)).unwrap_or(start);
+    let mut keep: BTreeSet<usize> = BTreeSet::new();
+    let mut used = 0usize;
+    let take = |n: usize, keep: &mut BTreeSet<usize>, used: &mut usize| -> bool {
+        let cost = fmt(n).len() + GAP.len();
+        if *used + cost > max {
+            return false;
+        }
+        *used += cost;
+        keep.insert(n);
+        true
+    };
+    take(start, &mut keep, &mut used);
+    // Grow around the focus line, the focus side first.
+    let mut d = 0usize;
+    loop {
+        let below = focus + d;
+        let above = focus.checked_sub(d).filter(|a| *a >= start);
+        let mut any = false;
+        if below <= end && !keep.contains(&below) {
+            if !take(below, &mut keep, &mut used) {
+                break;
+            }
+            any = true;
+        }
+        if let Some(a) = above
+            && !keep.contains(&a)
+        {
+            if !take(a, &mut keep, &mut used) {
+                break;
+            }
+            any = true;
+        }
+        if !any && below > end && above.is_none() {
+            break;
+        }
+        d += 1;
+    }
+    let mut out = String::new();
+    let mut prev: Option<usize> = None;
+    for n in keep {
+        if prev.is_some_and(|p| p + 1 != n) {
+            out.push_str(GAP);
+        }
+        out.push_str(&fmt(n));
+        prev = Some(n);
+    }
+    if prev.is_some_and(|p| p < end) {
+        out.push_str(GAP);
+    }
+    out
+}
+
+// ---- tree-sitter ----
+
+fn parse(src: &str) -> Option<Tree> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .ok()?;
+    parser.parse(src, None)
+}
+
+struct Def<'t> {
+    node: Node<'t>,
+    /// 1-based, inclusive; a decorated definition starts at its first decorator.
+    start: usize,
+    end: usize,
+    /// `name` or `Class.name`.
+    name: String,
+}
+
+fn text<'a>(n: Node, src: &'a str) -> &'a str {
+    n.utf8_text(src.as_bytes()).unwrap_or("")
+}
+
+fn def_of<'t>(n: Node<'t>, src: &str, class: Option<&str>) -> Option<Def<'t>> {
+    let func = if n.kind() == "decorated_definition" {
+        n.child_by_field_name("definition")?
+    } else {
+        n
+    };
+    if func.kind() != "function_definition" {
+        return None;
+    }
+    let name = text(func.child_by_field_name("name")?, src);
+    Some(Def {
+        node: func,
+        start: n.start_position().row + 1,
+        end: n.end_position().row + 1,
+        name: match class {
+            Some(c) => format!("{c}.{name}"),
+            None => name.to_string(),
+        },
+    })
+}
+
+/// The class a definition node sits in directly (`class K: def m`), if any.
+fn class_of(n: Node, src: &str) -> Option<String> {
+    let mut p = n.parent();
+    while let Some(x) = p {
+        match x.kind() {
+            "class_definition" => {
+                return x
+                    .child_by_field_name("name")
+                    .map(|c| text(c, src).to_string());
+            }
+            "function_definition" => return None,
+            _ => p = x.parent(),
+        }
+    }
+    None
+}
+
+/// Every function definition (decorated ones as their decorated node), pre-order.
+fn all_defs<'t>(tree: &'t Tree, src: &str) -> Vec<Def<'t>> {
+    let mut out = Vec::new();
+    let mut cursor = tree.root_node().walk();
+    'walk: loop {
+        let n = cursor.node();
+        let skip_inner = n.kind() == "function_definition"
+            && n.parent()
+                .is_some_and(|p| p.kind() == "decorated_definition");
+        if !skip_inner && let Some(d) = def_of(n, src, class_of(n, src).as_deref()) {
+            out.push(d);
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'walk;
+            }
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    out
+}
+
+/// `def name` (inside `class` when given) at module or class level.
+fn find_def<'t>(tree: &'t Tree, src: &str, class: Option<&str>, name: &str) -> Option<Def<'t>> {
+    let want = match class {
+        Some(c) => format!("{c}.{name}"),
+        None => name.to_string(),
+    };
+    all_defs(tree, src).into_iter().find(|d| d.name == want)
+}
+
+/// A function or method called `name` anywhere in the file.
+fn find_def_anywhere<'t>(tree: &'t Tree, src: &str, name: &str) -> Option<Def<'t>> {
+    all_defs(tree, src)
+        .into_iter()
+        .find(|d| d.name == name || d.name.ends_with(&format!(".{name}")))
+}
+
+/// The innermost function containing `line`.
+fn enclosing_def<'t>(tree: &'t Tree, src: &str, line: usize) -> Option<Def<'t>> {
+    all_defs(tree, src)
+        .into_iter()
+        .filter(|d| (d.start..=d.end).contains(&line))
+        .min_by_key(|d| d.end - d.start)
+}
+
+#[derive(Debug, PartialEq)]
+enum Call {
+    /// `f(...)`
+    Name(String),
+    /// `obj.attr(...)`: the object's first name and the attribute.
+    Attr(String, String),
+}
+
+/// The calls in a function body, in source order, each once.
+fn calls(func: Node, src: &str) -> Vec<Call> {
+    let mut out: Vec<Call> = Vec::new();
+    let mut stack = vec![func];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "call"
+            && let Some(f) = n.child_by_field_name("function")
+        {
+            let c = match f.kind() {
+                "identifier" => Some(Call::Name(text(f, src).to_string())),
+                "attribute" => {
+                    let attr = f.child_by_field_name("attribute").map(|a| text(a, src));
+                    let mut obj = f.child_by_field_name("object");
+                    // `a.b.c()` → the root name `a`.
+                    while let Some(o) = obj.filter(|o| o.kind() == "attribute") {
+                        obj = o.child_by_field_name("object");
+                    }
+                    let root = obj
+                        .filter(|o| o.kind() == "identifier")
+                        .map(|o| text(o, src).to_string())
+                        // `Cart().add()`: a call's result; matched by attribute anywhere.
+                        .unwrap_or_default();
+                    attr.map(|a| Call::Attr(root, a.to_string()))
+                }
+                _ => None,
+            };
+            if let Some(c) = c
+                && !out.contains(&c)
+            {
+                out.push(c);
+            }
+        }
+        let mut cur = n.walk();
+        let kids: Vec<Node> = n.children(&mut cur).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    // Source order: the stack walk is pre-order already; outer calls come before inner ones.
+    out
+}
+
+/// One name a module-level import binds.
+#[derive(Debug, Clone, PartialEq)]
+struct Import {
+    /// The name bound in the test module.
+    local: String,
+    /// The module (`shop.prices`; `` for `from . import x`).
+    module: String,
+    /// Leading dots of a relative import.
+    level: usize,
+    /// The imported name (`from m import name`); `None` for `import m`.
+    name: Option<String>,
+}
+
+fn imports(tree: &Tree, src: &str) -> Vec<Import> {
+    let mut out = Vec::new();
+    let root = tree.root_node();
+    let mut cur = root.walk();
+    for n in root.children(&mut cur) {
+        match n.kind() {
+            "import_statement" => {
+                let mut c = n.walk();
+                for name in n.children_by_field_name("name", &mut c) {
+                    let (module, local) = aliased(name, src);
+                    let local = local
+                        .unwrap_or_else(|| module.split('.').next().unwrap_or(&module).to_string());
+                    out.push(Import {
+                        local,
+                        module,
+                        level: 0,
+                        name: None,
+                    });
+                }
+            }
+            "import_from_statement" => {
+                let Some(m) = n.child_by_field_name("module_name") else {
+                    continue;
+                };
+                let raw = text(m, src);
+                let level = raw.chars().take_while(|c| *c == '.').count();
+                let module = raw[level..].to_string();
+                let mut c = n.walk();
+                for name in n.children_by_field_name("name", &mut c) {
+                    let (orig, local) = aliased(name, src);
+                    out.push(Import {
+                        local: local.unwrap_or_else(|| orig.clone()),
+                        module: module.clone(),
+                        level,
+                        name: Some(orig),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `a.b as c` → (`a.b`, Some(`c`)); `a.b` → (`a.b`, None).
+fn aliased(n: Node, src: &str) -> (String, Option<String>) {
+    if n.kind() == "aliased_import" {
+        let name = n
+            .child_by_field_name("name")
+            .map(|x| text(x, src).to_string())
+            .unwrap_or_default();
+        let alias = n
+            .child_by_field_name("alias")
+            .map(|x| text(x, src).to_string());
+        (name, alias)
+    } else {
+        (text(n, src).to_string(), None)
+    }
+}
+
+/// The files a module may live in, relative to the workspace (`src/` layouts too).
+fn module_files(module: &str, level: usize, from_file: &str) -> Vec<String> {
+    let rel = module.replace('.', "/");
+    let bases: Vec<String> = if level > 0 {
+        let mut dir: Vec<&str> = from_file.split('/').collect();
+        dir.pop();
+        for _ in 1..level {
+            dir.pop();
+        }
+        vec![dir.join("/")]
+    } else {
+        vec![String::new(), "src".into()]
+    };
+    let mut out = Vec::new();
+    for b in bases {
+        let stem = [b.as_str(), rel.as_str()]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join("/");
+        if stem.is_empty() {
+            continue;
+        }
+        out.push(format!("{stem}.py"));
+        out.push(format!("{stem}/__init__.py"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROOT: &str = "/tmp/tb";
+
+    fn repo() -> BTreeMap<String, String> {
+        let mut m = BTreeMap::new();
+        for (p, s) in [
+            (
+                "shop/__init__.py",
+                include_str!("testdata/traceback/repo/shop/__init__.py"),
+            ),
+            (
+                "shop/prices.py",
+                include_str!("testdata/traceback/repo/shop/prices.py"),
+            ),
+            (
+                "shop/rates.py",
+                include_str!("testdata/traceback/repo/shop/rates.py"),
+            ),
+            (
+                "shop/syn.py",
+                include_str!("testdata/traceback/repo/shop/syn.py"),
+            ),
+            (
+                "tests/test_prices.py",
+                include_str!("testdata/traceback/repo/tests/test_prices.py"),
+            ),
+            (
+                "tests/test_broken.py",
+                include_str!("testdata/traceback/repo/tests/test_broken.py"),
+            ),
+            (
+                "tests/test_syn.py",
+                include_str!("testdata/traceback/repo/tests/test_syn.py"),
+            ),
+        ] {
+            m.insert(p.to_string(), s.to_string());
+        }
+        m
+    }
+
+    /// The two rounds of reading as the pipeline does them, from the fixture repository.
+    fn context(output: &str, ids: &[&str], budget: usize) -> (ContextPlan, Context) {
+        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        let plan = plan_in(output, &ids, ROOT);
+        let all = repo();
+        let mut files: BTreeMap<String, String> = plan
+            .files()
+            .into_iter()
+            .filter_map(|p| all.get(&p).map(|s| (p, s.clone())))
+            .collect();
+        for p in plan.imports(&files) {
+            if let Some(s) = all.get(&p) {
+                files.insert(p, s.clone());
+            }
+        }
+        let c = render(&plan, &files, budget);
+        (plan, c)
+    }
+
+    fn frame(path: &str, line: usize, func: Option<&str>) -> Frame {
+        Frame {
+            path: path.into(),
+            line,
+            func: func.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn long_format_two_frames_deep_into_the_library() {
+        let out = include_str!("testdata/traceback/pytest-long.txt");
+        let (plan, c) = context(out, &["tests/test_prices.py::test_total_two_deep"], 3072);
+        assert_eq!(
+            plan.frames,
+            vec![
+                frame("tests/test_prices.py", 11, None),
+                frame("shop/prices.py", 16, Some("total")),
+                frame("shop/prices.py", 7, None),
+            ]
+        );
+        let t = &c.text;
+        // Code frames before test frames, each with path:line.
+        let code_at = t.find("- shop/prices.py:16 in total").expect(t);
+        let test_at = t.find("- tests/test_prices.py:11 [test]").expect(t);
+        assert!(code_at < test_at, "{t}");
+        assert!(t.contains("- shop/prices.py:7\n"), "{t}");
+        // The test function, not its file.
+        assert!(t.contains("10  def test_total_two_deep():"), "{t}");
+        assert!(!t.contains("def test_parse_amount"), "{t}");
+        // Both library functions on the traceback, outermost first, with their lines.
+        let total = t
+            .find("shop/prices.py:15 total (traceback line 16):")
+            .expect(t);
+        let parse = t
+            .find("shop/prices.py:4 parse_amount (traceback line 7):")
+            .expect(t);
+        assert!(total < parse, "{t}");
+        assert!(
+            t.contains("\n7      return int(whole) * 100 + int(frac or 0)"),
+            "{t}"
+        );
+        assert!(!t.contains("class Cart"), "{t}");
+        assert!(t.len() <= 3072, "{}", t.len());
+        assert_eq!(c.focus.code[0].name, "total");
+        assert_eq!(c.focus.line_in("shop/prices.py"), Some(15));
+        assert_eq!(c.focus.line_in("./tests/test_prices.py"), Some(11));
+    }
+
+    #[test]
+    fn short_format_gives_the_same_frames_with_names() {
+        let out = include_str!("testdata/traceback/pytest-short.txt");
+        let (plan, c) = context(out, &["tests/test_prices.py::test_total_two_deep"], 3072);
+        assert_eq!(
+            plan.frames,
+            vec![
+                frame("tests/test_prices.py", 11, Some("test_total_two_deep")),
+                frame("shop/prices.py", 16, Some("total")),
+                frame("shop/prices.py", 7, Some("parse_amount")),
+            ]
+        );
+        assert!(
+            c.text.contains("- shop/prices.py:7 in parse_amount\n"),
+            "{}",
+            c.text
+        );
+        assert_eq!(
+            c.focus
+                .code
+                .iter()
+                .map(|l| l.name.as_str())
+                .collect::<Vec<_>>(),
+            ["total", "parse_amount"]
+        );
+    }
+
+    #[test]
+    fn native_format_file_frames_with_absolute_paths() {
+        let out = include_str!("testdata/traceback/pytest-native.txt");
+        let (plan, c) = context(out, &["tests/test_prices.py::test_total_two_deep"], 3072);
+        assert_eq!(plan.frames[1], frame("shop/prices.py", 16, Some("total")));
+        assert_eq!(plan.frames.len(), 3);
+        assert_eq!(c.focus.code[1].name, "parse_amount");
+    }
+
+    #[test]
+    fn class_based_test_finds_the_method_it_calls() {
+        let out = include_str!("testdata/traceback/pytest-long.txt");
+        let (plan, c) = context(out, &["tests/test_prices.py::TestCart::test_count"], 3072);
+        // An assertion failure: the only frame is the test's.
+        assert_eq!(plan.frames, vec![frame("tests/test_prices.py", 21, None)]);
+        let t = &c.text;
+        assert!(
+            t.contains("Failing test TestCart::test_count (tests/test_prices.py:19"),
+            "{t}"
+        );
+        assert!(t.contains("19      def test_count(self):"), "{t}");
+        // `Cart().add(...)` and `cart.count()` resolve through the import to the methods.
+        let names: Vec<&str> = c.focus.code.iter().map(|l| l.name.as_str()).collect();
+        assert!(names.contains(&"Cart.count"), "{names:?}");
+        assert!(t.contains("shop/prices.py:28 Cart.count:"), "{t}");
+        assert!(t.contains("29          return len(self.items) - 1"), "{t}");
+    }
+
+    #[test]
+    fn parametrized_id_maps_to_its_decorated_function() {
+        let out = include_str!("testdata/traceback/pytest-long.txt");
+        let id = "tests/test_prices.py::test_parse_param[$0.5-50]";
+        let (plan, c) = context(out, &[id], 3072);
+        assert_eq!(plan.tests[0].name, "test_parse_param");
+        // Only this test's section is read, not the other failures'.
+        assert_eq!(plan.frames, vec![frame("tests/test_prices.py", 26, None)]);
+        let t = &c.text;
+        assert!(t.contains("@pytest.mark.parametrize"), "{t}");
+        assert!(t.contains("shop/prices.py:4 parse_amount:"), "{t}");
+        assert_eq!(c.focus.code.len(), 1, "{:?}", c.focus.code);
+    }
+
+    #[test]
+    fn collection_errors_point_at_module_level_code_and_syntax_errors() {
+        let out = include_str!("testdata/traceback/pytest-collect.txt");
+        // JUnit names a collection error by its module; no test function to show.
+        let (plan, c) = context(out, &["tests/test_broken.py", "tests/test_syn.py"], 3072);
+        assert!(
+            plan.frames
+                .contains(&frame("shop/rates.py", 10, Some("<module>"))),
+            "{:?}",
+            plan.frames
+        );
+        assert!(plan.frames.contains(&frame("shop/syn.py", 2, None)));
+        // The standard library and site-packages frames are not the repository's.
+        assert!(
+            plan.frames
+                .iter()
+                .all(|f| !f.path.contains("importlib") && !f.path.contains("_pytest")),
+            "{:?}",
+            plan.frames
+        );
+        let t = &c.text;
+        assert!(
+            t.contains("shop/rates.py:6 load (traceback line 7):"),
+            "{t}"
+        );
+        assert!(t.contains("10  INVERSE = load("), "{t}");
+        assert!(t.contains("\n2      if x"), "{t}");
+    }
+
+    #[test]
+    fn the_budget_is_kept_and_long_functions_are_cut_around_the_frame() {
+        let out = include_str!("testdata/traceback/pytest-long.txt");
+        for budget in [600, 1000, 3072] {
+            let (_, c) = context(out, &["tests/test_prices.py::test_total_two_deep"], budget);
+            assert!(c.text.len() <= budget, "{budget}: {}", c.text.len());
+            assert!(c.text.contains("shop/prices.py:16 in total"), "{}", c.text);
+        }
+        let src: String = (1..=100).map(|i| format!("x{i} = {i}\n")).collect();
+        let e = excerpt(&src, 1, 100, Some(50), 120);
+        assert!(e.starts_with("  1  x1 = 1\n    ...\n"), "{e}");
+        assert!(e.contains(" 50  x50 = 50\n"), "{e}");
+        assert!(e.ends_with("    ...\n"), "{e}");
+        assert!(e.len() <= 120, "{}", e.len());
+        assert_eq!(excerpt("a\nb\n", 1, 2, None, 100), "1  a\n2  b\n");
+    }
+
+    #[test]
+    fn a_function_re_exported_by_its_package_is_found_in_its_module() {
+        // The demo's test does `from stats import median`; `stats/__init__.py` re-exports it
+        // from `stats/median.py`. Output from the demo's episode container.
+        let out = include_str!("testdata/traceback/pytest-demo.txt");
+        let ids = ["tests/test_median.py::test_even_length_averages_the_middle_pair".to_string()];
+        let plan = plan(out, &ids);
+        let demo = |p: &str| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("examples/demo-repo")
+                .join(p);
+            std::fs::read_to_string(path).ok()
+        };
+        let mut files: BTreeMap<String, String> = plan
+            .files()
+            .into_iter()
+            .filter_map(|p| demo(&p).map(|s| (p, s)))
+            .collect();
+        let more = plan.imports(&files);
+        assert!(more.contains(&"stats/median.py".to_string()), "{more:?}");
+        for p in more {
+            if let Some(s) = demo(&p) {
+                files.insert(p, s);
+            }
+        }
+        let c = render(&plan, &files, DEFAULT_BUDGET);
+        assert_eq!(c.focus.code.len(), 1, "{}", c.text);
+        assert_eq!(
+            (c.focus.code[0].path.as_str(), c.focus.code[0].name.as_str()),
+            ("stats/median.py", "median")
+        );
+        assert!(c.text.contains("def median("), "{}", c.text);
+    }
+
+    #[test]
+    fn nothing_located_gives_no_context() {
+        let c = context("1 passed", &["tests/test_x.py::test_y"], 3072).1;
+        assert!(c.text.is_empty());
+        assert_eq!(c.focus, Focus::default());
+        assert!(TestRef::parse("tests/stats.test.js::median").is_none());
+    }
+
+    #[test]
+    fn paths_outside_the_repository_are_dropped() {
+        assert_eq!(
+            repo_path("/workspace/a/b.py", "/workspace").as_deref(),
+            Some("a/b.py")
+        );
+        assert_eq!(repo_path("./a.py", "/workspace").as_deref(), Some("a.py"));
+        assert_eq!(repo_path("/usr/lib/python3.11/x.py", "/workspace"), None);
+        assert_eq!(repo_path("../venv/x.py", "/workspace"), None);
+        assert_eq!(repo_path("/workspace2/x.py", "/workspace"), None);
+        assert_eq!(
+            repo_path(".venv/lib/site-packages/x.py", "/workspace"),
+            None
+        );
+        assert!(is_test_path("tests/helpers.py") && is_test_path("pkg/test_x.py"));
+        assert!(!is_test_path("shop/prices.py") && !is_test_path("tests.py"));
+        let f = Focus {
+            read_only: vec!["tests".into()],
+            ..Focus::default()
+        };
+        assert!(f.is_read_only("./tests/test_x.py") && f.is_read_only("/workspace/tests/a.py"));
+        assert!(!f.is_read_only("tests_extra/a.py") && !f.is_read_only("shop/a.py"));
+    }
+
+    #[test]
+    fn where_to_look_names_the_code_and_a_call_not_yet_repeated() {
+        let out = include_str!("testdata/traceback/pytest-short.txt");
+        let (_, c) = context(out, &["tests/test_prices.py::test_total_two_deep"], 3072);
+        let f = &c.focus;
+        let w = f.where_to_look(None);
+        assert!(
+            w.contains("- shop/prices.py:15 total (traceback line 16)\n"),
+            "{w}"
+        );
+        assert!(
+            w.contains("- shop/prices.py:4 parse_amount (traceback line 7)\n"),
+            "{w}"
+        );
+        let first = r#"Read it: {"name": "view_file", "arguments": {"path": "shop/prices.py", "start_line": 15, "end_line": 17}}"#;
+        assert!(w.ends_with(first), "{w}");
+        let w = f.where_to_look(Some(("./shop/prices.py", Some(15))));
+        assert!(w.contains(r#""start_line": 4, "end_line": 7"#), "{w}");
+        let w = f.where_to_look(Some(("shop/prices.py", Some(4))));
+        assert!(w.ends_with(first), "{w}");
+        let mut both = f.clone();
+        both.code.truncate(1);
+        assert!(
+            both.where_to_look(Some(("shop/prices.py", Some(15))))
+                .contains("str_replace")
+        );
+        assert!(Focus::default().where_to_look(None).contains("search"));
+    }
+}

@@ -1,0 +1,3 @@
+def broken(x):
+    if x
+        return 1
