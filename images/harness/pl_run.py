@@ -36,6 +36,8 @@ exec(compile(cfg["guard_src"], guard.__file__, "exec"), guard.__dict__)
 guard.REPORT_PATH = os.path.join(out, "guard.json")
 guard.WORKSPACE = ws
 sys.modules["pl_guard"] = guard
+# The per-test outcome stream goes to the private stdout copy too (see pl_guard.install_stream).
+guard.install_stream(_OUT, cfg.get("nonce", "-"))
 
 import pytest  # noqa: E402  (after the guard snapshot, before any project code)
 

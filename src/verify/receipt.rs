@@ -103,6 +103,8 @@ pub struct Receipt {
     pub patch: PatchInfo,
     pub policy: PolicyInfo,
     pub analysis: AnalysisInfo,
+    /// The second, independent runner of the fail-to-pass tests (`None`: not run).
+    pub second_runner: Option<super::verdict::SecondRun>,
     /// The hardened command every run used (before the test ids).
     pub command: Vec<String>,
     pub holdout_files: Vec<String>,
@@ -126,6 +128,7 @@ pub struct ReceiptInputs<'a> {
     pub before: Vec<RunRecord>,
     pub after: Vec<RunRecord>,
     pub analysis: AnalysisInfo,
+    pub second_runner: Option<super::verdict::SecondRun>,
     pub total_ms: u64,
 }
 
@@ -179,6 +182,7 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
             violations: inp.violations,
         },
         analysis: inp.analysis,
+        second_runner: inp.second_runner,
         command: inp.command,
         holdout_files: inp.holdout_files,
         runs,
@@ -508,6 +512,7 @@ mod tests {
             fail_to_pass: &f2p,
             before,
             analysis: Default::default(),
+            second_runner: None,
             after,
             total_ms: 8000,
         })
