@@ -154,7 +154,9 @@ impl Ctx<'_> {
             before: &self.before,
             after: &self.after,
         });
-        let mut decision = verdict::with_analysis(decision, &self.analysis.findings);
+        let decision = verdict::with_analysis(decision, &self.analysis.findings);
+        let mut decision =
+            verdict::with_second_runner(decision, self.second.as_ref(), &self.req.fail_to_pass);
         // "No JUnit" is only actionable together with what was run.
         if decision.verdict == Verdict::Error
             && decision.reason.contains("JUnit")
