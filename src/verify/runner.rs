@@ -854,7 +854,8 @@ async fn one_run(
             ExecRequest::argv(plan.argv())
                 .stdin(stdin)
                 .timeout(req.run_timeout)
-                .output_cap(64 << 10),
+                // The outcome stream (one record per test report) travels in this output.
+                .output_cap(RUN_OUTPUT_CAP),
         )
         .await
         .map_err(|e| format!("sandbox failure during a test run: {e}"))?;
@@ -874,6 +875,14 @@ async fn one_run(
     let mut external = tree_changes(expected_tree, after_tree);
     let stream = parse_stream(&text, &nonce);
     external.extend(stream.problems.iter().cloned());
+    if res.output.is_truncated() {
+        // Records were dropped with the middle of the output: the stream cannot vouch for
+        // the JUnit report (a flood of output is how code under test would try to hide them).
+        external.push(format!(
+            "the run printed more than {} MiB, so the outcome stream is incomplete",
+            RUN_OUTPUT_CAP >> 20
+        ));
+    }
     let mut marker_missing = false;
     match parse_marker(&text) {
         Err(e) => external.push(e),
@@ -962,6 +971,8 @@ async fn one_run(
 }
 
 const STREAM_MARKER: &str = "@@PATCHLOOP-T@@ ";
+/// Output kept per test run: room for the outcome stream of large suites (~100 bytes a test).
+const RUN_OUTPUT_CAP: usize = 16 << 20;
 
 /// The outcome channel of one run: per-test records the guard wrote to the harness's private
 /// stdout copy as each report happened.
