@@ -41,6 +41,14 @@ pub enum Command {
     Reap,
     /// Verify a patch in a fresh container: patch policy, N runs before and after, a verdict
     /// and a receipt (receipt.json, receipt.md). Exit 0 only for a verified patch.
+    ///
+    /// Layers (each named in the receipt): patch policy on the diff; semantic analysis of
+    /// every changed non-test Python file (capabilities the patch adds: test framework,
+    /// tracing, audit hooks, import system, frames, code objects, builtins, threads, test
+    /// context, process hooks, dynamic code → verdict `needs_review`, exit 1); the in-process
+    /// guard; the per-test outcome stream and report fingerprints read outside the test
+    /// process; workspace snapshots; a second runner without pytest (unittest or a direct
+    /// call) that must agree on the fail-to-pass tests where it applies.
     Verify(Box<crate::verify::cli::VerifyArgs>),
     /// Base images: `images build [--offline]` prints the tag; `images prune` removes old ones.
     Images {

@@ -1,7 +1,7 @@
 """patchloop verification guard: a pytest plugin that checks pytest is still pytest.
 
 Code under test runs in the same interpreter as pytest, so it can replace pytest's internals
-(SECURITY.md I6: ``_pytest.python.Function.runtest = lambda self: None`` makes every test
+(docs/security.md class I: ``_pytest.python.Function.runtest = lambda self: None`` makes every test
 "pass"). This plugin is imported before any project code, remembers the objects that decide
 outcomes, records every test report itself, and at the end of the session compares the objects
 again. It writes a JSON report the harness reads after the process exits:
@@ -107,6 +107,22 @@ _SEVERITY = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 _STATE = {"plugins_at_start": None, "extra": []}
 
 
+def _no_stream(nodeid, when, outcome):
+    pass
+
+
+# The outcome channel: pl_run.py replaces this with a writer to its private copy of stdout
+# (taken before any project code ran), so each report leaves the process as it happens.
+_STREAM = [_no_stream]
+
+
+def install_stream(fd, nonce):
+    def emit(nodeid, when, outcome):
+        line = "@@PATCHLOOP-T@@ %s %s %s %s\n" % (nonce, when, outcome, json.dumps(nodeid))
+        os.write(fd, line.encode())
+    _STREAM[0] = emit
+
+
 def _record(nodeid, outcome):
     old = _OUTCOMES.get(nodeid)
     if old is None or _SEVERITY[outcome] > _SEVERITY[old]:
@@ -116,6 +132,7 @@ def _record(nodeid, outcome):
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_logreport(report):
     when = report.when
+    _STREAM[0](report.nodeid, when, "passed" if report.passed else "skipped" if report.skipped else "failed")
     if report.passed:
         if when == "call":
             _record(report.nodeid, "passed")

@@ -57,6 +57,8 @@ def _load_guard():
     guard.REPORT_PATH = os.path.join(out, "guard.json")
     guard.WORKSPACE = ws
     sys.modules["pl_guard"] = guard
+    # The per-test outcome stream goes to the private stdout copy too (see pl_guard.install_stream).
+    guard.install_stream(_OUT, cfg.get("nonce", "-"))
     return guard
 
 

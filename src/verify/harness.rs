@@ -15,6 +15,9 @@ pub const PL_GUARD: &str = include_str!("../../images/harness/pl_guard.py");
 /// Helper commands: `ini`, `snapshot`, `collect`, `put`, `find_spec`.
 pub const PL_TOOL: &str = include_str!("../../images/harness/pl_tool.py");
 
+/// The second, independent runner of the fail-to-pass tests (plain unittest or a direct call).
+pub const PL_SECOND: &str = include_str!("../../images/harness/pl_second.py");
+
 /// The pre-patch pytest configuration, as the harness will use it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HarnessConfig {
@@ -55,7 +58,8 @@ impl RunPlan {
         v
     }
 
-    pub fn stdin_json(&self, out_dir: &str) -> String {
+    /// `nonce` marks this run's outcome-stream lines (`@@PATCHLOOP-T@@ <nonce> …`).
+    pub fn stdin_json(&self, out_dir: &str, nonce: &str) -> String {
         let mut args = vec!["-q".to_string(), "--tb=short".to_string()];
         args.extend(self.args.iter().cloned());
         serde_json::json!({
@@ -66,6 +70,7 @@ impl RunPlan {
             "guard_src": PL_GUARD,
             "args": args,
             "ids": self.selection,
+            "nonce": nonce,
         })
         .to_string()
     }
@@ -311,7 +316,7 @@ mod tests {
         // No tests dirs: the config's testpaths.
         let p = plan(&cfg, "pytest", &[], &f2p[..1], &[]);
         assert_eq!(p.selection, vec!["tests"]);
-        let json: serde_json::Value = serde_json::from_str(&p.stdin_json("/tmp/x")).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&p.stdin_json("/tmp/x", "n0")).unwrap();
         assert_eq!(json["out_dir"], "/tmp/x");
         assert!(
             json["guard_src"]

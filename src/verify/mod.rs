@@ -1,7 +1,8 @@
 //! The verification gate: a verdict that comes only from a fresh container, judged against a
 //! patch policy, hardened pytest runs and re-runs, with a receipt users can read.
 //!
-//! Pure parts: [`diff`] (patch parsing), [`policy`] (which changes are allowed), [`junit`]
+//! Pure parts: [`diff`] (patch parsing), [`policy`] (which changes are allowed), [`scan`]
+//! (semantic patch analysis), [`junit`]
 //! (per-test outcomes), [`verdict`] (the decision), [`receipt`] (JSON + Markdown) and
 //! [`harness`] (the hardened invocation as data). I/O: [`runner`] (containers) and [`cli`].
 //!
@@ -27,9 +28,36 @@
 //! (Rust: the test binary's source file, then the test path; nextest and libtest JUnit agree)
 //! and `tests/stats.test.js::median › even length` (jest: file, then describe blocks › title).
 //!
-//! Known limits: code under test shares the interpreter with pytest, so a patch written against
-//! this harness specifically (e.g. rewriting the guard's memory) is out of reach of in-process
-//! checks; the diff scan, the shadowing check and held-out tests are the other layers.
+//! Integrity layers, in the order the verdict consults them (each named in the receipt's
+//! `layers`):
+//! 1. **Patch policy** ([`policy`], on the diff): tests, test config, start-up hooks, packaging
+//!    and plugin surfaces (`*.dist-info`, `entry_points.txt`, entry points, `pytest_plugins`).
+//! 2. **Semantic analysis** ([`scan`], pre- vs post-patch source of every changed non-test
+//!    Python file, read in the container before and right after `git apply`): capability kinds
+//!    the patch adds (test framework, tracing, audit hooks, import system, frames, code
+//!    objects, identity mutation, builtins, threads, test context, process hooks, dynamic
+//!    code, …). A finding turns `verified` into `needs_review`.
+//! 3. **The guard** (in-process, `pl_guard.py`): pytest's internals at session end, conftests.
+//! 4. **Out-of-process checks**: the outcome stream (one nonce-tagged record per test report,
+//!    written as it happens to pl_run's private stdout copy taken before any project code ran,
+//!    read from the exec's output stream), the end-of-run marker's report fingerprints and the
+//!    workspace snapshots by the read-only helper (another uid).
+//! 5. **Second runner** (`pl_second.py`): the fail-to-pass tests in a fresh `python -I`
+//!    process without pytest, conftest or `PYTEST_*`: unittest for `TestCase` tests, a direct
+//!    call for argument-free test functions; others are `not_applicable` (listed, never a
+//!    silent pass). pytest passed + second runner failed = `tampered`.
+//!
+//! Known limits (honestly): code under test shares the interpreter with pytest and the guard,
+//! so it can reach the guard's memory, the stream's fd and nonce (through `gc`, frames or
+//! closures: exactly the capabilities layer 2 flags when a patch adds them). The stream proves
+//! that what pytest reported at each test's end is what JUnit says, not that pytest itself was
+//! honest; a patch that fools pytest's reporting at the source (e.g. swapping a test's code
+//! before it runs) is caught by layer 2 or, for applicable tests, by the second runner, which
+//! the patch cannot see from the repository. Layer 2 judges kinds per file: a file that already
+//! uses a kind (say, frames) may use it again unnoticed, and names built from non-constant data
+//! are seen only where the dynamic construct itself is a kind. The second runner does not apply
+//! to parametrized or fixture-using tests, and runs tests in isolation (an order-dependent test
+//! would disagree). Held-out tests remain the other defence.
 
 pub mod cli;
 pub mod diff;

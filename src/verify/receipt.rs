@@ -67,6 +67,163 @@ impl PatchInfo {
 
 pub use super::scan::AnalysisInfo;
 
+/// One integrity layer's summary line.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Layer {
+    pub layer: &'static str,
+    /// `clean`, `findings`, `not_run` or `not_applicable`.
+    pub status: &'static str,
+    pub detail: String,
+}
+
+fn layer(layer: &'static str, status: &'static str, detail: String) -> Layer {
+    Layer {
+        layer,
+        status,
+        detail,
+    }
+}
+
+/// The layers of the verdict: patch policy, semantic analysis, the in-process guard, the
+/// out-of-process checks (outcome stream, report fingerprints, workspace snapshots) and the
+/// second runner.
+fn layers(
+    violations: &[Violation],
+    analysis: &AnalysisInfo,
+    runs: &[RunRecord],
+    second: Option<&super::verdict::SecondRun>,
+) -> Vec<Layer> {
+    use super::verdict::GuardStatus;
+    let mut out = vec![match violations.first() {
+        Some(v) => layer(
+            "patch_policy",
+            "findings",
+            format!(
+                "{} violation(s), first `{}` on `{}`",
+                violations.len(),
+                v.rule,
+                v.path
+            ),
+        ),
+        None => layer("patch_policy", "clean", "no rule fired".into()),
+    }];
+    out.push(if analysis.scanned.is_empty() {
+        layer(
+            "semantic_analysis",
+            "not_run",
+            "no non-test Python file was read".into(),
+        )
+    } else if analysis.findings.is_empty() {
+        layer(
+            "semantic_analysis",
+            "clean",
+            format!(
+                "{} file(s) scanned, no capability added",
+                analysis.scanned.len()
+            ),
+        )
+    } else {
+        layer(
+            "semantic_analysis",
+            "findings",
+            analysis
+                .findings
+                .iter()
+                .map(|f| f.to_string())
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+    });
+    let after: Vec<&RunRecord> = runs.iter().filter(|r| r.phase == Phase::After).collect();
+    if after.is_empty() {
+        out.push(layer("guard", "not_run", "no patched run".into()));
+        out.push(layer(
+            "outcome_stream_and_reports",
+            "not_run",
+            "no patched run".into(),
+        ));
+    } else {
+        let tampered = after
+            .iter()
+            .filter(|r| matches!(r.guard, GuardStatus::Tampered { .. } | GuardStatus::Missing))
+            .count();
+        let na = after.iter().all(|r| r.guard == GuardStatus::NotApplicable);
+        out.push(if na {
+            layer(
+                "guard",
+                "not_applicable",
+                "no in-process guard for this project kind".into(),
+            )
+        } else if tampered == 0 {
+            layer(
+                "guard",
+                "clean",
+                format!("clean in {} patched run(s)", after.len()),
+            )
+        } else {
+            layer(
+                "guard",
+                "findings",
+                format!(
+                    "tampered or missing in {tampered} of {} patched run(s)",
+                    after.len()
+                ),
+            )
+        });
+        let ext: Vec<&String> = after.iter().flat_map(|r| &r.external_findings).collect();
+        out.push(if ext.is_empty() {
+            layer(
+                "outcome_stream_and_reports",
+                "clean",
+                "every JUnit pass streamed as it happened; reports and workspace unchanged".into(),
+            )
+        } else {
+            layer(
+                "outcome_stream_and_reports",
+                "findings",
+                ext.iter()
+                    .take(5)
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        });
+    }
+    out.push(match second {
+        None => layer("second_runner", "not_run", "not run".into()),
+        Some(s) => match &s.problem {
+            Some(p) => layer("second_runner", "findings", p.clone()),
+            None => {
+                let count = |o: &str| s.results.values().filter(|r| r.outcome == o).count();
+                let na: Vec<String> = s
+                    .results
+                    .iter()
+                    .filter(|(_, r)| r.outcome == "not_applicable")
+                    .map(|(id, r)| format!("{id}: {}", r.detail))
+                    .collect();
+                let mut d = format!(
+                    "{} passed, {} failed, {} not applicable",
+                    count("passed"),
+                    count("failed"),
+                    na.len()
+                );
+                if !na.is_empty() {
+                    d.push_str(&format!(" ({})", na.join("; ")));
+                }
+                let status = if count("failed") > 0 {
+                    "findings"
+                } else if count("passed") == 0 {
+                    "not_applicable"
+                } else {
+                    "clean"
+                };
+                layer("second_runner", status, d)
+            }
+        },
+    });
+    out
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct PolicyInfo {
     pub rule_fired: Option<Rule>,
@@ -103,6 +260,10 @@ pub struct Receipt {
     pub patch: PatchInfo,
     pub policy: PolicyInfo,
     pub analysis: AnalysisInfo,
+    /// The second, independent runner of the fail-to-pass tests (`None`: not run).
+    pub second_runner: Option<super::verdict::SecondRun>,
+    /// What each integrity layer found, in the order the verdict consults them.
+    pub layers: Vec<Layer>,
     /// The hardened command every run used (before the test ids).
     pub command: Vec<String>,
     pub holdout_files: Vec<String>,
@@ -126,6 +287,7 @@ pub struct ReceiptInputs<'a> {
     pub before: Vec<RunRecord>,
     pub after: Vec<RunRecord>,
     pub analysis: AnalysisInfo,
+    pub second_runner: Option<super::verdict::SecondRun>,
     pub total_ms: u64,
 }
 
@@ -166,6 +328,12 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
         .collect();
     tests.sort_by(|a, b| (a.role, &a.id).cmp(&(b.role, &b.id)));
     let runs: Vec<RunRecord> = inp.before.into_iter().chain(inp.after).collect();
+    let layers = layers(
+        &inp.violations,
+        &inp.analysis,
+        &runs,
+        inp.second_runner.as_ref(),
+    );
     let tests_ms = runs.iter().map(|r| r.duration.as_millis() as u64).sum();
     Receipt {
         schema: SCHEMA,
@@ -179,6 +347,8 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
             violations: inp.violations,
         },
         analysis: inp.analysis,
+        second_runner: inp.second_runner,
+        layers,
         command: inp.command,
         holdout_files: inp.holdout_files,
         runs,
@@ -231,6 +401,22 @@ pub fn render_markdown(r: &Receipt) -> String {
                 v.rule,
                 md_escape(&v.path),
                 md_escape(&v.detail)
+            );
+        }
+        s.push('\n');
+    }
+    if !r.layers.is_empty() {
+        let _ = writeln!(
+            s,
+            "**Integrity layers**\n\n| layer | status | what it found |\n|---|---|---|"
+        );
+        for l in &r.layers {
+            let _ = writeln!(
+                s,
+                "| {} | `{}` | {} |",
+                l.layer,
+                l.status,
+                md_escape(&l.detail)
             );
         }
         s.push('\n');
@@ -520,6 +706,7 @@ mod tests {
             fail_to_pass: &f2p,
             before,
             analysis: Default::default(),
+            second_runner: None,
             after,
             total_ms: 8000,
         })

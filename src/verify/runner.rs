@@ -140,6 +140,8 @@ struct Ctx<'a> {
     after: Vec<RunRecord>,
     /// The semantic patch analysis: files scanned and capabilities the patch adds.
     analysis: receipt::AnalysisInfo,
+    /// The second, independent runner of the fail-to-pass tests (Python only).
+    second: Option<verdict::SecondRun>,
 }
 
 impl Ctx<'_> {
@@ -152,7 +154,9 @@ impl Ctx<'_> {
             before: &self.before,
             after: &self.after,
         });
-        let mut decision = verdict::with_analysis(decision, &self.analysis.findings);
+        let decision = verdict::with_analysis(decision, &self.analysis.findings);
+        let mut decision =
+            verdict::with_second_runner(decision, self.second.as_ref(), &self.req.fail_to_pass);
         // "No JUnit" is only actionable together with what was run.
         if decision.verdict == Verdict::Error
             && decision.reason.contains("JUnit")
@@ -180,6 +184,7 @@ impl Ctx<'_> {
             before: self.before,
             after: self.after,
             analysis: self.analysis,
+            second_runner: self.second,
             total_ms: self.started.elapsed().as_millis() as u64,
         })
     }
@@ -208,6 +213,7 @@ pub fn error_receipt(req: &VerifyRequest, reason: String, base: &dyn BaseTree) -
         before: Vec::new(),
         after: Vec::new(),
         analysis: Default::default(),
+        second: None,
     };
     ctx.finish(Some(reason))
 }
@@ -263,6 +269,7 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
         before: Vec::new(),
         after: Vec::new(),
         analysis: Default::default(),
+        second: None,
     };
     if !ctx.violations.is_empty() {
         return ctx.finish(None);
@@ -422,7 +429,67 @@ async fn run_all(
         }
         ctx.after.push(r);
     }
+    ctx.second = Some(second_run(c, &plan, req).await?);
     Ok(())
+}
+
+const SECOND_MARKER: &str = "@@PATCHLOOP-SECOND@@ ";
+
+/// The fail-to-pass tests once more, in a fresh process under the harness's own minimal
+/// runner (`pl_second.py`: no pytest, no conftest, no PYTEST_* variables).
+async fn second_run(
+    c: &dyn Sandbox,
+    plan: &harness::RunPlan,
+    req: &VerifyRequest,
+) -> Result<verdict::SecondRun, String> {
+    let nonce = format!("{:016x}", rand::random::<u64>());
+    let stdin = serde_json::json!({
+        "workspace": WORKSPACE,
+        "paths": plan.paths,
+        "ids": req.fail_to_pass,
+        "nonce": nonce,
+    })
+    .to_string();
+    let res = c
+        .exec(
+            ExecRequest::argv(["python3", "-I", "-B", "-c", harness::PL_SECOND])
+                .stdin(stdin)
+                .timeout(req.run_timeout)
+                .output_cap(1 << 20),
+        )
+        .await
+        .map_err(|e| format!("sandbox failure during the second runner: {e}"))?;
+    Ok(parse_second(&res.output.render(), &nonce))
+}
+
+/// Exactly one result line carrying this run's nonce is expected.
+fn parse_second(output: &str, nonce: &str) -> verdict::SecondRun {
+    let prefix = format!("{SECOND_MARKER}{nonce} ");
+    let lines: Vec<&str> = output
+        .lines()
+        .filter_map(|l| l.find(&prefix).map(|i| &l[i + prefix.len()..]))
+        .collect();
+    let problem = |p: String| verdict::SecondRun {
+        results: BTreeMap::new(),
+        problem: Some(p),
+    };
+    match lines.as_slice() {
+        [one] => match serde_json::from_str(one) {
+            Ok(results) => verdict::SecondRun {
+                results,
+                problem: None,
+            },
+            Err(e) => problem(format!("the second runner's result is unreadable ({e})")),
+        },
+        [] => problem(format!(
+            "the second runner reported no result: {}",
+            tail(output, 300).trim()
+        )),
+        more => problem(format!(
+            "{} second-runner result lines (something printed fakes)",
+            more.len()
+        )),
+    }
 }
 
 /// Stop early when the unpatched runs already decide the verdict (unknown ids, no
@@ -803,13 +870,15 @@ async fn one_run(
         },
         rand::random::<u32>()
     );
-    let stdin = plan.stdin_json(&out_dir);
+    let nonce = format!("{:016x}", rand::random::<u64>());
+    let stdin = plan.stdin_json(&out_dir, &nonce);
     let res = c
         .exec(
             ExecRequest::argv(plan.argv())
                 .stdin(stdin)
                 .timeout(req.run_timeout)
-                .output_cap(64 << 10),
+                // The outcome stream (one record per test report) travels in this output.
+                .output_cap(RUN_OUTPUT_CAP),
         )
         .await
         .map_err(|e| format!("sandbox failure during a test run: {e}"))?;
@@ -827,6 +896,16 @@ async fn one_run(
 
     let text = res.output.render();
     let mut external = tree_changes(expected_tree, after_tree);
+    let stream = parse_stream(&text, &nonce);
+    external.extend(stream.problems.iter().cloned());
+    if res.output.is_truncated() {
+        // Records were dropped with the middle of the output: the stream cannot vouch for
+        // the JUnit report (a flood of output is how code under test would try to hide them).
+        external.push(format!(
+            "the run printed more than {} MiB, so the outcome stream is incomplete",
+            RUN_OUTPUT_CAP >> 20
+        ));
+    }
     let mut marker_missing = false;
     let mut pytest = None;
     match parse_marker(&text) {
@@ -878,11 +957,13 @@ async fn one_run(
             Err(e) => (None, Some(e.to_string())),
             Ok(run) => {
                 let mut ids: Vec<&String> = targets.iter().collect();
+                ids.extend(stream.outcomes.keys());
                 if let Some(g) = &guard_report {
                     ids.extend(g.outcomes.keys());
                 }
                 let known = receipt::known_ids(ids);
                 let named = run.node_ids(&known);
+                external.extend(stream_vs_junit(&stream, &named));
                 if let Some(g) = &guard_report {
                     for (id, case) in &named {
                         if case.outcome == junit::Outcome::Passed
@@ -913,6 +994,85 @@ async fn one_run(
         pytest,
         output_tail: tail(&text, 3000),
     })
+}
+
+const STREAM_MARKER: &str = "@@PATCHLOOP-T@@ ";
+/// Output kept per test run: room for the outcome stream of large suites (~100 bytes a test).
+const RUN_OUTPUT_CAP: usize = 16 << 20;
+
+/// The outcome channel of one run: per-test records the guard wrote to the harness's private
+/// stdout copy as each report happened.
+#[derive(Debug, Default)]
+struct Stream {
+    /// Node id -> worst outcome (the guard's merge rule: a passing setup/teardown says
+    /// nothing, a failing one is an error).
+    outcomes: BTreeMap<String, junit::Outcome>,
+    problems: Vec<String>,
+}
+
+fn parse_stream(output: &str, nonce: &str) -> Stream {
+    use junit::Outcome;
+    let prefix = format!("{STREAM_MARKER}{nonce} ");
+    let mut s = Stream::default();
+    let mut marker_seen = false;
+    for line in output.lines() {
+        if line.contains(MARKER) {
+            marker_seen = true;
+        }
+        let Some(i) = line.find(&prefix) else {
+            continue;
+        };
+        if marker_seen {
+            s.problems
+                .push("an outcome record arrived after the end-of-run marker".into());
+            continue;
+        }
+        let rest = &line[i + prefix.len()..];
+        let mut parts = rest.splitn(3, ' ');
+        let (when, outcome, id) = (parts.next(), parts.next(), parts.next());
+        let id: Option<String> = id.and_then(|j| serde_json::from_str(j).ok());
+        let (Some(when), Some(outcome), Some(id)) = (when, outcome, id) else {
+            s.problems
+                .push(format!("an unreadable outcome record: {}", tail(rest, 200)));
+            continue;
+        };
+        let o = match (outcome, when) {
+            ("passed", "call") => Outcome::Passed,
+            ("passed", _) => continue,
+            ("skipped", _) => Outcome::Skipped,
+            ("failed", "call") => Outcome::Failed,
+            ("failed", _) => Outcome::Error,
+            _ => {
+                s.problems
+                    .push(format!("an unreadable outcome record: {}", tail(rest, 200)));
+                continue;
+            }
+        };
+        let e = s.outcomes.entry(id).or_insert(o);
+        if o > *e {
+            *e = o;
+        }
+    }
+    s
+}
+
+/// Every test JUnit calls passed must have streamed `passed` and nothing worse; any streamed
+/// outcome must match JUnit's.
+fn stream_vs_junit(stream: &Stream, named: &BTreeMap<String, junit::CaseResult>) -> Vec<String> {
+    use junit::Outcome;
+    let mut out = Vec::new();
+    for (id, case) in named {
+        match stream.outcomes.get(id) {
+            Some(o) if *o == case.outcome => {}
+            None if case.outcome != Outcome::Passed => {}
+            got => out.push(format!(
+                "the JUnit report says {id} {} but the outcome stream says {}",
+                case.outcome.as_str(),
+                got.map_or("nothing", |o| o.as_str())
+            )),
+        }
+    }
+    out
 }
 
 /// Files that appeared, vanished or changed in the workspace during a run.
@@ -1075,6 +1235,7 @@ mod tests {
             before: Vec::new(),
             after: Vec::new(),
             analysis: Default::default(),
+            second: None,
         };
         let err = run_all(&fake, &mut ctx, &[], &[]).await.err();
         let r = ctx.finish(err);
@@ -1171,5 +1332,48 @@ mod tests {
     fn tail_respects_char_boundaries() {
         assert_eq!(tail("ééé", 3), "é");
         assert_eq!(tail("abc", 10), "abc");
+    }
+
+    #[test]
+    fn outcome_stream_is_cross_checked_with_junit() {
+        use crate::verify::junit::{CaseResult, Outcome};
+        let out = "x\n@@PATCHLOOP-T@@ n1 setup passed \"t.py::a\"\n@@PATCHLOOP-T@@ n1 call passed \"t.py::a\"\n\
+                   @@PATCHLOOP-T@@ n1 call failed \"t.py::b[x::y]\"\n\
+                   @@PATCHLOOP-T@@ forged call passed \"t.py::b[x::y]\"\n";
+        let s = parse_stream(out, "n1");
+        assert!(s.problems.is_empty(), "{:?}", s.problems);
+        assert_eq!(s.outcomes.get("t.py::a"), Some(&Outcome::Passed));
+        assert_eq!(s.outcomes.get("t.py::b[x::y]"), Some(&Outcome::Failed));
+        let case = |o| CaseResult {
+            outcome: o,
+            duration: None,
+            message: None,
+        };
+        let junit = BTreeMap::from([
+            ("t.py::a".to_string(), case(Outcome::Passed)),
+            ("t.py::b[x::y]".to_string(), case(Outcome::Failed)),
+        ]);
+        assert!(stream_vs_junit(&s, &junit).is_empty());
+        // A JUnit report rewritten to say passed, and a passed test never streamed.
+        let forged = BTreeMap::from([
+            ("t.py::b[x::y]".to_string(), case(Outcome::Passed)),
+            ("t.py::c".to_string(), case(Outcome::Passed)),
+        ]);
+        assert_eq!(stream_vs_junit(&s, &forged).len(), 2);
+        // Records after the end-of-run marker are late.
+        let late =
+            format!("{MARKER}rc=0 junit=- guard=-\n@@PATCHLOOP-T@@ n1 call passed \"t.py::a\"\n");
+        assert_eq!(parse_stream(&late, "n1").problems.len(), 1);
+    }
+
+    #[test]
+    fn second_runner_output_needs_exactly_one_nonce_line() {
+        let ok = "noise\n@@PATCHLOOP-SECOND@@ k1 {\"t.py::a\": {\"outcome\": \"passed\", \"detail\": \"\"}}\n";
+        let r = parse_second(ok, "k1");
+        assert!(r.problem.is_none());
+        assert_eq!(r.results["t.py::a"].outcome, "passed");
+        assert!(parse_second(ok, "other").problem.is_some());
+        let twice = format!("{ok}{ok}");
+        assert!(parse_second(&twice, "k1").problem.is_some());
     }
 }

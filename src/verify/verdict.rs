@@ -465,6 +465,56 @@ pub fn decide(inp: &Inputs) -> Decision {
     finish(Decision::new(Verdict::Verified, reason))
 }
 
+/// What the second runner (`images/harness/pl_second.py`) said about one fail-to-pass test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SecondOutcome {
+    /// `passed`, `failed` or `not_applicable`.
+    pub outcome: String,
+    #[serde(default)]
+    pub detail: String,
+}
+
+/// The second runner's result: per-test outcomes, or why there are none.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SecondRun {
+    pub results: BTreeMap<String, SecondOutcome>,
+    pub problem: Option<String>,
+}
+
+/// The second-runner layer: a decision that lets the patch through (`verified`,
+/// `needs_review`) becomes `tampered` when the harness's own runner saw a fail-to-pass test
+/// fail (or reported nothing) where pytest saw it pass. `not_applicable` tests rest on pytest
+/// alone and are named in the receipt.
+pub fn with_second_runner(mut d: Decision, second: Option<&SecondRun>, f2p: &[String]) -> Decision {
+    let Some(s) = second else { return d };
+    if !matches!(d.verdict, Verdict::Verified | Verdict::NeedsReview) {
+        return d;
+    }
+    let mut bad: Vec<String> = Vec::new();
+    if let Some(p) = &s.problem {
+        bad.push(p.clone());
+    }
+    for id in f2p {
+        match s.results.get(id) {
+            Some(o) if o.outcome == "passed" || o.outcome == "not_applicable" => {}
+            Some(o) => bad.push(format!(
+                "{id} passed under pytest but is `{}` under the harness's own runner ({})",
+                o.outcome,
+                o.detail.lines().last().unwrap_or("")
+            )),
+            None if s.problem.is_none() => {
+                bad.push(format!("the second runner reported nothing for {id}"))
+            }
+            None => {}
+        }
+    }
+    if !bad.is_empty() {
+        d.verdict = Verdict::Tampered;
+        d.reason = format!("the two runners disagree: {}", bad.join("; "));
+    }
+    d
+}
+
 /// The analysis layer: a `verified` decision with findings becomes `needs_review` (every other
 /// verdict already rejects the patch and keeps its more specific reason).
 pub fn with_analysis(mut d: Decision, findings: &[super::scan::Finding]) -> Decision {
@@ -749,5 +799,57 @@ pub(crate) mod tests {
         let bad = Decision::new(Verdict::Tampered, "guard");
         assert_eq!(with_analysis(bad, &[f]).verdict, Verdict::Tampered);
         assert_eq!(crate::verify::cli::exit_code(Verdict::NeedsReview), 1);
+    }
+
+    #[test]
+    fn runners_must_agree_where_the_second_applies() {
+        let f2p = vec![
+            "tests/t.py::test_a".to_string(),
+            "tests/t.py::test_b[1]".to_string(),
+        ];
+        let run = |a: &str| SecondRun {
+            results: BTreeMap::from([
+                (
+                    f2p[0].clone(),
+                    SecondOutcome {
+                        outcome: a.into(),
+                        detail: "AssertionError".into(),
+                    },
+                ),
+                (
+                    f2p[1].clone(),
+                    SecondOutcome {
+                        outcome: "not_applicable".into(),
+                        detail: "parametrized".into(),
+                    },
+                ),
+            ]),
+            problem: None,
+        };
+        let ok = Decision::new(Verdict::Verified, "all passed");
+        assert_eq!(
+            with_second_runner(ok.clone(), Some(&run("passed")), &f2p).verdict,
+            Verdict::Verified
+        );
+        let d = with_second_runner(ok.clone(), Some(&run("failed")), &f2p);
+        assert_eq!(d.verdict, Verdict::Tampered);
+        assert!(d.reason.contains("tests/t.py::test_a"), "{}", d.reason);
+        let nothing = SecondRun {
+            results: BTreeMap::new(),
+            problem: Some("no result line".into()),
+        };
+        assert_eq!(
+            with_second_runner(ok.clone(), Some(&nothing), &f2p).verdict,
+            Verdict::Tampered
+        );
+        assert_eq!(
+            with_second_runner(ok, None, &f2p).verdict,
+            Verdict::Verified
+        );
+        let failing = Decision::new(Verdict::StillFailing, "x");
+        assert_eq!(
+            with_second_runner(failing, Some(&run("failed")), &f2p).verdict,
+            Verdict::StillFailing
+        );
     }
 }

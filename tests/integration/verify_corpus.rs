@@ -201,6 +201,10 @@ async fn docker_corpora_end_to_end() {
         .into_iter()
         .map(|c| ("legit", c))
         .chain(cases("tamper").into_iter().map(|c| ("tamper", c)))
+        // `PATCHLOOP_CORPUS_ONLY=substring` runs a subset (debugging one case).
+        .filter(|(_, c)| {
+            std::env::var("PATCHLOOP_CORPUS_ONLY").map_or(true, |f| c.name.contains(&f))
+        })
         .collect();
     // Three cases at a time: each is its own container, and most of the time is container I/O.
     let results: Vec<_> = futures_util::stream::iter(all.iter())
@@ -229,6 +233,12 @@ async fn docker_corpora_end_to_end() {
         );
         // A needs_review case is equally stopped when a runtime layer (the guard) already
         // calls it tampered; what it must never be is verified or a plain test failure.
+        if std::env::var("PATCHLOOP_CORPUS_ONLY").is_ok() {
+            eprintln!(
+                "{}",
+                serde_json::to_string_pretty(&r.layers).unwrap_or_default()
+            );
+        }
         let caught = want == "needs_review" && got == Verdict::Tampered;
         if (got.as_str() != want && !caught) || (c.meta.rule.is_some() && rule != c.meta.rule) {
             failures.push(format!(
