@@ -78,6 +78,10 @@ fn cycle_from(g: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<Vec
 fn modules_import_downhill_only() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let g = import_graph(&src);
+    // `cargo test --lib tidy:: -- --nocapture` prints the graph this checks.
+    for (m, deps) in &g {
+        println!("{m} -> {}", deps.iter().cloned().collect::<Vec<_>>().join(", "));
+    }
     for (m, deps) in &g {
         assert!(
             !deps.contains("cli"),
