@@ -80,7 +80,10 @@ fn modules_import_downhill_only() {
     let g = import_graph(&src);
     // `cargo test --lib tidy:: -- --nocapture` prints the graph this checks.
     for (m, deps) in &g {
-        println!("{m} -> {}", deps.iter().cloned().collect::<Vec<_>>().join(", "));
+        println!(
+            "{m} -> {}",
+            deps.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
     }
     for (m, deps) in &g {
         assert!(

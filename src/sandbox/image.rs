@@ -108,6 +108,9 @@ pub const LABEL_BASE: &str = "patchloop.base";
 pub const LABEL_FLAVOR: &str = "patchloop.base.flavor";
 pub const LABEL_DEPS: &str = "patchloop.deps";
 pub const LABEL_INSTALL: &str = "patchloop.install";
+/// A note about the environment that the receipt repeats (e.g. the interpreter differs from
+/// the one the repository's CI uses).
+pub const LABEL_ENV_NOTE: &str = "patchloop.env_note";
 
 /// Receives one line of progress (build output, steps). The CLI prints them on stderr.
 pub type ProgressFn = Arc<dyn Fn(&str) + Send + Sync>;

@@ -298,12 +298,14 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         );
     }
 
+    let mut env_note: Option<String> = None;
     let base = if kind == ProjectKind::Python {
         let want = ci_plan.python.as_ref().map(|(v, _)| v.as_str());
         let (tag, note) = image::ensure_python_base(docker, &opts.base, want).await?;
-        if let Some(n) = note {
+        if let Some(n) = &note {
             image::say(&progress, &format!("note: {n}"));
         }
+        env_note = note;
         tag
     } else {
         image::ensure_base_image_for(docker, &opts.base, kind).await?
@@ -348,6 +350,10 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     // Python images carry no kind label (absent means Python), so their tags are unchanged.
     if kind != ProjectKind::Python {
         labels.push((LABEL_KIND, kind.as_str()));
+    }
+    // The receipt repeats it, so a verdict on another interpreter says so.
+    if let Some(n) = &env_note {
+        labels.push((image::LABEL_ENV_NOTE, n.as_str()));
     }
     // One LABEL instruction in the Dockerfile: each build-API label would be a build step.
     let entries = source_context_for(kind, &parent, &label_instruction(&labels), tree.entries);

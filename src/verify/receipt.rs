@@ -22,6 +22,9 @@ pub struct ImageInfo {
     pub tag: String,
     /// The image id (`sha256:…`) the runs used, when known.
     pub id: Option<String>,
+    /// How the environment differs from the repository's CI (label `patchloop.env_note`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -542,6 +545,9 @@ pub fn render_markdown(r: &Receipt) -> String {
             .map(|i| format!(" (`{i}`)"))
             .unwrap_or_default()
     );
+    if let Some(n) = &r.image.note {
+        let _ = writeln!(s, "- environment note: {}", md_escape(n));
+    }
     let p = &r.container_policy;
     if p.hardening != crate::sandbox::policy::Hardening::Hardened {
         let _ = writeln!(
@@ -692,6 +698,7 @@ mod tests {
             decision,
             reruns: 3,
             image: ImageInfo {
+                note: None,
                 tag: "patchloop/demo:abc".into(),
                 id: Some("sha256:0123".into()),
             },
@@ -710,6 +717,24 @@ mod tests {
             after,
             total_ms: 8000,
         })
+    }
+
+    #[test]
+    fn an_environment_note_reaches_both_receipts() {
+        let mut r = sample();
+        assert!(!render_markdown(&r).contains("environment note"));
+        let json = serde_json::to_value(&r).unwrap();
+        assert!(
+            json["image"].get("note").is_none(),
+            "absent when there is none"
+        );
+        r.image.note =
+            Some("the repository tests with Python 3.9; this image has Python 3.11".into());
+        assert!(
+            render_markdown(&r)
+                .contains("- environment note: the repository tests with Python 3.9")
+        );
+        assert!(serde_json::to_value(&r).unwrap()["image"]["note"].is_string());
     }
 
     #[test]

@@ -132,6 +132,8 @@ struct Ctx<'a> {
     kind: ProjectKind,
     started: Instant,
     image_id: Option<String>,
+    /// The prepared image's environment note, repeated in the receipt.
+    env_note: Option<String>,
     container_policy: ContainerPolicy,
     patch_info: PatchInfo,
     violations: Vec<Violation>,
@@ -174,6 +176,7 @@ impl Ctx<'_> {
             image: ImageInfo {
                 tag: self.req.image.tag.clone(),
                 id: self.image_id,
+                note: self.env_note,
             },
             container_policy: self.container_policy,
             patch: self.patch_info,
@@ -206,6 +209,7 @@ pub fn error_receipt(req: &VerifyRequest, reason: String, base: &dyn BaseTree) -
         kind: ProjectKind::Python,
         started: Instant::now(),
         image_id: None,
+        env_note: None,
         container_policy: req.container_policy.clone(),
         patch_info: PatchInfo::new(&req.patch, &files),
         violations,
@@ -262,6 +266,7 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
         kind,
         started,
         image_id: None,
+        env_note: None,
         container_policy,
         patch_info: PatchInfo::new(&req.patch, &report.files),
         violations: report.violations.clone(),
@@ -285,7 +290,15 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
         )));
     }
     match inspected {
-        Ok(info) => ctx.image_id = info.id,
+        Ok(info) => {
+            ctx.env_note = info
+                .config
+                .as_ref()
+                .and_then(|c| c.labels.as_ref())
+                .and_then(|l| l.get(crate::sandbox::image::LABEL_ENV_NOTE))
+                .cloned();
+            ctx.image_id = info.id
+        }
         Err(e) => {
             let msg = format!(
                 "image `{}` is not available ({e}); build it with `patchloop prepare`",
@@ -1228,6 +1241,7 @@ mod tests {
             kind: ProjectKind::Python,
             started: Instant::now(),
             image_id: None,
+            env_note: None,
             container_policy: ContainerPolicy::default(),
             patch_info: PatchInfo::new("", &[]),
             violations: Vec::new(),
