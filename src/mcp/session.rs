@@ -383,22 +383,6 @@ async fn idle_reaper(session: Arc<Session>) {
     }
 }
 
-/// Resolves on SIGINT or SIGTERM.
-async fn interrupted() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term => {}
-    }
-}
-
 /// `patchloop mcp`: serve one session on stdin/stdout until the client disconnects.
 pub async fn serve(args: McpArgs) -> anyhow::Result<()> {
     // The demo repository lives as long as the session; a stable directory name keeps the
@@ -458,7 +442,7 @@ pub async fn serve(args: McpArgs) -> anyhow::Result<()> {
         Ok(running) => {
             tokio::select! {
                 r = running.waiting() => r.map(|_| ()).context("the MCP session task failed"),
-                _ = interrupted() => Ok(()),
+                _ = crate::pipeline::interrupted() => Ok(()),
             }
         }
         Err(e) => Err(e),
