@@ -1075,10 +1075,15 @@ mod tests {
             s.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
             names()
         );
-        // The handler match covers every variant once: names are unique.
+        // Names are unique (dedup alone only drops adjacent repeats: sort first), and every
+        // name finds its own entry.
         let mut uniq = names();
+        uniq.sort_unstable();
         uniq.dedup();
         assert_eq!(uniq.len(), TOOLS.len());
+        for t in &TOOLS {
+            assert_eq!(find(t.name).map(|d| d.tool), Some(t.tool));
+        }
         assert!(s.iter().all(|t| t.parameters["type"] == "object"));
     }
 

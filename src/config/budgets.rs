@@ -68,15 +68,19 @@ pub struct BudgetArgs {
 }
 
 impl BudgetArgs {
-    /// The flags as a config layer (`None` when no flag was given).
-    pub fn layer(&self) -> Option<super::BudgetsFile> {
+    /// The flags (and the model's `--context-tokens`) as the top config layer; `None` when no
+    /// flag was given.
+    pub fn layer(&self, context_tokens: Option<u64>) -> Option<super::ConfigFile> {
         let f = super::BudgetsFile {
             max_steps: self.max_steps,
             max_cost_usd: self.max_cost,
             max_tokens: self.max_tokens,
             max_seconds: self.max_seconds,
-            context_tokens: None,
+            context_tokens,
         };
-        (f != super::BudgetsFile::default()).then_some(f)
+        (f != super::BudgetsFile::default()).then(|| super::ConfigFile {
+            budgets: Some(f),
+            ..super::ConfigFile::default()
+        })
     }
 }

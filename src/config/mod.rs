@@ -709,7 +709,7 @@ fn read_required(p: &std::path::Path) -> anyhow::Result<(String, ConfigFile)> {
 /// reads the same layers through the API ([`crate::github::action::load_config`]) and adds its
 /// inputs; command-line flags go on top with [`Source::Flag`].
 pub fn load_local(
-    repo_dir: &std::path::Path,
+    repo_dir: Option<&std::path::Path>,
     extra: Option<&std::path::Path>,
     org_file: Option<&std::path::Path>,
 ) -> anyhow::Result<Config> {
@@ -719,14 +719,16 @@ pub fn load_local(
         let (origin, f) = read_required(p)?;
         c.apply(&f, Source::Org(origin));
     }
-    let repo_path = repo_dir.join(REPO_CONFIG_PATH);
-    match std::fs::read_to_string(&repo_path) {
-        Ok(t) => c.apply(
-            &parse_file(REPO_CONFIG_PATH, &t)?,
-            Source::Repo(REPO_CONFIG_PATH.into()),
-        ),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e).with_context(|| format!("reading {}", repo_path.display())),
+    if let Some(repo_dir) = repo_dir {
+        let repo_path = repo_dir.join(REPO_CONFIG_PATH);
+        match std::fs::read_to_string(&repo_path) {
+            Ok(t) => c.apply(
+                &parse_file(REPO_CONFIG_PATH, &t)?,
+                Source::Repo(REPO_CONFIG_PATH.into()),
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e).with_context(|| format!("reading {}", repo_path.display())),
+        }
     }
     if let Some(p) = extra {
         let (origin, f) = read_required(p)?;
@@ -746,7 +748,7 @@ pub fn cli(cmd: ConfigCli) -> anyhow::Result<()> {
             org_file,
             config,
         } => {
-            let mut c = load_local(&repo_dir, config.as_deref(), org_file.as_deref())?;
+            let mut c = load_local(Some(&repo_dir), config.as_deref(), org_file.as_deref())?;
             for (name, f) in inputs_from_env(|k| std::env::var(k).ok())? {
                 c.apply(&f, Source::Input(name));
             }

@@ -92,15 +92,10 @@ pub struct EvalArgs {
 impl EvalArgs {
     /// The flags over the `--config` file over the defaults.
     pub fn from_cli(c: EvalCli) -> anyhow::Result<Self> {
-        let flags = crate::pipeline::fix::flag_layer(&c.budgets, Some(&c.model));
+        let flags = c.budgets.layer(c.model.context_tokens);
         // The model's context window: flags > --config > default (a task's own file cannot
         // resize the server's window).
-        let cfg = local_config(
-            Path::new("/nonexistent"),
-            c.config.as_deref(),
-            None,
-            flags.clone(),
-        )?;
+        let cfg = local_config(None, c.config.as_deref(), None, flags.clone())?;
         Ok(EvalArgs {
             model_options: c.model.options(cfg.budgets.context_tokens),
             tasks: c.tasks,
@@ -415,7 +410,7 @@ async fn run_task(
 
 /// One task's budgets: defaults < its tree's `.github/patchloop.yml` < `--config` < flags.
 pub fn task_budgets(args: &EvalArgs, tree: &Path) -> anyhow::Result<Budgets> {
-    Ok(local_config(tree, args.config.as_deref(), None, args.flags.clone())?.budgets)
+    Ok(local_config(Some(tree), args.config.as_deref(), None, args.flags.clone())?.budgets)
 }
 
 #[allow(clippy::too_many_arguments)]

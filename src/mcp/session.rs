@@ -413,7 +413,7 @@ pub async fn serve(args: McpArgs) -> anyhow::Result<()> {
     };
     // The repository's own configuration, as the action and `fix` read it: its test command
     // (unless --test-cmd) and the CI paths a patch may touch.
-    let cfg = crate::config::load_local(&repo, args.config.as_deref(), None)?;
+    let cfg = crate::config::load_local(Some(&repo), args.config.as_deref(), None)?;
     let session = Arc::new(Session {
         repo,
         test_cmd: args.test_cmd.clone().or(cfg.test_command.clone()),

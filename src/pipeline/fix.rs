@@ -14,7 +14,7 @@ use super::{FixVerdict, Outcome, Plan, Targets};
 use crate::agent::episode::{EpisodeConfig, StopReason};
 use crate::agent::model::{self, ModelArgs};
 use crate::agent::tools::ToolConfig;
-use crate::config::{BudgetArgs, BudgetsFile, Config, ConfigFile, Source};
+use crate::config::{BudgetArgs, Config, ConfigFile, Source};
 use crate::verify::PreparedImage;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -57,20 +57,9 @@ pub struct FixArgs {
     pub out: PathBuf,
 }
 
-/// The command-line flags as the top configuration layer (flags > inputs > files > defaults).
-pub fn flag_layer(budgets: &BudgetArgs, model: Option<&ModelArgs>) -> Option<ConfigFile> {
-    let mut b = budgets.layer().unwrap_or_default();
-    b.context_tokens = model.and_then(|m| m.context_tokens);
-    let given = b != BudgetsFile::default();
-    given.then(|| ConfigFile {
-        budgets: Some(b),
-        ..ConfigFile::default()
-    })
-}
-
 /// The merged configuration of a local run over `repo`, flags applied last.
 pub fn local_config(
-    repo: &Path,
+    repo: Option<&Path>,
     config: Option<&Path>,
     org: Option<&Path>,
     flags: Option<ConfigFile>,
@@ -187,10 +176,10 @@ async fn fix_inner(args: &FixArgs) -> anyhow::Result<Outcome> {
     }
     let repo_dir = args.repo.is_dir().then_some(args.repo.as_path());
     let cfg = local_config(
-        repo_dir.unwrap_or(Path::new("/nonexistent")),
+        repo_dir,
         args.config.as_deref(),
         args.org_config.as_deref(),
-        flag_layer(&args.budgets, Some(&args.model)),
+        args.budgets.layer(args.model.context_tokens),
     )?;
     let model = model::from_spec(
         &args.model.model,
@@ -255,7 +244,7 @@ async fn demo_inner(args: &DemoArgs) -> anyhow::Result<Outcome> {
         Some(tag) => super::inspect_image(&docker, tag).await?,
         None => super::prepare_image(&docker, &repo, None, super::stderr_progress()).await?,
     };
-    let cfg = crate::config::load_local(&repo, None, None)?;
+    let cfg = crate::config::load_local(Some(&repo), None, None)?;
     let plan = plan_for(&cfg, &image, &args.out, Some(&repo), None, 3)?;
     let o = run_and_print_plan(&docker, &image, &model, &plan).await?;
     if o.episode.as_ref().map(|e| e.stop) != Some(StopReason::Submitted)
@@ -285,7 +274,7 @@ mod tests {
             max_steps: Some(3),
             ..BudgetArgs::default()
         };
-        let cfg = local_config(d.path(), Some(&extra), None, flag_layer(&flags, None)).unwrap();
+        let cfg = local_config(Some(d.path()), Some(&extra), None, flags.layer(None)).unwrap();
         assert_eq!(cfg.budgets.max_steps, 3);
         assert_eq!(cfg.budgets.max_tokens, 6000);
         assert_eq!(cfg.test_command.as_deref(), Some("make test"));
@@ -297,8 +286,8 @@ mod tests {
         assert!(matches!(cfg.sources["test_command"], Source::Repo(_)));
         assert_eq!(cfg.sources["budgets.max_seconds"], Source::Default);
         // No flag given: no layer, the files decide.
-        assert!(flag_layer(&BudgetArgs::default(), None).is_none());
-        let missing = local_config(d.path(), Some(&d.path().join("nope.yml")), None, None);
+        assert!(BudgetArgs::default().layer(None).is_none());
+        let missing = local_config(Some(d.path()), Some(&d.path().join("nope.yml")), None, None);
         assert!(format!("{:#}", missing.unwrap_err()).contains("nope.yml"));
     }
 }

@@ -77,7 +77,7 @@ pub fn stderr_progress() -> Option<crate::sandbox::image::ProgressFn> {
 }
 
 /// What "fixed" is judged against.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub enum Targets {
     /// Reproduce in the episode container first; the named ids (may be empty: then every
     /// reproduced failure) are the fail-to-pass set.
@@ -88,9 +88,13 @@ pub enum Targets {
         pass_to_pass: Vec<String>,
         holdouts: Vec<Holdout>,
     },
-    /// `Reproduce` with no names.
-    #[default]
-    Reproduced,
+}
+
+impl Targets {
+    /// Reproduce, and let every reproduced failure be a target.
+    pub fn reproduced() -> Targets {
+        Targets::Reproduce { named: Vec::new() }
+    }
 }
 
 /// Everything about one repair except the image, the model and Docker.
@@ -128,7 +132,7 @@ impl Plan {
         Plan {
             episode,
             statement: None,
-            targets: Targets::Reproduced,
+            targets: Targets::reproduced(),
             policy: ContainerPolicy::default(),
             verify_reruns: 3,
             rerun_scope: RerunScope::default(),
@@ -429,11 +433,7 @@ async fn in_sandbox(
             },
             Default::default(),
         ),
-        reproduce_targets => {
-            let named: &[String] = match reproduce_targets {
-                Targets::Reproduce { named } => named,
-                _ => &[],
-            };
+        Targets::Reproduce { named } => {
             let (before, baseline) = reproduce(sandbox, &plan.episode.tools, named).await?;
             // Nothing to do: everything passes, or every named test passes (the failures
             // left are pre-existing). A run without a report still gets an episode.

@@ -12,7 +12,6 @@ use crate::agent::episode::EpisodeConfig;
 use crate::agent::model::{self, ModelOptions};
 use crate::agent::tools::ToolConfig;
 use crate::github::{RepairOutcome, RepairRequest, Repairer};
-use crate::sandbox::policy::ContainerPolicy;
 
 /// prepare + agent episode + fresh-container verification.
 #[derive(Debug, Clone, Default)]
@@ -99,8 +98,8 @@ impl Repairer for PipelineRepairer {
         let out_dir = self.out_dir(&req)?;
         std::fs::create_dir_all(&out_dir)
             .with_context(|| format!("cannot create {}", out_dir.display()))?;
-        let plan = Plan {
-            episode: EpisodeConfig {
+        let mut plan = Plan::new(
+            EpisodeConfig {
                 budgets: req.budgets.clone(),
                 tools: ToolConfig {
                     test_cmd: req
@@ -110,29 +109,21 @@ impl Repairer for PipelineRepairer {
                     ..ToolConfig::default()
                 },
             },
-            statement: None,
-            // The CI log's failing tests are the targets; other baseline failures are
-            // pre-existing (environment, unrelated), not the patch's job.
-            targets: Targets::Reproduce {
-                named: req.failing_tests.clone(),
-            },
-            policy: ContainerPolicy::default(),
-            verify_reruns: req.reruns.map(|n| n as usize).unwrap_or(3).max(1),
-            rerun_scope: Default::default(),
-            base_repo: Some(req.repo_dir.clone()),
-            verify_policy: crate::verify::policy::PolicyConfig {
-                allowed_ci_paths: req.allowed_ci_paths.clone(),
-                ..Default::default()
-            },
-            trajectory: out_dir.join("trajectory.jsonl"),
-            patch_file: Some(out_dir.join("patch.diff")),
-            receipt_dir: Some(out_dir.clone()),
-            cancel_on_signal: true,
-            run_id: format!(
+            &out_dir,
+            format!(
                 "action-{}",
                 req.head_sha.chars().take(12).collect::<String>()
             ),
+        );
+        // The CI log's failing tests are the targets; other baseline failures are
+        // pre-existing (environment, unrelated), not the patch's job.
+        plan.targets = Targets::Reproduce {
+            named: req.failing_tests.clone(),
         };
+        plan.verify_reruns = req.reruns.map(|n| n as usize).unwrap_or(3).max(1);
+        plan.base_repo = Some(req.repo_dir.clone());
+        plan.verify_policy.allowed_ci_paths = req.allowed_ci_paths.clone();
+        plan.cancel_on_signal = true;
         tracing::info!(repository = %req.repository, pr = ?req.pr, sha = %req.head_sha, "repairing");
         let o = super::run(&docker, &image, model.as_ref(), &plan)
             .await
