@@ -876,7 +876,7 @@ pub async fn cli_main(args: ActionArgs, repairer: &dyn Repairer) -> anyhow::Resu
                 end: ActionEnd::NoFix,
                 outputs: [(
                     "verdict".to_string(),
-                    super::ActionVerdict::Error.as_str().to_string(),
+                    super::ActionVerdict::ERROR.as_str().to_string(),
                 )]
                 .into_iter()
                 .collect(),

@@ -17,6 +17,8 @@ pub mod render;
 
 use std::path::PathBuf;
 
+use crate::verify::verdict::Verdict;
+
 /// The pipeline's outputs directory inside the checkout (`.patchloop/<sha>/`): the action
 /// reports paths under it and hands it to the workspace's owner after the repair. Must name
 /// the directory the pipeline writes (`OUT_DIR` of the repair pipeline).
@@ -60,21 +62,12 @@ impl std::fmt::Debug for ApiKey {
 }
 
 /// Every value the action's `verdict` output can take (action.yml lists exactly these; a
-/// test cross-checks both, and the verifier's verdicts).
+/// test cross-checks both): the verifier's verdicts, then the pipeline's and the action's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ActionVerdict {
-    /// A fresh container verified the patch.
-    Verified,
-    /// Verifier verdicts for a patch it did not verify.
-    StillFailing,
-    Regression,
-    Flaky,
-    Tampered,
-    /// The tests pass, but the patch adds capabilities a fix has no business adding: a human
-    /// must look (never posted as a suggestion).
-    NeedsReview,
-    Policy,
-    NotReproducible,
+    /// A verifier verdict (`verified` only when a fresh container verified the patch; `error`
+    /// also for configuration and infrastructure errors).
+    Verifier(Verdict),
     /// The patch still failed the tests in the agent's own container (no receipt).
     NotVerified,
     /// The run produced no patch.
@@ -83,47 +76,39 @@ pub enum ActionVerdict {
     NothingFailing,
     /// The event was not acted on (see the notice).
     Ignored,
-    /// Configuration, infrastructure or verifier error.
-    Error,
 }
 
 impl ActionVerdict {
-    pub const ALL: [ActionVerdict; 13] = [
-        ActionVerdict::Verified,
-        ActionVerdict::StillFailing,
-        ActionVerdict::Regression,
-        ActionVerdict::Flaky,
-        ActionVerdict::Tampered,
-        ActionVerdict::NeedsReview,
-        ActionVerdict::Policy,
-        ActionVerdict::NotReproducible,
-        ActionVerdict::NotVerified,
-        ActionVerdict::NoPatch,
-        ActionVerdict::NothingFailing,
-        ActionVerdict::Ignored,
-        ActionVerdict::Error,
-    ];
+    pub const VERIFIED: ActionVerdict = ActionVerdict::Verifier(Verdict::Verified);
+    /// Configuration, infrastructure or verifier error.
+    pub const ERROR: ActionVerdict = ActionVerdict::Verifier(Verdict::Error);
+
+    /// Every value, in documentation order.
+    pub fn all() -> Vec<ActionVerdict> {
+        Verdict::ALL
+            .into_iter()
+            .map(ActionVerdict::Verifier)
+            .chain([
+                ActionVerdict::NotVerified,
+                ActionVerdict::NoPatch,
+                ActionVerdict::NothingFailing,
+                ActionVerdict::Ignored,
+            ])
+            .collect()
+    }
 
     pub fn as_str(&self) -> &'static str {
         match self {
-            ActionVerdict::Verified => "verified",
-            ActionVerdict::StillFailing => "still_failing",
-            ActionVerdict::Regression => "regression",
-            ActionVerdict::Flaky => "flaky",
-            ActionVerdict::Tampered => "tampered",
-            ActionVerdict::NeedsReview => "needs_review",
-            ActionVerdict::Policy => "policy",
-            ActionVerdict::NotReproducible => "not_reproducible",
+            ActionVerdict::Verifier(v) => v.as_str(),
             ActionVerdict::NotVerified => "not_verified",
             ActionVerdict::NoPatch => "no_patch",
             ActionVerdict::NothingFailing => "nothing_failing",
             ActionVerdict::Ignored => "ignored",
-            ActionVerdict::Error => "error",
         }
     }
 
     pub fn parse(s: &str) -> Option<ActionVerdict> {
-        ActionVerdict::ALL.into_iter().find(|v| v.as_str() == s)
+        ActionVerdict::all().into_iter().find(|v| v.as_str() == s)
     }
 
     /// The output for an outcome: only a verified outcome says `verified`, and a verdict
@@ -131,8 +116,8 @@ impl ActionVerdict {
     /// never takes a value action.yml does not document.
     pub fn of(outcome: &RepairOutcome) -> ActionVerdict {
         match ActionVerdict::parse(outcome.verdict.trim()) {
-            Some(ActionVerdict::Verified) | None if outcome.verified => ActionVerdict::Verified,
-            Some(ActionVerdict::Verified | ActionVerdict::Ignored) | None => {
+            Some(ActionVerdict::VERIFIED) | None if outcome.verified => ActionVerdict::VERIFIED,
+            Some(ActionVerdict::VERIFIED | ActionVerdict::Ignored) | None => {
                 ActionVerdict::NotVerified
             }
             Some(v) => v,
@@ -178,29 +163,6 @@ pub trait Repairer: Send + Sync {
 mod tests {
     use super::*;
 
-    /// Every verifier verdict, by an exhaustive match: a new variant breaks this build.
-    fn verifier_verdicts() -> Vec<&'static str> {
-        use crate::verify::verdict::Verdict::{self, *};
-        let all = [
-            Verified,
-            StillFailing,
-            Regression,
-            Flaky,
-            Tampered,
-            NeedsReview,
-            Policy,
-            NotReproducible,
-            Error,
-        ];
-        for v in &all {
-            match v {
-                Verified | StillFailing | Regression | Flaky | Tampered | NeedsReview | Policy
-                | NotReproducible | Error => {}
-            }
-        }
-        all.iter().map(Verdict::as_str).collect()
-    }
-
     #[test]
     fn action_yml_documents_exactly_the_verdicts_the_code_emits() {
         let yml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/action.yml"))
@@ -212,12 +174,12 @@ mod tests {
         let documented: std::collections::BTreeSet<&str> =
             desc.split('`').skip(1).step_by(2).collect();
         let code: std::collections::BTreeSet<&str> =
-            ActionVerdict::ALL.iter().map(|v| v.as_str()).collect();
+            ActionVerdict::all().iter().map(|v| v.as_str()).collect();
         assert_eq!(
             documented, code,
             "action.yml's verdict list vs ActionVerdict"
         );
-        for v in verifier_verdicts() {
+        for v in Verdict::ALL.map(|v| v.as_str()) {
             assert!(ActionVerdict::parse(v).is_some(), "verifier verdict `{v}`");
         }
         // The pipeline's own names (agent/repair.rs), and the action's.
@@ -241,11 +203,11 @@ mod tests {
         };
         assert_eq!(
             ActionVerdict::of(&o("verified", true)),
-            ActionVerdict::Verified
+            ActionVerdict::VERIFIED
         );
         assert_eq!(
             ActionVerdict::of(&o("policy", false)),
-            ActionVerdict::Policy
+            ActionVerdict::Verifier(Verdict::Policy)
         );
         assert_eq!(
             ActionVerdict::of(&o("budget_exhausted", false)),

@@ -30,6 +30,19 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict, in order: what the action's `verdict` output and its docs list.
+    pub const ALL: [Verdict; 9] = [
+        Verdict::Verified,
+        Verdict::StillFailing,
+        Verdict::Regression,
+        Verdict::Flaky,
+        Verdict::Tampered,
+        Verdict::NeedsReview,
+        Verdict::Policy,
+        Verdict::NotReproducible,
+        Verdict::Error,
+    ];
+
     pub fn as_str(&self) -> &'static str {
         match self {
             Verdict::Verified => "verified",
@@ -539,6 +552,24 @@ pub fn with_analysis(mut d: Decision, findings: &[super::scan::Finding]) -> Deci
 pub(crate) mod tests {
     use super::*;
     use crate::verify::policy::Rule;
+
+    #[test]
+    fn all_lists_every_verdict_once() {
+        // A new variant fails this match to compile: add it to `ALL` too.
+        let index = |v: Verdict| match v {
+            Verdict::Verified => 0,
+            Verdict::StillFailing => 1,
+            Verdict::Regression => 2,
+            Verdict::Flaky => 3,
+            Verdict::Tampered => 4,
+            Verdict::NeedsReview => 5,
+            Verdict::Policy => 6,
+            Verdict::NotReproducible => 7,
+            Verdict::Error => 8,
+        };
+        let got: Vec<usize> = Verdict::ALL.iter().map(|v| index(*v)).collect();
+        assert_eq!(got, (0..Verdict::ALL.len()).collect::<Vec<_>>());
+    }
 
     /// A run record with these outcomes (exit 0 when all passed); shared with runner's tests.
     pub(crate) fn run(phase: Phase, index: usize, outs: &[(&str, Outcome)]) -> RunRecord {
