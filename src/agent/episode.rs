@@ -228,6 +228,7 @@ async fn steps(
         let request = Request {
             messages: &history,
             tools: &specs,
+            sample: None,
         };
         let response = match tokio::time::timeout(remaining, model.complete(&request)).await {
             Err(_) => {
@@ -424,6 +425,7 @@ async fn compaction(
         .complete(&Request {
             messages: &ask,
             tools: &[],
+            sample: None,
         })
         .await
     {

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Bumped when a line's shape changes incompatibly.
@@ -51,6 +51,32 @@ pub struct StepRecord {
     pub bytes_sent: usize,
     /// Loop nudges, format-error notices.
     pub notes: Vec<String>,
+}
+
+/// One node of the repair's search tree, written as a `kind: "node"` line: an attempt (one
+/// strategy on one model tier), a candidate under it, or the loop's episode under it. A node
+/// may be written again as it progresses (a candidate's verdict arrives after its test run):
+/// the last line with an id wins.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeRecord {
+    /// `t0.candidates`, `t0.candidates.c2`, `t1.loop`.
+    pub id: String,
+    pub parent: Option<String>,
+    /// `attempt`, `candidate` or `episode`.
+    pub node: String,
+    pub tier: usize,
+    pub model: String,
+    /// `candidates` or `loop`.
+    pub strategy: String,
+    /// Candidates: `unparsed`, `not_applied`, `duplicate`, `failing`, `passing`, then the
+    /// verifier's verdict; attempts: their result (see `RepairAttempt::result`).
+    pub status: String,
+    /// Why, in a line (the parse error, the failing tests, the verdict's reason).
+    pub detail: String,
+    /// The candidate's diff (empty for attempts and unparsed candidates).
+    pub diff: String,
+    pub tokens: u64,
+    pub model_ms: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -121,6 +147,9 @@ impl Trajectory {
     }
     pub fn event(&mut self, kind: &str, v: &Value) {
         self.line(kind, v);
+    }
+    pub fn node(&mut self, n: &NodeRecord) {
+        self.line("node", n);
     }
     pub fn finish(&mut self, f: &FinalRecord) {
         self.line("final", f);

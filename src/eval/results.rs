@@ -42,6 +42,12 @@ pub struct EpisodeResult {
     /// Where the wall time went (absent in results from older versions and on errors).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timings: Option<Timings>,
+    /// Time the model server spent answering, over every strategy and tier.
+    #[serde(default)]
+    pub model_ms: u64,
+    /// Each strategy × model tier tried, in order (empty in older results).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<crate::verify::receipt::RepairAttempt>,
 }
 
 /// Milliseconds per phase of one episode. `tests_ms` is the part of `verify_ms` the test
@@ -150,6 +156,8 @@ pub(crate) mod tests {
             error: None,
             finished_unix: 1,
             timings: None,
+            model_ms: 0,
+            attempts: Vec::new(),
         }
     }
 

@@ -301,6 +301,8 @@ fn error_result(
         error: Some(format!("{e:#}")),
         finished_unix: crate::clock::now_unix(),
         timings: None,
+        model_ms: 0,
+        attempts: Vec::new(),
     }
 }
 
@@ -509,6 +511,8 @@ async fn run_episode(
         error: None,
         finished_unix: crate::clock::now_unix(),
         timings: Some(timings),
+        model_ms: 0,
+        attempts: Vec::new(),
     })
 }
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context as _;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::diff::FilePatch;
@@ -275,6 +275,34 @@ pub struct Receipt {
     pub total_ms: u64,
     /// Time spent inside the test runs themselves.
     pub tests_ms: u64,
+    /// How the patch was found: each strategy × model tier tried, in order, with its spend
+    /// (filled by the pipeline; empty when the verifier ran alone, e.g. `patchloop verify`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repair: Vec<RepairAttempt>,
+}
+
+/// One strategy on one model tier: what it cost and how it ended.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RepairAttempt {
+    /// 0 = the first model; escalation goes up.
+    pub tier: usize,
+    pub model: String,
+    /// `candidates` or `loop`.
+    pub strategy: String,
+    /// `verified`, a verifier verdict, `no_patch`, `not_passing` (no candidate passed the
+    /// target tests), `budget` or `error`.
+    pub result: String,
+    pub tokens: u64,
+    pub cost_usd: f64,
+    /// Time waiting for the model server.
+    pub model_ms: u64,
+    /// The attempt's whole wall time (model, tools, test runs; not verification).
+    pub wall_ms: u64,
+    /// Candidates drawn / that passed the target tests (0 for the loop).
+    #[serde(default)]
+    pub candidates: usize,
+    #[serde(default)]
+    pub passing: usize,
 }
 
 pub struct ReceiptInputs<'a> {
@@ -358,6 +386,7 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
         tests,
         total_ms: inp.total_ms,
         tests_ms,
+        repair: Vec::new(),
     }
 }
 

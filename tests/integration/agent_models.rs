@@ -79,6 +79,7 @@ async fn ollama_sends_native_chat_with_tools_and_replays_history() {
         .complete(&Request {
             messages: &history,
             tools: &tools,
+            sample: None,
         })
         .await
         .unwrap();
@@ -94,6 +95,7 @@ async fn ollama_sends_native_chat_with_tools_and_replays_history() {
         .complete(&Request {
             messages: &history,
             tools: &tools,
+            sample: None,
         })
         .await
         .unwrap();
@@ -144,6 +146,7 @@ async fn ollama_model_not_found_says_how_to_pull() {
         .complete(&Request {
             messages: &[Message::user("x")],
             tools: &[],
+            sample: None,
         })
         .await
         .unwrap_err();
@@ -169,6 +172,7 @@ async fn ollama_unreachable_names_the_url_and_how_to_start_it() {
         .complete(&Request {
             messages: &[Message::user("x")],
             tools: &[],
+            sample: None,
         })
         .await
         .unwrap_err();
@@ -236,6 +240,7 @@ async fn openai_sends_tools_tool_choice_and_tool_results_by_id() {
         .complete(&Request {
             messages: &history,
             tools: &tools,
+            sample: None,
         })
         .await
         .unwrap();
@@ -249,6 +254,7 @@ async fn openai_sends_tools_tool_choice_and_tool_results_by_id() {
         .complete(&Request {
             messages: &history,
             tools: &tools,
+            sample: None,
         })
         .await
         .unwrap();
@@ -290,6 +296,7 @@ async fn openai_text_calls_are_recognised_and_answered_as_user_messages() {
         .complete(&Request {
             messages: &history,
             tools: &tools,
+            sample: None,
         })
         .await
         .unwrap();
@@ -302,6 +309,7 @@ async fn openai_text_calls_are_recognised_and_answered_as_user_messages() {
         .complete(&Request {
             messages: &history,
             tools: &tools,
+            sample: None,
         })
         .await
         .unwrap();
@@ -327,6 +335,7 @@ async fn openai_broken_arguments_become_an_error_value_not_a_crash() {
         .complete(&Request {
             messages: &[Message::user("x")],
             tools: &tools(),
+            sample: None,
         })
         .await
         .unwrap();
@@ -357,6 +366,7 @@ async fn openai_429_with_retry_after_is_retried_after_that_delay() {
         .complete(&Request {
             messages: &[Message::user("x")],
             tools: &[],
+            sample: None,
         })
         .await
         .unwrap();
@@ -389,6 +399,7 @@ async fn openai_body_cut_mid_stream_is_retried() {
         .complete(&Request {
             messages: &[Message::user("x")],
             tools: &[],
+            sample: None,
         })
         .await
         .unwrap();
@@ -414,6 +425,7 @@ async fn openai_client_errors_are_never_retried() {
             .complete(&Request {
                 messages: &[Message::user("x")],
                 tools: &[],
+                sample: None,
             })
             .await
             .unwrap_err();
@@ -439,6 +451,7 @@ async fn openai_context_exceeded_is_its_own_error() {
         .complete(&Request {
             messages: &[Message::user("x")],
             tools: &[],
+            sample: None,
         })
         .await
         .unwrap_err();
@@ -459,6 +472,7 @@ async fn openai_model_not_found() {
         .complete(&Request {
             messages: &[Message::user("x")],
             tools: &[],
+            sample: None,
         })
         .await
         .unwrap_err();
@@ -505,6 +519,7 @@ async fn anthropic_messages_api_tool_use_round_trip() {
         .complete(&Request {
             messages: &history,
             tools: &tools,
+            sample: None,
         })
         .await
         .unwrap();
@@ -518,6 +533,7 @@ async fn anthropic_messages_api_tool_use_round_trip() {
         .complete(&Request {
             messages: &history,
             tools: &tools,
+            sample: None,
         })
         .await
         .unwrap();
@@ -583,6 +599,7 @@ async fn ollama_qwen_text_calls_and_length_cut() {
     let req = Request {
         messages: &[Message::user("x")],
         tools: &tools(),
+        sample: None,
     };
     let r = model.complete(&req).await.unwrap();
     assert_eq!(clock.sleeps().len(), 1, "the 500 was retried");

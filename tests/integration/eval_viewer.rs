@@ -39,6 +39,8 @@ fn episode(id: &str, resolved: bool, traj: Option<&str>) -> EpisodeResult {
         error: None,
         finished_unix: 1,
         timings: None,
+        model_ms: 0,
+        attempts: Vec::new(),
     }
 }
 

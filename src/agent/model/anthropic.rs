@@ -69,7 +69,8 @@ impl Anthropic {
                 ToolChoice::Omit => {}
             }
         }
-        if let Some(t) = self.opts.temperature {
+        // The Messages API has no seed: samples differ by temperature alone.
+        if let Some(t) = req.sample.map(|s| s.temperature).or(self.opts.temperature) {
             body["temperature"] = json!(t);
         }
         body

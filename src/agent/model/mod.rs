@@ -116,8 +116,18 @@ pub fn text_tool_result(name: &str, content: &str) -> String {
 #[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
     pub messages: &'a [Message],
-    /// Empty for a plain-text request (the compaction summary).
+    /// Empty for a plain-text request (the compaction summary, a candidate edit).
     pub tools: &'a [ToolSpec],
+    /// Sampling for this request over the adapter's own (candidates draw K samples from one
+    /// prompt with different seeds); `None`: the adapter's settings.
+    pub sample: Option<Sampling>,
+}
+
+/// Per-request sampling: temperature and seed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    pub temperature: f64,
+    pub seed: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

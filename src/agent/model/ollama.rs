@@ -63,10 +63,12 @@ impl Ollama {
         if let Some(n) = self.opts.num_ctx {
             options.insert("num_ctx".into(), json!(n));
         }
-        if let Some(t) = self.opts.temperature {
+        let temperature = req.sample.map(|s| s.temperature).or(self.opts.temperature);
+        let seed = req.sample.map(|s| s.seed).or(self.opts.seed);
+        if let Some(t) = temperature {
             options.insert("temperature".into(), json!(t));
         }
-        if let Some(s) = self.opts.seed {
+        if let Some(s) = seed {
             options.insert("seed".into(), json!(s));
         }
         if let Some(m) = self.opts.max_output_tokens {

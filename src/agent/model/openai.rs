@@ -63,10 +63,12 @@ impl OpenAi {
                 ToolChoice::Omit => {}
             }
         }
-        if let Some(t) = self.opts.temperature {
+        let temperature = req.sample.map(|s| s.temperature).or(self.opts.temperature);
+        let seed = req.sample.map(|s| s.seed).or(self.opts.seed);
+        if let Some(t) = temperature {
             body["temperature"] = json!(t);
         }
-        if let Some(s) = self.opts.seed {
+        if let Some(s) = seed {
             body["seed"] = json!(s);
         }
         if let Some(m) = self.opts.max_output_tokens {
