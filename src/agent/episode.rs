@@ -42,6 +42,9 @@ pub enum StopReason {
     ModelRefusal,
     /// A step filled the workspace quota (docs/security.md D4).
     QuotaExceeded,
+    /// The candidate strategy (not the loop) found no candidate that passes (it never ends a
+    /// loop episode).
+    NoCandidate,
     Error,
 }
 
@@ -57,6 +60,7 @@ impl StopReason {
             StopReason::FormatErrors => "format_errors",
             StopReason::ModelRefusal => "model_refusal",
             StopReason::QuotaExceeded => "quota_exceeded",
+            StopReason::NoCandidate => "no_candidate",
             StopReason::Error => "error",
         }
     }
@@ -81,6 +85,8 @@ pub struct Spent {
     pub usage: Usage,
     pub cost_usd: f64,
     pub wall: Duration,
+    /// Time spent waiting for the model (the step replies; compaction's summary is not timed).
+    pub model: Duration,
 }
 
 impl Spent {
@@ -143,6 +149,9 @@ pub struct EpisodeOutcome {
     pub cost_usd: f64,
     #[serde(serialize_with = "as_secs")]
     pub wall: Duration,
+    /// Time spent waiting for the model.
+    #[serde(serialize_with = "as_secs")]
+    pub model_wall: Duration,
     /// The model server or the sandbox failed (not the model's work): callers report it as an
     /// infrastructure error (exit 2), not as "no fix".
     pub infrastructure: bool,
@@ -252,7 +261,9 @@ async fn steps(
             }
             Ok(Ok(r)) => r,
         };
-        let model_ms = model_start.elapsed().as_millis() as u64;
+        let model_took = model_start.elapsed();
+        let model_ms = model_took.as_millis() as u64;
+        spent.model += model_took;
         spent.charge(model, &response.usage);
 
         let assistant = response.message.clone();
@@ -395,6 +406,7 @@ async fn finish(
         usage: spent.usage,
         cost_usd: spent.cost_usd,
         wall: spent.wall,
+        model_wall: spent.model,
         infrastructure: exit.infrastructure,
     };
     traj.finish(&FinalRecord {

@@ -136,11 +136,23 @@ pub async fn failing_context(
     if budget == 0 {
         return Context::default();
     }
+    failing_context_files(sandbox, output, failing, budget)
+        .await
+        .0
+}
+
+/// [`failing_context`] and the files it read (the candidate strategy edits them).
+pub async fn failing_context_files(
+    sandbox: &dyn Sandbox,
+    output: &str,
+    failing: &[String],
+    budget: usize,
+) -> (Context, BTreeMap<String, String>) {
     let plan = context::plan(output, failing);
     let mut files = read_files(sandbox, &plan.files()).await;
     let more = plan.imports(&files);
     files.extend(read_files(sandbox, &more).await);
-    context::render(&plan, &files, budget)
+    (context::render(&plan, &files, budget.max(1)), files)
 }
 
 /// Largest file the context reads, bytes.

@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 mod budgets;
+pub mod repair;
 
 pub use budgets::{BudgetArgs, Budgets};
 
@@ -156,6 +157,8 @@ pub struct ConfigFile {
     pub report_unverified: Option<bool>,
     /// With no pull request: `pr` (open one) or `none`.
     pub no_pr_fallback: Option<NoPrFallback>,
+    /// How the repair searches: strategies, model tiers, candidates.
+    pub repair: Option<repair::RepairFile>,
 }
 
 /// Where a value came from.
@@ -200,6 +203,8 @@ pub struct Config {
     pub comment_users: Vec<String>,
     pub report_unverified: bool,
     pub no_pr_fallback: NoPrFallback,
+    /// Strategies, escalation tiers and the candidate strategy's knobs.
+    pub repair: repair::Repair,
     /// Dotted key → where its value came from.
     pub sources: BTreeMap<&'static str, Source>,
 }
@@ -225,6 +230,7 @@ impl Default for Config {
             comment_users: Vec::new(),
             report_unverified: false,
             no_pr_fallback: NoPrFallback::Pr,
+            repair: repair::Repair::default(),
             sources: BTreeMap::new(),
         };
         for k in KEYS {
@@ -235,7 +241,7 @@ impl Default for Config {
 }
 
 /// Every dotted key, in display order.
-pub const KEYS: [&str; 16] = [
+pub const KEYS: [&str; 22] = [
     "model",
     "mode",
     "test_command",
@@ -252,6 +258,12 @@ pub const KEYS: [&str; 16] = [
     "triggers.comment_users",
     "report_unverified",
     "no_pr_fallback",
+    "repair.strategies",
+    "repair.escalate",
+    "repair.candidates",
+    "repair.edit_format",
+    "repair.parallel",
+    "repair.context_bytes",
 ];
 
 /// A config file that could not be used.
@@ -406,6 +418,52 @@ impl Config {
             &source,
             s,
         );
+        if let Some(r) = &f.repair {
+            let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+            let rep = &mut self.repair;
+            set(
+                &mut rep.strategies,
+                r.strategies.as_ref(),
+                "repair.strategies",
+                &source,
+                s,
+            );
+            set(
+                &mut rep.escalate,
+                r.escalate.as_ref(),
+                "repair.escalate",
+                &source,
+                s,
+            );
+            set(
+                &mut rep.candidates,
+                r.candidates.map(to_usize).as_ref(),
+                "repair.candidates",
+                &source,
+                s,
+            );
+            set(
+                &mut rep.edit_format,
+                r.edit_format.as_ref(),
+                "repair.edit_format",
+                &source,
+                s,
+            );
+            set(
+                &mut rep.parallel,
+                r.parallel.map(to_usize).as_ref(),
+                "repair.parallel",
+                &source,
+                s,
+            );
+            set(
+                &mut rep.context_bytes,
+                r.context_bytes.map(to_usize).as_ref(),
+                "repair.context_bytes",
+                &source,
+                s,
+            );
+        }
     }
 
     /// Merge the layers: inputs > repo > org > defaults.
@@ -452,6 +510,20 @@ impl Config {
             "triggers.comment_users" => list(&self.comment_users),
             "report_unverified" => self.report_unverified.to_string(),
             "no_pr_fallback" => format!("{:?}", self.no_pr_fallback).to_lowercase(),
+            "repair.strategies" => format!(
+                "[{}]",
+                self.repair
+                    .strategies
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            "repair.escalate" => list(&self.repair.escalate),
+            "repair.candidates" => self.repair.candidates.to_string(),
+            "repair.edit_format" => self.repair.edit_format.as_str().into(),
+            "repair.parallel" => self.repair.parallel.to_string(),
+            "repair.context_bytes" => self.repair.context_bytes.to_string(),
             _ => String::new(),
         }
     }
@@ -561,6 +633,38 @@ pub fn inputs_from_env(
             ConfigFile {
                 budgets: Some(BudgetsFile {
                     max_cost_usd: Some(n),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+        );
+    }
+    if let Some(v) = input("strategies") {
+        let list = repair::parse_strategies(&v).map_err(|e| bad("strategies", e))?;
+        push(
+            "strategies",
+            ConfigFile {
+                repair: Some(repair::RepairFile {
+                    strategies: Some(list),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+        );
+    }
+    if let Some(v) = input("escalate") {
+        // Comma- or newline-separated model specs (a YAML block scalar works too).
+        let list: Vec<String> = v
+            .split([',', '\n'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        push(
+            "escalate",
+            ConfigFile {
+                repair: Some(repair::RepairFile {
+                    escalate: Some(list),
                     ..Default::default()
                 }),
                 ..Default::default()
@@ -702,6 +806,18 @@ fn read_required(p: &std::path::Path) -> anyhow::Result<(String, ConfigFile)> {
         .with_context(|| format!("reading the config file {}", p.display()))?;
     let origin = p.display().to_string();
     Ok((origin.clone(), parse_file(&origin, &t)?))
+}
+
+/// The command-line flags (budgets, repair, the model's context window) as one top layer;
+/// `None` when no flag was given.
+pub fn flags_layer(
+    budgets: &BudgetArgs,
+    repair: &repair::RepairArgs,
+    context_tokens: Option<u64>,
+) -> Option<ConfigFile> {
+    let mut layer = budgets.layer(context_tokens).unwrap_or_default();
+    layer.repair = repair.layer();
+    (layer != ConfigFile::default()).then_some(layer)
 }
 
 /// The configuration of a local run (`fix`, `eval`, `config show`): defaults < `org_file` <

@@ -15,7 +15,8 @@ use crate::agent::episode::EpisodeConfig;
 use crate::agent::model::{self, Model, ModelArgs, ModelOptions, scripted::Scripted};
 use crate::agent::tools::ToolConfig;
 use crate::bench::task::{Task, read_tasks};
-use crate::config::{BudgetArgs, Budgets, ConfigFile};
+use crate::config::repair::RepairArgs;
+use crate::config::{BudgetArgs, Budgets, Config, ConfigFile};
 use crate::eval::oracle;
 use crate::eval::plan::{self, Shard};
 use crate::eval::results::{EpisodeResult, Timings, episodes_dir, load_run, run_dir, write_result};
@@ -59,6 +60,8 @@ pub struct EvalCli {
     pub rerun_scope: RerunScope,
     #[command(flatten)]
     pub budgets: BudgetArgs,
+    #[command(flatten)]
+    pub repair: RepairArgs,
     /// A config file merged over each task's own .github/patchloop.yml (flags win over both).
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -92,7 +95,7 @@ pub struct EvalArgs {
 impl EvalArgs {
     /// The flags over the `--config` file over the defaults.
     pub fn from_cli(c: EvalCli) -> anyhow::Result<Self> {
-        let flags = c.budgets.layer(c.model.context_tokens);
+        let flags = crate::config::flags_layer(&c.budgets, &c.repair, c.model.context_tokens);
         // The model's context window: flags > --config > default (a task's own file cannot
         // resize the server's window).
         let cfg = local_config(None, c.config.as_deref(), None, flags.clone())?;
@@ -412,7 +415,12 @@ async fn run_task(
 
 /// One task's budgets: defaults < its tree's `.github/patchloop.yml` < `--config` < flags.
 pub fn task_budgets(args: &EvalArgs, tree: &Path) -> anyhow::Result<Budgets> {
-    Ok(local_config(Some(tree), args.config.as_deref(), None, args.flags.clone())?.budgets)
+    Ok(task_config(args, tree)?.budgets)
+}
+
+/// One task's configuration, in the same layers as [`task_budgets`].
+pub fn task_config(args: &EvalArgs, tree: &Path) -> anyhow::Result<Config> {
+    local_config(Some(tree), args.config.as_deref(), None, args.flags.clone())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -436,9 +444,16 @@ async fn run_episode(
         model::from_spec(&args.model, &args.model_options)?
     };
     let traj_name = format!("{stem}.traj.jsonl");
+    let cfg = task_config(args, tree)?;
+    let escalate: Vec<Box<dyn Model>> = cfg
+        .repair
+        .escalate
+        .iter()
+        .map(|spec| model::from_spec(spec, &args.model_options))
+        .collect::<Result<_, _>>()?;
     let plan = Plan {
         episode: EpisodeConfig {
-            budgets: task_budgets(args, tree)?,
+            budgets: cfg.budgets.clone(),
             tools: ToolConfig {
                 test_cmd: image.test_cmd.clone(),
                 ..Default::default()
@@ -462,8 +477,13 @@ async fn run_episode(
         // The run's own select handles signals for every episode at once.
         cancel_on_signal: false,
         run_id: args.run_id.clone(),
-    };
-    let o = pipeline::run(docker, image, model.as_ref(), &plan)
+        strategies: Vec::new(),
+        candidates: Default::default(),
+    }
+    .with_repair(&cfg.repair);
+    let mut tiers: Vec<&dyn Model> = vec![model.as_ref()];
+    tiers.extend(escalate.iter().map(|m| m.as_ref()));
+    let o = pipeline::run_tiers(docker, image, &tiers, &plan)
         .await
         .map_err(|e| anyhow::anyhow!("{e:#} (trajectory {traj_name})"))?;
     let Some(receipt) = o.receipt.as_ref() else {
@@ -511,8 +531,8 @@ async fn run_episode(
         error: None,
         finished_unix: crate::clock::now_unix(),
         timings: Some(timings),
-        model_ms: 0,
-        attempts: Vec::new(),
+        model_ms: episode.model_wall.as_millis() as u64,
+        attempts: o.attempts.clone(),
     })
 }
 
@@ -549,6 +569,7 @@ mod tests {
             attempts: 1,
             reruns: 1,
             rerun_scope: RerunScope::All,
+            repair: Default::default(),
             budgets: BudgetArgs {
                 max_tokens: Some(500),
                 ..Default::default()

@@ -229,6 +229,38 @@ fn pull_request_head_is_base(e: &super::event::PullRequestEvent) -> bool {
         .is_some_and(|r| r.full_name == e.repository.full_name)
 }
 
+/// The job summary's table of strategies × model tiers: what each cost and how it ended.
+/// Empty when the pipeline tried nothing (nothing failing, an error before the search). Pure.
+pub fn attempts_table(attempts: &[crate::verify::receipt::RepairAttempt]) -> String {
+    if attempts.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "| tier | model | strategy | result | tokens | model time | time | cost | candidates |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for a in attempts {
+        let cands = if a.strategy == "candidates" {
+            format!("{} ({} passed)", a.candidates, a.passing)
+        } else {
+            "—".into()
+        };
+        s.push_str(&format!(
+            "| {} | {} | {} | `{}` | {} | {:.1} s | {:.1} s | ${:.4} | {} |\n",
+            a.tier,
+            super::render::model_label(&a.model).replace('|', "\\|"),
+            a.strategy,
+            a.result,
+            a.tokens,
+            a.model_ms as f64 / 1000.0,
+            a.wall_ms as f64 / 1000.0,
+            a.cost_usd,
+            cands
+        ));
+    }
+    s.push('\n');
+    s
+}
+
 /// An action input (`INPUT_NAME`, hyphens kept by the runner; underscores accepted).
 fn input(env: EnvFn, name: &str) -> Option<String> {
     let up = name.to_uppercase();
@@ -588,6 +620,7 @@ async fn repair_and_post(
         repository: trigger.repo.full(),
         model,
         budgets: cfg.budgets.clone(),
+        repair: cfg.repair.clone(),
         reruns: Some(cfg.reruns),
         allowed_ci_paths: cfg.allowed_ci_paths.clone(),
         ollama_url: input(env, "ollama-url"),
@@ -720,6 +753,7 @@ fn report(
         outcome.tokens,
         outcome.seconds
     ));
+    s.push_str(&attempts_table(&outcome.attempts));
     if !extracted.failing_tests.is_empty() {
         s.push_str(&format!(
             "Failing tests from the logs: {}\n\n",

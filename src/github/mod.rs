@@ -41,6 +41,8 @@ pub struct RepairRequest {
     pub model: Option<String>,
     /// Every limit of the episode, merged from the config layers and inputs.
     pub budgets: crate::config::Budgets,
+    /// Strategies, escalation tiers and candidates, from the same layers.
+    pub repair: crate::config::repair::Repair,
     pub reruns: Option<u32>,
     /// Workspace paths under `.github/` the patch may touch (CI-config fixes; default none).
     pub allowed_ci_paths: Vec<String>,
@@ -151,6 +153,8 @@ pub struct RepairOutcome {
     pub cost_usd: f64,
     pub tokens: u64,
     pub seconds: f64,
+    /// Each strategy × model tier tried, with its spend (the job summary's table).
+    pub attempts: Vec<crate::verify::receipt::RepairAttempt>,
 }
 
 /// The repair pipeline (sandbox + agent + verifier), plugged in by the caller.

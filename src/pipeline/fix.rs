@@ -14,6 +14,7 @@ use super::{FixVerdict, Outcome, Plan, Targets};
 use crate::agent::episode::{EpisodeConfig, StopReason};
 use crate::agent::model::{self, ModelArgs};
 use crate::agent::tools::ToolConfig;
+use crate::config::repair::RepairArgs;
 use crate::config::{BudgetArgs, Config, ConfigFile, Source};
 use crate::verify::PreparedImage;
 
@@ -41,6 +42,8 @@ pub struct FixArgs {
     pub image: Option<String>,
     #[command(flatten)]
     pub budgets: BudgetArgs,
+    #[command(flatten)]
+    pub repair: RepairArgs,
     /// Verification runs before and after the patch, in a fresh container [default: the
     /// config's reruns, 3] (0 skips verification: "fixed" then only means the tests passed
     /// in the agent's own container).
@@ -120,7 +123,7 @@ pub fn plan_for(
 ) -> anyhow::Result<Plan> {
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("cannot create the output directory {}", out_dir.display()))?;
-    let mut plan = Plan::new(
+    let plan = Plan::new(
         EpisodeConfig {
             budgets: cfg.budgets.clone(),
             tools: ToolConfig {
@@ -134,6 +137,7 @@ pub fn plan_for(
         out_dir,
         super::run_id("fix"),
     );
+    let mut plan = plan.with_repair(&cfg.repair);
     plan.verify_reruns = reruns;
     plan.base_repo = base_repo.map(Path::to_path_buf);
     plan.verify_policy.allowed_ci_paths = cfg.allowed_ci_paths.clone();
@@ -145,16 +149,26 @@ pub fn plan_for(
 async fn run_and_print_plan(
     docker: &bollard::Docker,
     image: &PreparedImage,
-    model: &dyn model::Model,
+    models: &[&dyn model::Model],
     plan: &Plan,
 ) -> anyhow::Result<Outcome> {
+    let strategies: Vec<&str> = plan.strategies.iter().map(|s| s.as_str()).collect();
+    eprintln!(
+        "repair: strategies {} on {}",
+        strategies.join(" → "),
+        models
+            .iter()
+            .map(|m| m.spec())
+            .collect::<Vec<_>>()
+            .join(", then ")
+    );
     if plan.verify_reruns > 0 {
         eprintln!(
             "verification: {} runs before and after the patch, in fresh containers",
             plan.verify_reruns
         );
     }
-    super::run(docker, image, model, plan).await
+    super::run_tiers(docker, image, models, plan).await
 }
 
 /// `patchloop fix`: prints the diff and the outcome; `Ok(true)` fixed or nothing failing,
@@ -179,12 +193,16 @@ async fn fix_inner(args: &FixArgs) -> anyhow::Result<Outcome> {
         repo_dir,
         args.config.as_deref(),
         args.org_config.as_deref(),
-        args.budgets.layer(args.model.context_tokens),
+        crate::config::flags_layer(&args.budgets, &args.repair, args.model.context_tokens),
     )?;
-    let model = model::from_spec(
-        &args.model.model,
-        &args.model.options(cfg.budgets.context_tokens),
-    )?;
+    let options = args.model.options(cfg.budgets.context_tokens);
+    let model = model::from_spec(&args.model.model, &options)?;
+    let escalate: Vec<Box<dyn model::Model>> = cfg
+        .repair
+        .escalate
+        .iter()
+        .map(|spec| model::from_spec(spec, &options))
+        .collect::<Result<_, _>>()?;
     let issue = match &args.issue {
         Some(p) => Some(
             std::fs::read_to_string(p)
@@ -206,7 +224,9 @@ async fn fix_inner(args: &FixArgs) -> anyhow::Result<Outcome> {
     plan.targets = Targets::Reproduce {
         named: args.fail_to_pass.clone(),
     };
-    run_and_print_plan(&docker, &image, model.as_ref(), &plan).await
+    let mut tiers: Vec<&dyn model::Model> = vec![model.as_ref()];
+    tiers.extend(escalate.iter().map(|m| m.as_ref()));
+    run_and_print_plan(&docker, &image, &tiers, &plan).await
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -246,7 +266,7 @@ async fn demo_inner(args: &DemoArgs) -> anyhow::Result<Outcome> {
     };
     let cfg = crate::config::load_local(Some(&repo), None, None)?;
     let plan = plan_for(&cfg, &image, &args.out, Some(&repo), None, 3)?;
-    let o = run_and_print_plan(&docker, &image, &model, &plan).await?;
+    let o = run_and_print_plan(&docker, &image, &[&model], &plan).await?;
     if o.episode.as_ref().map(|e| e.stop) != Some(StopReason::Submitted)
         && o.verdict != FixVerdict::NothingFailing
     {

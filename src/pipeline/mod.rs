@@ -26,17 +26,19 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, anyhow};
 use serde_json::json;
 
-use crate::agent::episode::{self, EpisodeConfig, EpisodeOutcome};
+use crate::agent::candidates::{self, CandidateConfig};
+use crate::agent::episode::{self, Budgets, EpisodeConfig, EpisodeOutcome, Spent, StopReason};
 use crate::agent::model::Model;
 use crate::agent::task;
 use crate::agent::tools::{self, TestRun};
-use crate::agent::trajectory::{FORMAT_VERSION, Header, Trajectory};
-use crate::sandbox::Sandbox;
-use crate::sandbox::container::Container;
+use crate::agent::trajectory::{FORMAT_VERSION, Header, NodeRecord, Trajectory};
+use crate::config::repair::{Repair, Strategy};
+use crate::sandbox::container::{Container, RESET_SCRIPT};
 use crate::sandbox::image::BaseOptions;
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{self, PrepareOptions};
-use crate::verify::receipt::Receipt;
+use crate::sandbox::{ExecRequest, Sandbox};
+use crate::verify::receipt::{Receipt, RepairAttempt};
 use crate::verify::{Holdout, PreparedImage, RerunScope, VerifyRequest, policy};
 
 /// Build (or reuse) the sandbox image of a checkout; progress lines go to `progress`.
@@ -123,6 +125,9 @@ pub struct Plan {
     /// Stop on SIGINT/SIGTERM with an error (the CLI); `false` when the caller handles them.
     pub cancel_on_signal: bool,
     pub run_id: String,
+    /// Tried in order on each model tier until one patch is verified.
+    pub strategies: Vec<Strategy>,
+    pub candidates: CandidateConfig,
 }
 
 impl Plan {
@@ -143,7 +148,19 @@ impl Plan {
             receipt_dir: Some(out_dir.to_path_buf()),
             cancel_on_signal: false,
             run_id: run_id.into(),
+            strategies: crate::config::repair::DEFAULT_STRATEGIES.to_vec(),
+            candidates: CandidateConfig::default(),
         }
+    }
+
+    /// The configuration's `repair:` settings: strategies, candidates, context size.
+    pub fn with_repair(mut self, r: &Repair) -> Plan {
+        self.strategies = r.strategies.clone();
+        self.candidates.count = r.candidates.max(1);
+        self.candidates.format = r.edit_format;
+        self.candidates.parallel = r.parallel.max(1);
+        self.episode.tools.context_budget = r.context_bytes;
+        self
     }
 }
 
@@ -207,6 +224,10 @@ pub struct Outcome {
     pub baseline: Baseline,
     /// The verifier's receipt, when the patch was verified.
     pub receipt: Option<Receipt>,
+    /// Each strategy × model tier tried, in order, with its spend.
+    pub attempts: Vec<RepairAttempt>,
+    /// The strategy that produced the verified patch.
+    pub strategy: Option<Strategy>,
     /// Container start to episode end (includes the reproduction run).
     pub episode_wall: Duration,
     pub verify_wall: Duration,
@@ -314,158 +335,328 @@ pub async fn verify(docker: &bollard::Docker, req: &VerifyRequest, base: Option<
     }
 }
 
-/// The whole repair: a fresh episode container from `image`, reproduce, the episode, the
-/// verdict from a fresh verification container. The episode container is removed on every
-/// path (its removal overlaps verification).
+/// The whole repair: a fresh episode container from `image`, reproduce, the plan's strategies
+/// on `model`, the verdict from a fresh verification container. The episode container is
+/// removed on every path.
 pub async fn run(
     docker: &bollard::Docker,
     image: &PreparedImage,
     model: &dyn Model,
     plan: &Plan,
 ) -> anyhow::Result<Outcome> {
+    run_tiers(docker, image, &[model], plan).await
+}
+
+/// [`run`] over model tiers: every strategy on the first model, then (when none gave a
+/// verified patch) every strategy on the next one, until one is verified.
+pub async fn run_tiers(
+    docker: &bollard::Docker,
+    image: &PreparedImage,
+    models: &[&dyn Model],
+    plan: &Plan,
+) -> anyhow::Result<Outcome> {
+    if models.is_empty() {
+        return Err(anyhow!("no model to repair with"));
+    }
     let started = Instant::now();
     let mut policy = plan.policy.clone();
     policy.read_only_paths = image.tests_dirs.clone();
     let container = Container::start(docker, &image.tag, &policy, &plan.run_id, "episode")
         .await
         .with_context(|| format!("starting the episode container from {}", image.tag))?;
+    let mut judge = Judge {
+        docker,
+        image,
+        plan,
+        targets: Vec::new(),
+    };
     let result = if plan.cancel_on_signal {
         // An interrupted run (Ctrl-C, SIGTERM from CI) still removes its container; the
         // trajectory already holds every finished step.
         tokio::select! {
-            r = in_sandbox(&container, model, plan, &policy) => r,
+            r = search(&mut judge, &container, models, &policy) => r,
             signal = interrupted() => Err(anyhow!(
                 "interrupted by {signal}; partial trajectory in {}", plan.trajectory.display()
             )),
         }
     } else {
-        in_sandbox(&container, model, plan, &policy).await
+        search(&mut judge, &container, models, &policy).await
     };
-    let episode_wall = started.elapsed();
-    // Removed while verification runs (dockerd's work, not ours): awaited below, so nothing
-    // outlives the result.
-    let removal = tokio::spawn(async move {
-        if let Err(e) = container.remove().await {
-            tracing::warn!("removing the episode container failed (the reaper will retry): {e}");
+    if let Err(e) = container.remove().await {
+        tracing::warn!("removing the episode container failed (the reaper will retry): {e}");
+    }
+    let mut outcome = result?;
+    outcome.episode_wall = started.elapsed().saturating_sub(outcome.verify_wall);
+    Ok(outcome)
+}
+
+/// Turns a patch into a verdict: the tests in the episode container (reproduced targets), then
+/// the verifier in a fresh container — the agent's word is never the verdict.
+struct Judge<'a> {
+    docker: &'a bollard::Docker,
+    image: &'a PreparedImage,
+    plan: &'a Plan,
+    /// The reproduced targets (set once the reproduction ran).
+    targets: Vec<String>,
+}
+
+struct Judged {
+    verdict: FixVerdict,
+    after: Option<TestRun>,
+    receipt: Option<Receipt>,
+    wall: Duration,
+}
+
+impl Judge<'_> {
+    /// `checked`: the patch already passed the whole suite in the episode container (a
+    /// candidate's check); otherwise it is applied there now and the suite is run.
+    async fn judge(
+        &self,
+        sandbox: &dyn Sandbox,
+        baseline: &Baseline,
+        patch: &str,
+        checked: bool,
+    ) -> anyhow::Result<Judged> {
+        let plan = self.plan;
+        let mut j = Judged {
+            verdict: FixVerdict::NotFixed,
+            after: None,
+            receipt: None,
+            wall: Duration::ZERO,
+        };
+        if patch.trim().is_empty() {
+            return Ok(j);
         }
-    });
-    let mut outcome = match result {
-        Ok(o) => o,
-        Err(e) => {
-            let _ = removal.await;
-            return Err(e);
+        let given = matches!(plan.targets, Targets::Given { .. });
+        if !given && !checked {
+            let after = tools::run_tests(sandbox, &plan.episode.tools, &[])
+                .await
+                .context("running the tests after the episode")?;
+            let still: Vec<&String> = after
+                .summary
+                .as_ref()
+                .map(|s| s.failing.iter().collect())
+                .unwrap_or_default();
+            let fixed = after.summary.is_some()
+                && (after.green()
+                    || (!baseline.pre_existing.is_empty()
+                        && still.iter().all(|f| baseline.pre_existing.contains(f))));
+            j.after = Some(after);
+            if !fixed {
+                return Ok(j);
+            }
         }
-    };
-    outcome.episode_wall = episode_wall;
-    let verify_started = Instant::now();
-    let candidate = match &plan.targets {
-        // An eval task is always judged; a local repair only once its patch passed here.
-        Targets::Given { .. } => true,
-        _ => outcome.verdict == FixVerdict::Fixed,
-    };
-    if candidate && plan.verify_reruns > 0 {
+        if plan.verify_reruns == 0 {
+            // Tests of the loop alone: the episode container's run is the check.
+            j.verdict = FixVerdict::Fixed;
+            return Ok(j);
+        }
+        let (receipt, wall) = self.verify(patch).await;
+        j.verdict = if receipt.decision.verdict == crate::verify::verdict::Verdict::Verified {
+            FixVerdict::Fixed
+        } else {
+            FixVerdict::NotFixed
+        };
+        j.receipt = Some(receipt);
+        j.wall = wall;
+        Ok(j)
+    }
+
+    /// The verifier alone, in fresh containers.
+    async fn verify(&self, patch: &str) -> (Receipt, Duration) {
+        let plan = self.plan;
+        let started = Instant::now();
         let (fail_to_pass, pass_to_pass, holdouts) = match &plan.targets {
             Targets::Given {
                 fail_to_pass,
                 pass_to_pass,
                 holdouts,
             } => (fail_to_pass.clone(), pass_to_pass.clone(), holdouts.clone()),
-            _ => (outcome.baseline.targets.clone(), Vec::new(), Vec::new()),
+            Targets::Reproduce { .. } => (self.targets.clone(), Vec::new(), Vec::new()),
         };
-        let mut req = VerifyRequest::new(image.clone(), outcome.patch.clone(), fail_to_pass);
+        let mut req = VerifyRequest::new(self.image.clone(), patch.to_string(), fail_to_pass);
         req.pass_to_pass = pass_to_pass;
         req.holdouts = holdouts;
         req.reruns = plan.verify_reruns;
         req.rerun_scope = plan.rerun_scope;
         req.policy = plan.verify_policy.clone();
         req.run_id = format!("{}-verify", plan.run_id);
-        // The agent's word (and its container) is never the verdict: a fresh container is.
-        let receipt = verify(docker, &req, plan.base_repo.as_deref()).await;
-        outcome.verdict = if receipt.decision.verdict == crate::verify::verdict::Verdict::Verified {
-            FixVerdict::Fixed
-        } else {
-            FixVerdict::NotFixed
-        };
-        if let Some(dir) = &plan.receipt_dir
-            && let Err(e) = crate::verify::receipt::write(dir, &receipt)
-        {
-            let _ = removal.await;
-            return Err(e).with_context(|| format!("writing the receipt to {}", dir.display()));
-        }
-        outcome.receipt = Some(receipt);
+        let receipt = verify(self.docker, &req, plan.base_repo.as_deref()).await;
+        (receipt, started.elapsed())
     }
-    let _ = removal.await;
-    outcome.verify_wall = verify_started.elapsed();
-    Ok(outcome)
 }
 
-/// Reproduce (unless the targets are given), run the episode, check the patch: the flow over
-/// an already started sandbox.
-async fn in_sandbox(
+/// What the first prompt and every strategy start from.
+struct Start {
+    task: String,
+    baseline: Baseline,
+    /// Every test failing before (targets and pre-existing).
+    failing: Vec<String>,
+    problem: candidates::Problem,
+    focus: crate::agent::context::Focus,
+}
+
+/// The reproduction run (unless the targets are given and nothing needs its output), the
+/// failing-code context and the task text. `Err(baseline)`: nothing is failing.
+async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Start, Baseline>> {
+    let tools = &plan.episode.tools;
+    let wants_context = tools.context_budget > 0 || plan.strategies.contains(&Strategy::Candidates);
+    let (before, baseline) = match &plan.targets {
+        Targets::Given { fail_to_pass, .. } => {
+            let baseline = Baseline {
+                targets: fail_to_pass.clone(),
+                pre_existing: Vec::new(),
+            };
+            if !wants_context {
+                return Ok(Ok(Start {
+                    task: plan.statement.clone().unwrap_or_default(),
+                    baseline,
+                    failing: Vec::new(),
+                    problem: candidates::Problem::default(),
+                    focus: Default::default(),
+                }));
+            }
+            // The statement is the task; one run gives the traceback the context is read from.
+            let (before, _) = reproduce(sandbox, tools, fail_to_pass).await?;
+            (before, baseline)
+        }
+        Targets::Reproduce { named } => {
+            let (before, baseline) = reproduce(sandbox, tools, named).await?;
+            // Nothing to do: everything passes, or every named test passes (the failures
+            // left are pre-existing). A run without a report still gets an episode.
+            let named_pass =
+                !named.is_empty() && before.summary.is_some() && baseline.targets.is_empty();
+            if before.green() || named_pass {
+                return Ok(Err(baseline));
+            }
+            (before, baseline)
+        }
+    };
+    let failing: Vec<String> = before
+        .summary
+        .as_ref()
+        .map(|s| s.failing.clone())
+        .unwrap_or_default();
+    // Candidates read the code even when the prompt's context is off.
+    let budget = match tools.context_budget {
+        0 => crate::agent::context::DEFAULT_BUDGET,
+        b => b,
+    };
+    let (context, files) =
+        task::failing_context_files(sandbox, &before.output, &baseline.targets, budget).await;
+    let shown = if tools.context_budget > 0 {
+        context.clone()
+    } else {
+        Default::default()
+    };
+    let text = match &plan.targets {
+        Targets::Given { .. } => {
+            let mut t = plan.statement.clone().unwrap_or_default();
+            if !shown.text.is_empty() {
+                t.push_str("\n\n");
+                t.push_str(&shown.text);
+            }
+            t
+        }
+        Targets::Reproduce { .. } => {
+            let files = task::list_files(sandbox).await;
+            task::build_task(
+                &before,
+                &baseline.targets,
+                &baseline.pre_existing,
+                plan.statement.as_deref(),
+                &files,
+                &shown,
+            )
+        }
+    };
+    let report = match (&plan.targets, plan.statement.as_deref()) {
+        (Targets::Given { .. }, Some(s)) if !s.trim().is_empty() => {
+            format!("{}\n{}", before.output, s)
+        }
+        _ => before.output.clone(),
+    };
+    let baseline = match &plan.targets {
+        // Given targets: what else failed before is pre-existing (not required to pass).
+        Targets::Given { fail_to_pass, .. } => Baseline {
+            targets: fail_to_pass.clone(),
+            pre_existing: failing
+                .iter()
+                .filter(|f| !fail_to_pass.contains(f))
+                .cloned()
+                .collect(),
+        },
+        Targets::Reproduce { .. } => baseline,
+    };
+    Ok(Ok(Start {
+        task: text,
+        problem: candidates::Problem {
+            targets: baseline.targets.clone(),
+            report,
+            context: context.clone(),
+            files,
+        },
+        baseline,
+        failing,
+        focus: shown.focus,
+    }))
+}
+
+/// The budgets left after `spent` (a repair has one budget, shared by its attempts).
+fn remaining(b: &Budgets, wall: Duration, tokens: u64, cost: f64) -> Budgets {
+    let mut r = b.clone();
+    r.max_wall = b.max_wall.saturating_sub(wall);
+    r.max_tokens = b.max_tokens.saturating_sub(tokens);
+    if b.max_cost_usd > 0.0 {
+        // A spent dollar budget stays spent (0 would mean "no cap").
+        r.max_cost_usd = (b.max_cost_usd - cost).max(1e-9);
+    }
+    r
+}
+
+/// Reproduce, then each strategy on each model tier until one patch is verified.
+async fn search(
+    judge: &mut Judge<'_>,
     sandbox: &dyn Sandbox,
-    model: &dyn Model,
-    plan: &Plan,
+    models: &[&dyn Model],
     policy: &ContainerPolicy,
 ) -> anyhow::Result<Outcome> {
-    let empty = || Outcome {
-        verdict: FixVerdict::NothingFailing,
-        episode: None,
-        patch: String::new(),
-        after: None,
-        model: model.describe(),
-        baseline: Baseline::default(),
-        receipt: None,
-        episode_wall: Duration::ZERO,
-        verify_wall: Duration::ZERO,
-    };
+    let plan = judge.plan;
+    let started = Instant::now();
     let write_patch = |patch: &str| -> anyhow::Result<()> {
         if let Some(p) = &plan.patch_file {
             std::fs::write(p, patch).with_context(|| format!("cannot write {}", p.display()))?;
         }
         Ok(())
     };
-    let (task_text, baseline, mut focus) = match &plan.targets {
-        Targets::Given { fail_to_pass, .. } => (
-            plan.statement.clone().unwrap_or_default(),
-            Baseline {
-                targets: fail_to_pass.clone(),
-                pre_existing: Vec::new(),
-            },
-            Default::default(),
-        ),
-        Targets::Reproduce { named } => {
-            let (before, baseline) = reproduce(sandbox, &plan.episode.tools, named).await?;
-            // Nothing to do: everything passes, or every named test passes (the failures
-            // left are pre-existing). A run without a report still gets an episode.
-            let named_pass =
-                !named.is_empty() && before.summary.is_some() && baseline.targets.is_empty();
-            if before.green() || named_pass {
-                write_patch("")?;
-                let mut o = empty();
-                o.baseline = baseline;
-                return Ok(o);
-            }
-            let files = task::list_files(sandbox).await;
-            let tools = &plan.episode.tools;
-            let context = task::failing_context(
-                sandbox,
-                &before.output,
-                &baseline.targets,
-                tools.context_budget,
-            )
-            .await;
-            let text = task::build_task(
-                &before,
-                &baseline.targets,
-                &baseline.pre_existing,
-                plan.statement.as_deref(),
-                &files,
-                &context,
-            );
-            (text, baseline, context.focus)
+    let describe = models
+        .iter()
+        .map(|m| m.describe())
+        .collect::<Vec<_>>()
+        .join(" → ");
+    let st = match start(sandbox, plan).await? {
+        Ok(st) => st,
+        Err(baseline) => {
+            write_patch("")?;
+            return Ok(Outcome {
+                verdict: FixVerdict::NothingFailing,
+                episode: None,
+                patch: String::new(),
+                after: None,
+                model: describe,
+                baseline,
+                receipt: None,
+                attempts: Vec::new(),
+                strategy: None,
+                episode_wall: Duration::ZERO,
+                verify_wall: Duration::ZERO,
+            });
         }
     };
+    judge.targets = st.baseline.targets.clone();
+    let judge = &*judge;
     // The tools steer with the context (view_file windows, refused test edits, loop nudges).
+    let mut focus = st.focus.clone();
     focus.read_only = policy.read_only_paths.clone();
     let mut episode_cfg = plan.episode.clone();
     episode_cfg.tools.focus = focus;
@@ -475,66 +666,286 @@ async fn in_sandbox(
     traj.header(&Header {
         format_version: FORMAT_VERSION,
         started_unix: crate::clock::now_unix(),
-        model: model.describe(),
+        model: describe.clone(),
         sandbox: sandbox.id().to_string(),
         config: episode::config_value(&episode_cfg),
         container_policy: serde_json::to_value(policy).unwrap_or(json!(null)),
-        task: task_text.clone(),
+        task: st.task.clone(),
     });
-    let outcome = episode::run(model, sandbox, &task_text, &episode_cfg, &mut traj).await;
-    if let Some(e) = &traj.write_error {
-        tracing::warn!(
-            "the trajectory {} is incomplete: {e}",
-            plan.trajectory.display()
-        );
-    }
-    write_patch(&outcome.patch)?;
-    if outcome.infrastructure {
-        return Err(anyhow!(
-            "{} (after {} steps; trajectory in {})",
-            outcome.detail,
-            outcome.steps,
-            plan.trajectory.display()
-        ));
-    }
 
-    // Before the verifier: a patch, and (when reproduced here) the targets pass with it here.
-    let (verdict, after) = if outcome.patch.trim().is_empty() {
-        (FixVerdict::NotFixed, None)
-    } else if matches!(plan.targets, Targets::Given { .. }) {
-        (FixVerdict::Fixed, None)
+    let mut attempts: Vec<RepairAttempt> = Vec::new();
+    let mut total = Spent::default();
+    let mut last_loop: Option<EpisodeOutcome> = None;
+    let mut last_patch = String::new();
+    let mut last_after: Option<TestRun> = None;
+    let mut last_receipt: Option<Receipt> = None;
+    let mut winner: Option<(Strategy, usize, String)> = None;
+    let mut verify_wall = Duration::ZERO;
+    let mut dirty = false;
+    'tiers: for (tier, model) in models.iter().enumerate() {
+        for strategy in &plan.strategies {
+            let left = remaining(
+                &plan.episode.budgets,
+                started.elapsed(),
+                total.usage.total(),
+                total.cost_usd,
+            );
+            if left.max_wall.is_zero() || left.max_tokens == 0 {
+                break 'tiers;
+            }
+            if dirty {
+                // The loop's edits go: the next attempt starts from the baseline tree.
+                let r = sandbox
+                    .exec(ExecRequest::argv(["bash", "-c", RESET_SCRIPT]))
+                    .await
+                    .context("resetting the workspace between attempts")?;
+                if !r.status.success() {
+                    return Err(anyhow!(
+                        "resetting the workspace between attempts failed: {}",
+                        r.output.render().trim()
+                    ));
+                }
+                dirty = false;
+            }
+            let id = format!("t{tier}.{}", strategy.as_str());
+            let node = |status: &str, detail: &str, tokens: u64, model_ms: u64| NodeRecord {
+                id: id.clone(),
+                parent: None,
+                node: "attempt".into(),
+                tier,
+                model: model.describe(),
+                strategy: strategy.as_str().into(),
+                status: status.into(),
+                detail: detail.into(),
+                diff: String::new(),
+                tokens,
+                model_ms,
+            };
+            traj.node(&node("running", "", 0, 0));
+            let t0 = Instant::now();
+            let mut rec = RepairAttempt {
+                tier,
+                model: model.describe(),
+                strategy: strategy.as_str().into(),
+                ..Default::default()
+            };
+            match strategy {
+                Strategy::Candidates => {
+                    let ids = candidates::NodeIds {
+                        attempt: id.clone(),
+                        tier,
+                        model: model.describe(),
+                    };
+                    let c = candidates::run(
+                        *model,
+                        sandbox,
+                        &st.problem,
+                        &st.failing,
+                        &plan.candidates,
+                        &episode_cfg.tools,
+                        &left,
+                        &ids,
+                        &mut traj,
+                    )
+                    .await;
+                    if let Some(e) = &c.infrastructure {
+                        return Err(anyhow!("{e} (trajectory in {})", plan.trajectory.display()));
+                    }
+                    total.usage.prompt_tokens += c.usage.prompt_tokens;
+                    total.usage.completion_tokens += c.usage.completion_tokens;
+                    total.cost_usd += c.cost_usd;
+                    total.model += Duration::from_millis(c.model_ms);
+                    rec.tokens = c.usage.total();
+                    rec.cost_usd = c.cost_usd;
+                    rec.model_ms = c.model_ms;
+                    rec.candidates = c.candidates.len();
+                    let passing = c.passing();
+                    rec.passing = passing.len();
+                    rec.result = match (&c.note, passing.is_empty()) {
+                        (Some(_), true) if c.candidates.is_empty() => "no_suspect".into(),
+                        (_, true) => "not_passing".into(),
+                        _ => "not_verified".into(),
+                    };
+                    // Verified first, then the smallest diff: try the smallest first.
+                    for cand in passing.iter().take(MAX_VERIFIED_CANDIDATES) {
+                        let j = judge.judge(sandbox, &st.baseline, &cand.diff, true).await?;
+                        verify_wall += j.wall;
+                        let verdict = j
+                            .receipt
+                            .as_ref()
+                            .map(|r| r.decision.verdict.as_str().to_string())
+                            .unwrap_or_else(|| "passing".into());
+                        traj.node(&NodeRecord {
+                            id: format!("{id}.c{}", cand.index),
+                            parent: Some(id.clone()),
+                            node: "candidate".into(),
+                            tier,
+                            model: model.describe(),
+                            strategy: "candidates".into(),
+                            status: verdict.clone(),
+                            detail: j
+                                .receipt
+                                .as_ref()
+                                .map(|r| r.decision.reason.clone())
+                                .unwrap_or_default(),
+                            diff: cand.diff.clone(),
+                            tokens: cand.usage.total(),
+                            model_ms: cand.model_ms,
+                        });
+                        last_patch = cand.diff.clone();
+                        if j.receipt.is_some() {
+                            last_receipt = j.receipt;
+                        }
+                        rec.result = verdict;
+                        if j.verdict == FixVerdict::Fixed {
+                            winner = Some((*strategy, tier, cand.diff.clone()));
+                            rec.result = "verified".into();
+                            break;
+                        }
+                    }
+                    if let Some(n) = &c.note {
+                        tracing::info!("candidates: {n}");
+                    }
+                }
+                Strategy::Loop => {
+                    let mut cfg = episode_cfg.clone();
+                    cfg.budgets = left;
+                    let o = episode::run(*model, sandbox, &st.task, &cfg, &mut traj).await;
+                    if let Some(e) = &traj.write_error {
+                        tracing::warn!(
+                            "the trajectory {} is incomplete: {e}",
+                            plan.trajectory.display()
+                        );
+                    }
+                    if o.infrastructure {
+                        write_patch(&o.patch)?;
+                        return Err(anyhow!(
+                            "{} (after {} steps; trajectory in {})",
+                            o.detail,
+                            o.steps,
+                            plan.trajectory.display()
+                        ));
+                    }
+                    total.usage.prompt_tokens += o.usage.prompt_tokens;
+                    total.usage.completion_tokens += o.usage.completion_tokens;
+                    total.cost_usd += o.cost_usd;
+                    total.model += o.model_wall;
+                    total.steps += o.steps;
+                    rec.tokens = o.usage.total();
+                    rec.cost_usd = o.cost_usd;
+                    rec.model_ms = o.model_wall.as_millis() as u64;
+                    dirty = !o.patch.trim().is_empty();
+                    let j = judge.judge(sandbox, &st.baseline, &o.patch, false).await?;
+                    verify_wall += j.wall;
+                    rec.result = match (&j.receipt, o.patch.trim().is_empty()) {
+                        (_, true) => "no_patch".into(),
+                        (Some(r), _) => r.decision.verdict.as_str().into(),
+                        (None, _) if j.verdict == FixVerdict::Fixed => "passing".into(),
+                        (None, _) => "failing".into(),
+                    };
+                    last_patch = o.patch.clone();
+                    last_after = j.after;
+                    if j.receipt.is_some() {
+                        last_receipt = j.receipt;
+                    }
+                    if j.verdict == FixVerdict::Fixed {
+                        winner = Some((*strategy, tier, o.patch.clone()));
+                        if plan.verify_reruns > 0 {
+                            rec.result = "verified".into();
+                        }
+                    }
+                    last_loop = Some(o);
+                }
+            }
+            rec.wall_ms = t0.elapsed().as_millis() as u64;
+            traj.node(&node(&rec.result, "", rec.tokens, rec.model_ms));
+            attempts.push(rec);
+            if winner.is_some() {
+                break 'tiers;
+            }
+        }
+    }
+    total.wall = started.elapsed();
+
+    let patch = match &winner {
+        Some((_, _, p)) => p.clone(),
+        None => last_patch,
+    };
+    write_patch(&patch)?;
+    let verdict = if winner.is_some() {
+        FixVerdict::Fixed
     } else {
-        let after = tools::run_tests(sandbox, &plan.episode.tools, &[])
-            .await
-            .context("running the tests after the episode")?;
-        let still: Vec<&String> = after
-            .summary
-            .as_ref()
-            .map(|s| s.failing.iter().collect())
-            .unwrap_or_default();
-        let fixed = after.summary.is_some()
-            && (after.green()
-                || (!baseline.pre_existing.is_empty()
-                    && still.iter().all(|f| baseline.pre_existing.contains(f))));
-        let v = if fixed {
-            FixVerdict::Fixed
-        } else {
-            FixVerdict::NotFixed
-        };
-        (v, Some(after))
+        FixVerdict::NotFixed
+    };
+    // One summary of the whole search, in the loop's terms (callers report stop reasons).
+    let won_by_candidates = matches!(winner, Some((Strategy::Candidates, _, _)));
+    let summary = match (&last_loop, won_by_candidates) {
+        (Some(l), false) => EpisodeOutcome {
+            usage: total.usage,
+            cost_usd: total.cost_usd,
+            wall: total.wall,
+            model_wall: total.model,
+            steps: total.steps,
+            patch: patch.clone(),
+            ..l.clone()
+        },
+        _ => {
+            let tried: usize = attempts.iter().map(|a| a.candidates).sum();
+            let passing: usize = attempts.iter().map(|a| a.passing).sum();
+            EpisodeOutcome {
+                stop: if won_by_candidates {
+                    StopReason::Submitted
+                } else {
+                    StopReason::NoCandidate
+                },
+                detail: format!("{tried} candidates, {passing} passed the tests in the sandbox"),
+                patch: patch.clone(),
+                steps: total.steps,
+                usage: total.usage,
+                cost_usd: total.cost_usd,
+                wall: total.wall,
+                model_wall: total.model,
+                infrastructure: false,
+            }
+        }
+    };
+    let mut receipt = last_receipt;
+    if receipt.is_none() && matches!(plan.targets, Targets::Given { .. }) && plan.verify_reruns > 0
+    {
+        // An eval task is always judged, an empty patch too (the verifier says why it fails).
+        let (r, wall) = judge.verify(&patch).await;
+        verify_wall += wall;
+        receipt = Some(r);
+    }
+    if let Some(r) = &mut receipt {
+        r.repair = attempts.clone();
+        if let Some(dir) = &plan.receipt_dir {
+            crate::verify::receipt::write(dir, r)
+                .with_context(|| format!("writing the receipt to {}", dir.display()))?;
+        }
+    }
+    let model_name = match &winner {
+        Some((_, tier, _)) => models[*tier].describe(),
+        None => describe,
     };
     Ok(Outcome {
         verdict,
-        patch: outcome.patch.clone(),
-        episode: Some(outcome),
-        after,
-        model: model.describe(),
-        baseline,
-        receipt: None,
+        patch,
+        episode: Some(summary),
+        after: last_after,
+        model: model_name,
+        baseline: st.baseline,
+        receipt,
+        attempts,
+        strategy: winner.map(|(s, _, _)| s),
         episode_wall: Duration::ZERO,
-        verify_wall: Duration::ZERO,
+        verify_wall,
     })
 }
+
+/// Passing candidates of one attempt that are verified at most (each verification is a few
+/// fresh containers; past three, the loop is the better use of the time).
+const MAX_VERIFIED_CANDIDATES: usize = 3;
 
 /// Resolves on SIGINT or SIGTERM with the signal's name.
 pub async fn interrupted() -> &'static str {

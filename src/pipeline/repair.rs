@@ -87,6 +87,12 @@ impl Repairer for PipelineRepairer {
         };
         let spec = model_spec(&spec, req.base_url.as_deref());
         let model = model::from_spec(&spec, &opts)?;
+        let escalate: Vec<Box<dyn model::Model>> = req
+            .repair
+            .escalate
+            .iter()
+            .map(|m| model::from_spec(&model_spec(m, req.base_url.as_deref()), &opts))
+            .collect::<Result<_, _>>()?;
         let docker = crate::sandbox::connect_and_reap().await?;
         let image = super::prepare_image(
             &docker,
@@ -98,7 +104,7 @@ impl Repairer for PipelineRepairer {
         let out_dir = self.out_dir(&req)?;
         std::fs::create_dir_all(&out_dir)
             .with_context(|| format!("cannot create {}", out_dir.display()))?;
-        let mut plan = Plan::new(
+        let plan = Plan::new(
             EpisodeConfig {
                 budgets: req.budgets.clone(),
                 tools: ToolConfig {
@@ -115,6 +121,7 @@ impl Repairer for PipelineRepairer {
                 req.head_sha.chars().take(12).collect::<String>()
             ),
         );
+        let mut plan = plan.with_repair(&req.repair);
         // The CI log's failing tests are the targets; other baseline failures are
         // pre-existing (environment, unrelated), not the patch's job.
         plan.targets = Targets::Reproduce {
@@ -125,7 +132,9 @@ impl Repairer for PipelineRepairer {
         plan.verify_policy.allowed_ci_paths = req.allowed_ci_paths.clone();
         plan.cancel_on_signal = true;
         tracing::info!(repository = %req.repository, pr = ?req.pr, sha = %req.head_sha, "repairing");
-        let o = super::run(&docker, &image, model.as_ref(), &plan)
+        let mut tiers: Vec<&dyn model::Model> = vec![model.as_ref()];
+        tiers.extend(escalate.iter().map(|m| m.as_ref()));
+        let o = super::run_tiers(&docker, &image, &tiers, &plan)
             .await
             .context("running the repair episode")?;
 
@@ -162,6 +171,7 @@ impl Repairer for PipelineRepairer {
             cost_usd,
             tokens,
             seconds,
+            attempts: o.attempts.clone(),
         })
     }
 }

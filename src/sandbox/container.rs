@@ -943,9 +943,14 @@ fn parse_oom_kill(text: &str) -> Option<u64> {
 /// The harness-owned diff: the pristine baseline git dir (read-only in the image) against the
 /// workspace, with no system/global config, no hooks, no fsmonitor, a private index and object
 /// dir in /tmp. Nothing in the workspace's own `.git` is ever read.
-const DIFF_SCRIPT: &str = r#"set -e
+/// The baseline repository with a throwaway index and object store: `g` is git over the
+/// workspace against the image's read-only baseline commit.
+macro_rules! baseline_git {
+    ($body:literal) => {
+        concat!(
+            r#"set -e
 B=/opt/patchloop/baseline.git
-T=$(mktemp -d /tmp/.pl-diff-XXXXXX)
+T=$(mktemp -d /tmp/.pl-git-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 cp "$B/index" "$T/index"
 mkdir "$T/objects"
@@ -956,8 +961,26 @@ g() { git -c core.fsmonitor= -c core.hooksPath=/dev/null -c 'safe.directory=*' -
   -c core.autocrlf=false -c core.safecrlf=false -c diff.noprefix=false -c diff.renames=false "$@"; }
 cd /workspace
 g add -A -- . >/dev/null
-g diff --cached --binary --no-color --no-ext-diff --no-textconv --full-index HEAD
-"#;
+"#,
+            $body
+        )
+    };
+}
+
+const DIFF_SCRIPT: &str = baseline_git!(
+    "g diff --cached --binary --no-color --no-ext-diff --no-textconv --full-index HEAD\n"
+);
+
+/// Back to the baseline commit: files the workspace added are removed, changed and deleted
+/// ones restored from it (ignored caches stay). Between repair attempts, so the next
+/// strategy starts from the same tree the verifier applies patches to.
+pub const RESET_SCRIPT: &str = baseline_git!(
+    r#"g diff --cached --name-only --no-renames --diff-filter=A -z HEAD > "$T/added"
+g diff --cached --name-only --no-renames --diff-filter=MDT -z HEAD > "$T/restore"
+if [ -s "$T/added" ]; then xargs -0 rm -f -- < "$T/added"; fi
+if [ -s "$T/restore" ]; then g checkout HEAD --pathspec-from-file="$T/restore" --pathspec-file-nul; fi
+"#
+);
 
 impl Container {
     /// One step: through the step loop when there is one, else one wrapped Docker exec.

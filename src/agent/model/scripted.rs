@@ -9,7 +9,13 @@
 //!         arguments: {path: stats/median.py}
 //!   - content: "```json\n{\"name\": \"run_tests\", \"arguments\": {}}\n```"   # a call written as text
 //!     repeat: 3            # optional: send this turn 3 times
+//! candidates:              # optional: replies to the candidate strategy's sampled requests
+//!   - "```python\ndef median(xs): ...\n```"
 //! ```
+//!
+//! Sampled requests (the candidate strategy's, [`Request::sample`]) are answered from
+//! `candidates` in order, and with an empty reply once those run out, so a script written for
+//! the loop plays the same under the default strategies (candidates, then the loop).
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -26,7 +32,10 @@ use super::{
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Script {
+    #[serde(default)]
     pub turns: Vec<Turn>,
+    #[serde(default)]
+    pub candidates: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -59,6 +68,8 @@ pub struct Scripted {
     source: String,
     turns: Vec<Turn>,
     next: Mutex<usize>,
+    candidates: Vec<String>,
+    next_candidate: Mutex<usize>,
 }
 
 impl Scripted {
@@ -87,6 +98,37 @@ impl Scripted {
             source: source.to_string(),
             turns,
             next: Mutex::new(0),
+            candidates: script.candidates,
+            next_candidate: Mutex::new(0),
+        })
+    }
+}
+
+impl Scripted {
+    /// The next `candidates` reply (empty once they run out).
+    fn candidate(&self, req: &Request<'_>) -> Result<Response, ModelError> {
+        let i = {
+            let mut next = self
+                .next_candidate
+                .lock()
+                .map_err(|_| ModelError::Config("scripted model state poisoned".into()))?;
+            *next += 1;
+            *next - 1
+        };
+        let content = self.candidates.get(i).cloned().unwrap_or_default();
+        let prompt_chars: usize = req.messages.iter().map(|m| m.char_len()).sum();
+        Ok(Response {
+            usage: Usage {
+                prompt_tokens: (prompt_chars / 4) as u64,
+                completion_tokens: (content.len() / 4) as u64,
+            },
+            message: AssistantMessage {
+                content,
+                tool_calls: Vec::new(),
+                raw: None,
+            },
+            finish: FinishReason::Stop,
+            bytes_sent: 0,
         })
     }
 }
@@ -94,6 +136,9 @@ impl Scripted {
 #[async_trait]
 impl Model for Scripted {
     async fn complete(&self, req: &Request<'_>) -> Result<Response, ModelError> {
+        if req.sample.is_some() {
+            return self.candidate(req);
+        }
         let index = {
             let mut next = self
                 .next

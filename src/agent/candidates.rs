@@ -1,0 +1,1235 @@
+//! The candidate strategy: K localized edits sampled from one prompt, each applied in a
+//! checkpoint of one container, fast-checked on the target tests and rolled back.
+//!
+//! Agentless-style (localize → sample edits → validate): the failing-code context already
+//! names the functions the failing tests run ([`Focus::code`]); one prompt shows them and asks
+//! for the fix as a whole corrected function ([`EditFormat::Function`]) or as search/replace
+//! blocks ([`EditFormat::SearchReplace`]). Sample 0 is greedy, the others are drawn at a
+//! temperature with their own seeds; replies are checked while the next one is generated.
+//!
+//! What survives here is a list of *passing* candidates (targets pass, and no test that passed
+//! before fails) with their diffs; the caller verifies them in fresh containers, smallest diff
+//! first. The workspace is restored after every candidate: the edited files get their
+//! original bytes back (one exec), so the next candidate starts from the same snapshot.
+//!
+//! Pure parts ([`prompt`], [`parse_reply`], [`apply_function`], [`apply_search_replace`]) are
+//! unit-tested; the async [`run`] reaches the container only through [`Sandbox`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use tree_sitter::{Node, Parser};
+
+use crate::agent::context::{Context, Location};
+use crate::agent::model::{Message, Model, Request, Sampling, Usage};
+use crate::agent::tools::{self, TestRun, ToolConfig};
+use crate::agent::trajectory::{NodeRecord, Trajectory};
+use crate::config::Budgets;
+use crate::sandbox::output::truncate_text;
+use crate::sandbox::{ExecRequest, Sandbox, SandboxError};
+
+pub use crate::config::repair::EditFormat;
+
+/// The strategy's knobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CandidateConfig {
+    /// Samples drawn (K).
+    pub count: usize,
+    pub format: EditFormat,
+    /// Model requests in flight at once (the server's slots).
+    pub parallel: usize,
+    /// Temperature of every sample but the first (which is greedy).
+    pub temperature: f64,
+}
+
+impl Default for CandidateConfig {
+    fn default() -> Self {
+        CandidateConfig {
+            count: 4,
+            format: EditFormat::Function,
+            parallel: 1,
+            temperature: 0.8,
+        }
+    }
+}
+
+/// Functions shown to the model at most.
+const MAX_SUSPECTS: usize = 3;
+/// Bytes of suspect source shown at most (a function over it is cut from the list).
+const SUSPECT_BUDGET: usize = 6 * 1024;
+
+/// One function the candidates may rewrite.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suspect {
+    pub path: String,
+    /// 1-based inclusive lines of the definition (decorators included).
+    pub start: usize,
+    pub end: usize,
+    /// The bare function name (`count` for `Cart.count`).
+    pub name: String,
+    /// `Cart.count`, for the prompt.
+    pub label: String,
+    /// The source as shown (docstring removed).
+    pub shown: String,
+}
+
+/// The suspects from the context's code locations and the files read. Pure.
+pub fn suspects(code: &[Location], files: &BTreeMap<String, String>) -> Vec<Suspect> {
+    let mut out = Vec::new();
+    let mut used = 0;
+    for loc in code {
+        if out.len() == MAX_SUSPECTS || loc.name == "<module>" {
+            continue;
+        }
+        let Some(src) = files.get(&loc.path) else {
+            continue;
+        };
+        let lines: Vec<&str> = src.lines().collect();
+        if loc.start == 0 || loc.end > lines.len() || loc.start > loc.end {
+            continue;
+        }
+        let text = lines[loc.start - 1..loc.end].join("\n");
+        let shown = match docstring_lines(&text) {
+            Some((a, b)) => text
+                .lines()
+                .enumerate()
+                .filter(|(i, _)| *i < a || *i > b)
+                .map(|(_, l)| l)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            None => text,
+        };
+        if used + shown.len() > SUSPECT_BUDGET && !out.is_empty() {
+            continue;
+        }
+        used += shown.len();
+        let name = loc.name.rsplit('.').next().unwrap_or(&loc.name).to_string();
+        out.push(Suspect {
+            path: loc.path.clone(),
+            start: loc.start,
+            end: loc.end,
+            name,
+            label: loc.name.clone(),
+            shown,
+        });
+    }
+    out
+}
+
+/// The prompt's inputs besides the suspects.
+#[derive(Debug, Clone, Default)]
+pub struct Problem {
+    pub targets: Vec<String>,
+    /// What the failing tests report (a test run's output, or a problem statement).
+    pub report: String,
+    /// The failing-code context (its failing test functions are shown).
+    pub context: Context,
+    pub files: BTreeMap<String, String>,
+}
+
+const SYSTEM: &str = "You are an expert programmer. You fix bugs with small, exact edits and \
+                      reply with code only, in the format asked for.";
+
+/// The user message: the failing tests, what they report, the failing test function, the
+/// suspects, and the format's instructions. Pure.
+pub fn prompt(problem: &Problem, suspects: &[Suspect], format: EditFormat) -> String {
+    let mut p = String::from("A test fails. Fix the bug in the code, not in the tests.\n\n");
+    if !problem.targets.is_empty() {
+        let shown: Vec<&str> = problem.targets.iter().take(5).map(String::as_str).collect();
+        p.push_str(&format!("Failing tests: {}\n", shown.join(", ")));
+    }
+    let report = error_lines(&problem.report);
+    if !report.trim().is_empty() {
+        p.push_str(&format!(
+            "What they report:\n```\n{}\n```\n",
+            truncate_text(report.trim(), 1500)
+        ));
+    }
+    for t in problem.context.focus.tests.iter().take(1) {
+        if let Some(src) = problem.files.get(&t.path) {
+            let lines: Vec<&str> = src.lines().collect();
+            if t.start >= 1 && t.end <= lines.len() && t.start <= t.end {
+                let body = lines[t.start - 1..t.end].join("\n");
+                p.push_str(&format!(
+                    "\nThe failing test ({}:{}):\n```python\n{}\n```\n",
+                    t.path,
+                    t.start,
+                    truncate_text(&body, 1500)
+                ));
+            }
+        }
+    }
+    p.push_str("\nThe code the failing test runs (the bug is in one of these functions):\n");
+    for s in suspects {
+        p.push_str(&format!(
+            "\n{} (file {}, line {}):\n```python\n{}\n```\n",
+            s.label, s.path, s.start, s.shown
+        ));
+    }
+    p.push('\n');
+    match format {
+        EditFormat::Function => p.push_str(
+            "Reply with the one function that has the bug, corrected and complete, in a single \
+             ```python code block. Start at its `def` line and keep its name and parameters. \
+             Change only what fixes the bug; leave out the docstring.",
+        ),
+        EditFormat::SearchReplace => {
+            let path = suspects
+                .first()
+                .map(|s| s.path.as_str())
+                .unwrap_or("src/ops.py");
+            p.push_str(&format!(
+                "Reply with the fix as a SEARCH/REPLACE block: the file path, the exact current \
+                 lines to change, then the corrected lines. For example, to change \
+                 `return a - b` into `return a + b` in calc/ops.py:\n```\ncalc/ops.py\n\
+                 <<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n```\n\
+                 The SEARCH lines must differ from the REPLACE lines. Reply with only the \
+                 block(s) for {path}."
+            ));
+        }
+    }
+    p
+}
+
+/// The lines of a test report worth showing a small model: pytest's `E ` lines and the short
+/// summary, else the report's tail. Pure.
+fn error_lines(report: &str) -> String {
+    let picked: Vec<&str> = report
+        .lines()
+        .filter(|l| l.starts_with("E ") || l.starts_with("FAILED ") || l.starts_with("ERROR "))
+        .take(40)
+        .collect();
+    if picked.is_empty() {
+        let lines: Vec<&str> = report.lines().collect();
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    } else {
+        picked.join("\n")
+    }
+}
+
+/// A file's new content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEdit {
+    pub path: String,
+    pub content: String,
+}
+
+/// Why a reply gave no edit (the candidate's status is `unparsed` or `not_applied`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// Nothing in the reply looks like the format.
+    Unparsed(String),
+    /// It parsed but does not apply (unknown function, search text not found, no change).
+    NotApplied(String),
+}
+
+impl ParseError {
+    pub fn status(&self) -> &'static str {
+        match self {
+            ParseError::Unparsed(_) => "unparsed",
+            ParseError::NotApplied(_) => "not_applied",
+        }
+    }
+    pub fn detail(&self) -> &str {
+        match self {
+            ParseError::Unparsed(s) | ParseError::NotApplied(s) => s,
+        }
+    }
+}
+
+/// The edits a reply asks for: SEARCH/REPLACE blocks when it has any, else a function in a
+/// code block, whatever format was asked (small models mix them up). Pure.
+pub fn parse_reply(
+    reply: &str,
+    suspects: &[Suspect],
+    files: &BTreeMap<String, String>,
+) -> Result<Vec<FileEdit>, ParseError> {
+    let blocks = search_replace_blocks(reply);
+    if !blocks.is_empty() {
+        return apply_search_replace(&blocks, suspects, files);
+    }
+    let code = code_block(reply)
+        .ok_or_else(|| ParseError::Unparsed("no code block and no SEARCH/REPLACE block".into()))?;
+    apply_function(&code, suspects, files).map(|e| vec![e])
+}
+
+/// The first fenced block (```python or ```), or the reply itself when it starts with `def`.
+fn code_block(reply: &str) -> Option<String> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in reply.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") {
+            if inside {
+                return Some(out.join("\n"));
+            }
+            inside = true;
+            continue;
+        }
+        if inside {
+            out.push(line);
+        }
+    }
+    if inside && !out.is_empty() {
+        // An unclosed block (cut at the token limit): use what came.
+        return Some(out.join("\n"));
+    }
+    let t = reply.trim_start();
+    (t.starts_with("def ") || t.starts_with("async def ") || t.starts_with('@'))
+        .then(|| reply.to_string())
+}
+
+/// A function definition found by tree-sitter: 0-based rows.
+#[derive(Debug, Clone, PartialEq)]
+struct PyDef {
+    name: String,
+    /// First row (the first decorator, if any).
+    start: usize,
+    /// The `def` row.
+    def_row: usize,
+    end: usize,
+    /// Rows of the docstring, if the body starts with one.
+    doc: Option<(usize, usize)>,
+    /// Row of the first body statement after the docstring (None: the body is the docstring
+    /// alone, or on the `def` line).
+    body_row: Option<usize>,
+}
+
+fn parse_python(src: &str) -> Option<tree_sitter::Tree> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .ok()?;
+    parser.parse(src, None)
+}
+
+fn py_defs(src: &str) -> Vec<PyDef> {
+    let Some(tree) = parse_python(src) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    fn walk(n: Node, src: &str, out: &mut Vec<PyDef>) {
+        if n.kind() == "function_definition" {
+            let outer = match n.parent() {
+                Some(p) if p.kind() == "decorated_definition" => p,
+                _ => n,
+            };
+            let name = n
+                .child_by_field_name("name")
+                .and_then(|c| c.utf8_text(src.as_bytes()).ok())
+                .unwrap_or("")
+                .to_string();
+            let (mut doc, mut body_row) = (None, None);
+            if let Some(body) = n.child_by_field_name("body") {
+                let mut c = body.walk();
+                let stmts: Vec<Node> = body.named_children(&mut c).collect();
+                let mut rest = stmts.as_slice();
+                if let Some(first) = stmts.first()
+                    && first.kind() == "expression_statement"
+                    && first.named_child(0).is_some_and(|s| s.kind() == "string")
+                {
+                    doc = Some((first.start_position().row, first.end_position().row));
+                    rest = &stmts[1..];
+                }
+                body_row = rest.first().map(|s| s.start_position().row);
+            }
+            out.push(PyDef {
+                name,
+                start: outer.start_position().row,
+                def_row: n.start_position().row,
+                end: n.end_position().row,
+                doc,
+                body_row,
+            });
+        }
+        let mut c = n.walk();
+        for child in n.named_children(&mut c) {
+            walk(child, src, out);
+        }
+    }
+    walk(tree.root_node(), src, &mut out);
+    out
+}
+
+/// Rows (0-based, within `func`) of the docstring of the function that starts `func`.
+fn docstring_lines(func: &str) -> Option<(usize, usize)> {
+    py_defs(func).first().and_then(|d| d.doc)
+}
+
+fn indent_of(line: &str) -> &str {
+    &line[..line.len() - line.trim_start().len()]
+}
+
+/// Remove the common leading whitespace of the non-blank lines.
+fn dedent(lines: &[&str]) -> Vec<String> {
+    let common = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indent_of(l).len())
+        .min()
+        .unwrap_or(0);
+    lines
+        .iter()
+        .map(|l| {
+            if l.trim().is_empty() {
+                String::new()
+            } else {
+                l[common.min(indent_of(l).len())..].to_string()
+            }
+        })
+        .collect()
+}
+
+/// Replace a suspect function with the reply's function of the same name, re-indented to the
+/// original's place; the original's decorators and docstring are kept when the reply leaves
+/// them out. Pure.
+pub fn apply_function(
+    code: &str,
+    suspects: &[Suspect],
+    files: &BTreeMap<String, String>,
+) -> Result<FileEdit, ParseError> {
+    let code_lines: Vec<&str> = code.lines().collect();
+    let dedented = dedent(&code_lines).join("\n");
+    let defs = py_defs(&dedented);
+    if defs.is_empty() {
+        return Err(ParseError::Unparsed(
+            "the code block defines no function".into(),
+        ));
+    }
+    let (suspect, reply_def) = suspects
+        .iter()
+        .find_map(|s| defs.iter().find(|d| d.name == s.name).map(|d| (s, d)))
+        .ok_or_else(|| {
+            let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+            ParseError::NotApplied(format!(
+                "the reply defines {} but the suspects are {}",
+                names.join(", "),
+                suspects
+                    .iter()
+                    .map(|s| s.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+    let src = files
+        .get(&suspect.path)
+        .ok_or_else(|| ParseError::NotApplied(format!("{} was not read", suspect.path)))?;
+    let lines: Vec<&str> = src.lines().collect();
+    let orig = lines[suspect.start - 1..suspect.end].join("\n");
+    let orig_def = py_defs(&dedent(&orig.lines().collect::<Vec<_>>()).join("\n"))
+        .into_iter()
+        .next()
+        .ok_or_else(|| ParseError::NotApplied("the original function does not parse".into()))?;
+    let orig_lines: Vec<&str> = orig.lines().collect();
+    let base_indent = indent_of(orig_lines[orig_def.def_row]).to_string();
+    let reply_lines: Vec<&str> = dedented.lines().collect();
+
+    let mut new: Vec<String> = Vec::new();
+    // Decorators: the reply's own, else the original's.
+    if reply_def.start == reply_def.def_row && orig_def.start < orig_def.def_row {
+        new.extend(
+            orig_lines[orig_def.start..orig_def.def_row]
+                .iter()
+                .map(|l| l.to_string()),
+        );
+    } else {
+        new.extend(
+            reply_lines[reply_def.start..reply_def.def_row]
+                .iter()
+                .map(|l| format!("{base_indent}{l}")),
+        );
+    }
+    let reindent = |l: &str| {
+        if l.trim().is_empty() {
+            String::new()
+        } else {
+            format!("{base_indent}{l}")
+        }
+    };
+    match (reply_def.doc, orig_def.doc, reply_def.body_row) {
+        // The reply left the docstring out: put the original's back before the body.
+        (None, Some((a, b)), Some(body)) if body > reply_def.def_row => {
+            new.extend(
+                reply_lines[reply_def.def_row..body]
+                    .iter()
+                    .map(|l| reindent(l)),
+            );
+            new.extend(orig_lines[a..=b].iter().map(|l| l.to_string()));
+            new.extend(
+                reply_lines[body..=reply_def.end]
+                    .iter()
+                    .map(|l| reindent(l)),
+            );
+        }
+        _ => new.extend(
+            reply_lines[reply_def.def_row..=reply_def.end]
+                .iter()
+                .map(|l| reindent(l)),
+        ),
+    }
+    let mut out: Vec<String> = lines[..suspect.start - 1]
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    out.extend(new);
+    out.extend(lines[suspect.end..].iter().map(|l| l.to_string()));
+    let mut content = out.join("\n");
+    if src.ends_with('\n') {
+        content.push('\n');
+    }
+    if content == *src {
+        return Err(ParseError::NotApplied(
+            "the corrected function is the same as the original".into(),
+        ));
+    }
+    Ok(FileEdit {
+        path: suspect.path.clone(),
+        content,
+    })
+}
+
+/// One SEARCH/REPLACE block: the path line before it (if any), search and replace text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    pub path: Option<String>,
+    pub search: String,
+    pub replace: String,
+}
+
+/// Every well-formed block of a reply. Pure.
+pub fn search_replace_blocks(reply: &str) -> Vec<Block> {
+    let lines: Vec<&str> = reply.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if !lines[i].trim_start().starts_with("<<<<<<< SEARCH") {
+            i += 1;
+            continue;
+        }
+        let path = lines[..i]
+            .iter()
+            .rev()
+            .map(|l| l.trim().trim_matches('`').trim())
+            .find(|l| !l.is_empty() && !l.starts_with("```"))
+            .filter(|l| l.contains('.') && !l.contains(' '))
+            .map(str::to_string);
+        let Some(sep) = (i + 1..lines.len()).find(|&k| lines[k].trim() == "=======") else {
+            break;
+        };
+        let Some(end) =
+            (sep + 1..lines.len()).find(|&k| lines[k].trim_start().starts_with(">>>>>>> REPLACE"))
+        else {
+            break;
+        };
+        out.push(Block {
+            path,
+            search: lines[i + 1..sep].join("\n"),
+            replace: lines[sep + 1..end].join("\n"),
+        });
+        i = end + 1;
+    }
+    out
+}
+
+/// Apply blocks to the suspects' files: an exact match first, else a match of the stripped
+/// lines (re-indented by the found lines' indentation). Pure.
+pub fn apply_search_replace(
+    blocks: &[Block],
+    suspects: &[Suspect],
+    files: &BTreeMap<String, String>,
+) -> Result<Vec<FileEdit>, ParseError> {
+    let mut edited: BTreeMap<String, String> = BTreeMap::new();
+    let suspect_files: Vec<&str> = {
+        let mut v: Vec<&str> = suspects.iter().map(|s| s.path.as_str()).collect();
+        v.dedup();
+        v
+    };
+    for b in blocks {
+        if b.search.trim() == b.replace.trim() {
+            return Err(ParseError::NotApplied(
+                "a SEARCH block equals its REPLACE block: nothing would change".into(),
+            ));
+        }
+        if b.search.trim().is_empty() {
+            return Err(ParseError::NotApplied("an empty SEARCH block".into()));
+        }
+        // The named file when it is one we read, else each suspect's file.
+        let mut order: Vec<String> = Vec::new();
+        if let Some(p) = &b.path {
+            let p = p.trim_start_matches("./").to_string();
+            if files.contains_key(&p) {
+                order.push(p);
+            }
+        }
+        for f in &suspect_files {
+            if !order.iter().any(|o| o == f) {
+                order.push(f.to_string());
+            }
+        }
+        let mut done = false;
+        for path in order {
+            let current = edited
+                .get(&path)
+                .cloned()
+                .or_else(|| files.get(&path).cloned());
+            let Some(text) = current else { continue };
+            if let Some(new) = replace_once(&text, &b.search, &b.replace) {
+                edited.insert(path, new);
+                done = true;
+                break;
+            }
+        }
+        if !done {
+            return Err(ParseError::NotApplied(format!(
+                "the SEARCH text is not in {}: {}",
+                suspect_files.join(", "),
+                truncate_text(b.search.trim(), 120)
+            )));
+        }
+    }
+    Ok(edited
+        .into_iter()
+        .map(|(path, content)| FileEdit { path, content })
+        .collect())
+}
+
+/// `text` with `search` replaced once: exactly, else by stripped-line match.
+fn replace_once(text: &str, search: &str, replace: &str) -> Option<String> {
+    if text.matches(search).count() == 1 {
+        return Some(text.replacen(search, replace, 1));
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let want: Vec<&str> = search
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if want.is_empty() {
+        return None;
+    }
+    let mut hits = Vec::new();
+    'start: for i in 0..lines.len() {
+        let mut k = i;
+        for w in &want {
+            while k < lines.len() && lines[k].trim().is_empty() {
+                k += 1;
+            }
+            if k >= lines.len() || lines[k].trim() != *w {
+                continue 'start;
+            }
+            k += 1;
+        }
+        hits.push((i, k));
+    }
+    let [(a, b)] = hits.as_slice() else {
+        return None;
+    };
+    // Re-indent the replacement: the found block's indentation over the block's own.
+    let found_indent = indent_of(lines[*a]).to_string();
+    let rep_lines: Vec<&str> = replace.lines().collect();
+    let rep = dedent(&rep_lines);
+    let search_lines: Vec<&str> = search.lines().filter(|l| !l.trim().is_empty()).collect();
+    let search_rel = search_lines
+        .first()
+        .map(|l| indent_of(l).len())
+        .unwrap_or(0);
+    let rep_base = rep_lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indent_of(l).len())
+        .min()
+        .unwrap_or(0);
+    let mut out: Vec<String> = lines[..*a].iter().map(|l| l.to_string()).collect();
+    for (orig, d) in rep_lines.iter().zip(&rep) {
+        if d.is_empty() {
+            out.push(String::new());
+            continue;
+        }
+        // Keep the replacement's nesting relative to the search's first line.
+        let extra = indent_of(orig)
+            .len()
+            .saturating_sub(rep_base.max(search_rel.min(rep_base)));
+        out.push(format!(
+            "{found_indent}{}{}",
+            " ".repeat(extra),
+            d.trim_start()
+        ));
+    }
+    out.extend(lines[*b..].iter().map(|l| l.to_string()));
+    let mut s = out.join("\n");
+    if text.ends_with('\n') {
+        s.push('\n');
+    }
+    Some(s)
+}
+
+/// One candidate after its check.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub index: usize,
+    /// `unparsed`, `not_applied`, `duplicate`, `failing`, `passing`.
+    pub status: String,
+    pub detail: String,
+    /// The workspace diff with the candidate applied (passing and failing ones).
+    pub diff: String,
+    pub usage: Usage,
+    pub model_ms: u64,
+    /// Applying it, checking it, taking its diff and rolling back, in the container.
+    pub check_ms: u64,
+    /// The rollback alone.
+    pub rollback_ms: u64,
+}
+
+impl Candidate {
+    /// Changed lines of the diff (`+`/`-` lines, headers excluded): the size the winner is
+    /// chosen by.
+    pub fn diff_size(&self) -> usize {
+        diff_size(&self.diff)
+    }
+}
+
+/// `+`/`-` lines of a unified diff, headers excluded. Pure.
+pub fn diff_size(diff: &str) -> usize {
+    diff.lines()
+        .filter(|l| {
+            (l.starts_with('+') && !l.starts_with("+++"))
+                || (l.starts_with('-') && !l.starts_with("---"))
+        })
+        .count()
+}
+
+/// What the strategy spent and found.
+#[derive(Debug, Clone, Default)]
+pub struct CandidatesOutcome {
+    pub candidates: Vec<Candidate>,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    pub model_ms: u64,
+    pub wall: Duration,
+    /// Why it drew fewer than asked, or found nothing to work on.
+    pub note: Option<String>,
+    /// The sandbox failed (not the model's doing).
+    pub infrastructure: Option<String>,
+}
+
+impl CandidatesOutcome {
+    /// Passing candidates, smallest diff first (ties: drawing order).
+    pub fn passing(&self) -> Vec<&Candidate> {
+        let mut v: Vec<&Candidate> = self
+            .candidates
+            .iter()
+            .filter(|c| c.status == "passing")
+            .collect();
+        v.sort_by_key(|c| (c.diff_size(), c.index));
+        v
+    }
+}
+
+/// Where the trajectory's nodes of this attempt hang.
+#[derive(Debug, Clone)]
+pub struct NodeIds {
+    pub attempt: String,
+    pub tier: usize,
+    pub model: String,
+}
+
+/// The sampling of candidate `i`: greedy first, then the temperature with seed `i + 1`.
+pub fn sampling(i: usize, temperature: f64) -> Sampling {
+    if i == 0 {
+        Sampling {
+            temperature: 0.0,
+            seed: 1,
+        }
+    } else {
+        Sampling {
+            temperature,
+            seed: i as u64 + 1,
+        }
+    }
+}
+
+/// Draw the candidates and check each in `sandbox` (see the module docs). `baseline_failing`
+/// are the tests that failed before (targets included): a candidate under which any other
+/// test fails is `failing`.
+#[allow(clippy::too_many_arguments)]
+pub async fn run(
+    model: &dyn Model,
+    sandbox: &dyn Sandbox,
+    problem: &Problem,
+    baseline_failing: &[String],
+    cfg: &CandidateConfig,
+    tools_cfg: &ToolConfig,
+    budgets: &Budgets,
+    ids: &NodeIds,
+    traj: &mut Trajectory,
+) -> CandidatesOutcome {
+    let started = Instant::now();
+    let mut out = CandidatesOutcome::default();
+    let sus = suspects(&problem.context.focus.code, &problem.files);
+    if sus.is_empty() {
+        out.note = Some(
+            "no function to rewrite: the failing-code context located no code under test".into(),
+        );
+        out.wall = started.elapsed();
+        return out;
+    }
+    let user = prompt(problem, &sus, cfg.format);
+    let history = vec![Message::system(SYSTEM), Message::user(user)];
+    let k = cfg.count.max(1);
+    let parallel = cfg.parallel.max(1);
+    let deadline = started + budgets.max_wall;
+
+    // Replies stream in (up to `parallel` in flight) while earlier ones are checked: the
+    // container's test runs overlap the model's next generation.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let history = &history;
+    let produce = async move {
+        let mut replies = futures_util::stream::iter(0..k)
+            .map(|i| async move {
+                let t0 = Instant::now();
+                let r = model
+                    .complete(&Request {
+                        messages: history,
+                        tools: &[],
+                        sample: Some(sampling(i, cfg.temperature)),
+                    })
+                    .await;
+                (i, r, t0.elapsed())
+            })
+            .buffered(parallel);
+        while let Some(item) = replies.next().await {
+            if tx.send(item).is_err() {
+                break;
+            }
+        }
+    };
+    let mut seen: BTreeSet<Vec<(String, String)>> = BTreeSet::new();
+    let consume = async {
+        while let Some((i, reply, took)) = rx.recv().await {
+            let model_ms = took.as_millis() as u64;
+            out.model_ms += model_ms;
+            let mut cand = Candidate {
+                index: i,
+                status: String::new(),
+                detail: String::new(),
+                diff: String::new(),
+                usage: Usage::default(),
+                model_ms,
+                check_ms: 0,
+                rollback_ms: 0,
+            };
+            match reply {
+                Err(e) => {
+                    cand.status = "error".into();
+                    cand.detail = format!("the model call failed: {e}");
+                }
+                Ok(resp) => {
+                    cand.usage = resp.usage;
+                    out.usage.prompt_tokens += resp.usage.prompt_tokens;
+                    out.usage.completion_tokens += resp.usage.completion_tokens;
+                    out.cost_usd += model.cost(&resp.usage);
+                    match parse_reply(&resp.message.content, &sus, &problem.files) {
+                        Err(e) => {
+                            cand.status = e.status().into();
+                            cand.detail = e.detail().into();
+                        }
+                        Ok(edits) => {
+                            let key: Vec<(String, String)> = edits
+                                .iter()
+                                .map(|e| (e.path.clone(), e.content.clone()))
+                                .collect();
+                            if !seen.insert(key) {
+                                cand.status = "duplicate".into();
+                                cand.detail = "the same edit as an earlier candidate".into();
+                            } else {
+                                match check(sandbox, &edits, problem, baseline_failing, tools_cfg)
+                                    .await
+                                {
+                                    Ok(c) => {
+                                        cand.status = c.status;
+                                        cand.detail = c.detail;
+                                        cand.diff = c.diff;
+                                        cand.check_ms = c.check_ms;
+                                        cand.rollback_ms = c.rollback_ms;
+                                    }
+                                    Err(e) => {
+                                        out.infrastructure =
+                                            Some(format!("checking candidate {i}: {e}"));
+                                        cand.status = "error".into();
+                                        cand.detail = e.to_string();
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            traj.node(&NodeRecord {
+                id: format!("{}.c{i}", ids.attempt),
+                parent: Some(ids.attempt.clone()),
+                node: "candidate".into(),
+                tier: ids.tier,
+                model: ids.model.clone(),
+                strategy: "candidates".into(),
+                status: cand.status.clone(),
+                detail: cand.detail.clone(),
+                diff: cand.diff.clone(),
+                tokens: cand.usage.total(),
+                model_ms: cand.model_ms,
+            });
+            out.candidates.push(cand);
+            if out.infrastructure.is_some() {
+                break;
+            }
+            if Instant::now() >= deadline || out.usage.total() >= budgets.max_tokens {
+                out.note = Some(format!(
+                    "stopped after {} of {k} candidates: the time or token budget is spent",
+                    out.candidates.len()
+                ));
+                break;
+            }
+        }
+        // Dropping the receiver ends the producer's sends.
+        drop(rx);
+    };
+    tokio::join!(produce, consume);
+    out.candidates.sort_by_key(|c| c.index);
+    out.wall = started.elapsed();
+    out
+}
+
+struct Checked {
+    status: String,
+    detail: String,
+    diff: String,
+    check_ms: u64,
+    rollback_ms: u64,
+}
+
+/// Apply `edits`, run the targets (then the whole suite when they pass), take the diff, and
+/// restore the files' original bytes.
+async fn check(
+    sandbox: &dyn Sandbox,
+    edits: &[FileEdit],
+    problem: &Problem,
+    baseline_failing: &[String],
+    tools_cfg: &ToolConfig,
+) -> Result<Checked, SandboxError> {
+    let t0 = Instant::now();
+    for e in edits {
+        write_file(sandbox, &e.path, e.content.as_bytes()).await?;
+    }
+    let verdict = async {
+        let targets = tools::run_tests(sandbox, tools_cfg, &problem.targets).await?;
+        if let Some(why) = targets_fail(&targets, &problem.targets) {
+            return Ok::<_, SandboxError>(("failing".to_string(), why));
+        }
+        // The targets pass: nothing else may break.
+        let all = tools::run_tests(sandbox, tools_cfg, &[]).await?;
+        let Some(s) = &all.summary else {
+            return Ok((
+                "failing".into(),
+                "the whole suite produced no report".into(),
+            ));
+        };
+        let broken: Vec<&String> = s
+            .failing
+            .iter()
+            .filter(|f| !baseline_failing.contains(f) && !problem.targets.contains(f))
+            .collect();
+        let still: Vec<&String> = s
+            .failing
+            .iter()
+            .filter(|f| problem.targets.contains(f))
+            .collect();
+        if !still.is_empty() {
+            return Ok((
+                "failing".into(),
+                format!("targets fail in the whole suite: {}", join_ids(&still)),
+            ));
+        }
+        if !broken.is_empty() {
+            return Ok((
+                "failing".into(),
+                format!("breaks tests that passed: {}", join_ids(&broken)),
+            ));
+        }
+        Ok(("passing".into(), format!("{} passed", s.passed)))
+    }
+    .await;
+    let diff = sandbox.diff().await;
+    let r0 = Instant::now();
+    for e in edits {
+        match problem.files.get(&e.path) {
+            Some(orig) => write_file(sandbox, &e.path, orig.as_bytes()).await?,
+            None => {
+                return Err(SandboxError::Other(format!(
+                    "no original of {} to roll back to",
+                    e.path
+                )));
+            }
+        }
+    }
+    let rollback_ms = r0.elapsed().as_millis() as u64;
+    let (status, detail) = verdict?;
+    Ok(Checked {
+        status,
+        detail,
+        diff: diff?,
+        check_ms: t0.elapsed().as_millis() as u64,
+        rollback_ms,
+    })
+}
+
+fn join_ids(ids: &[&String]) -> String {
+    let shown: Vec<&str> = ids.iter().take(5).map(|s| s.as_str()).collect();
+    let more = ids.len().saturating_sub(5);
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// Why the target run does not pass (None: every target passed). Pure.
+fn targets_fail(run: &TestRun, targets: &[String]) -> Option<String> {
+    let Some(s) = &run.summary else {
+        return Some("the target tests produced no report".into());
+    };
+    let failing: Vec<&String> = s.failing.iter().collect();
+    if !failing.is_empty() {
+        return Some(format!("still failing: {}", join_ids(&failing)));
+    }
+    if s.passed == 0 || (!targets.is_empty() && s.passed < targets.len()) {
+        return Some(format!(
+            "{} of {} target tests ran and passed",
+            s.passed,
+            targets.len()
+        ));
+    }
+    None
+}
+
+/// Write `bytes` to `path` in the workspace (the path is an argument, never script text).
+async fn write_file(sandbox: &dyn Sandbox, path: &str, bytes: &[u8]) -> Result<(), SandboxError> {
+    let r = sandbox
+        .exec(
+            ExecRequest::argv(["bash", "-c", "cat > \"$1\"", "patchloop-write", path])
+                .stdin(bytes.to_vec()),
+        )
+        .await?;
+    if r.status.success() {
+        Ok(())
+    } else {
+        Err(SandboxError::Other(format!(
+            "cannot write {path}: {}",
+            r.output.render().trim()
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CORE: &str = "import math\n\n\ndef clamp(v, lo, hi):\n    \"\"\"Clamp v.\n\n    Long doc.\n    \"\"\"\n    if v > hi:\n        return lo\n    return max(v, lo)\n\n\nclass Cart:\n    @property\n    def count(self):\n        return len(self.items) - 1\n";
+
+    fn files() -> BTreeMap<String, String> {
+        BTreeMap::from([("pkg/core.py".to_string(), CORE.to_string())])
+    }
+
+    fn locs() -> Vec<Location> {
+        vec![
+            Location {
+                path: "pkg/core.py".into(),
+                start: 4,
+                end: 11,
+                name: "clamp".into(),
+                frame_line: Some(10),
+            },
+            Location {
+                path: "pkg/core.py".into(),
+                start: 15,
+                end: 17,
+                name: "Cart.count".into(),
+                frame_line: None,
+            },
+        ]
+    }
+
+    #[test]
+    fn suspects_hide_the_docstring_and_skip_module_frames() {
+        let mut l = locs();
+        l.insert(
+            0,
+            Location {
+                path: "pkg/core.py".into(),
+                start: 1,
+                end: 2,
+                name: "<module>".into(),
+                frame_line: Some(1),
+            },
+        );
+        let s = suspects(&l, &files());
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].name, "clamp");
+        assert!(!s[0].shown.contains("Long doc"), "{}", s[0].shown);
+        assert!(s[0].shown.contains("if v > hi:"));
+        assert_eq!(s[1].name, "count");
+        assert!(s[1].shown.starts_with("    @property"));
+    }
+
+    #[test]
+    fn a_function_reply_replaces_the_function_and_keeps_its_docstring() {
+        let s = suspects(&locs(), &files());
+        let reply = "Here is the fix:\n```python\ndef clamp(v, lo, hi):\n    if v > hi:\n        return hi\n    return max(v, lo)\n```\n";
+        let edits = parse_reply(reply, &s, &files()).unwrap();
+        assert_eq!(edits.len(), 1);
+        let want = CORE.replace(
+            "        return lo\n    return max",
+            "        return hi\n    return max",
+        );
+        assert_eq!(edits[0].content, want);
+    }
+
+    #[test]
+    fn a_method_reply_is_reindented_and_keeps_its_decorator() {
+        let s = suspects(&locs(), &files());
+        // Dedented, without the decorator: both restored.
+        let reply = "```python\ndef count(self):\n    return len(self.items)\n```";
+        let edits = parse_reply(reply, &s, &files()).unwrap();
+        assert!(
+            edits[0].content.ends_with(
+                "class Cart:\n    @property\n    def count(self):\n        return len(self.items)\n"
+            ),
+            "{}",
+            edits[0].content
+        );
+        // Indented as in the file, decorator included: the same result.
+        let reply2 =
+            "```python\n    @property\n    def count(self):\n        return len(self.items)\n```";
+        assert_eq!(parse_reply(reply2, &s, &files()).unwrap(), edits);
+    }
+
+    #[test]
+    fn replies_that_change_nothing_or_name_no_suspect_are_not_applied() {
+        let s = suspects(&locs(), &files());
+        let same = "```python\ndef clamp(v, lo, hi):\n    if v > hi:\n        return lo\n    return max(v, lo)\n```";
+        assert_eq!(
+            parse_reply(same, &s, &files()).unwrap_err().status(),
+            "not_applied"
+        );
+        let other = "```python\ndef helper():\n    return 1\n```";
+        let e = parse_reply(other, &s, &files()).unwrap_err();
+        assert_eq!(e.status(), "not_applied");
+        assert!(e.detail().contains("helper"), "{}", e.detail());
+        let prose = "The bug is that clamp returns lo.";
+        assert_eq!(
+            parse_reply(prose, &s, &files()).unwrap_err().status(),
+            "unparsed"
+        );
+    }
+
+    #[test]
+    fn search_replace_blocks_apply_exactly_or_by_stripped_lines() {
+        let s = suspects(&locs(), &files());
+        let exact = "```\npkg/core.py\n<<<<<<< SEARCH\n        return lo\n    return max(v, lo)\n=======\n        return hi\n    return max(v, lo)\n>>>>>>> REPLACE\n```";
+        let e = parse_reply(exact, &s, &files()).unwrap();
+        assert!(e[0].content.contains("        return hi\n    return max"));
+        // Indentation lost (small models do this): matched by stripped lines, re-indented.
+        let loose = "pkg/core.py\n<<<<<<< SEARCH\nif v > hi:\n    return lo\n=======\nif v > hi:\n    return hi\n>>>>>>> REPLACE";
+        let e2 = parse_reply(loose, &s, &files()).unwrap();
+        assert_eq!(e2[0].content, e[0].content, "{}", e2[0].content);
+        // The wrong path still finds the suspect's file.
+        let wrong_path = loose.replace("pkg/core.py", "core.py");
+        assert_eq!(parse_reply(&wrong_path, &s, &files()).unwrap(), e2);
+    }
+
+    #[test]
+    fn search_replace_refuses_identical_missing_or_template_blocks() {
+        let s = suspects(&locs(), &files());
+        let same = "<<<<<<< SEARCH\n    return lo\n=======\n    return lo\n>>>>>>> REPLACE";
+        assert_eq!(
+            parse_reply(same, &s, &files()).unwrap_err().status(),
+            "not_applied"
+        );
+        let missing =
+            "<<<<<<< SEARCH\n(exact lines to change)\n=======\n(new lines)\n>>>>>>> REPLACE";
+        let e = parse_reply(missing, &s, &files()).unwrap_err();
+        assert_eq!(e.status(), "not_applied");
+        assert!(e.detail().contains("not in pkg/core.py"), "{}", e.detail());
+        // An ambiguous stripped match (two `return` lines equal after stripping) is refused.
+        let text = "def f():\n    x = 1\n    return x\n\ndef g():\n    x = 1\n    return x\n";
+        assert_eq!(
+            replace_once(text, "x = 1\nreturn x", "x = 2\nreturn x"),
+            None
+        );
+    }
+
+    #[test]
+    fn the_prompt_shows_the_errors_the_test_and_the_suspects_not_the_docstring() {
+        let s = suspects(&locs(), &files());
+        let mut ctx = Context::default();
+        ctx.focus.tests.push(Location {
+            path: "tests/test_core.py".into(),
+            start: 1,
+            end: 2,
+            name: "test_clamp".into(),
+            frame_line: None,
+        });
+        let mut f = files();
+        f.insert(
+            "tests/test_core.py".into(),
+            "def test_clamp():\n    assert clamp(5, 0, 3) == 3\n".into(),
+        );
+        let problem = Problem {
+            targets: vec!["tests/test_core.py::test_clamp".into()],
+            report: "noise\nE       assert 0 == 3\nFAILED tests/test_core.py::test_clamp\n".into(),
+            context: ctx,
+            files: f,
+        };
+        let p = prompt(&problem, &s, EditFormat::Function);
+        assert!(p.contains("E       assert 0 == 3"), "{p}");
+        assert!(!p.contains("noise"), "{p}");
+        assert!(p.contains("assert clamp(5, 0, 3) == 3"));
+        assert!(p.contains("clamp (file pkg/core.py, line 4)"));
+        assert!(!p.contains("Long doc"));
+        assert!(p.contains("single ```python code block"));
+        let sr = prompt(&problem, &s, EditFormat::SearchReplace);
+        assert!(sr.contains("<<<<<<< SEARCH") && sr.contains("block(s) for pkg/core.py"));
+    }
+
+    #[test]
+    fn passing_candidates_sort_by_diff_size_then_order() {
+        let c = |i: usize, status: &str, lines: usize| Candidate {
+            index: i,
+            status: status.into(),
+            detail: String::new(),
+            diff: format!("--- a/x\n+++ b/x\n{}", "+a\n".repeat(lines)),
+            usage: Usage::default(),
+            model_ms: 0,
+            check_ms: 0,
+            rollback_ms: 0,
+        };
+        let o = CandidatesOutcome {
+            candidates: vec![
+                c(0, "passing", 3),
+                c(1, "failing", 1),
+                c(2, "passing", 1),
+                c(3, "passing", 1),
+            ],
+            ..Default::default()
+        };
+        let order: Vec<usize> = o.passing().iter().map(|c| c.index).collect();
+        assert_eq!(order, [2, 3, 0]);
+        assert_eq!(diff_size("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 2);
+    }
+
+    #[test]
+    fn sample_zero_is_greedy_and_the_rest_differ_by_seed() {
+        assert_eq!(sampling(0, 0.8).temperature, 0.0);
+        assert_eq!(sampling(1, 0.8).temperature, 0.8);
+        assert_ne!(sampling(1, 0.8).seed, sampling(2, 0.8).seed);
+    }
+}

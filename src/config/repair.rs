@@ -1,0 +1,195 @@
+//! How a repair searches: the strategies tried in order, the model tiers escalated through,
+//! and the candidate strategy's knobs (`repair:` in `.github/patchloop.yml`, the action's
+//! inputs, the `--strategy`/`--escalate`/`--candidates` flags).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// One way of producing a patch.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// K localized edits sampled from one prompt, each fast-checked in a checkpoint of one
+    /// container; the passing ones are verified, smallest diff first.
+    Candidates,
+    /// The agent loop with the tools (view, search, edit, run the tests).
+    Loop,
+}
+
+impl Strategy {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Strategy::Candidates => "candidates",
+            Strategy::Loop => "loop",
+        }
+    }
+}
+
+/// How the candidate strategy asks for its edit.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum EditFormat {
+    /// The whole corrected function (its docstring is neither shown nor needed back).
+    #[default]
+    Function,
+    /// aider-style SEARCH/REPLACE blocks.
+    SearchReplace,
+}
+
+impl EditFormat {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            EditFormat::Function => "function",
+            EditFormat::SearchReplace => "search_replace",
+        }
+    }
+}
+
+/// The strategies when nothing is configured: cheap localized candidates first, then the
+/// loop on what they could not fix.
+pub const DEFAULT_STRATEGIES: [Strategy; 2] = [Strategy::Candidates, Strategy::Loop];
+pub const DEFAULT_CANDIDATES: usize = 4;
+/// Bytes of failing-code context (0 turns it off).
+pub const DEFAULT_CONTEXT_BYTES: usize = 3 * 1024;
+
+/// The merged repair settings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Repair {
+    pub strategies: Vec<Strategy>,
+    /// Model specs tried, in order, after the first model's strategies all failed.
+    pub escalate: Vec<String>,
+    pub candidates: usize,
+    pub edit_format: EditFormat,
+    /// Candidate requests in flight at once (the model server's slots).
+    pub parallel: usize,
+    pub context_bytes: usize,
+}
+
+impl Default for Repair {
+    fn default() -> Self {
+        Repair {
+            strategies: DEFAULT_STRATEGIES.to_vec(),
+            escalate: Vec::new(),
+            candidates: DEFAULT_CANDIDATES,
+            edit_format: EditFormat::Function,
+            parallel: 1,
+            context_bytes: DEFAULT_CONTEXT_BYTES,
+        }
+    }
+}
+
+/// `repair:` as written: every key optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RepairFile {
+    /// Strategies tried in order on each model until one gives a verified patch:
+    /// `candidates`, `loop` (default: [candidates, loop]).
+    pub strategies: Option<Vec<Strategy>>,
+    /// Model specs escalated to, in order, when every strategy failed on the model before
+    /// (e.g. [ollama:qwen2.5-coder:14b]). Default: none.
+    pub escalate: Option<Vec<String>>,
+    /// Candidate edits sampled per model (default 4).
+    pub candidates: Option<u64>,
+    /// `function` (the whole corrected function) or `search_replace`.
+    pub edit_format: Option<EditFormat>,
+    /// Candidate requests in flight at once: the model server's parallel slots (default 1).
+    pub parallel: Option<u64>,
+    /// Bytes of failing-code context shown to the model (default 3072; 0 turns it off).
+    pub context_bytes: Option<u64>,
+}
+
+/// The repair flags shared by `fix` and `eval` (each unset flag leaves the configured value).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RepairArgs {
+    /// Strategies in order, comma-separated: candidates, loop [default: candidates,loop, or
+    /// the config's repair.strategies].
+    #[arg(long = "strategy", value_enum, value_delimiter = ',')]
+    pub strategies: Vec<Strategy>,
+    /// A model spec to escalate to when every strategy failed on the models before
+    /// (repeatable; uses the same server flags).
+    #[arg(long)]
+    pub escalate: Vec<String>,
+    /// Candidate edits sampled per model [default: 4].
+    #[arg(long)]
+    pub candidates: Option<u64>,
+    /// How candidates are written [default: function].
+    #[arg(long, value_enum)]
+    pub edit_format: Option<EditFormat>,
+    /// Candidate requests in flight at once (the model server's slots) [default: 1].
+    #[arg(long)]
+    pub candidate_slots: Option<u64>,
+    /// Bytes of failing-code context in the first prompt; 0 turns it off [default: 3072].
+    #[arg(long)]
+    pub context_bytes: Option<u64>,
+}
+
+impl RepairArgs {
+    /// The flags as a `repair:` layer; `None` when no flag was given.
+    pub fn layer(&self) -> Option<RepairFile> {
+        let f = RepairFile {
+            strategies: (!self.strategies.is_empty()).then(|| self.strategies.clone()),
+            escalate: (!self.escalate.is_empty()).then(|| self.escalate.clone()),
+            candidates: self.candidates,
+            edit_format: self.edit_format,
+            parallel: self.candidate_slots,
+            context_bytes: self.context_bytes,
+        };
+        (f != RepairFile::default()).then_some(f)
+    }
+}
+
+/// Comma-separated strategies (the action's `strategies` input). Pure.
+pub fn parse_strategies(s: &str) -> Result<Vec<Strategy>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        out.push(match part {
+            "candidates" => Strategy::Candidates,
+            "loop" => Strategy::Loop,
+            other => {
+                return Err(format!(
+                    "unknown strategy `{other}`: use candidates and/or loop, comma-separated"
+                ));
+            }
+        });
+    }
+    if out.is_empty() {
+        return Err("no strategy given: use candidates and/or loop".into());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strategies_parse_and_bad_names_say_what_is_accepted() {
+        assert_eq!(
+            parse_strategies("candidates, loop").unwrap(),
+            [Strategy::Candidates, Strategy::Loop]
+        );
+        let e = parse_strategies("candidates,agentless").unwrap_err();
+        assert!(
+            e.contains("`agentless`") && e.contains("candidates and/or loop"),
+            "{e}"
+        );
+        assert!(parse_strategies(" , ").is_err());
+    }
+
+    #[test]
+    fn no_flag_is_no_layer() {
+        assert!(RepairArgs::default().layer().is_none());
+        let l = RepairArgs {
+            candidates: Some(8),
+            ..Default::default()
+        }
+        .layer()
+        .unwrap();
+        assert_eq!(l.candidates, Some(8));
+        assert_eq!(l.strategies, None);
+    }
+}
