@@ -61,9 +61,9 @@ pub fn replay(file: &Path, observation_lines: usize) -> anyhow::Result<String> {
         )
     })?;
     let t = trajectory::parse(&text);
-    if t.steps.is_empty() && t.fin.is_none() && t.model.is_empty() {
+    if t.steps.is_empty() && t.nodes.is_empty() && t.fin.is_none() && t.model.is_empty() {
         anyhow::bail!(
-            "{} is not a patchloop trajectory (no header, step or final line)",
+            "{} is not a patchloop trajectory (no header, step, node or final line)",
             file.display()
         );
     }
