@@ -331,30 +331,8 @@ pub fn render_markdown(a: &RunSummary, vs: &[RunSummary]) -> String {
         or_dash(a.model_s_per_resolved(), |v| format!("{v:.1} s"))
     );
     if !a.strategies.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n## Strategies (per model tier, all episodes)\n\n\
-             | tier | strategy | model | attempts | verified | tokens | model time | candidates (passing) |\n\
-             |---:|---|---|---:|---:|---:|---:|---:|"
-        );
-        for row in &a.strategies {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} | {:.1} s | {} |",
-                row.tier,
-                row.strategy,
-                row.models.join(", "),
-                row.attempts,
-                row.verified,
-                row.tokens,
-                row.model_ms as f64 / 1000.0,
-                if row.candidates > 0 {
-                    format!("{} ({})", row.candidates, row.passing)
-                } else {
-                    "—".to_string()
-                }
-            );
-        }
+        let _ = writeln!(s, "\n## Strategies (per model tier, all episodes)\n");
+        s.push_str(&strategy_table(&a.strategies));
     }
     if let Some(t) = &a.time {
         let n = t.episodes.max(1) as f64;
@@ -405,6 +383,10 @@ pub fn render_markdown(a: &RunSummary, vs: &[RunSummary]) -> String {
             a.run_id, a.run_id
         );
         s.push_str(&ab_table(&arms(&runs)));
+        for b in vs.iter().filter(|b| !b.strategies.is_empty()) {
+            let _ = writeln!(s, "\nStrategies of `{}`:\n", b.run_id);
+            s.push_str(&strategy_table(&b.strategies));
+        }
         for b in vs {
             let (m, shared) = compare(a, b);
             let _ = writeln!(
@@ -426,6 +408,33 @@ pub fn render_markdown(a: &RunSummary, vs: &[RunSummary]) -> String {
                 }
             );
         }
+    }
+    s
+}
+
+/// The per strategy × tier table as Markdown.
+pub fn strategy_table(rows: &[StrategyRow]) -> String {
+    let mut s = String::from(
+        "| tier | strategy | model | attempts | verified | tokens | model time | candidates (passing) |\n\
+         |---:|---|---|---:|---:|---:|---:|---:|\n",
+    );
+    for row in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {:.1} s | {} |",
+            row.tier,
+            row.strategy,
+            row.models.join(", "),
+            row.attempts,
+            row.verified,
+            row.tokens,
+            row.model_ms as f64 / 1000.0,
+            if row.candidates > 0 {
+                format!("{} ({})", row.candidates, row.passing)
+            } else {
+                "—".to_string()
+            }
+        );
     }
     s
 }
@@ -666,6 +675,15 @@ mod tests {
         );
         assert!(
             md.contains("| 1 | loop | big | 1 | 0 | 200 | 1.5 s | — |"),
+            "{md}"
+        );
+        // an arm compared with a run without attempts shows its own breakdown
+        let plain = summarize("plain", &[result("t1", 0, true)]);
+        let md = render_markdown(&plain, std::slice::from_ref(&sum));
+        assert!(!md.contains("## Strategies"), "{md}");
+        assert!(
+            md.contains("Strategies of `r`:\n\n| tier | strategy |")
+                && md.contains("| 1 | loop | big | 1 | 0 | 200 | 1.5 s | — |"),
             "{md}"
         );
     }
