@@ -292,6 +292,25 @@ fn replay_prints_a_trajectory() {
     assert!(text.contains("── step 2 ──"), "{text}");
     assert!(text.contains("▶ bash(cmd=\"echo hi\")"), "{text}");
     assert!(text.contains("══ stopped: submitted"), "{text}");
+    assert!(!text.contains("search tree"), "{text}");
+    std::fs::write(&f, TREE_TRAJ).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_patchloop"))
+        .arg("replay")
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("── search tree (3 nodes) ──"), "{text}");
+    assert!(
+        text.contains("  [verified] attempt t0.candidates · tier 0 · qwen-0.5b · candidates"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    [passing] candidate t0.candidates.c1")
+            && text.contains("    [failing] candidate t0.candidates.c2"),
+        "{text}"
+    );
     std::fs::write(&f, "hello\n").unwrap();
     let bad = Command::new(env!("CARGO_BIN_EXE_patchloop"))
         .arg("replay")
