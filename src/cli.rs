@@ -73,13 +73,15 @@ pub enum Command {
     #[command(subcommand)]
     Config(crate::config::ConfigCli),
     /// Summarize an eval run as Markdown (resolved rate with a Wilson interval, stop reasons,
-    /// verdicts, cost, pass@k; McNemar against another run) and write results/ID/viewer.html.
+    /// verdicts, cost and model time per resolved task, strategies, pass@k; an A/B table with
+    /// McNemar against other runs) and write results/ID/viewer.html.
     Report {
         #[arg(long)]
         run_id: String,
-        /// A second run on the same tasks to compare with (exact McNemar test).
+        /// Another run on the same tasks to compare with (exact McNemar test against
+        /// --run-id); repeat for several arms: `--vs B --vs C`.
         #[arg(long)]
-        vs: Option<String>,
+        vs: Vec<String>,
         /// Directory holding the runs.
         #[arg(long, default_value = "results")]
         results: std::path::PathBuf,
@@ -252,7 +254,7 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
             vs,
             results,
         } => {
-            let out = crate::eval::commands::report(&results, &run_id, vs.as_deref())?;
+            let out = crate::eval::commands::report(&results, &run_id, &vs)?;
             print!("{}", out.markdown);
             eprintln!("viewer: {}", out.viewer_path.display());
             Ok(Outcome::Success)

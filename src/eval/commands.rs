@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::eval::report::{render_markdown, summarize};
+use crate::eval::report::{episode_model_ms, render_markdown, summarize};
 use crate::eval::results::{EpisodeResult, episodes_dir, load_run, run_dir};
 use crate::eval::trajectory::{self, Trajectory};
 use crate::eval::viewer::render_html;
@@ -16,32 +16,48 @@ pub struct ReportOutput {
     pub viewer_path: PathBuf,
 }
 
-/// Summarize a run (and compare with another), write `report.md` and `viewer.html` into the
-/// run's directory, and return the Markdown.
-pub fn report(results_root: &Path, run_id: &str, vs: Option<&str>) -> anyhow::Result<ReportOutput> {
-    let results = load_run(results_root, run_id)?;
-    let summary = summarize(run_id, &results);
-    let other = match vs {
-        Some(v) => Some(summarize(v, &load_run(results_root, v)?)),
-        None => None,
-    };
-    let markdown = render_markdown(&summary, other.as_ref());
-    let dir = run_dir(results_root, run_id);
-    let markdown_path = dir.join("report.md");
-    std::fs::write(&markdown_path, &markdown)
-        .with_context(|| format!("cannot write {}", markdown_path.display()))?;
+/// A run's results, each with its trajectory when the file is readable, `model_ms` filled in
+/// from the trajectory for results that did not record it.
+fn load_episodes(
+    results_root: &Path,
+    run_id: &str,
+) -> anyhow::Result<Vec<(EpisodeResult, Option<Trajectory>)>> {
     let eps = episodes_dir(results_root, run_id);
-    let episodes: Vec<(EpisodeResult, Option<Trajectory>)> = results
+    Ok(load_run(results_root, run_id)?
         .into_iter()
-        .map(|r| {
+        .map(|mut r| {
             let t = r
                 .trajectory
                 .as_ref()
                 .and_then(|f| std::fs::read_to_string(eps.join(f)).ok())
                 .map(|text| trajectory::parse(&text));
+            r.model_ms = episode_model_ms(&r, t.as_ref());
             (r, t)
         })
-        .collect();
+        .collect())
+}
+
+/// Summarize a run (and compare it with other runs), write `report.md` and `viewer.html` into
+/// the run's directory, and return the Markdown.
+pub fn report(results_root: &Path, run_id: &str, vs: &[String]) -> anyhow::Result<ReportOutput> {
+    let episodes = load_episodes(results_root, run_id)?;
+    let results: Vec<EpisodeResult> = episodes.iter().map(|(r, _)| r.clone()).collect();
+    let summary = summarize(run_id, &results);
+    let others = vs
+        .iter()
+        .map(|v| {
+            let rs: Vec<EpisodeResult> = load_episodes(results_root, v)?
+                .into_iter()
+                .map(|(r, _)| r)
+                .collect();
+            Ok(summarize(v, &rs))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let markdown = render_markdown(&summary, &others);
+    let dir = run_dir(results_root, run_id);
+    let markdown_path = dir.join("report.md");
+    std::fs::write(&markdown_path, &markdown)
+        .with_context(|| format!("cannot write {}", markdown_path.display()))?;
     let viewer_path = dir.join("viewer.html");
     std::fs::write(&viewer_path, render_html(&summary, &episodes))
         .with_context(|| format!("cannot write {}", viewer_path.display()))?;
@@ -61,9 +77,9 @@ pub fn replay(file: &Path, observation_lines: usize) -> anyhow::Result<String> {
         )
     })?;
     let t = trajectory::parse(&text);
-    if t.steps.is_empty() && t.fin.is_none() && t.model.is_empty() {
+    if t.steps.is_empty() && t.nodes.is_empty() && t.fin.is_none() && t.model.is_empty() {
         anyhow::bail!(
-            "{} is not a patchloop trajectory (no header, step or final line)",
+            "{} is not a patchloop trajectory (no header, step, node or final line)",
             file.display()
         );
     }

@@ -1,11 +1,13 @@
-//! `patchloop report`: a run's results as Markdown, with honest intervals and, for two runs on
-//! the same tasks, the exact McNemar test.
+//! `patchloop report`: a run's results as Markdown, with honest intervals, spend per resolved
+//! task, the per-strategy breakdown and, for several runs on the same tasks, one A/B table with
+//! the exact McNemar test of each run against the first.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::eval::results::EpisodeResult;
 use crate::eval::stats::{self, McNemar, Proportion};
+use crate::eval::trajectory::{self, Trajectory};
 
 /// The numbers of one run.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +34,51 @@ pub struct RunSummary {
     pub per_task: BTreeMap<String, (u64, u64, bool)>,
     /// Where the time went, over the episodes that recorded it.
     pub time: Option<TimeSummary>,
+    /// Tokens and model-server milliseconds summed over first attempts (the spend behind
+    /// `resolved_first`).
+    pub first_tokens: u64,
+    pub first_model_ms: u64,
+    /// Each strategy × model tier tried, over every episode's `attempts` (empty for runs
+    /// without them), by tier then order of first appearance.
+    pub strategies: Vec<StrategyRow>,
+}
+
+impl RunSummary {
+    /// Tokens spent per resolved task (first attempts); `None` when none resolved.
+    pub fn tokens_per_resolved(&self) -> Option<f64> {
+        let n = self.resolved_first.successes;
+        (n > 0).then(|| self.first_tokens as f64 / n as f64)
+    }
+    /// Model-server seconds per resolved task (first attempts); `None` when none resolved.
+    pub fn model_s_per_resolved(&self) -> Option<f64> {
+        let n = self.resolved_first.successes;
+        (n > 0).then(|| self.first_model_ms as f64 / 1000.0 / n as f64)
+    }
+}
+
+/// One strategy on one model tier, summed over the run's episodes.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StrategyRow {
+    pub tier: usize,
+    pub strategy: String,
+    pub models: Vec<String>,
+    pub attempts: usize,
+    /// Attempts whose result is `verified`.
+    pub verified: usize,
+    pub tokens: u64,
+    pub model_ms: u64,
+    pub candidates: usize,
+    pub passing: usize,
+}
+
+/// Model-server time of one episode: the result's own `model_ms`, or (older results, which
+/// have 0) what its trajectory recorded.
+pub fn episode_model_ms(r: &EpisodeResult, t: Option<&Trajectory>) -> u64 {
+    if r.model_ms > 0 {
+        r.model_ms
+    } else {
+        t.map(trajectory::model_ms).unwrap_or(0)
+    }
 }
 
 /// Sums over episodes, seconds. The ratio `wall / tests` is the harness's cost relative to
@@ -63,7 +110,41 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
     let (mut wall, mut tokens, mut cost) = (0.0, 0.0, 0.0);
     let mut errors = 0;
     let mut time = TimeSummary::default();
+    let (mut first_tokens, mut first_model_ms) = (0u64, 0u64);
+    let mut strategies: Vec<StrategyRow> = Vec::new();
     for r in results {
+        if r.attempt == 0 {
+            first_tokens += r.total_tokens;
+            first_model_ms += r.model_ms;
+        }
+        for a in &r.attempts {
+            let at = match strategies
+                .iter()
+                .position(|row| row.tier == a.tier && row.strategy == a.strategy)
+            {
+                Some(at) => at,
+                None => {
+                    strategies.push(StrategyRow {
+                        tier: a.tier,
+                        strategy: a.strategy.clone(),
+                        ..StrategyRow::default()
+                    });
+                    strategies.len() - 1
+                }
+            };
+            let row = &mut strategies[at];
+            if !row.models.contains(&a.model) {
+                row.models.push(a.model.clone());
+            }
+            row.attempts += 1;
+            if a.result == "verified" {
+                row.verified += 1;
+            }
+            row.tokens += a.tokens;
+            row.model_ms += a.model_ms;
+            row.candidates += a.candidates;
+            row.passing += a.passing;
+        }
         if let Some(t) = &r.timings {
             time.episodes += 1;
             time.wall += r.wall_ms as f64 / 1000.0;
@@ -131,6 +212,13 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
         pass_k,
         per_task,
         time: (time.episodes > 0).then_some(time),
+        first_tokens,
+        first_model_ms,
+        strategies: {
+            // stable: strategies of one tier keep the order they were first tried in
+            strategies.sort_by_key(|row| row.tier);
+            strategies
+        },
     }
 }
 
@@ -144,6 +232,38 @@ pub fn compare(a: &RunSummary, b: &RunSummary) -> (McNemar, usize) {
     }
     let shared = pairs.len();
     (stats::mcnemar_pairs(pairs), shared)
+}
+
+/// One row of the A/B table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arm {
+    pub run_id: String,
+    pub models: Vec<String>,
+    pub resolved: Proportion,
+    pub tokens_per_resolved: Option<f64>,
+    pub model_s_per_resolved: Option<f64>,
+    /// Exact McNemar against the first run on the tasks both have, and how many that is
+    /// (`None` for the first run itself).
+    pub vs_first: Option<(McNemar, usize)>,
+}
+
+/// The A/B table's rows: every run, each compared (paired, first attempts) with the first.
+pub fn arms(runs: &[&RunSummary]) -> Vec<Arm> {
+    runs.iter()
+        .enumerate()
+        .map(|(i, r)| Arm {
+            run_id: r.run_id.clone(),
+            models: r.models.clone(),
+            resolved: r.resolved_first,
+            tokens_per_resolved: r.tokens_per_resolved(),
+            model_s_per_resolved: r.model_s_per_resolved(),
+            vs_first: (i > 0).then(|| compare(runs[0], r)),
+        })
+        .collect()
+}
+
+fn or_dash(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "—".to_string())
 }
 
 fn pct(p: f64) -> String {
@@ -161,7 +281,9 @@ fn interval(p: &Proportion) -> String {
     )
 }
 
-pub fn render_markdown(a: &RunSummary, vs: Option<&RunSummary>) -> String {
+/// The report of run `a`; with `vs` runs, also the A/B table of `a` and them (McNemar against
+/// `a`) and, per run, the McNemar counts in words.
+pub fn render_markdown(a: &RunSummary, vs: &[RunSummary]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# patchloop run `{}`\n", a.run_id);
     let _ = writeln!(
@@ -202,6 +324,16 @@ pub fn render_markdown(a: &RunSummary, vs: Option<&RunSummary>) -> String {
         "| {:.1} s | {:.0} | ${:.4} |",
         a.mean_wall_s, a.mean_tokens, a.mean_cost_usd
     );
+    let _ = writeln!(
+        s,
+        "\n## Cost per resolved task (first attempts)\n\n| tokens | model time |\n|---:|---:|\n| {} | {} |",
+        or_dash(a.tokens_per_resolved(), |v| format!("{v:.0}")),
+        or_dash(a.model_s_per_resolved(), |v| format!("{v:.1} s"))
+    );
+    if !a.strategies.is_empty() {
+        let _ = writeln!(s, "\n## Strategies (per model tier, all episodes)\n");
+        s.push_str(&strategy_table(&a.strategies));
+    }
     if let Some(t) = &a.time {
         let n = t.episodes.max(1) as f64;
         let _ = writeln!(s, "\n## Where the time went ({} episodes)\n", t.episodes);
@@ -241,31 +373,105 @@ pub fn render_markdown(a: &RunSummary, vs: Option<&RunSummary>) -> String {
             let _ = writeln!(s, "| {k} | {} | {} |", pct(*at), pct(*hat));
         }
     }
-    if let Some(b) = vs {
-        let (m, shared) = compare(a, b);
-        let _ = writeln!(s, "\n## `{}` vs `{}`\n", a.run_id, b.run_id);
+    if !vs.is_empty() {
+        let runs: Vec<&RunSummary> = std::iter::once(a).chain(vs).collect();
+        let _ = writeln!(s, "\n## A/B: {} runs\n", runs.len());
         let _ = writeln!(
             s,
-            "Tasks in both runs: {shared} (first attempts compared).\n"
+            "First attempts. Each run is compared with `{}` by the exact McNemar test on the \
+             tasks both have: b = resolved only by `{}`, c = resolved only by the run.\n",
+            a.run_id, a.run_id
         );
-        let _ = writeln!(s, "| run | resolved |\n|---|---|");
-        let _ = writeln!(s, "| `{}` | {} |", a.run_id, interval(&a.resolved_first));
-        let _ = writeln!(s, "| `{}` | {} |", b.run_id, interval(&b.resolved_first));
+        s.push_str(&ab_table(&arms(&runs)));
+        for b in vs.iter().filter(|b| !b.strategies.is_empty()) {
+            let _ = writeln!(s, "\nStrategies of `{}`:\n", b.run_id);
+            s.push_str(&strategy_table(&b.strategies));
+        }
+        for b in vs {
+            let (m, shared) = compare(a, b);
+            let _ = writeln!(
+                s,
+                "\n`{}` vs `{}`: tasks in both runs: {shared}. Exact McNemar test: resolved only by \
+                 `{}`: {}, only by `{}`: {}, same outcome: {}; two-sided p = {:.4}{}.",
+                a.run_id,
+                b.run_id,
+                a.run_id,
+                m.a_only,
+                b.run_id,
+                m.b_only,
+                m.concordant,
+                m.p_value,
+                if m.p_value < 0.05 {
+                    " (significant at 5%)"
+                } else {
+                    " (not significant at 5%)"
+                }
+            );
+        }
+    }
+    s
+}
+
+/// The per strategy × tier table as Markdown.
+pub fn strategy_table(rows: &[StrategyRow]) -> String {
+    let mut s = String::from(
+        "| tier | strategy | model | attempts | verified | tokens | model time | candidates (passing) |\n\
+         |---:|---|---|---:|---:|---:|---:|---:|\n",
+    );
+    for row in rows {
         let _ = writeln!(
             s,
-            "\nExact McNemar test: resolved only by `{}`: {}, only by `{}`: {}, same outcome: {}; \
-             two-sided p = {:.4}{}.",
-            a.run_id,
-            m.a_only,
-            b.run_id,
-            m.b_only,
-            m.concordant,
-            m.p_value,
-            if m.p_value < 0.05 {
-                " (significant at 5%)"
+            "| {} | {} | {} | {} | {} | {} | {:.1} s | {} |",
+            row.tier,
+            row.strategy,
+            row.models.join(", "),
+            row.attempts,
+            row.verified,
+            row.tokens,
+            row.model_ms as f64 / 1000.0,
+            if row.candidates > 0 {
+                format!("{} ({})", row.candidates, row.passing)
             } else {
-                " (not significant at 5%)"
+                "—".to_string()
             }
+        );
+    }
+    s
+}
+
+/// The A/B table as Markdown.
+pub fn ab_table(arms: &[Arm]) -> String {
+    let mut s = String::from(
+        "| arm | model | resolved | 95% Wilson | tokens / resolved | model-s / resolved | paired | b | c | p |\n\
+         |---|---|---:|---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for arm in arms {
+        let p = &arm.resolved;
+        let (paired, b, c, pv) = match &arm.vs_first {
+            Some((m, n)) => (
+                n.to_string(),
+                m.a_only.to_string(),
+                m.b_only.to_string(),
+                format!("{:.4}", m.p_value),
+            ),
+            None => ("—".into(), "—".into(), "—".into(), "—".into()),
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {}/{} ({}) | {} – {} | {} | {} | {paired} | {b} | {c} | {pv} |",
+            arm.run_id,
+            if arm.models.is_empty() {
+                "-".to_string()
+            } else {
+                arm.models.join(", ")
+            },
+            p.successes,
+            p.trials,
+            pct(p.rate),
+            pct(p.low),
+            pct(p.high),
+            or_dash(arm.tokens_per_resolved, |v| format!("{v:.0}")),
+            or_dash(arm.model_s_per_resolved, |v| format!("{v:.1}")),
         );
     }
     s
@@ -299,7 +505,7 @@ mod tests {
         assert_eq!(sum.tasks, 3);
         assert_eq!(sum.resolved_first.successes, 2);
         assert!(sum.pass_k.is_empty());
-        let md = render_markdown(&sum, None);
+        let md = render_markdown(&sum, &[]);
         assert!(
             md.contains(
                 "Resolved (first attempt): 2/3 = **66.7%** (95% Wilson interval 20.8% – 93.9%)"
@@ -333,7 +539,7 @@ mod tests {
         assert_eq!(t.episodes, 2);
         assert!((t.ratio() - 2.0).abs() < 1e-9);
         assert!((t.overhead_per_episode() - 2.0).abs() < 1e-9);
-        let md = render_markdown(&sum, None);
+        let md = render_markdown(&sum, &[]);
         assert!(md.contains("| 8.0 s | 4.0 s | 2.00x | 2.00 s |"), "{md}");
         assert!(md.contains("prepare 1.00 s, agent episode 0.50 s"), "{md}");
     }
@@ -350,7 +556,7 @@ mod tests {
         assert_eq!(sum.max_attempts, 2);
         // t1: pass@1 .5, pass@2 1, pass^2 0; t2: all 1
         assert_eq!(sum.pass_k, vec![(1, 0.75, 0.75), (2, 1.0, 0.5)]);
-        let md = render_markdown(&sum, None);
+        let md = render_markdown(&sum, &[]);
         assert!(md.contains("| 2 | 100.0% | 50.0% |"), "{md}");
         assert!(md.contains("Resolved (all episodes): 3/4"), "{md}");
     }
@@ -368,7 +574,161 @@ mod tests {
         let (m, shared) = compare(&sa, &sb);
         assert_eq!(shared, 10);
         assert_eq!((m.a_only, m.b_only, m.concordant), (7, 0, 3));
-        let md = render_markdown(&sa, Some(&sb));
+        let md = render_markdown(&sa, std::slice::from_ref(&sb));
         assert!(md.contains("resolved only by `a`: 7, only by `b`: 0, same outcome: 3; two-sided p = 0.0156 (significant at 5%)"), "{md}");
+    }
+
+    #[test]
+    fn spend_per_resolved_task_counts_first_attempts() {
+        let mut rs = vec![
+            result("t1", 0, true),
+            result("t1", 1, true),
+            result("t2", 0, false),
+        ];
+        rs[0].model_ms = 3000;
+        rs[1].total_tokens = 5000; // a later attempt: not in the first-attempt figures
+        rs[1].model_ms = 9000;
+        rs[2].model_ms = 1000;
+        let sum = summarize("r", &rs);
+        assert_eq!((sum.first_tokens, sum.first_model_ms), (2000, 4000));
+        assert_eq!(sum.tokens_per_resolved(), Some(2000.0));
+        assert_eq!(sum.model_s_per_resolved(), Some(4.0));
+        let md = render_markdown(&sum, &[]);
+        assert!(
+            md.contains("| tokens | model time |\n|---:|---:|\n| 2000 | 4.0 s |"),
+            "{md}"
+        );
+        assert!(!md.contains("## Strategies"), "no attempts recorded: {md}");
+        let none = summarize("n", &[result("t1", 0, false)]);
+        assert_eq!(none.tokens_per_resolved(), None);
+        assert!(
+            render_markdown(&none, &[]).contains("|---:|---:|\n| — | — |"),
+            "{}",
+            render_markdown(&none, &[])
+        );
+    }
+
+    #[test]
+    fn model_ms_falls_back_to_the_trajectory() {
+        use crate::eval::trajectory::{parse, tests::TREE};
+        let t = parse(TREE);
+        let mut r = result("t1", 0, true);
+        assert_eq!(episode_model_ms(&r, Some(&t)), 6300);
+        assert_eq!(episode_model_ms(&r, None), 0);
+        r.model_ms = 5;
+        assert_eq!(
+            episode_model_ms(&r, Some(&t)),
+            5,
+            "the result's own figure wins"
+        );
+    }
+
+    #[test]
+    fn strategies_are_summed_per_tier() {
+        use crate::verify::receipt::RepairAttempt;
+        let att = |tier, strategy: &str, model: &str, result: &str, cands, passing| RepairAttempt {
+            tier,
+            model: model.into(),
+            strategy: strategy.into(),
+            result: result.into(),
+            tokens: 100 * (tier as u64 + 1),
+            cost_usd: 0.0,
+            model_ms: 1500,
+            wall_ms: 2000,
+            candidates: cands,
+            passing,
+        };
+        let mut rs = vec![result("t1", 0, false), result("t2", 0, true)];
+        rs[0].attempts = vec![att(1, "loop", "big", "not_verified", 0, 0)];
+        rs[1].attempts = vec![
+            att(0, "candidates", "small", "not_passing", 4, 0),
+            att(0, "loop", "small", "budget", 0, 0),
+            att(1, "candidates", "big", "verified", 3, 1),
+        ];
+        let mut more = result("t3", 0, true);
+        more.attempts = vec![att(0, "candidates", "small2", "verified", 2, 2)];
+        rs.push(more);
+        let sum = summarize("r", &rs);
+        let keys: Vec<(usize, &str, usize, usize)> = sum
+            .strategies
+            .iter()
+            .map(|r| (r.tier, r.strategy.as_str(), r.attempts, r.verified))
+            .collect();
+        assert_eq!(
+            keys,
+            vec![
+                (0, "candidates", 2, 1),
+                (0, "loop", 1, 0),
+                (1, "loop", 1, 0),
+                (1, "candidates", 1, 1)
+            ]
+        );
+        assert_eq!(sum.strategies[0].models, vec!["small", "small2"]);
+        assert_eq!(
+            (sum.strategies[0].candidates, sum.strategies[0].passing),
+            (6, 2)
+        );
+        let md = render_markdown(&sum, &[]);
+        assert!(
+            md.contains("| 0 | candidates | small, small2 | 2 | 1 | 200 | 3.0 s | 6 (2) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 1 | loop | big | 1 | 0 | 200 | 1.5 s | — |"),
+            "{md}"
+        );
+        // an arm compared with a run without attempts shows its own breakdown
+        let plain = summarize("plain", &[result("t1", 0, true)]);
+        let md = render_markdown(&plain, std::slice::from_ref(&sum));
+        assert!(!md.contains("## Strategies"), "{md}");
+        assert!(
+            md.contains("Strategies of `r`:\n\n| tier | strategy |")
+                && md.contains("| 1 | loop | big | 1 | 0 | 200 | 1.5 s | — |"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn ab_table_of_four_runs_pairs_against_the_first() {
+        let run = |ids: &[&str], resolved: &dyn Fn(usize) -> bool, model_ms: u64| {
+            ids.iter()
+                .enumerate()
+                .map(|(i, id)| {
+                    let mut r = result(id, 0, resolved(i));
+                    r.model_ms = model_ms;
+                    r
+                })
+                .collect::<Vec<_>>()
+        };
+        let ten: Vec<String> = (0..10).map(|i| format!("t{i}")).collect();
+        let ten: Vec<&str> = ten.iter().map(String::as_str).collect();
+        let base = summarize("loop", &run(&ten, &|i| i < 3, 1500));
+        let cands = summarize("cands", &run(&ten, &|i| i < 8, 0));
+        // five shared tasks and one the first run lacks
+        let part = summarize(
+            "part",
+            &run(&["t0", "t1", "t2", "t3", "t4", "extra"], &|i| i >= 2, 600),
+        );
+        let none = summarize("none", &run(&ten, &|_| false, 100));
+        let rows = arms(&[&base, &cands, &part, &none]);
+        assert_eq!(rows[0].vs_first, None);
+        let (m, paired) = rows[2].vs_first.unwrap();
+        // base resolves t0 t1 t2, part resolves t2 t3 t4 (+ extra, unpaired)
+        assert_eq!((m.a_only, m.b_only, m.concordant, paired), (2, 2, 1, 5));
+        assert_eq!(m.p_value, 1.0);
+        let md = render_markdown(&base, &[cands, part, none]);
+        assert!(md.contains("## A/B: 4 runs"), "{md}");
+        for row in [
+            "| `loop` | oracle | 3/10 (30.0%) | 10.8% – 60.3% | 3333 | 5.0 | — | — | — | — |",
+            "| `cands` | oracle | 8/10 (80.0%) | 49.0% – 94.3% | 1250 | 0.0 | 10 | 0 | 5 | 0.0625 |",
+            "| `part` | oracle | 4/6 (66.7%) | 30.0% – 90.3% | 1500 | 0.9 | 5 | 2 | 2 | 1.0000 |",
+            "| `none` | oracle | 0/10 (0.0%) | 0.0% – 27.8% | — | — | 10 | 3 | 0 | 0.2500 |",
+        ] {
+            assert!(md.contains(row), "missing {row}\n{md}");
+        }
+        assert!(
+            md.contains("`loop` vs `part`: tasks in both runs: 5."),
+            "{md}"
+        );
     }
 }

@@ -1,7 +1,9 @@
-//! Reading agent trajectories (JSONL: a `header` line, one `step` line per step, other event
-//! lines, a `final` line) for replay and the viewer. Tolerant: a crashed run's partial file and
-//! unknown fields still read; unreadable lines are counted, not fatal.
+//! Reading agent trajectories (JSONL: a `header` line, one `step` line per step, `node` lines of
+//! the repair's search tree, other event lines, a `final` line) for replay, the report and the
+//! viewer. Tolerant: a crashed run's partial file and unknown fields still read; unreadable lines
+//! are counted, not fatal.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 use serde::Deserialize;
@@ -43,11 +45,32 @@ pub struct Final {
     pub patch: String,
 }
 
+/// One node of the search tree (`crate::agent::trajectory::NodeRecord` as read back, every
+/// field optional so older or partial lines still read).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Node {
+    pub id: String,
+    pub parent: Option<String>,
+    /// `attempt`, `candidate` or `episode`.
+    pub node: String,
+    pub tier: usize,
+    pub model: String,
+    pub strategy: String,
+    pub status: String,
+    pub detail: String,
+    pub diff: String,
+    pub tokens: u64,
+    pub model_ms: u64,
+}
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Trajectory {
     pub model: String,
     pub task: String,
     pub steps: Vec<Step>,
+    /// The search tree's nodes, one per id (its last line), in order of first appearance.
+    pub nodes: Vec<Node>,
     /// Events other than steps (kind, payload), in order.
     pub events: Vec<(String, Value)>,
     pub fin: Option<Final>,
@@ -57,6 +80,8 @@ pub struct Trajectory {
 
 pub fn parse(text: &str) -> Trajectory {
     let mut t = Trajectory::default();
+    // id -> index in t.nodes: a node written again replaces its earlier line in place.
+    let mut node_at: HashMap<String, usize> = HashMap::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -79,6 +104,16 @@ pub fn parse(text: &str) -> Trajectory {
                 Ok(s) => t.steps.push(s),
                 Err(_) => t.bad_lines.push(i + 1),
             },
+            "node" => match serde_json::from_value::<Node>(v) {
+                Ok(n) if !n.id.is_empty() => match node_at.get(&n.id) {
+                    Some(&at) => t.nodes[at] = n,
+                    None => {
+                        node_at.insert(n.id.clone(), t.nodes.len());
+                        t.nodes.push(n);
+                    }
+                },
+                _ => t.bad_lines.push(i + 1),
+            },
             "final" => match serde_json::from_value::<Final>(v) {
                 Ok(f) => t.fin = Some(f),
                 Err(_) => t.bad_lines.push(i + 1),
@@ -87,6 +122,70 @@ pub fn parse(text: &str) -> Trajectory {
         }
     }
     t
+}
+
+/// Time the model server spent answering, as the trajectory records it: every step's
+/// `model_ms` plus every candidate node's (candidates are sampled outside the loop's steps).
+/// Attempt and episode nodes are sums of what lies under them, so they are not added again.
+pub fn model_ms(t: &Trajectory) -> u64 {
+    let steps: u64 = t.steps.iter().map(|s| s.model_ms).sum();
+    let candidates: u64 = t
+        .nodes
+        .iter()
+        .filter(|n| n.node == "candidate")
+        .map(|n| n.model_ms)
+        .sum();
+    steps + candidates
+}
+
+/// The nodes as a forest: each root with its descendants, depth-first in order of first
+/// appearance, as (depth, node). A node whose parent is unknown is a root; a node is visited
+/// once, so a cycle in bad input cannot loop.
+pub fn tree(nodes: &[Node]) -> Vec<(usize, &Node)> {
+    let ids: HashSet<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
+    let mut children: HashMap<&str, Vec<&Node>> = HashMap::new();
+    let mut roots = Vec::new();
+    for n in nodes {
+        match n.parent.as_deref() {
+            Some(p) if ids.contains(p) && p != n.id => children.entry(p).or_default().push(n),
+            _ => roots.push(n),
+        }
+    }
+    let mut out = Vec::with_capacity(nodes.len());
+    let mut seen: HashSet<&str> = HashSet::new();
+    // Roots first; then whatever a parent cycle kept unreachable, so no node is dropped.
+    for start in roots.into_iter().chain(nodes.iter()) {
+        let mut stack = vec![(0, start)];
+        while let Some((depth, n)) = stack.pop() {
+            if !seen.insert(n.id.as_str()) {
+                continue;
+            }
+            out.push((depth, n));
+            if let Some(kids) = children.get(n.id.as_str()) {
+                stack.extend(kids.iter().rev().map(|k| (depth + 1, *k)));
+            }
+        }
+    }
+    out
+}
+
+/// A node's one-line description: kind, tier/model/strategy, status, spend.
+pub fn node_line(n: &Node) -> String {
+    let mut s = format!("{} {}", or_dash(&n.node), or_dash(&n.id));
+    let _ = write!(s, " · tier {}", n.tier);
+    if !n.model.is_empty() {
+        let _ = write!(s, " · {}", n.model);
+    }
+    if !n.strategy.is_empty() {
+        let _ = write!(s, " · {}", n.strategy);
+    }
+    let _ = write!(
+        s,
+        " · {} tokens · {:.1} model-s",
+        n.tokens,
+        n.model_ms as f64 / 1000.0
+    );
+    s
 }
 
 fn str_field(v: &Value, k: &str) -> String {
@@ -158,6 +257,27 @@ pub fn render_text(t: &Trajectory, observation_lines: usize) -> String {
             let _ = writeln!(s, "  note: {n}");
         }
     }
+    if !t.nodes.is_empty() {
+        let _ = writeln!(s, "\n── search tree ({} nodes) ──", t.nodes.len());
+        for (depth, n) in tree(&t.nodes) {
+            let pad = "  ".repeat(depth + 1);
+            let _ = writeln!(s, "{pad}[{}] {}", or_dash(&n.status), node_line(n));
+            if !n.detail.trim().is_empty() {
+                let _ = writeln!(s, "{pad}    {}", clip_str(n.detail.trim(), 200));
+            }
+            let diff: Vec<&str> = n.diff.lines().collect();
+            for l in diff.iter().take(observation_lines) {
+                let _ = writeln!(s, "{pad}    {l}");
+            }
+            if diff.len() > observation_lines {
+                let _ = writeln!(
+                    s,
+                    "{pad}    … {} more diff lines",
+                    diff.len() - observation_lines
+                );
+            }
+        }
+    }
     for (kind, _) in &t.events {
         let _ = writeln!(s, "\n[event: {kind}]");
     }
@@ -212,6 +332,121 @@ pub(crate) mod tests {
         r#"{"kind":"final","stop_reason":"submitted","detail":"","steps":2,"total_tokens":35,"cost_usd":0.0,"wall_ms":1500,"patch":"--- a/minilib/core.py\n+++ b/minilib/core.py\n@@ -2 +2 @@\n-    if v > 3:\n+    if v >= 3:\n"}"#,
         "\n"
     );
+
+    /// A search tree: candidates on tier 0 (one passing, one failing; c1 written twice as its
+    /// test run finishes), then the loop on tier 1, with one step of its own.
+    pub const TREE: &str = concat!(
+        r#"{"kind":"header","format_version":1,"model":"qwen-1.5b","task":"fix clamp"}"#,
+        "\n",
+        r#"{"kind":"node","id":"t0.candidates","parent":null,"node":"attempt","tier":0,"model":"qwen-0.5b","strategy":"candidates","status":"running","detail":"","diff":"","tokens":0,"model_ms":0}"#,
+        "\n",
+        r#"{"kind":"node","id":"t0.candidates.c1","parent":"t0.candidates","node":"candidate","tier":0,"model":"qwen-0.5b","strategy":"candidates","status":"testing","detail":"","diff":"","tokens":300,"model_ms":1200}"#,
+        "\n",
+        r#"{"kind":"node","id":"t0.candidates.c2","parent":"t0.candidates","node":"candidate","tier":0,"model":"qwen-0.5b","strategy":"candidates","status":"failing","detail":"tests/test_core.py::test_clamp still fails","diff":"--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-a\n+c\n","tokens":280,"model_ms":1100}"#,
+        "\n",
+        r#"{"kind":"node","id":"t0.candidates.c1","parent":"t0.candidates","node":"candidate","tier":0,"model":"qwen-0.5b","strategy":"candidates","status":"passing","detail":"target tests pass","diff":"--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-a\n+<b>\n","tokens":300,"model_ms":1200}"#,
+        "\n",
+        r#"{"kind":"node","id":"t0.candidates","parent":null,"node":"attempt","tier":0,"model":"qwen-0.5b","strategy":"candidates","status":"not_verified","detail":"hidden tests fail","diff":"","tokens":580,"model_ms":2300}"#,
+        "\n",
+        r#"{"kind":"node","id":"t1.loop","parent":null,"node":"attempt","tier":1,"model":"qwen-1.5b","strategy":"loop","status":"verified","detail":"","diff":"","tokens":900,"model_ms":4000}"#,
+        "\n",
+        r#"{"kind":"node","id":"t1.loop.e","parent":"t1.loop","node":"episode","tier":1,"model":"qwen-1.5b","strategy":"loop","status":"submitted","tokens":900,"model_ms":4000}"#,
+        "\n",
+        r#"{"kind":"step","step":1,"assistant_content":"","finish":"tool_calls","calls":[],"model_ms":4000,"tools_ms":5,"total_tokens":900,"notes":[]}"#,
+        "\n",
+        r#"{"kind":"node","parent":"t1.loop"}"#,
+        "\n",
+        r#"{"kind":"final","stop_reason":"submitted","detail":"","steps":1,"total_tokens":1480,"cost_usd":0.0,"wall_ms":9000,"patch":""}"#,
+        "\n"
+    );
+
+    #[test]
+    fn nodes_last_line_wins_in_first_order() {
+        let t = parse(TREE);
+        let ids: Vec<&str> = t.nodes.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            vec![
+                "t0.candidates",
+                "t0.candidates.c1",
+                "t0.candidates.c2",
+                "t1.loop",
+                "t1.loop.e"
+            ]
+        );
+        assert_eq!(t.nodes[0].status, "not_verified");
+        assert_eq!(t.nodes[1].status, "passing");
+        assert!(t.nodes[1].diff.contains("+<b>"));
+        // the node line without an id cannot be placed: counted as unreadable
+        assert_eq!(t.bad_lines, vec![10]);
+        assert!(t.events.is_empty(), "{:?}", t.events);
+    }
+
+    #[test]
+    fn model_ms_sums_steps_and_candidates_only() {
+        // steps 4000 + candidates 1200 + 1100; attempt and episode nodes are sums, not added
+        assert_eq!(model_ms(&parse(TREE)), 6300);
+        assert_eq!(model_ms(&parse(SAMPLE)), 190);
+        assert_eq!(model_ms(&Trajectory::default()), 0);
+    }
+
+    #[test]
+    fn tree_nests_by_parent_and_survives_bad_parents() {
+        let t = parse(TREE);
+        let got: Vec<(usize, &str)> = tree(&t.nodes)
+            .into_iter()
+            .map(|(d, n)| (d, n.id.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "t0.candidates"),
+                (1, "t0.candidates.c1"),
+                (1, "t0.candidates.c2"),
+                (0, "t1.loop"),
+                (1, "t1.loop.e")
+            ]
+        );
+        let node = |id: &str, parent: Option<&str>| Node {
+            id: id.into(),
+            parent: parent.map(str::to_string),
+            ..Node::default()
+        };
+        // a cycle, a self-parent and an unknown parent: every node still shows, once
+        let odd = vec![
+            node("a", Some("b")),
+            node("b", Some("a")),
+            node("s", Some("s")),
+            node("o", Some("gone")),
+        ];
+        let got: Vec<(usize, &str)> = tree(&odd)
+            .into_iter()
+            .map(|(d, n)| (d, n.id.as_str()))
+            .collect();
+        assert_eq!(got, vec![(0, "s"), (0, "o"), (0, "a"), (1, "b")]);
+    }
+
+    #[test]
+    fn replay_prints_the_tree() {
+        let text = render_text(&parse(TREE), 3);
+        assert!(text.contains("── search tree (5 nodes) ──"), "{text}");
+        assert!(
+            text.contains(
+                "  [not_verified] attempt t0.candidates · tier 0 · qwen-0.5b · candidates · 580 tokens · 2.3 model-s"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("    [passing] candidate t0.candidates.c1 · tier 0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("        tests/test_core.py::test_clamp still fails"),
+            "{text}"
+        );
+        assert!(text.contains("        … 2 more diff lines"), "{text}");
+        assert!(!text.contains("[event: node]"), "{text}");
+    }
 
     #[test]
     fn parses_steps_final_and_bad_lines() {

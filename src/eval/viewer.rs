@@ -1,12 +1,13 @@
 //! The static episode viewer: one self-contained HTML file (inline CSS, no scripts, no external
-//! resources) with every episode of a run: verdict, steps, tool calls, observations, the diff.
+//! resources) with every episode of a run: verdict, the repair's search tree (attempts per
+//! strategy and tier, their candidates), steps, tool calls, observations, the diff.
 //! Everything model- or repository-written is escaped: the page shows it, never runs it.
 
 use std::fmt::Write;
 
 use crate::eval::report::RunSummary;
 use crate::eval::results::EpisodeResult;
-use crate::eval::trajectory::{Trajectory, args_line, clip_str};
+use crate::eval::trajectory::{self, Node, Trajectory, args_line, clip_str};
 
 const STYLE: &str = include_str!("viewer.css");
 /// Observations longer than this are clipped in the page (the trajectory keeps them whole).
@@ -25,6 +26,91 @@ pub fn escape(s: &str) -> String {
         }
     }
     out
+}
+
+/// A status's colour: passed, failed, or neither yet (running, a duplicate, a stop reason).
+fn status_class(status: &str) -> &'static str {
+    match status {
+        "verified" | "passing" => "st-ok",
+        "" | "running" | "testing" | "submitted" | "duplicate" | "skipped" => "st-other",
+        _ => "st-bad",
+    }
+}
+
+fn node_html(s: &mut String, n: &Node) {
+    let _ = write!(
+        s,
+        "<li class=\"node {kind}\" data-node=\"{id}\"><div class=\"node-head\">\
+         <span class=\"status {class}\">{status}</span> <b>{kind}</b> <code>{id}</code> · tier {tier}{model}{strategy} · {tokens} tokens · {ms:.1} model-s</div>",
+        kind = escape(&n.node),
+        id = escape(&n.id),
+        class = status_class(&n.status),
+        status = escape(if n.status.is_empty() { "-" } else { &n.status }),
+        tier = n.tier,
+        model = if n.model.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", escape(&n.model))
+        },
+        strategy = if n.strategy.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", escape(&n.strategy))
+        },
+        tokens = n.tokens,
+        ms = n.model_ms as f64 / 1000.0,
+    );
+    if !n.detail.trim().is_empty() {
+        let _ = write!(
+            s,
+            "<p class=\"detail\">{}</p>",
+            escape(&clip_str(n.detail.trim(), MAX_OBSERVATION))
+        );
+    }
+    if !n.diff.trim().is_empty() {
+        let _ = write!(
+            s,
+            "<details class=\"node-diff\"><summary>diff ({} lines)</summary>{}</details>",
+            n.diff.lines().count(),
+            diff_html(&n.diff)
+        );
+    }
+}
+
+/// The search tree as nested lists. `trajectory::tree` lists parents before children and a
+/// child's depth is at most its predecessor's + 1, so one pass opens and closes the lists.
+fn tree_html(s: &mut String, nodes: &[Node]) {
+    let _ = writeln!(
+        s,
+        "<h3>search tree <small>({} nodes)</small></h3>",
+        nodes.len()
+    );
+    s.push_str("<ul class=\"tree\">");
+    let mut open = 1; // <ul> elements open
+    for (i, (depth, n)) in trajectory::tree(nodes).into_iter().enumerate() {
+        let want = depth + 1;
+        if i > 0 {
+            if want > open {
+                s.push_str("<ul>");
+                open += 1;
+            } else {
+                s.push_str("</li>");
+                while open > want {
+                    s.push_str("</ul></li>");
+                    open -= 1;
+                }
+            }
+        }
+        node_html(s, n);
+    }
+    if !nodes.is_empty() {
+        s.push_str("</li>");
+    }
+    while open > 1 {
+        s.push_str("</ul></li>");
+        open -= 1;
+    }
+    s.push_str("</ul>\n");
 }
 
 /// A diff with added/removed lines marked for colouring.
@@ -106,11 +192,12 @@ fn episode_html(s: &mut String, i: usize, r: &EpisodeResult, t: Option<&Trajecto
     );
     let _ = writeln!(
         s,
-        "<p class=\"meta\">stop reason <b>{}</b> · {} steps · {:.1} s · {} tokens · ${:.4}</p>",
+        "<p class=\"meta\">stop reason <b>{}</b> · {} steps · {:.1} s · {} tokens · {:.1} model-s · ${:.4}</p>",
         escape(&r.stop_reason),
         r.steps,
         r.wall_ms as f64 / 1000.0,
         r.total_tokens,
+        r.model_ms as f64 / 1000.0,
         r.cost_usd
     );
     if let Some(e) = &r.error {
@@ -125,6 +212,9 @@ fn episode_html(s: &mut String, i: usize, r: &EpisodeResult, t: Option<&Trajecto
                     "<details><summary>task</summary><pre>{}</pre></details>",
                     escape(&t.task)
                 );
+            }
+            if !t.nodes.is_empty() {
+                tree_html(s, &t.nodes);
             }
             for st in &t.steps {
                 let _ = writeln!(
@@ -207,5 +297,39 @@ mod tests {
             !html.contains("http://") && !html.contains("https://"),
             "external resource"
         );
+    }
+
+    #[test]
+    fn search_tree_nests_nodes_under_their_attempt() {
+        use crate::eval::trajectory::tests::TREE;
+        let r = result("t1", 0, true);
+        let html = render_html(
+            &summarize("r", std::slice::from_ref(&r)),
+            &[(r.clone(), Some(parse(TREE))), (r, Some(parse(SAMPLE)))],
+        );
+        assert_eq!(html.matches("search tree <small>(5 nodes)").count(), 1);
+        assert_eq!(html.matches("<ul").count(), html.matches("</ul>").count());
+        assert_eq!(html.matches("<li").count(), html.matches("</li>").count());
+        assert_eq!(html.matches("<li").count(), 5);
+        let tree = &html[html.find("<ul class=\"tree\">").unwrap()..];
+        let tree = &tree[..tree.find("</ul>\n").unwrap()];
+        // c1 and c2 inside t0.candidates' list item, which closes before t1.loop opens
+        let pos = |needle: &str| {
+            tree.find(needle)
+                .unwrap_or_else(|| panic!("{needle}: {tree}"))
+        };
+        let attempt = pos("data-node=\"t0.candidates\"");
+        let c1 = pos("data-node=\"t0.candidates.c1\"");
+        let c2 = pos("data-node=\"t0.candidates.c2\"");
+        let lp = pos("data-node=\"t1.loop\"");
+        assert!(attempt < c1 && c1 < c2 && c2 < lp, "{tree}");
+        assert_eq!(&tree[attempt..c1].matches("<ul>").count(), &1, "{tree}");
+        assert_eq!(&tree[c2..lp].matches("</ul></li>").count(), &1, "{tree}");
+        assert!(tree.contains("<span class=\"status st-ok\">passing</span> <b>candidate</b>"));
+        assert!(tree.contains("<span class=\"status st-bad\">failing</span>"));
+        assert!(tree.contains("· tier 0 · qwen-0.5b · candidates · 300 tokens · 1.2 model-s"));
+        assert!(tree.contains("<summary>diff (5 lines)</summary>"), "{tree}");
+        assert!(tree.contains("+&lt;b&gt;"), "the diff is escaped: {tree}");
+        assert!(tree.contains("tests/test_core.py::test_clamp still fails"));
     }
 }
