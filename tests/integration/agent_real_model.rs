@@ -98,6 +98,8 @@ async fn a_real_small_model_runs_a_full_episode() {
         "agent-test-real",
     );
     plan.verify_reruns = 0;
+    // The loop alone (the candidate path has its own test below).
+    plan.strategies = vec![patchloop::config::repair::Strategy::Loop];
     let o = pipeline::run(&d, &sandbox_image, &model, &plan)
         .await
         .expect("the run must not fail");

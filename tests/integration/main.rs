@@ -32,6 +32,7 @@ mod github_post;
 mod images_prune;
 mod langs;
 mod mcp_server;
+mod pipeline_strategies;
 mod prepare;
 mod verify_cli;
 mod verify_corpus;

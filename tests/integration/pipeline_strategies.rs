@@ -1,0 +1,184 @@
+//! The repair strategies against the real daemon, with scripted models (test doubles): the
+//! candidate strategy's checkpoint (each candidate applied, checked and rolled back in one
+//! container), the winner rule (verified, then the smallest diff), escalation over model tiers
+//! with the workspace reset between attempts, and the spend each attempt records.
+
+use patchloop::agent::episode::{Budgets, EpisodeConfig};
+use patchloop::agent::model::scripted::Scripted;
+use patchloop::agent::model::Model;
+use patchloop::agent::tools::ToolConfig;
+use patchloop::config::repair::Strategy;
+use patchloop::pipeline::testing::DemoImage;
+use patchloop::pipeline::{self, FixVerdict, Plan};
+use patchloop::sandbox::docker;
+use serde_json::Value;
+
+/// The demo's correct fix, as a whole function (the docstring left out, as asked).
+const RIGHT: &str = "```python\ndef median(values):\n    if not values:\n        raise ValueError(\"median() of an empty sequence\")\n    ordered = sorted(values)\n    mid = len(ordered) // 2\n    if len(ordered) % 2 == 1:\n        return ordered[mid]\n    return (ordered[mid - 1] + ordered[mid]) / 2\n```";
+
+/// Also passes every test, with a bigger diff (the winner rule must prefer RIGHT).
+const RIGHT_BUT_LONGER: &str = "```python\ndef median(values):\n    if not values:\n        raise ValueError(\"median() of an empty sequence\")\n    ordered = sorted(values)\n    n = len(ordered)\n    mid = n // 2\n    if n % 2 == 1:\n        result = ordered[mid]\n    else:\n        result = (ordered[mid - 1] + ordered[mid]) / 2\n    return result\n```";
+
+/// Makes the even case pass and breaks the empty case (a test that passed before).
+const BREAKS_ANOTHER: &str = "```python\ndef median(values):\n    ordered = sorted(values)\n    mid = len(ordered) // 2\n    if len(ordered) % 2 == 1:\n        return ordered[mid]\n    return (ordered[mid - 1] + ordered[mid]) / 2\n```";
+
+const WRONG: &str =
+    "```python\ndef median(values):\n    ordered = sorted(values)\n    return ordered[0]\n```";
+
+fn scripted(yaml: &str, name: &str) -> Scripted {
+    Scripted::from_yaml(yaml, name).unwrap()
+}
+
+fn candidates_yaml(replies: &[&str]) -> String {
+    let mut y = String::from("turns: []\ncandidates:\n");
+    for r in replies {
+        y.push_str(&format!("  - {}\n", serde_json::to_string(r).unwrap()));
+    }
+    y
+}
+
+fn plan(out: &std::path::Path, test_cmd: &str, name: &str) -> Plan {
+    let mut p = Plan::new(
+        EpisodeConfig {
+            budgets: Budgets {
+                max_steps: 6,
+                ..Budgets::default()
+            },
+            tools: ToolConfig {
+                test_cmd: test_cmd.into(),
+                ..ToolConfig::default()
+            },
+        },
+        out,
+        name,
+    );
+    p.verify_reruns = 1;
+    p
+}
+
+fn lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The last line of each node id.
+fn nodes(traj: &[Value]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for l in traj.iter().filter(|l| l["kind"] == "node") {
+        match out.iter_mut().find(|n| n["id"] == l["id"]) {
+            Some(n) => *n = l.clone(),
+            None => out.push(l.clone()),
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn candidates_are_checked_in_one_container_and_the_smallest_verified_wins() {
+    let image = DemoImage::prepare("strategy-cand").await.unwrap();
+    let d = docker::connect().await.expect("Docker is required");
+    let img = pipeline::inspect_image(&d, &image.0).await.unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let mut p = plan(out.path(), &img.test_cmd, "strategy-cand");
+    p.strategies = vec![Strategy::Candidates];
+    p.candidates.count = 5;
+    let model = scripted(
+        &candidates_yaml(&[
+            WRONG,
+            "I think the bug is in median.",
+            BREAKS_ANOTHER,
+            RIGHT_BUT_LONGER,
+            RIGHT,
+        ]),
+        "candidates",
+    );
+    let o = pipeline::run(&d, &img, &model, &p).await.unwrap();
+    assert_eq!(o.verdict, FixVerdict::Fixed, "{}", o.one_line());
+    assert_eq!(o.strategy, Some(Strategy::Candidates));
+    // The smallest passing diff won: RIGHT, not RIGHT_BUT_LONGER.
+    assert!(o.patch.contains("+    if len(ordered) % 2 == 1:"), "{}", o.patch);
+    assert!(!o.patch.contains("result ="), "{}", o.patch);
+    // The docstring the prompt hid is still there.
+    assert!(!o.patch.contains("-    \"\"\"Return the median"), "{}", o.patch);
+    let r = o.receipt.as_ref().expect("verified in a fresh container");
+    assert_eq!(r.decision.verdict.as_str(), "verified");
+    assert_eq!(r.repair.len(), 1);
+    assert_eq!(r.repair[0].strategy, "candidates");
+    assert_eq!((r.repair[0].candidates, r.repair[0].passing), (5, 2));
+    assert!(r.repair[0].tokens > 0);
+
+    let traj = lines(&out.path().join("trajectory.jsonl"));
+    let n = nodes(&traj);
+    let status = |id: &str| {
+        n.iter()
+            .find(|x| x["id"] == id)
+            .map(|x| x["status"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("no node {id}: {n:?}"))
+    };
+    assert_eq!(status("t0.candidates"), "verified");
+    assert_eq!(status("t0.candidates.c0"), "failing");
+    assert_eq!(status("t0.candidates.c1"), "unparsed");
+    assert_eq!(status("t0.candidates.c2"), "failing");
+    let broke = n.iter().find(|x| x["id"] == "t0.candidates.c2").unwrap();
+    assert!(
+        broke["detail"].as_str().unwrap().contains("test_empty_raises"),
+        "{broke}"
+    );
+    // Only the smallest was verified: the longer passing one stays `passing`.
+    assert_eq!(status("t0.candidates.c3"), "passing");
+    assert_eq!(status("t0.candidates.c4"), "verified");
+    // Every candidate started from the same snapshot: the failing ones' diffs hold only their
+    // own edit (a leftover of an earlier candidate would show up in a later diff).
+    let c2 = n.iter().find(|x| x["id"] == "t0.candidates.c2").unwrap();
+    assert!(!c2["diff"].as_str().unwrap().contains("ordered[0]"), "{c2}");
+}
+
+#[tokio::test]
+async fn escalation_resets_the_workspace_and_the_next_tier_wins() {
+    let image = DemoImage::prepare("strategy-esc").await.unwrap();
+    let d = docker::connect().await.expect("Docker is required");
+    let img = pipeline::inspect_image(&d, &image.0).await.unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let mut p = plan(out.path(), &img.test_cmd, "strategy-esc");
+    p.strategies = vec![Strategy::Candidates, Strategy::Loop];
+    p.candidates.count = 2;
+    // Tier 0: two failing candidates, then a loop that leaves a wrong edit and a new file.
+    let small = scripted(
+        &format!(
+            "{}turns:\n  - tool_calls:\n      - name: diff\n        arguments: {{}}\n  - tool_calls:\n      - name: bash\n        arguments: {{command: \"echo junk > stats/notes.txt && sed -i 's/ordered\\\\[mid\\\\]$/ordered[0]/' stats/median.py\"}}\n  - tool_calls:\n      - name: submit\n        arguments: {{}}\n",
+            candidates_yaml(&[WRONG, BREAKS_ANOTHER]).replace("turns: []\n", "")
+        ),
+        "small",
+    );
+    let big = scripted(&candidates_yaml(&[RIGHT]), "big");
+    let tiers: [&dyn Model; 2] = [&small, &big];
+    let o = pipeline::run_tiers(&d, &img, &tiers, &p).await.unwrap();
+    assert_eq!(o.verdict, FixVerdict::Fixed, "{}", o.one_line());
+    assert!(o.model.starts_with("scripted:big"), "{}", o.model);
+    let tried: Vec<(usize, &str, &str)> = o
+        .attempts
+        .iter()
+        .map(|a| (a.tier, a.strategy.as_str(), a.result.as_str()))
+        .collect();
+    assert_eq!(
+        tried,
+        [
+            (0, "candidates", "not_passing"),
+            (0, "loop", "failing"),
+            (1, "candidates", "verified")
+        ]
+    );
+    // The loop's leftovers are gone: the winning patch is the candidate's edit alone.
+    assert!(!o.patch.contains("notes.txt"), "{}", o.patch);
+    assert!(!o.patch.contains("ordered[0]"), "{}", o.patch);
+    assert!(o.patch.contains("(ordered[mid - 1] + ordered[mid]) / 2"));
+    assert_eq!(o.receipt.as_ref().unwrap().repair.len(), 3);
+    // The candidates rolled back before the loop began: its first look at the diff is empty.
+    let traj = lines(&out.path().join("trajectory.jsonl"));
+    let first_step = traj.iter().find(|l| l["kind"] == "step").unwrap();
+    let obs = first_step["calls"][0]["observation"].as_str().unwrap();
+    assert!(!obs.contains("median.py"), "the loop saw a candidate's leftovers: {obs}");
+}
