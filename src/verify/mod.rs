@@ -66,6 +66,7 @@ pub mod harness;
 pub mod junit;
 pub mod junit_run;
 pub mod policy;
+pub mod probe;
 pub mod receipt;
 pub mod runner;
 pub mod scan;

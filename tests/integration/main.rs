@@ -35,3 +35,4 @@ mod mcp_server;
 mod prepare;
 mod verify_cli;
 mod verify_corpus;
+mod verify_probe;
