@@ -1,9 +1,11 @@
 # patchloop's edge-case probe (informational, never a gate; src/verify/probe.rs drives it).
 # Executed as `python3 -I -B -c <this file>` in a fresh, network-less container of the prepared
 # image, once per step and tree (before / after the patch); input is JSON on stdin with "mode":
-#   locate {"workspace", "lines": {path: [line, ...]}}
+#   locate {"workspace", "lines": {path: [line, ...]}, "files": [path, ...]}
 #       the innermost `def` around each changed line (ast): top-level functions are probed,
-#       methods and nested functions are named in "skipped", lines outside any def in "outside".
+#       methods and nested functions are named in "skipped", lines outside any def in "outside";
+#       "defined" lists the top-level functions of every file named (a function the patch adds
+#       or removes exists in one tree only).
 #   record {"workspace", "paths", "args", "ids", "functions": [{"file", "qualname"}], "max_calls"}
 #       runs the target tests under pytest (the project's, else the harness's own) with a
 #       profile hook during each test's call phase; keeps calls of the functions whose every
@@ -78,13 +80,16 @@ def defs(tree):
 
 
 def locate():
-    functions, skipped, outside = [], [], []
-    for path, lines in sorted(cfg["lines"].items()):
+    functions, skipped, outside, defined = [], [], [], {}
+    for path in sorted(set(cfg.get("files", [])) | set(cfg["lines"])):
+        lines = cfg["lines"].get(path, [])
         try:
             ds = defs(parse(path))
         except (OSError, SyntaxError, ValueError) as e:
-            skipped.append("%s: not parsed (%s)" % (path, type(e).__name__))
+            if lines:
+                skipped.append("%s: not parsed (%s)" % (path, type(e).__name__))
             continue
+        defined[path] = [d[0] for d in ds if d[1] == "function"]
         for ln in sorted(set(lines)):
             around = [d for d in ds if d[2] <= ln <= d[4]]
             if not around:
@@ -99,7 +104,7 @@ def locate():
                     skipped.append(note)
             elif entry not in functions:
                 functions.append(entry)
-    emit({"functions": functions, "skipped": skipped, "outside": outside})
+    emit({"functions": functions, "skipped": skipped, "outside": outside, "defined": defined})
 
 
 SIMPLE = (bool, int, float, complex, str, bytes, type(None))

@@ -132,14 +132,14 @@ pub fn changed_lines(files: &[FilePatch], tests_dirs: &[String]) -> (Lines, Line
                         o += 1;
                         n += 1;
                     }
-                    HunkLine::Removed(_) => {
-                        if let Some(p) = &old {
+                    HunkLine::Removed(t) => {
+                        if let Some(p) = old.as_ref().filter(|_| is_code(t)) {
                             before.entry(p.clone()).or_default().push(o);
                         }
                         o += 1;
                     }
-                    HunkLine::Added(_) => {
-                        if let Some(p) = &new {
+                    HunkLine::Added(t) => {
+                        if let Some(p) = new.as_ref().filter(|_| is_code(t)) {
                             after.entry(p.clone()).or_default().push(n);
                         }
                         n += 1;
@@ -149,6 +149,12 @@ pub fn changed_lines(files: &[FilePatch], tests_dirs: &[String]) -> (Lines, Line
         }
     }
     (before, after)
+}
+
+/// Blank and comment-only lines change no behaviour (and often sit between functions).
+fn is_code(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty() && !t.starts_with('#')
 }
 
 /// Variants of one recorded call, each changing one argument: ints ±1, 0 and −1; bools negated;
@@ -383,6 +389,9 @@ impl Func {
 struct Located {
     #[serde(default)]
     functions: Vec<LocatedFn>,
+    /// Top-level functions of each file asked about.
+    #[serde(default)]
+    defined: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     skipped: Vec<String>,
     #[serde(default)]
@@ -472,6 +481,10 @@ pub async fn probe_with_policy(
                     .iter()
                     .filter_map(|f| Some((f.old_path.clone()?, f.new_path.clone()?)))
                     .collect(),
+                py_files: (
+                    files.iter().filter_map(|f| py(&f.old_path)).collect(),
+                    files.iter().filter_map(|f| py(&f.new_path)).collect(),
+                ),
             };
             ctx.run(u, p, patch, before_lines, after_lines).await
         }
@@ -494,6 +507,94 @@ pub async fn probe_with_policy(
     }
 }
 
+fn py(p: &Option<String>) -> Option<String> {
+    p.clone().filter(|p| p.ends_with(".py"))
+}
+
+/// The functions to probe from both trees' `locate` answers: one entry per function (a rename
+/// pairs its two paths), found through changed lines in either tree and defined in both; what
+/// is left out is said in the notes.
+fn merge(
+    before: &Located,
+    after: &Located,
+    renames: &BTreeMap<String, String>,
+) -> (Vec<Func>, Vec<String>) {
+    let old_of = |new: &str| {
+        renames
+            .iter()
+            .find(|(_, n)| n.as_str() == new)
+            .map_or(new.to_string(), |(o, _)| o.clone())
+    };
+    let mut funcs: Vec<Func> = Vec::new();
+    let sides = before
+        .functions
+        .iter()
+        .map(|f| (renames.get(&f.file).unwrap_or(&f.file).clone(), f))
+        .chain(after.functions.iter().map(|f| (f.file.clone(), f)));
+    for (new_path, f) in sides {
+        if !funcs
+            .iter()
+            .any(|g| g.qualname == f.qualname && g.after.as_deref() == Some(new_path.as_str()))
+        {
+            funcs.push(Func {
+                qualname: f.qualname.clone(),
+                before: Some(old_of(&new_path)),
+                after: Some(new_path),
+            });
+        }
+    }
+    let defined = |l: &Located, file: &Option<String>, q: &str| {
+        file.as_ref()
+            .and_then(|f| l.defined.get(f))
+            .is_some_and(|qs| qs.iter().any(|x| x == q))
+    };
+    let mut notes = Vec::new();
+    let mut one_side = |what: &str, fs: Vec<String>| {
+        if !fs.is_empty() {
+            notes.push(format!(
+                "{what} by the patch, not probed: {}",
+                fs.join(", ")
+            ));
+        }
+    };
+    let added: Vec<String> = funcs
+        .iter()
+        .filter(|f| !defined(before, &f.before, &f.qualname))
+        .map(Func::display)
+        .collect();
+    let removed: Vec<String> = funcs
+        .iter()
+        .filter(|f| {
+            defined(before, &f.before, &f.qualname) && !defined(after, &f.after, &f.qualname)
+        })
+        .map(Func::display)
+        .collect();
+    one_side("added", added);
+    one_side("removed", removed);
+    funcs.retain(|f| {
+        defined(before, &f.before, &f.qualname) && defined(after, &f.after, &f.qualname)
+    });
+    let list = |a: &[String], b: &[String]| {
+        let mut v: Vec<&str> = a.iter().chain(b).map(String::as_str).collect();
+        v.sort();
+        v.dedup();
+        v.join(", ")
+    };
+    if !before.skipped.is_empty() || !after.skipped.is_empty() {
+        notes.push(format!(
+            "not probed: {}",
+            list(&before.skipped, &after.skipped)
+        ));
+    }
+    if !before.outside.is_empty() || !after.outside.is_empty() {
+        notes.push(format!(
+            "changes outside any function in {} not probed",
+            list(&before.outside, &after.outside)
+        ));
+    }
+    (funcs, notes)
+}
+
 fn noted(note: String) -> EdgeProbe {
     EdgeProbe {
         note,
@@ -506,6 +607,9 @@ struct Probe<'a> {
     fail_to_pass: &'a [String],
     /// Old path → new path of every changed file.
     renames: BTreeMap<String, String>,
+    /// The patch's Python files by their pre- and post-patch paths (where `locate` lists the
+    /// functions each tree defines).
+    py_files: (Vec<String>, Vec<String>),
 }
 
 impl Probe<'_> {
@@ -519,80 +623,20 @@ impl Probe<'_> {
     ) -> Result<EdgeProbe, String> {
         super::runner::apply_patch(p, patch).await?;
         let (lu, lp) = tokio::join!(
-            script::<Located>(u, "locate", serde_json::json!({"lines": before_lines}), 60),
-            script::<Located>(p, "locate", serde_json::json!({"lines": after_lines}), 60),
+            script::<Located>(
+                u,
+                "locate",
+                serde_json::json!({"lines": before_lines, "files": self.py_files.0}),
+                60
+            ),
+            script::<Located>(
+                p,
+                "locate",
+                serde_json::json!({"lines": after_lines, "files": self.py_files.1}),
+                60
+            ),
         );
-        let (lu, lp) = (lu?, lp?);
-        let mut funcs: Vec<Func> = Vec::new();
-        for (side, located) in [(Side::Before, &lu), (Side::After, &lp)] {
-            for f in &located.functions {
-                let key = match side {
-                    Side::Before => self.renames.get(&f.file).unwrap_or(&f.file).clone(),
-                    Side::After => f.file.clone(),
-                };
-                let i = match funcs.iter().position(|g| {
-                    g.qualname == f.qualname
-                        && g.after.as_deref().or(g.before.as_deref()) == Some(key.as_str())
-                }) {
-                    Some(i) => i,
-                    None => {
-                        funcs.push(Func {
-                            qualname: f.qualname.clone(),
-                            before: None,
-                            after: None,
-                        });
-                        funcs.len() - 1
-                    }
-                };
-                match side {
-                    Side::Before => funcs[i].before = Some(f.file.clone()),
-                    Side::After => funcs[i].after = Some(f.file.clone()),
-                }
-            }
-        }
-        // A function found in one tree is looked up by name in the other.
-        for f in &mut funcs {
-            if f.after.is_none() {
-                let old = f.before.clone().unwrap_or_default();
-                f.after = Some(self.renames.get(&old).cloned().unwrap_or(old));
-            }
-            if f.before.is_none() {
-                let new = f.after.clone().unwrap_or_default();
-                f.before = Some(
-                    self.renames
-                        .iter()
-                        .find(|(_, n)| **n == new)
-                        .map_or(new.clone(), |(o, _)| o.clone()),
-                );
-            }
-        }
-        let mut notes: Vec<String> = Vec::new();
-        let mut skipped: Vec<&String> = lu.skipped.iter().chain(&lp.skipped).collect();
-        skipped.sort();
-        skipped.dedup();
-        if !skipped.is_empty() {
-            notes.push(format!(
-                "not probed: {}",
-                skipped
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        let mut outside: Vec<&String> = lu.outside.iter().chain(&lp.outside).collect();
-        outside.sort();
-        outside.dedup();
-        if !outside.is_empty() {
-            notes.push(format!(
-                "changes outside any function in {} not probed",
-                outside
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
+        let (funcs, notes) = merge(&lu?, &lp?, &self.renames);
         let functions: Vec<String> = funcs.iter().map(Func::display).collect();
         let qualnames: Vec<String> = funcs.iter().map(|f| f.qualname.clone()).collect();
         let done = |notes: Vec<String>, head: String| EdgeProbe {
@@ -767,8 +811,8 @@ mod tests {
     #[test]
     fn removed_lines_count_in_the_old_tree_added_ones_in_the_new() {
         let patch = "diff --git a/pkg/grade.py b/pkg/grade.py\n--- a/pkg/grade.py\n+++ b/pkg/grade.py\n\
-@@ -10,4 +10,5 @@ def level(v):\n     x = 1\n-    if v > 3:\n+    if v >= 3:\n+        pass\n     y = 2\n     z = 3\n\
-@@ -40,3 +41,2 @@\n a\n-b\n c\n\
+@@ -10,4 +10,7 @@ def level(v):\n     x = 1\n-    if v > 3:\n+    if v >= 3:\n+        pass\n+\n+    # why\n     y = 2\n     z = 3\n\
+@@ -40,4 +43,2 @@\n a\n-b\n-  \n c\n\
 diff --git a/tests/test_grade.py b/tests/test_grade.py\n--- a/tests/test_grade.py\n+++ b/tests/test_grade.py\n\
 @@ -1 +1 @@\n-x\n+y\n\
 diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-x\n+y\n";
@@ -791,6 +835,60 @@ diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @
         let (before, after) = changed_lines(&diff::parse(patch).unwrap(), &[]);
         assert_eq!(before, Lines::from([("old.py".to_string(), vec![1])]));
         assert_eq!(after, Lines::from([("new.py".to_string(), vec![1])]));
+    }
+
+    fn located(fns: &[(&str, &str)], defined: &[(&str, &[&str])]) -> Located {
+        Located {
+            functions: fns
+                .iter()
+                .map(|(f, q)| LocatedFn {
+                    file: f.to_string(),
+                    qualname: q.to_string(),
+                })
+                .collect(),
+            defined: defined
+                .iter()
+                .map(|(f, qs)| (f.to_string(), qs.iter().map(|q| q.to_string()).collect()))
+                .collect(),
+            skipped: vec!["a.py::K.m (method)".into()],
+            outside: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn functions_are_paired_across_trees_and_need_both() {
+        // `f` changed in both trees (renamed file), `g` only by an insertion (after lines),
+        // `h` only by a deletion (before lines), `new` added and `gone` removed by the patch.
+        let renames = BTreeMap::from([("old.py".to_string(), "a.py".to_string())]);
+        let before = located(
+            &[("old.py", "f"), ("old.py", "h"), ("old.py", "gone")],
+            &[("old.py", &["f", "g", "h", "gone"])],
+        );
+        let after = located(
+            &[("a.py", "f"), ("a.py", "g"), ("a.py", "new")],
+            &[("a.py", &["f", "g", "h", "new"])],
+        );
+        let (funcs, notes) = merge(&before, &after, &renames);
+        let got: Vec<(String, String, String)> = funcs
+            .iter()
+            .map(|f| {
+                (
+                    f.qualname.clone(),
+                    f.file(Side::Before).to_string(),
+                    f.file(Side::After).to_string(),
+                )
+            })
+            .collect();
+        let want = |q: &str| (q.to_string(), "old.py".to_string(), "a.py".to_string());
+        assert_eq!(got, vec![want("f"), want("h"), want("g")]);
+        assert_eq!(
+            notes,
+            vec![
+                "added by the patch, not probed: a.py::new",
+                "removed by the patch, not probed: a.py::gone",
+                "not probed: a.py::K.m (method)",
+            ]
+        );
     }
 
     #[test]

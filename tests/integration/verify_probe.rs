@@ -38,20 +38,24 @@ def test_three_is_high():
     assert level(10) == "high"
 "#;
 
-/// The target's fix (`>` → `>=`) plus a new rule for negatives the test never tries, and a
-/// method change the probe cannot call (no literal `self`).
+/// The target's fix (`>` → `>=`) plus a new rule for negatives the test never tries (through a
+/// helper the patch adds), and a method change the probe cannot call (no literal `self`).
 const WIDE: &str = "diff --git a/grade.py b/grade.py
 --- a/grade.py
 +++ b/grade.py
-@@ -1,4 +1,6 @@
+@@ -1,4 +1,10 @@
++def is_negative(v):
++    return v < 0
++
++
  def level(v):
 -    if v > 3:
-+    if v < 0:
++    if is_negative(v):
 +        raise ValueError(\"negative\")
 +    if v >= 3:
          return \"high\"
      return \"low\"
-@@ -11,3 +13,3 @@ def untouched(s):
+@@ -11,3 +17,3 @@ def untouched(s):
  class Scale:
      def factor(self, x):
 -        return x * 2
@@ -114,6 +118,12 @@ async fn the_probe_lists_behaviour_changes_beyond_the_target_tests() {
         "{wide:?}"
     );
     assert!(wide.note.contains("Scale.factor (method)"), "{}", wide.note);
+    assert!(
+        wide.note
+            .contains("added by the patch, not probed: grade.py::is_negative"),
+        "{}",
+        wide.note
+    );
 
     let (exact, exact_secs) = run(&d, &image, EXACT).await;
     assert_eq!(exact.functions, vec!["grade.py::level"], "{exact:?}");
