@@ -14,7 +14,10 @@ use verify_common::{fixture_image, remove_image};
 const TAG: &str = "patchloop-verify-probe:test";
 const TARGET: &str = "tests/test_grade.py::test_three_is_high";
 
-const GRADE: &str = r#"def level(v):
+const GRADE: &str = r#"import functools
+
+
+def level(v):
     if v > 3:
         return "high"
     return "low"
@@ -27,23 +30,33 @@ def untouched(s):
 class Scale:
     def factor(self, x):
         return x * 2
+
+
+@functools.lru_cache(maxsize=None)
+def tag(name, *, sep="-"):
+    return name.strip() + sep
 "#;
 
-const TEST: &str = r#"from grade import level, untouched
+const TEST: &str = r#"from grade import level, tag, untouched
 
 
 def test_three_is_high():
     assert untouched("a") == "A"
+    assert tag("Ab ", sep=":") == "Ab:"
     assert level(3) == "high"
     assert level(10) == "high"
 "#;
 
 /// The target's fix (`>` → `>=`) plus a new rule for negatives the test never tries (through a
-/// helper the patch adds), and a method change the probe cannot call (no literal `self`).
+/// helper the patch adds), a method change the probe cannot call (no literal `self`), and a
+/// decorated function with a keyword-only argument that now names empty names.
 const WIDE: &str = "diff --git a/grade.py b/grade.py
 --- a/grade.py
 +++ b/grade.py
-@@ -1,4 +1,10 @@
+@@ -1,7 +1,13 @@
+ import functools
+ 
+ 
 +def is_negative(v):
 +    return v < 0
 +
@@ -55,18 +68,24 @@ const WIDE: &str = "diff --git a/grade.py b/grade.py
 +    if v >= 3:
          return \"high\"
      return \"low\"
-@@ -11,3 +17,3 @@ def untouched(s):
+@@ -14,8 +20,8 @@ def untouched(s):
  class Scale:
      def factor(self, x):
 -        return x * 2
 +        return x * 3
+ 
+ 
+ @functools.lru_cache(maxsize=None)
+ def tag(name, *, sep=\"-\"):
+-    return name.strip() + sep
++    return (name.strip() or \"anon\") + sep
 ";
 
 /// Only the fix: every input but the target's own behaves as before.
 const EXACT: &str = "diff --git a/grade.py b/grade.py
 --- a/grade.py
 +++ b/grade.py
-@@ -1,4 +1,4 @@
+@@ -4,4 +4,4 @@
  def level(v):
 -    if v > 3:
 +    if v >= 3:
@@ -80,6 +99,31 @@ async fn run(d: &bollard::Docker, image: &PreparedImage, patch: &str) -> (EdgePr
     let secs = t.elapsed().as_secs_f64();
     eprintln!("probe took {secs:.2} s: {r:#?}");
     (r, secs)
+}
+
+/// `from` with one more label (a layer with no files: quick).
+async fn label_image(d: &bollard::Docker, from: &str, kind: &str) -> String {
+    use futures_util::StreamExt;
+    let tag = format!("patchloop-verify-probe:{kind}");
+    let dockerfile = format!("FROM {from}\nLABEL patchloop.kind=\"{kind}\"\n");
+    let mut tar = tar::Builder::new(Vec::new());
+    let mut h = tar::Header::new_gnu();
+    h.set_size(dockerfile.len() as u64);
+    h.set_mode(0o644);
+    h.set_cksum();
+    tar.append_data(&mut h, "Dockerfile", dockerfile.as_bytes())
+        .unwrap();
+    let opts = bollard::query_parameters::BuildImageOptionsBuilder::new()
+        .t(&tag)
+        .rm(true)
+        .build();
+    let body = bollard::body_full(tar.into_inner().unwrap().into());
+    let mut stream = d.build_image(opts, None, Some(body));
+    while let Some(item) = stream.next().await {
+        let info = item.unwrap_or_else(|e| panic!("building {tag}: {e}"));
+        assert!(info.error_detail.is_none(), "building {tag}: {info:?}");
+    }
+    tag
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -99,7 +143,11 @@ async fn the_probe_lists_behaviour_changes_beyond_the_target_tests() {
     };
 
     let (wide, wide_secs) = run(&d, &image, WIDE).await;
-    assert_eq!(wide.functions, vec!["grade.py::level"], "{wide:?}");
+    assert_eq!(
+        wide.functions,
+        vec!["grade.py::level", "grade.py::tag"],
+        "{wide:?}"
+    );
     assert!(wide.inputs >= 5, "{wide:?}");
     let neg = wide
         .changed
@@ -110,11 +158,20 @@ async fn the_probe_lists_behaviour_changes_beyond_the_target_tests() {
         (neg.before.as_str(), neg.after.as_str()),
         ("'low'", "raise ValueError")
     );
-    // The target's own calls (3 and 10) are never listed, though 3 changed.
+    let empty = wide
+        .changed
+        .iter()
+        .find(|c| c.input == "tag('', sep=':')")
+        .unwrap_or_else(|| panic!("tag('', sep=':') is not listed: {wide:?}"));
+    assert_eq!(
+        (empty.before.as_str(), empty.after.as_str()),
+        ("':'", "'anon:'")
+    );
+    // The target's own calls are never listed, though level(3) and tag('Ab ', ...) changed.
     assert!(
-        wide.changed
-            .iter()
-            .all(|c| c.input != "level(3)" && c.input != "level(10)"),
+        wide.changed.iter().all(|c| c.input != "level(3)"
+            && c.input != "level(10)"
+            && !c.input.starts_with("tag('Ab ',")),
         "{wide:?}"
     );
     assert!(wide.note.contains("Scale.factor (method)"), "{}", wide.note);
@@ -130,6 +187,15 @@ async fn the_probe_lists_behaviour_changes_beyond_the_target_tests() {
     assert!(exact.inputs >= 5, "{exact:?}");
     assert!(exact.changed.is_empty(), "{exact:?}");
     assert!(exact.note.contains("0 changed"), "{}", exact.note);
+
+    // Other languages: a note, no containers.
+    let node = PreparedImage {
+        tag: label_image(&d, TAG, "node").await,
+        ..image.clone()
+    };
+    let r = probe::probe(&d, &node, EXACT, &[TARGET.into()], "probe-test").await;
+    assert_eq!(r.note, "not supported for node");
+    remove_image(&d, &node.tag).await;
 
     // Never an error: an unreadable patch is a note.
     let bad = probe::probe(&d, &image, "not a diff", &[TARGET.into()], "probe-test").await;
