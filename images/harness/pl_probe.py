@@ -12,8 +12,9 @@
 #       argument is a plain literal (see enc), at most max_calls distinct calls per function.
 #   run {"workspace", "paths", "functions": [{"file", "qualname", "module", "base"}],
 #        "inputs": [{"fn", "args", "kwargs"}], "deadline_s", "per_call_s"}
-#       calls each input twice in this process: `repr(result)` or `raise TypeName`; an input
-#       whose two calls disagree is "unstable"; inputs past the deadline are null.
+#       calls each input twice in this process: `repr(result)` (set elements sorted) or
+#       `raise TypeName`; an input whose two calls disagree is "unstable"; inputs past the
+#       deadline are null.
 # Values travel as tagged JSON ({"t": "int", "v": 3}; "lit" is any other literal, as its repr,
 # read back with ast.literal_eval), so the Rust side generates variants without parsing Python.
 # Output: one line `@@PATCHLOOP-PROBE@@ <nonce> <json>` on a private copy of stdout taken before
@@ -215,20 +216,30 @@ def record():
     try:
         import pytest
     except Exception:
-        sys.path.insert(0, HARNESS_SITE)
-        for m in [m for m in sys.modules if m.split(".")[0] in ("pytest", "_pytest", "pluggy")]:
+        # As pl_run.py: forget what the failed import loaded, the harness's site before the
+        # environment's site-packages (never before the workspace).
+        tops = {n[:-3] if n.endswith(".py") else n for n in os.listdir(HARNESS_SITE)
+                if not n.endswith((".dist-info", ".egg-info"))}
+        for m in [m for m in sys.modules if m.split(".")[0] in tops]:
             del sys.modules[m]
+        at = next((i for i, p in enumerate(sys.path)
+                   if p.endswith(("site-packages", "dist-packages"))), len(sys.path))
+        sys.path.insert(at, HARNESS_SITE)
         import pytest
         runner = "harness"
 
     class Recorder:
         @pytest.hookimpl(hookwrapper=True)
         def pytest_runtest_call(self, item):
-            sys.setprofile(prof)
+            # Once every function has its calls, the tests run without the hook's cost.
+            active = any(len(c) < cap for c in calls)
+            if active:
+                sys.setprofile(prof)
             try:
                 yield
             finally:
-                sys.setprofile(None)
+                if active:
+                    sys.setprofile(None)
 
     args = ["-q", "-p", "no:cacheprovider", "--rootdir", ws, "-o", "addopts=",
             "-W", "ignore"] + list(cfg.get("args", [])) + list(cfg["ids"])
@@ -301,13 +312,34 @@ def load(f):
     return obj
 
 
+def canon(v, depth=0):
+    """repr, with set elements sorted: their order follows string hashes, which differ from
+    process to process (`-I` ignores PYTHONHASHSEED), so two trees would seem to disagree."""
+    if depth < 4:
+        if type(v) in (set, frozenset):
+            items = sorted(canon(x, depth + 1) for x in v)
+            if not items:
+                return repr(v)
+            body = ", ".join(items)
+            return "{%s}" % body if type(v) is set else "frozenset({%s})" % body
+        if type(v) is list:
+            return "[%s]" % ", ".join(canon(x, depth + 1) for x in v)
+        if type(v) is tuple:
+            inner = ", ".join(canon(x, depth + 1) for x in v)
+            return "(%s,)" % inner if len(v) == 1 else "(%s)" % inner
+        if type(v) is dict:
+            return "{%s}" % ", ".join(
+                "%s: %s" % (canon(k, depth + 1), canon(x, depth + 1)) for k, x in v.items())
+    return repr(v)
+
+
 def call_once(fn, a, kw, per_call):
     saved = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = io.StringIO()
     signal.setitimer(signal.ITIMER_REAL, per_call)
     try:
         r = fn(*a, **kw)
-        out = repr(r)
+        out = canon(r)
     except Timeout:
         out = "timeout after %gs" % per_call
     except BaseException as e:  # noqa: B036  SystemExit, KeyboardInterrupt: behaviour too

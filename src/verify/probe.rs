@@ -14,13 +14,16 @@
 //! 5. [`variants`] of each recorded call (ints ±1, 0, −1; strs `''` and one char; lists/tuples
 //!    empty and one element; `None` for one argument at a time), minus the recorded calls
 //!    themselves, at most [`MAX_INPUTS`] in all ([`plan_inputs`]);
-//! 6. `pl_probe.py run` calls every input twice in each tree (`repr(result)` or `raise Type`,
-//!    [`SIDE_DEADLINE`] per tree); [`compare`] lists the inputs whose result differs, skipping
-//!    any whose two calls disagreed on a side (nondeterministic).
+//! 6. `pl_probe.py run` calls every input twice in each tree (`repr(result)` with set elements
+//!    sorted, or `raise Type`; [`SIDE_DEADLINE`] per tree), the original tree in two processes;
+//!    [`compare`] lists the inputs whose result differs, skipping any whose calls disagreed
+//!    within a tree (nondeterministic: the clock, ids, string hashes).
 //!
 //! Because the recorded calls are excluded, every listed change is on an input the target tests
 //! never made: a behaviour change beyond them. It may be intended (a fix of the general case) —
-//! the receipt shows it for a reviewer; the verdict never reads it.
+//! the receipt shows it for a reviewer; the verdict never reads it. Nor could it: the probed code
+//! shares the script's process, so unlike the verifier's layers nothing here is out of its
+//! reach (the containers keep it from everything else).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -258,6 +261,20 @@ pub struct Outcome {
     pub out: String,
     /// The input's two calls gave the same result.
     pub stable: bool,
+}
+
+/// Two runs of the same tree as one: an input is stable only if both runs agree on it.
+pub fn agreed(a: &[Option<Outcome>], b: &[Option<Outcome>]) -> Vec<Option<Outcome>> {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| match (x, y) {
+            (Some(x), Some(y)) => Some(Outcome {
+                out: x.out.clone(),
+                stable: x.stable && y.stable && x.out == y.out,
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// What the comparison found besides the changes.
@@ -711,12 +728,15 @@ impl Probe<'_> {
             })
         };
         let timeout = SIDE_DEADLINE.as_secs() + 30;
-        let (bu, bp) = tokio::join!(
+        // The original tree twice, in two processes: a result that depends on the process
+        // (string hashes, ids, the clock) is not mistaken for the patch's doing.
+        let (bu, bu2, bp) = tokio::join!(
+            script::<Ran>(u, "run", run(Side::Before, &ru.modules), timeout),
             script::<Ran>(u, "run", run(Side::Before, &ru.modules), timeout),
             script::<Ran>(p, "run", run(Side::After, &rp.modules), timeout),
         );
-        let (bu, bp) = (bu?, bp?);
-        let c = compare(&functions, &qualnames, &inputs, &bu.results, &bp.results);
+        let before = agreed(&bu?.results, &bu2?.results);
+        let c = compare(&functions, &qualnames, &inputs, &before, &bp?.results);
         let mut head = format!(
             "{} input(s) around {} recorded call(s) of {} function(s) run before and after the patch: {} changed",
             c.compared,
@@ -1008,6 +1028,28 @@ diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @
             }]
         );
         assert_eq!((c.compared, c.unstable, c.not_run), (2, 1, 1));
+    }
+
+    #[test]
+    fn two_runs_of_a_tree_must_agree() {
+        let o = |s: &str, stable| {
+            Some(Outcome {
+                out: s.into(),
+                stable,
+            })
+        };
+        let a = vec![
+            o("1", true),
+            o("{'a', 'b'}", true),
+            o("3", false),
+            o("4", true),
+        ];
+        let b = vec![o("1", true), o("{'b', 'a'}", true), o("3", true), None];
+        let got: Vec<Option<bool>> = agreed(&a, &b)
+            .into_iter()
+            .map(|x| x.map(|x| x.stable))
+            .collect();
+        assert_eq!(got, vec![Some(true), Some(false), Some(false), None]);
     }
 
     #[test]
