@@ -2,10 +2,10 @@
 # Executed as `python3 -I -B -c <this file>` in a fresh, network-less container of the prepared
 # image, once per step and tree (before / after the patch); input is JSON on stdin with "mode":
 #   locate {"workspace", "lines": {path: [line, ...]}, "files": [path, ...]}
-#       the innermost `def` around each changed line (ast): top-level functions are probed,
-#       methods and nested functions are named in "skipped", lines outside any def in "outside";
-#       "defined" lists the top-level functions of every file named (a function the patch adds
-#       or removes exists in one tree only).
+#       the innermost `def` around each changed line (ast): top-level functions and static and
+#       class methods are probed (PROBED), instance methods and nested functions are named in
+#       "skipped", lines outside any def in "outside"; "defined" lists the probed kinds of every
+#       file named (a function the patch adds or removes exists in one tree only).
 #   record {"workspace", "paths", "args", "ids", "functions": [{"file", "qualname"}], "max_calls"}
 #       runs the target tests under pytest (the project's, else the harness's own) with a
 #       profile hook during each test's call phase; keeps calls of the functions whose every
@@ -68,6 +68,10 @@ def defs(tree):
             if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 q = prefix + ch.name
                 kind = "nested" if in_def else ("method" if in_class else "function")
+                if kind == "method":
+                    names = {d.id for d in ch.decorator_list if isinstance(d, ast.Name)}
+                    # Callable through the class with literal arguments alone.
+                    kind = next((k for k in ("staticmethod", "classmethod") if k in names), kind)
                 first = min([d.lineno for d in ch.decorator_list] + [ch.lineno])
                 out.append((q, kind, first, ch.lineno, getattr(ch, "end_lineno", ch.lineno)))
                 walk(ch, q + ".<locals>.", True, False)
@@ -80,6 +84,11 @@ def defs(tree):
     return out
 
 
+# Kinds called with literal arguments: functions, and static and class methods through their
+# class (a class method's `cls` is not recorded). Instance methods need a `self`: not probed.
+PROBED = ("function", "staticmethod", "classmethod")
+
+
 def locate():
     functions, skipped, outside, defined = [], [], [], {}
     for path in sorted(set(cfg.get("files", [])) | set(cfg["lines"])):
@@ -90,7 +99,7 @@ def locate():
             if lines:
                 skipped.append("%s: not parsed (%s)" % (path, type(e).__name__))
             continue
-        defined[path] = [d[0] for d in ds if d[1] == "function"]
+        defined[path] = [d[0] for d in ds if d[1] in PROBED]
         for ln in sorted(set(lines)):
             around = [d for d in ds if d[2] <= ln <= d[4]]
             if not around:
@@ -99,7 +108,7 @@ def locate():
                 continue
             q, kind = max(around, key=lambda d: d[2])[:2]
             entry = {"file": path, "qualname": q}
-            if kind != "function":
+            if kind not in PROBED:
                 note = "%s::%s (%s)" % (path, q, kind)
                 if note not in skipped:
                     skipped.append(note)
@@ -170,12 +179,12 @@ def record():
             ds = defs(parse(f["file"]))
         except (OSError, SyntaxError, ValueError):
             continue
-        for q, _kind, first, line, _end in ds:
+        for q, kind, first, line, _end in ds:
             if q == f["qualname"]:
                 name = q.rsplit(".", 1)[-1]
                 path = os.path.realpath(os.path.join(ws, f["file"]))
                 for ln in (first, line):
-                    targets[(path, name, ln)] = i
+                    targets[(path, name, ln)] = (i, 1 if kind == "classmethod" else 0)
     calls = [[] for _ in cfg["functions"]]
     seen = [0 for _ in cfg["functions"]]
     cap = int(cfg.get("max_calls", 20))
@@ -189,14 +198,15 @@ def record():
         path = real.get(fn)
         if path is None:
             path = real[fn] = os.path.realpath(fn)
-        i = targets.get((path, code.co_name, code.co_firstlineno))
-        if i is None or len(calls[i]) >= cap:
+        hit = targets.get((path, code.co_name, code.co_firstlineno))
+        if hit is None or len(calls[hit[0]]) >= cap:
             return
+        i, skip = hit
         seen[i] += 1
         loc = frame.f_locals
         names = code.co_varnames
         n, k = code.co_argcount, code.co_kwonlyargcount
-        args = [enc(loc.get(x)) if x in loc else None for x in names[:n]]
+        args = [enc(loc.get(x)) if x in loc else None for x in names[skip:n]]
         kwargs = [[x, enc(loc.get(x))] for x in names[n:n + k] if x in loc]
         j = n + k
         if code.co_flags & 0x04:

@@ -8,7 +8,8 @@
 //! 2. two fresh containers from the prepared image under the verifier's hardened policy (network
 //!    none, tests read-only, one Docker exec per step), the patch applied in one of them;
 //! 3. `pl_probe.py locate` maps the lines to their innermost `def` in each tree (top-level
-//!    functions are probed; methods and nested functions are named in the note);
+//!    functions and static and class methods are probed; instance methods and nested functions
+//!    are named in the note);
 //! 4. `pl_probe.py record` runs the fail-to-pass tests in both trees with a profile hook and keeps
 //!    the calls of those functions whose arguments are plain literals (≤ [`MAX_RECORDED`] each);
 //! 5. [`variants`] of each recorded call (ints ±1, 0, −1; strs `''` and one char; lists/tuples
@@ -323,7 +324,7 @@ pub fn compare(
 
 /// Python-like source of a call, for reading (not for evaluation).
 pub fn render_call(qualname: &str, call: &Call) -> String {
-    let name = qualname.rsplit('.').next().unwrap_or(qualname);
+    let name = qualname;
     let mut parts: Vec<String> = call.args.iter().map(render).collect();
     parts.extend(
         call.kwargs
@@ -665,7 +666,10 @@ impl Probe<'_> {
             ..EdgeProbe::default()
         };
         if funcs.is_empty() {
-            return Ok(done(notes, "no top-level function changed".into()));
+            return Ok(done(
+                notes,
+                "no function, static or class method changed".into(),
+            ));
         }
         if self.fail_to_pass.is_empty() {
             return Ok(done(notes, "no target tests to record calls from".into()));
@@ -1065,7 +1069,7 @@ diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @
         };
         assert_eq!(
             render_call("K.m", &c),
-            "m('it\\'s\\n', (1,), [True, None], 1.5, d={'a': 1})"
+            "K.m('it\\'s\\n', (1,), [True, None], 1.5, d={'a': 1})"
         );
         assert_eq!(truncate("ééé", 2), "éé…");
         assert_eq!(truncate("ab", 2), "ab");

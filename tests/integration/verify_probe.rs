@@ -31,29 +31,40 @@ class Scale:
     def factor(self, x):
         return x * 2
 
+    @staticmethod
+    def half(x):
+        return x // 2
+
+    @classmethod
+    def label(cls, n):
+        return "%s/%d" % (cls.__name__, n)
+
 
 @functools.lru_cache(maxsize=None)
 def tag(name, *, sep="-"):
     return name.strip() + sep
 "#;
 
-const TEST: &str = r#"from grade import level, tag, untouched
+const TEST: &str = r#"from grade import Scale, level, tag, untouched
 
 
 def test_three_is_high():
     assert untouched("a") == "A"
+    assert Scale.half(8) == 4
+    assert Scale.label(2) == "Scale/2"
     assert tag("Ab ", sep=":") == "Ab:"
     assert level(3) == "high"
     assert level(10) == "high"
 "#;
 
 /// The target's fix (`>` → `>=`) plus a new rule for negatives the test never tries (through a
-/// helper the patch adds), a method change the probe cannot call (no literal `self`), and a
-/// decorated function with a keyword-only argument that now names empty names.
+/// helper the patch adds), an instance method change the probe cannot call (no literal `self`),
+/// static and class methods that now treat negatives differently, and a decorated function with
+/// a keyword-only argument that now names empty names.
 const WIDE: &str = "diff --git a/grade.py b/grade.py
 --- a/grade.py
 +++ b/grade.py
-@@ -1,7 +1,13 @@
+@@ -1,8 +1,14 @@
  import functools
  
  
@@ -68,11 +79,23 @@ const WIDE: &str = "diff --git a/grade.py b/grade.py
 +    if v >= 3:
          return \"high\"
      return \"low\"
-@@ -14,8 +20,8 @@ def untouched(s):
+ 
+@@ -13,17 +19,17 @@ def untouched(s):
+ 
  class Scale:
      def factor(self, x):
 -        return x * 2
 +        return x * 3
+ 
+     @staticmethod
+     def half(x):
+-        return x // 2
++        return x // 2 if x > 0 else 0
+ 
+     @classmethod
+     def label(cls, n):
+-        return \"%s/%d\" % (cls.__name__, n)
++        return \"%s/%d\" % (cls.__name__, abs(n))
  
  
  @functools.lru_cache(maxsize=None)
@@ -85,12 +108,15 @@ const WIDE: &str = "diff --git a/grade.py b/grade.py
 const EXACT: &str = "diff --git a/grade.py b/grade.py
 --- a/grade.py
 +++ b/grade.py
-@@ -4,4 +4,4 @@
+@@ -2,7 +2,7 @@ import functools
+ 
+ 
  def level(v):
 -    if v > 3:
 +    if v >= 3:
          return \"high\"
      return \"low\"
+ 
 ";
 
 async fn run(d: &bollard::Docker, image: &PreparedImage, patch: &str) -> (EdgeProbe, f64) {
@@ -145,9 +171,25 @@ async fn the_probe_lists_behaviour_changes_beyond_the_target_tests() {
     let (wide, wide_secs) = run(&d, &image, WIDE).await;
     assert_eq!(
         wide.functions,
-        vec!["grade.py::level", "grade.py::tag"],
+        vec![
+            "grade.py::level",
+            "grade.py::Scale.half",
+            "grade.py::Scale.label",
+            "grade.py::tag"
+        ],
         "{wide:?}"
     );
+    let listed = |input: &str| {
+        let c = wide
+            .changed
+            .iter()
+            .find(|c| c.input == input)
+            .unwrap_or_else(|| panic!("{input} is not listed: {wide:?}"));
+        (c.before.as_str(), c.after.as_str())
+    };
+    assert_eq!(listed("Scale.half(-1)"), ("-1", "0"));
+    // The class method's `cls` is the class, not an argument.
+    assert_eq!(listed("Scale.label(-1)"), ("'Scale/-1'", "'Scale/1'"));
     assert!(wide.inputs >= 5, "{wide:?}");
     let neg = wide
         .changed
