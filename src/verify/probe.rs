@@ -369,23 +369,12 @@ pub fn truncate(s: &str, n: usize) -> String {
     }
 }
 
-/// A function to probe, by its file in each tree (a rename moves it; `None`: absent there).
+/// A function to probe, by its file in each tree (a rename moves it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Func {
     qualname: String,
-    before: Option<String>,
-    after: Option<String>,
-}
-
-impl Func {
-    fn display(&self) -> String {
-        let file = self
-            .after
-            .as_deref()
-            .or(self.before.as_deref())
-            .unwrap_or("");
-        format!("{file}::{}", self.qualname)
-    }
+    before: String,
+    after: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -395,10 +384,14 @@ enum Side {
 }
 
 impl Func {
+    fn display(&self) -> String {
+        format!("{}::{}", self.after, self.qualname)
+    }
+
     fn file(&self, side: Side) -> &str {
         match side {
-            Side::Before => self.before.as_deref().unwrap_or(""),
-            Side::After => self.after.as_deref().unwrap_or(""),
+            Side::Before => &self.before,
+            Side::After => &self.after,
         }
     }
 }
@@ -407,7 +400,7 @@ impl Func {
 struct Located {
     #[serde(default)]
     functions: Vec<LocatedFn>,
-    /// Top-level functions of each file asked about.
+    /// The probed kinds (functions, static and class methods) each file asked about defines.
     #[serde(default)]
     defined: BTreeMap<String, Vec<String>>,
     #[serde(default)]
@@ -422,7 +415,7 @@ struct LocatedFn {
     qualname: String,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 struct Recorded {
     calls: Vec<Vec<Call>>,
     modules: Vec<Option<String>>,
@@ -552,18 +545,18 @@ fn merge(
     for (new_path, f) in sides {
         if !funcs
             .iter()
-            .any(|g| g.qualname == f.qualname && g.after.as_deref() == Some(new_path.as_str()))
+            .any(|g| g.qualname == f.qualname && g.after == new_path)
         {
             funcs.push(Func {
                 qualname: f.qualname.clone(),
-                before: Some(old_of(&new_path)),
-                after: Some(new_path),
+                before: old_of(&new_path),
+                after: new_path,
             });
         }
     }
-    let defined = |l: &Located, file: &Option<String>, q: &str| {
-        file.as_ref()
-            .and_then(|f| l.defined.get(f))
+    let defined = |l: &Located, file: &str, q: &str| {
+        l.defined
+            .get(file)
             .is_some_and(|qs| qs.iter().any(|x| x == q))
     };
     let mut notes = Vec::new();
