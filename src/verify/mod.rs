@@ -5,6 +5,8 @@
 //! (semantic patch analysis), [`junit`]
 //! (per-test outcomes), [`verdict`] (the decision), [`receipt`] (JSON + Markdown) and
 //! [`harness`] (the hardened invocation as data). I/O: [`runner`] (containers) and [`cli`].
+//! [`probe`] is informational, outside the verdict: inputs around the changed functions run
+//! before and after the patch, behaviour changes beyond the target tests listed in the receipt.
 //!
 //! Flow of [`verify`]: policy on the diff → fresh container from the prepared image (tests
 //! read-only unless held-out files must be copied in) → one `setup` exec (pre-patch pytest
@@ -66,6 +68,7 @@ pub mod harness;
 pub mod junit;
 pub mod junit_run;
 pub mod policy;
+pub mod probe;
 pub mod receipt;
 pub mod runner;
 pub mod scan;

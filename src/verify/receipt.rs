@@ -279,6 +279,10 @@ pub struct Receipt {
     /// (filled by the pipeline; empty when the verifier ran alone, e.g. `patchloop verify`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub repair: Vec<RepairAttempt>,
+    /// The edge-case probe of the patch (informational: the verdict never reads it; filled by
+    /// the pipeline, `None` when it did not run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edge_probe: Option<super::probe::EdgeProbe>,
 }
 
 /// One strategy on one model tier: what it cost and how it ended.
@@ -387,6 +391,7 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
         total_ms: inp.total_ms,
         tests_ms,
         repair: Vec::new(),
+        edge_probe: None,
     }
 }
 
@@ -541,6 +546,9 @@ pub fn render_markdown(r: &Receipt) -> String {
     for n in notes {
         let _ = writeln!(s, "**Test runner**: pytest {}\n", md_escape(n));
     }
+    if let Some(p) = &r.edge_probe {
+        render_probe(&mut s, p);
+    }
     let _ = writeln!(s, "<details><summary>Patch and environment</summary>\n");
     let _ = writeln!(
         s,
@@ -626,6 +634,44 @@ pub fn render_markdown(r: &Receipt) -> String {
     );
     let _ = writeln!(s, "\n</details>");
     s
+}
+
+/// Changes listed in the Markdown receipt (all are in the JSON).
+const PROBE_ROWS: usize = 10;
+const PROBE_VALUE_CHARS: usize = 60;
+
+fn render_probe(s: &mut String, p: &super::probe::EdgeProbe) {
+    let _ = writeln!(
+        s,
+        "**Edge-case probe (informational)**: {}\n",
+        md_escape(&p.note)
+    );
+    if p.changed.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "Inputs the target tests never used whose result the patch changes:\n\n| function | input | before | after |\n|---|---|---|---|"
+    );
+    let cut = |v: &str| md_escape(&super::probe::truncate(v, PROBE_VALUE_CHARS));
+    for c in p.changed.iter().take(PROBE_ROWS) {
+        let _ = writeln!(
+            s,
+            "| `{}` | `{}` | `{}` | `{}` |",
+            md_escape(&c.function),
+            cut(&c.input),
+            cut(&c.before),
+            cut(&c.after)
+        );
+    }
+    if p.changed.len() > PROBE_ROWS {
+        let _ = writeln!(
+            s,
+            "\n{} more in receipt.json.",
+            p.changed.len() - PROBE_ROWS
+        );
+    }
+    s.push('\n');
 }
 
 /// Write `receipt.json` and `receipt.md` into `dir` (created if needed).
@@ -802,6 +848,50 @@ mod tests {
         assert_eq!(add["before"][0], "failed");
         assert_eq!(add["after"][2], "passed");
         assert_eq!(v["tests_ms"], 7200);
+    }
+
+    #[test]
+    fn the_edge_probe_is_rendered_when_present() {
+        use crate::verify::probe::{EdgeProbe, ProbeChange};
+        let mut r = sample();
+        assert!(!render_markdown(&r).contains("Edge-case probe"));
+        assert!(
+            serde_json::to_value(&r)
+                .unwrap()
+                .get("edge_probe")
+                .is_none()
+        );
+        let change = |i: usize| ProbeChange {
+            function: "grade.py::level".into(),
+            input: format!("level({i})"),
+            before: "'low'".into(),
+            after: format!("raise ValueError{}", "x".repeat(100)),
+        };
+        r.edge_probe = Some(EdgeProbe {
+            functions: vec!["grade.py::level".into()],
+            inputs: 12,
+            changed: (0..12).map(change).collect(),
+            note: "12 input(s) | 12 changed".into(),
+        });
+        let md = render_markdown(&r);
+        assert!(
+            md.contains("**Edge-case probe (informational)**: 12 input(s) \\| 12 changed"),
+            "{md}"
+        );
+        assert!(md.contains("| `grade.py::level` | `level(0)` | `'low'` | `raise ValueError"));
+        assert!(md.contains("level(9)") && !md.contains("level(10)"), "{md}");
+        assert!(md.contains("2 more in receipt.json."));
+        assert!(!md.contains(&"x".repeat(60)), "values are cut");
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["edge_probe"]["changed"].as_array().unwrap().len(), 12);
+        // No change: the note alone.
+        r.edge_probe = Some(EdgeProbe {
+            note: "not supported for rust".into(),
+            ..Default::default()
+        });
+        let md = render_markdown(&r);
+        assert!(md.contains("**Edge-case probe (informational)**: not supported for rust\n"));
+        assert!(!md.contains("| function | input |"));
     }
 
     #[test]

@@ -1117,7 +1117,7 @@ fn tail(s: &str, n: usize) -> String {
 
 /// `git apply` in the workspace: as is, then ignoring whitespace drift, then with the patch's
 /// line endings converted to the other convention. The first failure's message is reported.
-async fn apply_patch(c: &dyn Sandbox, patch: &str) -> Result<(), String> {
+pub(crate) async fn apply_patch(c: &dyn Sandbox, patch: &str) -> Result<(), String> {
     let lf = patch.replace("\r\n", "\n");
     let crlf = harness::hunks_to_crlf(&lf);
     let stripped = harness::strip_context_trailing_ws(&lf);

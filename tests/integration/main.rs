@@ -36,3 +36,4 @@ mod pipeline_strategies;
 mod prepare;
 mod verify_cli;
 mod verify_corpus;
+mod verify_probe;
