@@ -479,6 +479,7 @@ async fn run_episode(
         run_id: args.run_id.clone(),
         strategies: Vec::new(),
         candidates: Default::default(),
+        edge_probe: true,
     }
     .with_repair(&cfg.repair);
     let mut tiers: Vec<&dyn Model> = vec![model.as_ref()];

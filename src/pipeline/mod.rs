@@ -128,6 +128,9 @@ pub struct Plan {
     /// Tried in order on each model tier until one patch is verified.
     pub strategies: Vec<Strategy>,
     pub candidates: CandidateConfig,
+    /// Probe the verified patch with extra inputs around the changed functions (the
+    /// receipt's informational `edge_probe`).
+    pub edge_probe: bool,
 }
 
 impl Plan {
@@ -150,6 +153,7 @@ impl Plan {
             run_id: run_id.into(),
             strategies: crate::config::repair::DEFAULT_STRATEGIES.to_vec(),
             candidates: CandidateConfig::default(),
+            edge_probe: true,
         }
     }
 
@@ -919,6 +923,21 @@ async fn search(
     }
     if let Some(r) = &mut receipt {
         r.repair = attempts.clone();
+        if winner.is_some() && plan.edge_probe {
+            // Informational, never a gate: behaviour the patch changes beyond the targets.
+            let fail_to_pass = st.baseline.targets.clone();
+            r.edge_probe = Some(
+                crate::verify::probe::probe_with_policy(
+                    judge.docker,
+                    judge.image,
+                    &patch,
+                    &fail_to_pass,
+                    &format!("{}-probe", plan.run_id),
+                    &r.container_policy,
+                )
+                .await,
+            );
+        }
         if let Some(dir) = &plan.receipt_dir {
             crate::verify::receipt::write(dir, r)
                 .with_context(|| format!("writing the receipt to {}", dir.display()))?;

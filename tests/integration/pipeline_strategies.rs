@@ -4,8 +4,8 @@
 //! with the workspace reset between attempts, and the spend each attempt records.
 
 use patchloop::agent::episode::{Budgets, EpisodeConfig};
-use patchloop::agent::model::scripted::Scripted;
 use patchloop::agent::model::Model;
+use patchloop::agent::model::scripted::Scripted;
 use patchloop::agent::tools::ToolConfig;
 use patchloop::config::repair::Strategy;
 use patchloop::pipeline::testing::DemoImage;
@@ -99,10 +99,18 @@ async fn candidates_are_checked_in_one_container_and_the_smallest_verified_wins(
     assert_eq!(o.verdict, FixVerdict::Fixed, "{}", o.one_line());
     assert_eq!(o.strategy, Some(Strategy::Candidates));
     // The smallest passing diff won: RIGHT, not RIGHT_BUT_LONGER.
-    assert!(o.patch.contains("+    if len(ordered) % 2 == 1:"), "{}", o.patch);
+    assert!(
+        o.patch.contains("+    if len(ordered) % 2 == 1:"),
+        "{}",
+        o.patch
+    );
     assert!(!o.patch.contains("result ="), "{}", o.patch);
     // The docstring the prompt hid is still there.
-    assert!(!o.patch.contains("-    \"\"\"Return the median"), "{}", o.patch);
+    assert!(
+        !o.patch.contains("-    \"\"\"Return the median"),
+        "{}",
+        o.patch
+    );
     let r = o.receipt.as_ref().expect("verified in a fresh container");
     assert_eq!(r.decision.verdict.as_str(), "verified");
     assert_eq!(r.repair.len(), 1);
@@ -124,7 +132,10 @@ async fn candidates_are_checked_in_one_container_and_the_smallest_verified_wins(
     assert_eq!(status("t0.candidates.c2"), "failing");
     let broke = n.iter().find(|x| x["id"] == "t0.candidates.c2").unwrap();
     assert!(
-        broke["detail"].as_str().unwrap().contains("test_empty_raises"),
+        broke["detail"]
+            .as_str()
+            .unwrap()
+            .contains("test_empty_raises"),
         "{broke}"
     );
     // Only the smallest was verified: the longer passing one stays `passing`.
@@ -180,5 +191,8 @@ async fn escalation_resets_the_workspace_and_the_next_tier_wins() {
     let traj = lines(&out.path().join("trajectory.jsonl"));
     let first_step = traj.iter().find(|l| l["kind"] == "step").unwrap();
     let obs = first_step["calls"][0]["observation"].as_str().unwrap();
-    assert!(!obs.contains("median.py"), "the loop saw a candidate's leftovers: {obs}");
+    assert!(
+        !obs.contains("median.py"),
+        "the loop saw a candidate's leftovers: {obs}"
+    );
 }
