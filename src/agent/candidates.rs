@@ -169,10 +169,13 @@ pub fn prompt(problem: &Problem, suspects: &[Suspect], format: EditFormat) -> St
     }
     p.push('\n');
     match format {
+        // A one-line diagnosis first: small models that name the bug change the code, where
+        // asked for code alone they often copy the function back unchanged.
         EditFormat::Function => p.push_str(
-            "Reply with the one function that has the bug, corrected and complete, in a single \
-             ```python code block. Start at its `def` line and keep its name and parameters. \
-             Change only what fixes the bug; leave out the docstring.",
+            "First write one line starting with `Bug:` that says what is wrong. Then reply with \
+             the one function that has the bug, corrected and complete, in a single ```python \
+             code block. Start at its `def` line and keep its name and parameters. At least one \
+             line must change; change only what fixes the bug, and leave out the docstring.",
         ),
         EditFormat::SearchReplace => {
             let path = suspects
@@ -877,6 +880,7 @@ pub async fn run(
                 diff: cand.diff.clone(),
                 tokens: cand.usage.total(),
                 model_ms: cand.model_ms,
+                rollback_ms: cand.rollback_ms,
             });
             out.candidates.push(cand);
             if out.infrastructure.is_some() {

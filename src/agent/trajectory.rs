@@ -1,5 +1,7 @@
 //! Trajectory files: JSONL, one header line, one line per step (flushed as written), a final
-//! line with the stop reason and the patch. A crashed run still leaves every finished step.
+//! line with the stop reason and the patch per loop episode, and `node` lines for the search
+//! tree (attempts and candidates, [`NodeRecord`]). A crashed run still leaves every finished
+//! step.
 
 use std::fs::File;
 use std::io::Write;
@@ -77,6 +79,13 @@ pub struct NodeRecord {
     pub diff: String,
     pub tokens: u64,
     pub model_ms: u64,
+    /// Candidates: restoring the edited files after the check (the checkpoint's rollback).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rollback_ms: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize)]

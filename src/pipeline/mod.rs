@@ -697,8 +697,10 @@ async fn search(
             if left.max_wall.is_zero() || left.max_tokens == 0 {
                 break 'tiers;
             }
+            let mut reset_note = String::new();
             if dirty {
                 // The loop's edits go: the next attempt starts from the baseline tree.
+                let r0 = Instant::now();
                 let r = sandbox
                     .exec(ExecRequest::argv(["bash", "-c", RESET_SCRIPT]))
                     .await
@@ -710,6 +712,7 @@ async fn search(
                     ));
                 }
                 dirty = false;
+                reset_note = format!("workspace reset in {} ms", r0.elapsed().as_millis());
             }
             let id = format!("t{tier}.{}", strategy.as_str());
             let node = |status: &str, detail: &str, tokens: u64, model_ms: u64| NodeRecord {
@@ -724,8 +727,9 @@ async fn search(
                 diff: String::new(),
                 tokens,
                 model_ms,
+                rollback_ms: 0,
             };
-            traj.node(&node("running", "", 0, 0));
+            traj.node(&node("running", &reset_note, 0, 0));
             let t0 = Instant::now();
             let mut rec = RepairAttempt {
                 tier,
@@ -795,6 +799,7 @@ async fn search(
                             diff: cand.diff.clone(),
                             tokens: cand.usage.total(),
                             model_ms: cand.model_ms,
+                            rollback_ms: cand.rollback_ms,
                         });
                         last_patch = cand.diff.clone();
                         if j.receipt.is_some() {
@@ -862,7 +867,7 @@ async fn search(
                 }
             }
             rec.wall_ms = t0.elapsed().as_millis() as u64;
-            traj.node(&node(&rec.result, "", rec.tokens, rec.model_ms));
+            traj.node(&node(&rec.result, &reset_note, rec.tokens, rec.model_ms));
             attempts.push(rec);
             if winner.is_some() {
                 break 'tiers;

