@@ -682,6 +682,8 @@ pub struct Candidate {
     pub check_ms: u64,
     /// The rollback alone.
     pub rollback_ms: u64,
+    /// The model's reply as received.
+    pub reply: String,
 }
 
 impl Candidate {
@@ -778,6 +780,10 @@ pub async fn run(
         return out;
     }
     let user = prompt(problem, &sus, cfg.format);
+    traj.event(
+        "candidates_prompt",
+        &serde_json::json!({"attempt": ids.attempt, "system": SYSTEM, "prompt": user}),
+    );
     let history = vec![Message::system(SYSTEM), Message::user(user)];
     let k = cfg.count.max(1);
     let parallel = cfg.parallel.max(1);
@@ -812,6 +818,7 @@ pub async fn run(
         while let Some((i, reply, took)) = rx.recv().await {
             let model_ms = took.as_millis() as u64;
             out.model_ms += model_ms;
+            let mut reply_text = String::new();
             let mut cand = Candidate {
                 index: i,
                 status: String::new(),
@@ -821,6 +828,7 @@ pub async fn run(
                 model_ms,
                 check_ms: 0,
                 rollback_ms: 0,
+                reply: String::new(),
             };
             match reply {
                 Err(e) => {
@@ -828,6 +836,8 @@ pub async fn run(
                     cand.detail = format!("the model call failed: {e}");
                 }
                 Ok(resp) => {
+                    reply_text = resp.message.content.clone();
+                    cand.reply = reply_text.clone();
                     cand.usage = resp.usage;
                     out.usage.prompt_tokens += resp.usage.prompt_tokens;
                     out.usage.completion_tokens += resp.usage.completion_tokens;
@@ -881,6 +891,7 @@ pub async fn run(
                 tokens: cand.usage.total(),
                 model_ms: cand.model_ms,
                 rollback_ms: cand.rollback_ms,
+                reply: reply_text,
             });
             out.candidates.push(cand);
             if out.infrastructure.is_some() {
@@ -1215,6 +1226,7 @@ mod tests {
             model_ms: 0,
             check_ms: 0,
             rollback_ms: 0,
+            reply: String::new(),
         };
         let o = CandidatesOutcome {
             candidates: vec![

@@ -82,6 +82,9 @@ pub struct NodeRecord {
     /// Candidates: restoring the edited files after the check (the checkpoint's rollback).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub rollback_ms: u64,
+    /// Candidates: the model's reply as received (what was parsed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reply: String,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -928,6 +928,51 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_summary_lists_every_attempt_with_its_spend() {
+        use crate::verify::receipt::RepairAttempt;
+        assert_eq!(attempts_table(&[]), "");
+        let t = attempts_table(&[
+            RepairAttempt {
+                tier: 0,
+                model: "openai:qwen2.5-coder-1.5b at http://10.0.0.5:8080/v1".into(),
+                strategy: "candidates".into(),
+                result: "not_passing".into(),
+                tokens: 6000,
+                cost_usd: 0.0,
+                model_ms: 61_500,
+                wall_ms: 70_000,
+                candidates: 4,
+                passing: 0,
+            },
+            RepairAttempt {
+                tier: 1,
+                model: "ollama:qwen2.5-coder:14b".into(),
+                strategy: "loop".into(),
+                result: "verified".into(),
+                tokens: 20_000,
+                cost_usd: 0.0,
+                model_ms: 90_000,
+                wall_ms: 120_000,
+                ..Default::default()
+            },
+        ]);
+        let rows: Vec<&str> = t.trim_end().lines().collect();
+        assert_eq!(rows.len(), 4, "{t}");
+        assert!(
+            rows[2].contains("| candidates | `not_passing` | 6000 | 61.5 s | 70.0 s |"),
+            "{t}"
+        );
+        assert!(rows[2].contains("4 (0 passed)"), "{t}");
+        assert!(rows[3].starts_with("| 1 | "), "{t}");
+        assert!(
+            rows[3].contains("| loop | `verified` |") && rows[3].ends_with("| — |"),
+            "{t}"
+        );
+        // The model's endpoint is not printed (the summary is public).
+        assert!(!t.contains("10.0.0.5"), "{t}");
+    }
+
+    #[test]
     fn hints_name_the_permission() {
         assert_eq!(
             permission_hint("POST", "/repos/o/r/pulls/2/reviews").0,

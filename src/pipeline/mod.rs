@@ -728,6 +728,7 @@ async fn search(
                 tokens,
                 model_ms,
                 rollback_ms: 0,
+                reply: String::new(),
             };
             traj.node(&node("running", &reset_note, 0, 0));
             let t0 = Instant::now();
@@ -800,6 +801,7 @@ async fn search(
                             tokens: cand.usage.total(),
                             model_ms: cand.model_ms,
                             rollback_ms: cand.rollback_ms,
+                            reply: cand.reply.clone(),
                         });
                         last_patch = cand.diff.clone();
                         if j.receipt.is_some() {
