@@ -72,6 +72,8 @@ pub struct Suspect {
     pub label: String,
     /// The source as shown (docstring removed).
     pub shown: String,
+    /// The file's line number of each line of `shown`.
+    pub shown_lines: Vec<usize>,
 }
 
 /// The suspects from the context's code locations and the files read. Pure.
@@ -90,16 +92,14 @@ pub fn suspects(code: &[Location], files: &BTreeMap<String, String>) -> Vec<Susp
             continue;
         }
         let text = lines[loc.start - 1..loc.end].join("\n");
-        let shown = match docstring_lines(&text) {
-            Some((a, b)) => text
-                .lines()
-                .enumerate()
-                .filter(|(i, _)| *i < a || *i > b)
-                .map(|(_, l)| l)
-                .collect::<Vec<_>>()
-                .join("\n"),
-            None => text,
-        };
+        let doc = docstring_lines(&text);
+        let kept: Vec<(usize, &str)> = text
+            .lines()
+            .enumerate()
+            .filter(|(i, _)| doc.is_none_or(|(a, b)| *i < a || *i > b))
+            .collect();
+        let shown = kept.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n");
+        let shown_lines: Vec<usize> = kept.iter().map(|(i, _)| loc.start + i).collect();
         if used + shown.len() > SUSPECT_BUDGET && !out.is_empty() {
             continue;
         }
@@ -112,6 +112,7 @@ pub fn suspects(code: &[Location], files: &BTreeMap<String, String>) -> Vec<Susp
             name,
             label: loc.name.clone(),
             shown,
+            shown_lines,
         });
     }
     out
@@ -162,9 +163,20 @@ pub fn prompt(problem: &Problem, suspects: &[Suspect], format: EditFormat) -> St
     }
     p.push_str("\nThe code the failing test runs (the bug is in one of these functions):\n");
     for s in suspects {
+        let body = match format {
+            // Numbered as in the file: the reply names lines by these numbers.
+            EditFormat::Lines => s
+                .shown
+                .lines()
+                .zip(&s.shown_lines)
+                .map(|(l, n)| format!("{n:>5}  {l}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => s.shown.clone(),
+        };
         p.push_str(&format!(
             "\n{} (file {}, line {}):\n```python\n{}\n```\n",
-            s.label, s.path, s.start, s.shown
+            s.label, s.path, s.start, body
         ));
     }
     p.push('\n');
@@ -177,6 +189,19 @@ pub fn prompt(problem: &Problem, suspects: &[Suspect], format: EditFormat) -> St
              code block. Start at its `def` line and keep its name and parameters. At least one \
              line must change; change only what fixes the bug, and leave out the docstring.",
         ),
+        EditFormat::Lines => {
+            let example = suspects
+                .first()
+                .and_then(|s| s.shown_lines.get(1).copied())
+                .unwrap_or(42);
+            p.push_str(&format!(
+                "The numbers on the left are line numbers. First write one line starting with \
+                 `Bug:` that says what is wrong. Then write each line that must change, \
+                 corrected, as `LINE <number>: <the corrected line>`, for example \
+                 `LINE {example}:         return a + b`. Keep the line's indentation. At least \
+                 one line must change."
+            ));
+        }
         EditFormat::SearchReplace => {
             let path = suspects
                 .first()
@@ -251,6 +276,10 @@ pub fn parse_reply(
     let blocks = search_replace_blocks(reply);
     if !blocks.is_empty() {
         return apply_search_replace(&blocks, suspects, files);
+    }
+    let edits = line_edits(reply);
+    if !edits.is_empty() {
+        return apply_lines(&edits, suspects, files);
     }
     let code = code_block(reply)
         .ok_or_else(|| ParseError::Unparsed("no code block and no SEARCH/REPLACE block".into()))?;
@@ -490,6 +519,75 @@ pub fn apply_function(
         path: suspect.path.clone(),
         content,
     })
+}
+
+static LINE_EDIT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"^\s*`?(?i:line)\s+(\d+)\s*:\s?(.*?)`?\s*$").expect("static regex")
+});
+
+/// `LINE <n>: <code>` lines of a reply, in order. Pure.
+pub fn line_edits(reply: &str) -> Vec<(usize, String)> {
+    reply
+        .lines()
+        .filter_map(|l| {
+            let c = LINE_EDIT.captures(l)?;
+            Some((c[1].parse().ok()?, c[2].to_string()))
+        })
+        .collect()
+}
+
+/// Replace the numbered lines of the suspects' files: a number must fall in a suspect; a line
+/// written without its indentation gets the original's. Pure.
+pub fn apply_lines(
+    edits: &[(usize, String)],
+    suspects: &[Suspect],
+    files: &BTreeMap<String, String>,
+) -> Result<Vec<FileEdit>, ParseError> {
+    let mut edited: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut changed = false;
+    for (n, code) in edits {
+        let Some(s) = suspects.iter().find(|s| s.shown_lines.contains(n)) else {
+            return Err(ParseError::NotApplied(format!(
+                "line {n} is not a line of {}",
+                suspects
+                    .iter()
+                    .map(|s| format!("{} ({}-{})", s.label, s.start, s.end))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        };
+        let Some(src) = files.get(&s.path) else {
+            return Err(ParseError::NotApplied(format!("{} was not read", s.path)));
+        };
+        let lines = edited
+            .entry(s.path.clone())
+            .or_insert_with(|| src.lines().map(str::to_string).collect());
+        let orig = lines[n - 1].clone();
+        let new = if indent_of(code).is_empty() && !indent_of(&orig).is_empty() {
+            format!("{}{}", indent_of(&orig), code.trim_start())
+        } else {
+            code.trim_end().to_string()
+        };
+        if new != orig {
+            changed = true;
+        }
+        lines[n - 1] = new;
+    }
+    if !changed {
+        return Err(ParseError::NotApplied(
+            "every LINE is the same as the original".into(),
+        ));
+    }
+    Ok(edited
+        .into_iter()
+        .map(|(path, lines)| {
+            let mut content = lines.join("\n");
+            if files.get(&path).is_some_and(|s| s.ends_with('\n')) {
+                content.push('\n');
+            }
+            FileEdit { path, content }
+        })
+        .collect())
 }
 
 /// One SEARCH/REPLACE block: the path line before it (if any), search and replace text.
@@ -1240,6 +1338,37 @@ mod tests {
         let order: Vec<usize> = o.passing().iter().map(|c| c.index).collect();
         assert_eq!(order, [2, 3, 0]);
         assert_eq!(diff_size("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 2);
+    }
+
+    #[test]
+    fn line_edits_replace_numbered_lines_and_keep_indentation() {
+        let s = suspects(&locs(), &files());
+        // The docstring's lines are not shown, and the numbers are the file's.
+        assert_eq!(s[0].shown_lines, [4, 9, 10, 11]);
+        let p = prompt(&Problem::default(), &s, EditFormat::Lines);
+        assert!(p.contains("   10          return lo"), "{p}");
+        let reply = "Bug: returns lo instead of hi.\nLINE 10: return hi\n";
+        let e = parse_reply(reply, &s, &files()).unwrap();
+        assert_eq!(
+            e[0].content,
+            CORE.replace(
+                "        return lo\n    return max",
+                "        return hi\n    return max"
+            )
+        );
+        // Backticks around it, indentation given: the same.
+        let e2 = parse_reply("`LINE 10:         return hi`", &s, &files()).unwrap();
+        assert_eq!(e2, e);
+        let same = parse_reply("LINE 10:         return lo", &s, &files()).unwrap_err();
+        assert_eq!(same.status(), "not_applied");
+        let outside = parse_reply("LINE 2: import os", &s, &files()).unwrap_err();
+        assert!(
+            outside
+                .detail()
+                .contains("line 2 is not a line of clamp (4-11)"),
+            "{}",
+            outside.detail()
+        );
     }
 
     #[test]

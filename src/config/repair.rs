@@ -38,6 +38,8 @@ pub enum EditFormat {
     Function,
     /// aider-style SEARCH/REPLACE blocks.
     SearchReplace,
+    /// `LINE <number>: <corrected line>` for each changed line of the numbered function.
+    Lines,
 }
 
 impl EditFormat {
@@ -45,6 +47,7 @@ impl EditFormat {
         match self {
             EditFormat::Function => "function",
             EditFormat::SearchReplace => "search_replace",
+            EditFormat::Lines => "lines",
         }
     }
 }
@@ -94,7 +97,8 @@ pub struct RepairFile {
     pub escalate: Option<Vec<String>>,
     /// Candidate edits sampled per model (default 4).
     pub candidates: Option<u64>,
-    /// `function` (the whole corrected function) or `search_replace`.
+    /// `function` (the whole corrected function), `search_replace` or `lines` (corrected
+    /// lines by number).
     pub edit_format: Option<EditFormat>,
     /// Candidate requests in flight at once: the model server's parallel slots (default 1).
     pub parallel: Option<u64>,

@@ -341,12 +341,17 @@ pub fn render_markdown(a: &RunSummary, vs: &[RunSummary]) -> String {
             s,
             "| wall (sum) | test runs in verification (sum) | wall / tests | harness overhead per episode |\n|---:|---:|---:|---:|"
         );
+        // No test ran in verification (empty patches are refused before any run): no ratio.
+        let ratio = if t.tests > 0.0 {
+            format!("{:.2}x", t.ratio())
+        } else {
+            "—".into()
+        };
         let _ = writeln!(
             s,
-            "| {:.1} s | {:.1} s | {:.2}x | {:.2} s |",
+            "| {:.1} s | {:.1} s | {ratio} | {:.2} s |",
             t.wall,
             t.tests,
-            t.ratio(),
             t.overhead_per_episode()
         );
         let _ = writeln!(
