@@ -549,6 +549,7 @@ pub fn render_markdown(r: &Receipt) -> String {
     if let Some(p) = &r.edge_probe {
         render_probe(&mut s, p);
     }
+    render_attempts(&mut s, &r.repair);
     let _ = writeln!(s, "<details><summary>Patch and environment</summary>\n");
     let _ = writeln!(
         s,
@@ -636,6 +637,38 @@ pub fn render_markdown(r: &Receipt) -> String {
     s
 }
 
+/// How the patch was found: one row per strategy × model tier. The model is named without
+/// its endpoint (receipts are posted).
+fn render_attempts(s: &mut String, attempts: &[RepairAttempt]) {
+    if attempts.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "**How the patch was found**\n\n| tier | model | strategy | result | tokens | model time | time |\n|---|---|---|---|---|---|---|"
+    );
+    for a in attempts {
+        let model = a.model.split(" at ").next().unwrap_or("").trim();
+        let strategy = if a.strategy == "candidates" {
+            format!("candidates ({} drawn, {} passed)", a.candidates, a.passing)
+        } else {
+            a.strategy.clone()
+        };
+        let _ = writeln!(
+            s,
+            "| {} | `{}` | {} | `{}` | {} | {:.1} s | {:.1} s |",
+            a.tier,
+            md_escape(model),
+            md_escape(&strategy),
+            md_escape(&a.result),
+            a.tokens,
+            a.model_ms as f64 / 1000.0,
+            a.wall_ms as f64 / 1000.0
+        );
+    }
+    s.push('\n');
+}
+
 /// Changes listed in the Markdown receipt (all are in the JSON).
 const PROBE_ROWS: usize = 10;
 const PROBE_VALUE_CHARS: usize = 60;
@@ -697,6 +730,31 @@ pub fn known_ids<'a>(ids: impl IntoIterator<Item = &'a String>) -> BTreeMap<Stri
 mod tests {
     use super::*;
     use crate::sandbox::ExecStatus;
+
+    #[test]
+    fn the_attempts_table_names_models_without_their_endpoint() {
+        let mut s = String::new();
+        render_attempts(&mut s, &[]);
+        assert!(s.is_empty());
+        render_attempts(
+            &mut s,
+            &[RepairAttempt {
+                tier: 0,
+                model: "openai:qwen2.5-coder-1.5b at http://10.1.2.3:8091/v1 (tool_choice Auto)"
+                    .into(),
+                strategy: "candidates".into(),
+                result: "verified".into(),
+                tokens: 1200,
+                model_ms: 15_250,
+                wall_ms: 30_000,
+                candidates: 4,
+                passing: 1,
+                ..Default::default()
+            }],
+        );
+        assert!(s.contains("| 0 | `openai:qwen2.5-coder-1.5b` | candidates (4 drawn, 1 passed) | `verified` | 1200 | 15.2 s | 30.0 s |"), "{s}");
+        assert!(!s.contains("10.1.2.3"), "{s}");
+    }
     use crate::verify::junit::CaseResult;
     use crate::verify::verdict::{GuardStatus, Inputs, RunScope, decide};
     use std::time::Duration;

@@ -85,6 +85,8 @@ async fn candidates_are_checked_in_one_container_and_the_smallest_verified_wins(
     let mut p = plan(out.path(), &img.test_cmd, "strategy-cand");
     p.strategies = vec![Strategy::Candidates];
     p.candidates.count = 5;
+    // Two requests in flight: replies still map to their samples in order.
+    p.candidates.parallel = 2;
     let model = scripted(
         &candidates_yaml(&[
             WRONG,
