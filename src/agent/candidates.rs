@@ -516,7 +516,7 @@ pub fn apply_function(
 }
 
 static LINE_EDIT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"^\s*`?(?i:line)\s+(\d+)\s*:\s?(.*?)`?\s*$").expect("static regex")
+    regex::Regex::new(r"^\s*`?(?i:line)\s+(\d+)\s*:\s?(.*)$").expect("static regex")
 });
 
 /// `LINE <n>: <code>` lines of a reply, in order. A line written as prose ("Change `a` to
@@ -526,15 +526,22 @@ pub fn line_edits(reply: &str) -> Vec<(usize, String)> {
         .lines()
         .filter_map(|l| {
             let c = LINE_EDIT.captures(l)?;
-            let text = c[2].to_string();
+            let text = c[2].trim_end().to_string();
             let spans: Vec<&str> = text.split('`').skip(1).step_by(2).collect();
             let prose = text.split('`').step_by(2).any(|t| {
-                t.split_whitespace()
-                    .any(|w| matches!(w.to_lowercase().as_str(), "change" | "to" | "should" | "be" | "with"))
+                t.split_whitespace().any(|w| {
+                    matches!(
+                        w.to_lowercase().as_str(),
+                        "change" | "replace" | "to" | "should" | "be" | "with"
+                    )
+                })
             });
-            let code = match spans.last() {
-                Some(last) if prose => last.to_string(),
-                _ => text,
+            let code = match spans.as_slice() {
+                // "Change `a` to `b`", "`a` should be `b`": the second span is the new code.
+                [_, new, ..] if prose => new.to_string(),
+                [only] if prose => only.to_string(),
+                // The line in backticks.
+                _ => text.trim_matches('`').to_string(),
             };
             Some((c[1].parse().ok()?, code))
         })
@@ -1419,6 +1426,15 @@ mod tests {
         assert_eq!(off, e);
         let prose = parse_reply("LINE 10: Change `return lo` to `return hi`", &s, &files()).unwrap();
         assert_eq!(prose, e);
+        let prose2 = parse_reply(
+            "LINE 10: Replace `return lo` with `return hi` in the `clamp` function.",
+            &s,
+            &files(),
+        )
+        .unwrap();
+        assert_eq!(prose2, e);
+        let quoted = parse_reply("LINE 10: `        return hi`", &s, &files()).unwrap();
+        assert_eq!(quoted, e);
         let outside = parse_reply("LINE 40: import os", &s, &files()).unwrap_err();
         assert!(outside.detail().contains("outside them"), "{}", outside.detail());
     }
