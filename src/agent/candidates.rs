@@ -76,44 +76,92 @@ pub struct Suspect {
     pub shown_lines: Vec<usize>,
 }
 
-/// The suspects from the context's code locations and the files read. Pure.
+/// Functions shown at most when the callees of the located ones are added.
+const MAX_WITH_CALLEES: usize = 5;
+
+static CALL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(").expect("static regex")
+});
+
+/// A suspect of lines `start..=end` (1-based) of `src`, docstring hidden.
+fn make_suspect(path: &str, start: usize, end: usize, label: &str, src: &str) -> Option<Suspect> {
+    let lines: Vec<&str> = src.lines().collect();
+    if start == 0 || end > lines.len() || start > end {
+        return None;
+    }
+    let text = lines[start - 1..end].join("\n");
+    let doc = docstring_lines(&text);
+    let kept: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| doc.is_none_or(|(a, b)| *i < a || *i > b))
+        .collect();
+    Some(Suspect {
+        path: path.to_string(),
+        start,
+        end,
+        name: label.rsplit('.').next().unwrap_or(label).to_string(),
+        label: label.to_string(),
+        shown: kept.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n"),
+        shown_lines: kept.iter().map(|(i, _)| start + i).collect(),
+    })
+}
+
+/// The suspects: the context's code locations (the traceback's functions, the ones the test
+/// calls), then the functions those call, one hop (a bug that raises nothing leaves no frame
+/// in the function that has it), within [`SUSPECT_BUDGET`] bytes. Pure.
 pub fn suspects(code: &[Location], files: &BTreeMap<String, String>) -> Vec<Suspect> {
-    let mut out = Vec::new();
+    let mut out: Vec<Suspect> = Vec::new();
     let mut used = 0;
+    let mut push = |out: &mut Vec<Suspect>, s: Suspect| {
+        if out.iter().any(|o| o.path == s.path && o.start == s.start) {
+            return;
+        }
+        if used + s.shown.len() > SUSPECT_BUDGET && !out.is_empty() {
+            return;
+        }
+        used += s.shown.len();
+        out.push(s);
+    };
     for loc in code {
         if out.len() == MAX_SUSPECTS || loc.name == "<module>" {
             continue;
         }
-        let Some(src) = files.get(&loc.path) else {
-            continue;
-        };
-        let lines: Vec<&str> = src.lines().collect();
-        if loc.start == 0 || loc.end > lines.len() || loc.start > loc.end {
-            continue;
+        if let Some(s) = files
+            .get(&loc.path)
+            .and_then(|src| make_suspect(&loc.path, loc.start, loc.end, &loc.name, src))
+        {
+            push(&mut out, s);
         }
-        let text = lines[loc.start - 1..loc.end].join("\n");
-        let doc = docstring_lines(&text);
-        let kept: Vec<(usize, &str)> = text
-            .lines()
-            .enumerate()
-            .filter(|(i, _)| doc.is_none_or(|(a, b)| *i < a || *i > b))
-            .collect();
-        let shown = kept.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n");
-        let shown_lines: Vec<usize> = kept.iter().map(|(i, _)| loc.start + i).collect();
-        if used + shown.len() > SUSPECT_BUDGET && !out.is_empty() {
-            continue;
+    }
+    // One hop down: definitions (same file first, then the other code files read) of the
+    // names the located functions call.
+    let defs: Vec<(String, PyDef)> = files
+        .iter()
+        .filter(|(p, _)| p.ends_with(".py") && !crate::agent::context::is_test_path(p))
+        .flat_map(|(p, src)| py_defs(src).into_iter().map(move |d| (p.clone(), d)))
+        .collect();
+    let located: Vec<Suspect> = out.clone();
+    for s in &located {
+        for c in CALL.captures_iter(&s.shown) {
+            if out.len() >= MAX_WITH_CALLEES {
+                return out;
+            }
+            let name = &c[1];
+            if name == s.name || matches!(name, "print" | "len" | "isinstance" | "super") {
+                continue;
+            }
+            let found = defs
+                .iter()
+                .filter(|(p, d)| d.name == name && !(p == &s.path && d.start + 1 == s.start))
+                .min_by_key(|(p, _)| *p != s.path);
+            if let Some((p, d)) = found
+                && let Some(src) = files.get(p)
+                && let Some(callee) = make_suspect(p, d.start + 1, d.end + 1, name, src)
+            {
+                push(&mut out, callee);
+            }
         }
-        used += shown.len();
-        let name = loc.name.rsplit('.').next().unwrap_or(&loc.name).to_string();
-        out.push(Suspect {
-            path: loc.path.clone(),
-            start: loc.start,
-            end: loc.end,
-            name,
-            label: loc.name.clone(),
-            shown,
-            shown_lines,
-        });
     }
     out
 }
@@ -1249,6 +1297,23 @@ mod tests {
         assert!(s[0].shown.contains("if v > hi:"));
         assert_eq!(s[1].name, "count");
         assert!(s[1].shown.starts_with("    @property"));
+    }
+
+    #[test]
+    fn the_functions_a_suspect_calls_are_suspects_too() {
+        let src = "def outer(x):\n    return inner(x) + 1\n\n\ndef inner(x):\n    return x * 2\n\n\ndef unrelated():\n    return 0\n";
+        let files = BTreeMap::from([("pkg/m.py".to_string(), src.to_string())]);
+        let loc = Location {
+            path: "pkg/m.py".into(),
+            start: 1,
+            end: 2,
+            name: "outer".into(),
+            frame_line: None,
+        };
+        let s = suspects(&[loc], &files);
+        let names: Vec<&str> = s.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(names, ["outer", "inner"]);
+        assert_eq!((s[1].start, s[1].end), (5, 6));
     }
 
     #[test]
