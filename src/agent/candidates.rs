@@ -618,11 +618,9 @@ pub fn apply_lines(
     let mut changed = false;
     for (n, code) in edits {
         // The suspect whose lines are nearest the number.
-        let near = suspects.iter().find(|s| {
-            s.shown_lines
-                .iter()
-                .any(|l| l.abs_diff(*n) <= LINE_SLACK)
-        });
+        let near = suspects
+            .iter()
+            .find(|s| s.shown_lines.iter().any(|l| l.abs_diff(*n) <= LINE_SLACK));
         let Some(s) = near else {
             skipped.push(*n);
             continue;
@@ -644,7 +642,8 @@ pub fn apply_lines(
             skipped.push(*n);
             continue;
         };
-        let at = if s.shown_lines.contains(n) && lines[*n - 1].trim() != code.trim() && score < 0.5 {
+        let at = if s.shown_lines.contains(n) && lines[*n - 1].trim() != code.trim() && score < 0.5
+        {
             // Nothing alike nearby: take the number at its word.
             *n
         } else if score >= 0.5 {
@@ -1489,7 +1488,8 @@ mod tests {
         // unchanged copies of other lines are skipped.
         let off = parse_reply("LINE 11: return hi\nLINE 9: if v > hi:", &s, &files()).unwrap();
         assert_eq!(off, e);
-        let prose = parse_reply("LINE 10: Change `return lo` to `return hi`", &s, &files()).unwrap();
+        let prose =
+            parse_reply("LINE 10: Change `return lo` to `return hi`", &s, &files()).unwrap();
         assert_eq!(prose, e);
         let prose2 = parse_reply(
             "LINE 10: Replace `return lo` with `return hi` in the `clamp` function.",
@@ -1501,7 +1501,11 @@ mod tests {
         let quoted = parse_reply("LINE 10: `        return hi`", &s, &files()).unwrap();
         assert_eq!(quoted, e);
         let outside = parse_reply("LINE 40: import os", &s, &files()).unwrap_err();
-        assert!(outside.detail().contains("outside them"), "{}", outside.detail());
+        assert!(
+            outside.detail().contains("outside them"),
+            "{}",
+            outside.detail()
+        );
     }
 
     #[test]

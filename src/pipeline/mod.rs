@@ -253,8 +253,13 @@ impl Outcome {
                 ),
             };
         };
+        let by = match (self.strategy, self.attempts.len()) {
+            (Some(st), n) => format!("strategy {} (attempt {n} of the search), ", st.as_str()),
+            (None, 0) => String::new(),
+            (None, n) => format!("{n} attempts, "),
+        };
         let stats = format!(
-            "stop reason {}, {} steps, {} tokens, ${:.4}, {:.1}s, model {}",
+            "{by}stop reason {}, {} steps, {} tokens, ${:.4}, {:.1}s, model {}",
             e.stop,
             e.steps,
             e.usage.total(),
