@@ -37,6 +37,8 @@ pub enum EditFormat {
     #[default]
     Function,
     /// aider-style SEARCH/REPLACE blocks.
+    // The flag takes the YAML spelling (and the kebab-case one).
+    #[value(name = "search_replace", alias = "search-replace")]
     SearchReplace,
     /// `LINE <number>: <corrected line>` for each changed line of the numbered function.
     Lines,
