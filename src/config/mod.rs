@@ -679,6 +679,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn strategy_and_escalation_inputs_reach_the_config_and_bad_ones_name_the_input() {
+        let env = |k: &str| match k {
+            "INPUT_STRATEGIES" => Some("loop".to_string()),
+            "INPUT_ESCALATE" => Some("qwen2.5-coder:7b,\n qwen2.5-coder:14b".to_string()),
+            _ => None,
+        };
+        let mut c = Config::default();
+        assert_eq!(c.repair.strategies, repair::DEFAULT_STRATEGIES);
+        for (n, f) in inputs_from_env(env).unwrap() {
+            c.apply(&f, Source::Input(n));
+        }
+        assert_eq!(c.repair.strategies, [repair::Strategy::Loop]);
+        assert_eq!(c.repair.escalate, ["qwen2.5-coder:7b", "qwen2.5-coder:14b"]);
+        assert_eq!(
+            c.sources["repair.escalate"],
+            Source::Input("escalate".into())
+        );
+        let bad = |k: &str| (k == "INPUT_STRATEGIES").then(|| "agentless".to_string());
+        let e = inputs_from_env(bad).unwrap_err();
+        assert_eq!(e.key, "strategies");
+        assert!(
+            e.message.contains("candidates and/or loop"),
+            "{}",
+            e.message
+        );
+        // The file spelling.
+        let f = parse_file(
+            "p.yml",
+            "repair:\n  strategies: [candidates]\n  candidates: 8\n  edit_format: search_replace\n",
+        )
+        .unwrap();
+        let mut c = Config::default();
+        c.apply(&f, Source::Repo("p.yml".into()));
+        assert_eq!(c.repair.candidates, 8);
+        assert_eq!(c.repair.edit_format, repair::EditFormat::SearchReplace);
+        let unknown = parse_file("p.yml", "repair:\n  stratgies: [loop]\n").unwrap_err();
+        assert!(unknown.message.contains("stratgies"), "{}", unknown.message);
+    }
+
+    #[test]
     fn precedence_and_sources() {
         let org = parse_file(
             "org/.github/patchloop.yml",

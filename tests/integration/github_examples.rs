@@ -33,6 +33,8 @@ fn action_yml_declares_the_documented_inputs_and_outputs() {
         "max-steps",
         "max-cost",
         "reruns",
+        "strategies",
+        "escalate",
     ] {
         assert!(inputs.contains(&i), "input {i}");
     }
