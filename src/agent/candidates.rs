@@ -169,6 +169,8 @@ pub fn suspects(code: &[Location], files: &BTreeMap<String, String>) -> Vec<Susp
 /// The prompt's inputs besides the suspects.
 #[derive(Debug, Clone, Default)]
 pub struct Problem {
+    /// The failing tests the sandbox can run (empty: none is visible there, e.g. a task's
+    /// hidden tests; candidates are then checked on the whole suite only).
     pub targets: Vec<String>,
     /// What the failing tests report (a test run's output, or a problem statement).
     pub report: String,
@@ -1139,9 +1141,12 @@ async fn check(
         write_file(sandbox, &e.path, e.content.as_bytes()).await?;
     }
     let verdict = async {
-        let targets = tools::run_tests(sandbox, tools_cfg, &problem.targets).await?;
-        if let Some(why) = targets_fail(&targets, &problem.targets) {
-            return Ok::<_, SandboxError>(("failing".to_string(), why));
+        // No target visible here (a task's hidden tests): the whole suite alone, below.
+        if !problem.targets.is_empty() {
+            let targets = tools::run_tests(sandbox, tools_cfg, &problem.targets).await?;
+            if let Some(why) = targets_fail(&targets, &problem.targets) {
+                return Ok::<_, SandboxError>(("failing".to_string(), why));
+            }
         }
         // The targets pass: nothing else may break.
         let all = tools::run_tests(sandbox, tools_cfg, &[]).await?;
@@ -1171,6 +1176,15 @@ async fn check(
             return Ok((
                 "failing".into(),
                 format!("breaks tests that passed: {}", join_ids(&broken)),
+            ));
+        }
+        if problem.targets.is_empty() {
+            return Ok((
+                "passing".into(),
+                format!(
+                    "{} passed; the targets are not in the sandbox (the verifier runs them)",
+                    s.passed
+                ),
             ));
         }
         Ok(("passing".into(), format!("{} passed", s.passed)))

@@ -587,6 +587,27 @@ pub fn render(plan: &ContextPlan, files: &BTreeMap<String, String>, budget: usiz
     Context { text: out, focus }
 }
 
+/// Definitions in `src` whose bare name is one of `names`, as locations in `path`. Pure.
+pub fn defs_named(path: &str, src: &str, names: &[String]) -> Vec<Location> {
+    let Some(tree) = parse(src) else {
+        return Vec::new();
+    };
+    all_defs(&tree, src)
+        .into_iter()
+        .filter(|d| {
+            let bare = d.name.rsplit('.').next().unwrap_or(&d.name);
+            names.iter().any(|n| n == bare)
+        })
+        .map(|d| Location {
+            path: path.to_string(),
+            start: d.start,
+            end: d.end,
+            name: d.name,
+            frame_line: None,
+        })
+        .collect()
+}
+
 /// Lines `start..=end` of `src`, numbered, in at most `max` bytes: the whole range if it fits,
 /// else the first line and the lines nearest `focus`, with `...` for gaps. Pure.
 pub fn excerpt(src: &str, start: usize, end: usize, focus: Option<usize>, max: usize) -> String {

@@ -155,6 +155,64 @@ pub async fn failing_context_files(
     (context::render(&plan, &files, budget.max(1)), files)
 }
 
+/// Names a text mentions as code: `name(` and `name` in backticks (the last dotted part).
+/// Pure.
+pub fn named_in(text: &str) -> Vec<String> {
+    static CODE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"`([A-Za-z_][A-Za-z0-9_.]*)(?:\(\))?`|\b([A-Za-z_][A-Za-z0-9_]*)\(")
+            .expect("static regex")
+    });
+    let mut out: Vec<String> = Vec::new();
+    for c in CODE.captures_iter(text) {
+        let Some(m) = c.get(1).or(c.get(2)) else {
+            continue;
+        };
+        let name = m.as_str().rsplit('.').next().unwrap_or("").to_string();
+        if name.len() > 2 && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Non-test Python files read when a statement locates code.
+const MAX_NAMED_FILES: usize = 200;
+/// Functions a statement locates at most.
+const MAX_NAMED: usize = 4;
+
+/// Where a problem statement points when no failing run does (a task's failing tests are
+/// held out, so no traceback exists in the sandbox): the definitions of the functions it
+/// names, in the repository's non-test Python files, and the files read.
+pub async fn locate_named(
+    sandbox: &dyn Sandbox,
+    text: &str,
+    files: &[String],
+) -> (Vec<context::Location>, BTreeMap<String, String>) {
+    let names = named_in(text);
+    if names.is_empty() {
+        return (Vec::new(), BTreeMap::new());
+    }
+    let code: Vec<String> = files
+        .iter()
+        .filter(|f| f.ends_with(".py") && !context::is_test_path(f))
+        .take(MAX_NAMED_FILES)
+        .cloned()
+        .collect();
+    let read = read_files(sandbox, &code).await;
+    let mut locs = Vec::new();
+    // In the order the text names them: the first named is the most likely subject.
+    for n in &names {
+        for (p, src) in &read {
+            for l in context::defs_named(p, src, std::slice::from_ref(n)) {
+                if locs.len() < MAX_NAMED {
+                    locs.push(l);
+                }
+            }
+        }
+    }
+    (locs, read)
+}
+
 /// Largest file the context reads, bytes.
 const MAX_CONTEXT_FILE: usize = 1 << 20;
 
@@ -207,6 +265,14 @@ mod tests {
     use super::*;
     use crate::agent::tools::TestSummary;
     use crate::sandbox::ExecStatus;
+
+    #[test]
+    fn a_statement_names_code_by_calls_and_backticks() {
+        assert_eq!(
+            named_in("median() of an even list; see `stats.mean` and `x`, also run(a)"),
+            ["median", "mean", "run"]
+        );
+    }
 
     #[test]
     fn task_has_failing_ids_output_and_issue() {

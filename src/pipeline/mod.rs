@@ -551,8 +551,20 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
         0 => crate::agent::context::DEFAULT_BUDGET,
         b => b,
     };
-    let (context, files) =
+    let (mut context, mut files) =
         task::failing_context_files(sandbox, &before.output, &baseline.targets, budget).await;
+    if context.focus.code.is_empty()
+        && let Some(statement) = plan.statement.as_deref().filter(|s| !s.trim().is_empty())
+    {
+        // No traceback located code (the targets are held out, or nothing raised in the
+        // repository): the functions the statement names.
+        let listed = task::list_files(sandbox).await;
+        let (code, read) = task::locate_named(sandbox, statement, &listed).await;
+        context.focus.code = code;
+        for (p, src) in read {
+            files.entry(p).or_insert(src);
+        }
+    }
     let shown = if tools.context_budget > 0 {
         context.clone()
     } else {
@@ -597,10 +609,21 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
         },
         Targets::Reproduce { .. } => baseline,
     };
+    // The targets the sandbox can run: a task's hidden tests exist only in the verifier's
+    // container, so candidates are checked on the visible failing ones (none visible: on the
+    // whole suite alone, and the verifier judges the targets).
+    let visible: Vec<String> = match &plan.targets {
+        Targets::Given { fail_to_pass, .. } => fail_to_pass
+            .iter()
+            .filter(|t| failing.contains(t))
+            .cloned()
+            .collect(),
+        Targets::Reproduce { .. } => baseline.targets.clone(),
+    };
     Ok(Ok(Start {
         task: text,
         problem: candidates::Problem {
-            targets: baseline.targets.clone(),
+            targets: visible,
             report,
             context: context.clone(),
             files,

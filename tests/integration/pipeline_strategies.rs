@@ -198,3 +198,62 @@ async fn escalation_resets_the_workspace_and_the_next_tier_wins() {
         "the loop saw a candidate's leftovers: {obs}"
     );
 }
+
+/// A task whose failing test is held out (it exists only in the verifier's container): the
+/// candidates cannot run it, so they are checked on the visible suite and the verifier judges
+/// the target.
+#[tokio::test]
+async fn hidden_targets_are_left_to_the_verifier() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("strategy-hidden");
+    patchloop::agent::demo::write_repo(&repo).unwrap();
+    // The visible tests pass before the fix; the failing one is the holdout.
+    let visible = std::fs::read_to_string(repo.join("tests/test_median.py"))
+        .unwrap()
+        .replace(
+            "def test_even_length_averages_the_middle_pair():\n    assert median([4, 1, 3, 2]) == 2.5\n",
+            "",
+        );
+    std::fs::write(repo.join("tests/test_median.py"), visible).unwrap();
+    let hidden = "from stats import median\n\n\ndef test_even_hidden():\n    assert median([4, 1, 3, 2]) == 2.5\n";
+    let d = docker::connect().await.expect("Docker is required");
+    let prepared = patchloop::sandbox::prepare::prepare(
+        &d,
+        &patchloop::sandbox::prepare::PrepareOptions {
+            path: repo.clone(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let _cleanup = DemoImage(prepared.tag.clone());
+    let img = pipeline::inspect_image(&d, &prepared.tag).await.unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let mut p = plan(out.path(), &img.test_cmd, "strategy-hidden");
+    p.strategies = vec![Strategy::Candidates];
+    p.candidates.count = 2;
+    p.statement = Some("median() of an even-length list must average the middle pair".into());
+    p.targets = pipeline::Targets::Given {
+        fail_to_pass: vec!["tests/test_hidden.py::test_even_hidden".into()],
+        pass_to_pass: Vec::new(),
+        holdouts: vec![patchloop::verify::Holdout {
+            dest: "tests/test_hidden.py".into(),
+            contents: hidden.as_bytes().to_vec(),
+        }],
+    };
+    // No traceback exists in the sandbox: the statement's `median()` locates the function.
+    let model = scripted(&candidates_yaml(&[WRONG, RIGHT]), "hidden");
+    let o = pipeline::run(&d, &img, &model, &p).await.unwrap();
+    let traj = lines(&out.path().join("trajectory.jsonl"));
+    let n = nodes(&traj);
+    assert_eq!(o.verdict, FixVerdict::Fixed, "{} {n:?}", o.one_line());
+    let r = o.receipt.as_ref().unwrap();
+    assert_eq!(r.decision.verdict.as_str(), "verified");
+    assert!(
+        r.holdout_files.iter().any(|h| h.contains("test_hidden.py")),
+        "{:?}",
+        r.holdout_files
+    );
+    let c1 = n.iter().find(|x| x["id"] == "t0.candidates.c1").unwrap();
+    assert_eq!(c1["status"], "verified", "{c1}");
+}
