@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use tree_sitter::{Node, Parser};
+use tree_sitter::Node;
 
 use crate::agent::context::{Context, Location};
 use crate::agent::model::{Message, Model, Request, Sampling, Usage};
@@ -27,7 +27,7 @@ use crate::agent::tools::{self, TestRun, ToolConfig};
 use crate::agent::trajectory::{NodeRecord, Trajectory};
 use crate::config::Budgets;
 use crate::sandbox::output::truncate_text;
-use crate::sandbox::{ExecRequest, Sandbox, SandboxError};
+use crate::sandbox::{Sandbox, SandboxError};
 
 pub use crate::config::repair::EditFormat;
 
@@ -372,16 +372,8 @@ struct PyDef {
     body_row: Option<usize>,
 }
 
-fn parse_python(src: &str) -> Option<tree_sitter::Tree> {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .ok()?;
-    parser.parse(src, None)
-}
-
 fn py_defs(src: &str) -> Vec<PyDef> {
-    let Some(tree) = parse_python(src) else {
+    let Some(tree) = crate::agent::context::parse(src) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -1243,14 +1235,9 @@ fn targets_fail(run: &TestRun, targets: &[String]) -> Option<String> {
     None
 }
 
-/// Write `bytes` to `path` in the workspace (the path is an argument, never script text).
+/// [`tools::write_file`], its failure an error.
 async fn write_file(sandbox: &dyn Sandbox, path: &str, bytes: &[u8]) -> Result<(), SandboxError> {
-    let r = sandbox
-        .exec(
-            ExecRequest::argv(["bash", "-c", "cat > \"$1\"", "patchloop-write", path])
-                .stdin(bytes.to_vec()),
-        )
-        .await?;
+    let r = tools::write_file(sandbox, path, bytes.to_vec()).await?;
     if r.status.success() {
         Ok(())
     } else {

@@ -678,7 +678,8 @@ pub fn excerpt(src: &str, start: usize, end: usize, focus: Option<usize>, max: u
 
 // ---- tree-sitter ----
 
-fn parse(src: &str) -> Option<Tree> {
+/// The Python syntax tree of `src` (the candidate strategy reads definitions from it too).
+pub(crate) fn parse(src: &str) -> Option<Tree> {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_python::LANGUAGE.into())

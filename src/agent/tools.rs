@@ -589,13 +589,7 @@ async fn str_replace(
         }
         Err(msg) => return Ok(Err(Observation::text(format!("{path}: {msg}")))),
     };
-    // The path is an argument, never part of the script: no quoting bugs, no injection.
-    let r = sandbox
-        .exec(
-            ExecRequest::argv(["bash", "-c", "cat > \"$1\"", "patchloop-write", path])
-                .stdin(edited.content.into_bytes()),
-        )
-        .await?;
+    let r = write_file(sandbox, path, edited.content.into_bytes()).await?;
     if !r.status.success() {
         let why = r.output.render();
         let mut msg = format!("Cannot write `{path}`: {}", why.trim());
@@ -608,6 +602,20 @@ async fn str_replace(
         "Edited {path}. Lines {}-{} now read:\n{}",
         edited.first_line, edited.last_line, edited.snippet
     ))))
+}
+
+/// Write `bytes` to the workspace file `path` (one exec). The path is an argument, never part
+/// of the script: no quoting bugs, no injection. The caller reads the status.
+pub async fn write_file(
+    sandbox: &dyn Sandbox,
+    path: &str,
+    bytes: Vec<u8>,
+) -> Result<crate::sandbox::ExecResult, SandboxError> {
+    sandbox
+        .exec(
+            ExecRequest::argv(["bash", "-c", "cat > \"$1\"", "patchloop-write", path]).stdin(bytes),
+        )
+        .await
 }
 
 /// The answer to an edit of a read-only test file: nothing changed, and where to look. Pure.

@@ -1,13 +1,14 @@
-//! The one repair pipeline: image → reproduce → episode → verify, assembled here and nowhere
-//! else. `fix`, `demo`, the action's [`repair::PipelineRepairer`], `eval` and MCP's
+//! The one repair pipeline: image → reproduce → strategies × model tiers → verify, assembled
+//! here and nowhere else. `fix`, `demo`, the action's [`repair::PipelineRepairer`], `eval` and MCP's
 //! `verify_patch` all call into this module; `agent::` keeps the loop, tools, models,
 //! compaction and trajectory and reaches Docker only through the [`Sandbox`] trait.
 //!
 //! Stages (each usable alone):
 //! - [`prepare_image`] / [`inspect_image`]: the sandbox image of a checkout (or an existing one).
 //! - [`reproduce`]: one test run in the episode's own container; the failing tests.
-//! - [`run`]: a fresh episode container, reproduce (unless the caller gives the targets), the
-//!   episode, the container's removal overlapping verification, the verdict.
+//! - [`run`] / [`run_tiers`]: a fresh episode container, reproduce (unless the caller gives
+//!   the targets), each strategy on each model tier (every patch judged by a fresh-container
+//!   verification, the workspace reset between attempts) until one is verified, the removal.
 //! - [`verify`]: the verifier in a fresh container; the only source of a verdict.
 //!
 //! Targets (what "fixed" requires): the ids the caller names (the CI log's failing tests in the
