@@ -1,4 +1,5 @@
-# patchloop's edge-case probe (informational, never a gate; src/verify/probe.rs drives it).
+# patchloop's edge-case probe (informational, never a gate; src/verify/probe.rs drives it) and
+# the candidates' fault localization (`cover`).
 # Executed as `python3 -I -B -c <this file>` in a fresh, network-less container of the prepared
 # image, once per step and tree (before / after the patch); input is JSON on stdin with "mode":
 #   locate {"workspace", "lines": {path: [line, ...]}, "files": [path, ...]}
@@ -15,6 +16,12 @@
 #       calls each input twice in this process: `repr(result)` (set elements sorted) or
 #       `raise TypeName`; an input whose two calls disagree is "unstable"; inputs past the
 #       deadline are null.
+#   cover {"workspace", "paths", "args", "ids", "targets", "deadline_s"}
+#       fault localization (src/agent/localize.rs), in the episode's container: runs `ids`
+#       (the target tests' files) under a line tracer, one coverage set per test, and folds
+#       them into a spectrum: {"failed", "passed", "lines": {path: [[line, ef, ep], ...]}}, ef
+#       and ep the failing targets and passing tests that ran the line (non-test files only;
+#       other failing or skipped tests count on neither side).
 # Values travel as tagged JSON ({"t": "int", "v": 3}; "lit" is any other literal, as its repr,
 # read back with ast.literal_eval), so the Rust side generates variants without parsing Python.
 # Output: one line `@@PATCHLOOP-PROBE@@ <nonce> <json>` on a private copy of stdout taken before
@@ -172,6 +179,27 @@ def dec(j):
     return ast.literal_eval(j["v"])
 
 
+def load_pytest():
+    """The project's pytest, else the harness's own: (module, "project" | "harness")."""
+    try:
+        import pytest
+
+        return pytest, "project"
+    except Exception:
+        # As pl_run.py: forget what the failed import loaded, the harness's site before the
+        # environment's site-packages (never before the workspace).
+        tops = {n[:-3] if n.endswith(".py") else n for n in os.listdir(HARNESS_SITE)
+                if not n.endswith((".dist-info", ".egg-info"))}
+        for m in [m for m in sys.modules if m.split(".")[0] in tops]:
+            del sys.modules[m]
+        at = next((i for i, p in enumerate(sys.path)
+                   if p.endswith(("site-packages", "dist-packages"))), len(sys.path))
+        sys.path.insert(at, HARNESS_SITE)
+        import pytest
+
+        return pytest, "harness"
+
+
 def record():
     targets = {}
     for i, f in enumerate(cfg["functions"]):
@@ -222,21 +250,7 @@ def record():
         if c not in calls[i]:
             calls[i].append(c)
 
-    runner = "project"
-    try:
-        import pytest
-    except Exception:
-        # As pl_run.py: forget what the failed import loaded, the harness's site before the
-        # environment's site-packages (never before the workspace).
-        tops = {n[:-3] if n.endswith(".py") else n for n in os.listdir(HARNESS_SITE)
-                if not n.endswith((".dist-info", ".egg-info"))}
-        for m in [m for m in sys.modules if m.split(".")[0] in tops]:
-            del sys.modules[m]
-        at = next((i for i, p in enumerate(sys.path)
-                   if p.endswith(("site-packages", "dist-packages"))), len(sys.path))
-        sys.path.insert(at, HARNESS_SITE)
-        import pytest
-        runner = "harness"
+    pytest, runner = load_pytest()
 
     class Recorder:
         @pytest.hookimpl(hookwrapper=True)
@@ -389,7 +403,105 @@ def run():
     emit({"results": results})
 
 
+def is_test_file(rel):
+    parts = rel.split(os.sep)
+    base = parts[-1]
+    return (any(p in ("test", "tests", "testing") for p in parts[:-1])
+            or base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py")
+
+
+def cover():
+    """Per-test line coverage of the workspace's non-test code, folded into a spectrum: for
+    each line, how many target (failing) tests and how many passing tests ran it. Other
+    failing or skipped tests are left out of both counts."""
+    import threading
+    import time
+
+    deadline = time.monotonic() + float(cfg.get("deadline_s", 60))
+    root = os.path.realpath(ws) + os.sep
+    targets = set(cfg["targets"])
+    keep = {}
+    hits = set()
+
+    def rel_of(fn):
+        r = keep.get(fn, 0)
+        if r == 0:
+            p = os.path.realpath(fn)
+            r = None
+            if p.startswith(root) and p.endswith(".py") and "site-packages" not in p:
+                rel = p[len(root):]
+                if not is_test_file(rel):
+                    r = rel
+            keep[fn] = r
+        return r
+
+    def local(frame, event, arg):
+        if event == "line":
+            hits.add((frame.f_code.co_filename, frame.f_lineno))
+        return local
+
+    def on_call(frame, event, arg):
+        if rel_of(frame.f_code.co_filename) is None:
+            return None
+        hits.add((frame.f_code.co_filename, frame.f_lineno))
+        return local
+
+    pytest, runner = load_pytest()
+    failed_ids, skipped_ids, ran = set(), set(), {}
+
+    class Spectrum:
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_protocol(self, item, nextitem):
+            if time.monotonic() > deadline:
+                item.session.shouldstop = "patchloop: coverage deadline"
+            hits.clear()
+            threading.settrace(on_call)
+            sys.settrace(on_call)
+            try:
+                yield
+            finally:
+                sys.settrace(None)
+                threading.settrace(None)
+                ran[item.nodeid] = frozenset(hits)
+
+        def pytest_runtest_logreport(self, report):
+            if report.failed:
+                failed_ids.add(report.nodeid)
+            elif report.skipped:
+                skipped_ids.add(report.nodeid)
+
+    args = ["-q", "-p", "no:cacheprovider", "--rootdir", ws, "-o", "addopts=",
+            "-W", "ignore"] + list(cfg.get("args", [])) + list(cfg["ids"])
+    try:
+        rc = int(pytest.main(args, plugins=[Spectrum()]))
+    except BaseException as e:  # noqa: B036  what ran before a session-ending test still counts
+        rc = "%s" % type(e).__name__
+    counts = {}
+    nf = np = 0
+    for nodeid, lines in ran.items():
+        if nodeid in failed_ids:
+            if nodeid not in targets:
+                continue
+            col = 0
+            nf += 1
+        elif nodeid in skipped_ids or nodeid in targets:
+            continue
+        else:
+            col = 1
+            np += 1
+        for fn, ln in lines:
+            c = counts.setdefault((keep[fn], ln), [0, 0])
+            c[col] += 1
+    out = {}
+    for (rel, ln), (ef, ep) in counts.items():
+        out.setdefault(rel, []).append([ln, ef, ep])
+    for v in out.values():
+        v.sort()
+    emit({"failed": nf, "passed": np, "lines": out, "rc": rc, "runner": runner,
+          "ran": len(ran)})
+
+
 try:
-    {"locate": locate, "record": record, "run": run}[cfg["mode"]]()
+    {"locate": locate, "record": record, "run": run, "cover": cover}[cfg["mode"]]()
 except BaseException as e:  # noqa: B036
     emit({"error": "%s: %s" % (type(e).__name__, str(e)[:300])})

@@ -22,6 +22,7 @@ use futures_util::StreamExt;
 use tree_sitter::Node;
 
 use crate::agent::context::{Context, Location};
+use crate::agent::localize::Ranked;
 use crate::agent::model::{Message, Model, Request, Sampling, Usage};
 use crate::agent::tools::{self, TestRun, ToolConfig};
 use crate::agent::trajectory::{NodeRecord, Trajectory};
@@ -34,7 +35,9 @@ pub use crate::config::repair::EditFormat;
 /// The strategy's knobs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CandidateConfig {
-    /// Samples drawn (K).
+    /// Candidates checked (K): a reply that does not apply, changes nothing or repeats an
+    /// earlier edit does not count, and another is drawn, up to [`DRAWS_PER_CANDIDATE`] × K
+    /// replies in all.
     pub count: usize,
     pub format: EditFormat,
     /// Model requests in flight at once (the server's slots).
@@ -42,6 +45,10 @@ pub struct CandidateConfig {
     /// Temperature of every sample but the first (which is greedy).
     pub temperature: f64,
 }
+
+/// Replies drawn at most per candidate asked for: a small model's replies are often unusable
+/// (an unchanged line, prose), and a checked candidate is what can fix the bug.
+pub const DRAWS_PER_CANDIDATE: usize = 2;
 
 impl Default for CandidateConfig {
     fn default() -> Self {
@@ -74,6 +81,9 @@ pub struct Suspect {
     pub shown: String,
     /// The file's line number of each line of `shown`.
     pub shown_lines: Vec<usize>,
+    /// The lines the fault localization scores highest, when that narrows the function down
+    /// (see [`crate::agent::localize`]); named in the `lines` prompt.
+    pub hot: Vec<usize>,
 }
 
 /// Functions shown at most when the callees of the located ones are added.
@@ -104,6 +114,7 @@ fn make_suspect(path: &str, start: usize, end: usize, label: &str, src: &str) ->
         label: label.to_string(),
         shown: kept.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n"),
         shown_lines: kept.iter().map(|(i, _)| start + i).collect(),
+        hot: Vec::new(),
     })
 }
 
@@ -166,6 +177,59 @@ pub fn suspects(code: &[Location], files: &BTreeMap<String, String>) -> Vec<Susp
     out
 }
 
+/// Hot lines named at most (more do not narrow a function down).
+const MAX_HOT: usize = 4;
+
+/// The suspects when the fault localization ranked functions: its best [`MAX_SUSPECTS`],
+/// then the innermost traceback frame's function if it is not among them (an exception names
+/// where it surfaced), within [`SUSPECT_BUDGET`] bytes. No callee hop: the spectrum already
+/// scored every function the failing tests ran. Pure.
+pub fn suspects_ranked(
+    ranked: &[Ranked],
+    code: &[Location],
+    files: &BTreeMap<String, String>,
+) -> Vec<Suspect> {
+    let mut out: Vec<Suspect> = Vec::new();
+    let mut used = 0;
+    let frame = code
+        .iter()
+        .find(|l| l.frame_line.is_some() && l.name != "<module>");
+    let picks = ranked
+        .iter()
+        .filter(|r| r.loc.name != "<module>")
+        .take(MAX_SUSPECTS)
+        .map(|r| (&r.loc, r.hot.as_slice()))
+        .chain(frame.map(|l| (l, &[][..])));
+    for (loc, hot) in picks {
+        if out
+            .iter()
+            .any(|o| o.path == loc.path && o.start == loc.start)
+        {
+            continue;
+        }
+        let Some(mut s) = files
+            .get(&loc.path)
+            .and_then(|src| make_suspect(&loc.path, loc.start, loc.end, &loc.name, src))
+        else {
+            continue;
+        };
+        if used + s.shown.len() > SUSPECT_BUDGET && !out.is_empty() {
+            continue;
+        }
+        let hot: Vec<usize> = hot
+            .iter()
+            .copied()
+            .filter(|l| s.shown_lines.contains(l))
+            .collect();
+        if hot.len() <= MAX_HOT && hot.len() < s.shown_lines.len() {
+            s.hot = hot;
+        }
+        used += s.shown.len();
+        out.push(s);
+    }
+    out
+}
+
 /// The prompt's inputs besides the suspects.
 #[derive(Debug, Clone, Default)]
 pub struct Problem {
@@ -177,6 +241,11 @@ pub struct Problem {
     /// The failing-code context (its failing test functions are shown).
     pub context: Context,
     pub files: BTreeMap<String, String>,
+    /// The fault localization's functions, best first (empty: none ran; the context's
+    /// locations are the suspects).
+    pub ranked: Vec<Ranked>,
+    /// What the fault localization did, for the trajectory.
+    pub localization: String,
 }
 
 const SYSTEM: &str = "You are an expert programmer. You fix bugs with small, exact edits and \
@@ -228,6 +297,20 @@ pub fn prompt(problem: &Problem, suspects: &[Suspect], format: EditFormat) -> St
             "\n{} (file {}, line {}):\n```python\n{}\n```\n",
             s.label, s.path, s.start, body
         ));
+        if format == EditFormat::Lines && !s.hot.is_empty() {
+            // Quoted with their text: a small model reads a line it is shown, not a number.
+            p.push_str(
+                "Most suspicious lines here (the failing tests run them, the passing tests \
+                 rarely):\n```\n",
+            );
+            for n in &s.hot {
+                if let Some(i) = s.shown_lines.iter().position(|l| l == n) {
+                    let line = s.shown.lines().nth(i).unwrap_or("");
+                    p.push_str(&format!("{n:>5}  {line}\n"));
+                }
+            }
+            p.push_str("```\n");
+        }
     }
     p.push('\n');
     match format {
@@ -968,7 +1051,11 @@ pub async fn run(
 ) -> CandidatesOutcome {
     let started = Instant::now();
     let mut out = CandidatesOutcome::default();
-    let sus = suspects(&problem.context.focus.code, &problem.files);
+    let sus = if problem.ranked.is_empty() {
+        suspects(&problem.context.focus.code, &problem.files)
+    } else {
+        suspects_ranked(&problem.ranked, &problem.context.focus.code, &problem.files)
+    };
     if sus.is_empty() {
         out.note = Some(
             "no function to rewrite: the failing-code context located no code under test".into(),
@@ -979,10 +1066,22 @@ pub async fn run(
     let user = prompt(problem, &sus, cfg.format);
     traj.event(
         "candidates_prompt",
-        &serde_json::json!({"attempt": ids.attempt, "system": SYSTEM, "prompt": user}),
+        &serde_json::json!({
+            "attempt": ids.attempt,
+            "system": SYSTEM,
+            "prompt": user,
+            "localization": problem.localization,
+            "ranked": problem.ranked.iter().take(8).map(|r| serde_json::json!({
+                "at": format!("{}:{}", r.loc.path, r.loc.start),
+                "name": r.loc.name,
+                "score": (r.score * 1000.0).round() / 1000.0,
+                "hot": r.hot,
+            })).collect::<Vec<_>>(),
+        }),
     );
     let history = vec![Message::system(SYSTEM), Message::user(user)];
     let k = cfg.count.max(1);
+    let draws = k * DRAWS_PER_CANDIDATE;
     let parallel = cfg.parallel.max(1);
     let deadline = started + budgets.max_wall;
 
@@ -991,7 +1090,7 @@ pub async fn run(
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let history = &history;
     let produce = async move {
-        let mut replies = futures_util::stream::iter(0..k)
+        let mut replies = futures_util::stream::iter(0..draws)
             .map(|i| async move {
                 let t0 = Instant::now();
                 let r = model
@@ -1011,6 +1110,7 @@ pub async fn run(
         }
     };
     let mut seen: BTreeSet<Vec<(String, String)>> = BTreeSet::new();
+    let mut checked = 0;
     let consume = async {
         while let Some((i, reply, took)) = rx.recv().await {
             let model_ms = took.as_millis() as u64;
@@ -1057,6 +1157,7 @@ pub async fn run(
                                     .await
                                 {
                                     Ok(c) => {
+                                        checked += 1;
                                         cand.status = c.status;
                                         cand.detail = c.detail;
                                         cand.diff = c.diff;
@@ -1094,18 +1195,28 @@ pub async fn run(
             if out.infrastructure.is_some() {
                 break;
             }
+            if checked >= k {
+                break;
+            }
             if Instant::now() >= deadline || out.usage.total() >= budgets.max_tokens {
                 out.note = Some(format!(
-                    "stopped after {} of {k} candidates: the time or token budget is spent",
+                    "stopped after {checked} of {k} candidates ({} replies): the time or token \
+                     budget is spent",
                     out.candidates.len()
                 ));
                 break;
             }
         }
-        // Dropping the receiver ends the producer's sends.
-        drop(rx);
     };
-    tokio::join!(produce, consume);
+    // The consumer decides when enough is drawn: a request still in flight then is dropped.
+    {
+        let mut consume = std::pin::pin!(consume);
+        tokio::select! {
+            biased;
+            () = &mut consume => {}
+            () = produce => consume.await,
+        }
+    }
     out.candidates.sort_by_key(|c| c.index);
     out.wall = started.elapsed();
     out
@@ -1277,6 +1388,47 @@ mod tests {
         ]
     }
 
+    fn ranked(loc: &Location, score: f64, hot: &[usize]) -> Ranked {
+        Ranked {
+            loc: Location {
+                frame_line: None,
+                ..loc.clone()
+            },
+            score,
+            hot: hot.to_vec(),
+            ran: 3,
+        }
+    }
+
+    #[test]
+    fn ranked_suspects_come_in_rank_order_then_the_traceback_frame_with_their_hot_lines() {
+        let l = locs();
+        // The spectrum puts Cart.count first; the traceback's clamp is added after it.
+        let s = suspects_ranked(&[ranked(&l[1], 1.0, &[17])], &l, &files());
+        let names: Vec<&str> = s.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(names, ["Cart.count", "clamp"]);
+        assert_eq!(s[0].hot, [17]);
+        assert!(s[1].hot.is_empty());
+        let problem = Problem {
+            files: files(),
+            ..Default::default()
+        };
+        let p = prompt(&problem, &s, EditFormat::Lines);
+        assert!(
+            p.contains(
+                "the passing tests rarely):\n```\n   17          return len(self.items) - 1\n```\n"
+            ),
+            "{p}"
+        );
+        // Only the `lines` format numbers lines, so only it names them.
+        assert!(!prompt(&problem, &s, EditFormat::Function).contains("suspicious"));
+        // Hot lines that cover the whole function (or a hidden docstring) narrow nothing.
+        let s = suspects_ranked(&[ranked(&l[1], 1.0, &[15, 16, 17])], &[], &files());
+        assert!(s[0].hot.is_empty());
+        let s = suspects_ranked(&[ranked(&l[0], 1.0, &[6, 9])], &[], &files());
+        assert_eq!(s[0].hot, [9]);
+    }
+
     #[test]
     fn suspects_hide_the_docstring_and_skip_module_frames() {
         let mut l = locs();
@@ -1424,6 +1576,7 @@ mod tests {
             report: "noise\nE       assert 0 == 3\nFAILED tests/test_core.py::test_clamp\n".into(),
             context: ctx,
             files: f,
+            ..Default::default()
         };
         let p = prompt(&problem, &s, EditFormat::Function);
         assert!(p.contains("E       assert 0 == 3"), "{p}");

@@ -587,6 +587,23 @@ pub fn render(plan: &ContextPlan, files: &BTreeMap<String, String>, budget: usiz
     Context { text: out, focus }
 }
 
+/// Every function definition of `src` (innermost last), as locations in `path`. Pure.
+pub fn functions(path: &str, src: &str) -> Vec<Location> {
+    let Some(tree) = parse(src) else {
+        return Vec::new();
+    };
+    all_defs(&tree, src)
+        .into_iter()
+        .map(|d| Location {
+            path: path.to_string(),
+            start: d.start,
+            end: d.end,
+            name: d.name,
+            frame_line: None,
+        })
+        .collect()
+}
+
 /// Definitions in `src` whose bare name is one of `names`, as locations in `path`. Pure.
 pub fn defs_named(path: &str, src: &str, names: &[String]) -> Vec<Location> {
     let Some(tree) = parse(src) else {

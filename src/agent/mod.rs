@@ -9,6 +9,7 @@ pub mod compact;
 pub mod context;
 pub mod demo;
 pub mod episode;
+pub mod localize;
 pub mod model;
 pub mod task;
 #[doc(hidden)]

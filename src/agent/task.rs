@@ -217,7 +217,10 @@ pub async fn locate_named(
 const MAX_CONTEXT_FILE: usize = 1 << 20;
 
 /// Read `paths` in one exec (`path NUL size NUL bytes` per file that exists and is small).
-async fn read_files(sandbox: &dyn Sandbox, paths: &[String]) -> BTreeMap<String, String> {
+pub(crate) async fn read_files(
+    sandbox: &dyn Sandbox,
+    paths: &[String],
+) -> BTreeMap<String, String> {
     if paths.is_empty() {
         return BTreeMap::new();
     }

@@ -97,7 +97,8 @@ pub struct RepairFile {
     /// Model specs escalated to, in order, when every strategy failed on the model before
     /// (e.g. [ollama:qwen2.5-coder:14b]). Default: none.
     pub escalate: Option<Vec<String>>,
-    /// Candidate edits sampled per model (default 4).
+    /// Candidate edits checked per model (default 4); a reply that does not apply or repeats
+    /// an earlier edit does not count, up to twice as many replies drawn.
     pub candidates: Option<u64>,
     /// `function` (the whole corrected function), `search_replace` or `lines` (corrected
     /// lines by number).
@@ -119,7 +120,8 @@ pub struct RepairArgs {
     /// (repeatable; uses the same server flags).
     #[arg(long)]
     pub escalate: Vec<String>,
-    /// Candidate edits sampled per model [default: 4].
+    /// Candidate edits checked per model; unusable or repeated replies are drawn again, up
+    /// to twice as many [default: 4].
     #[arg(long)]
     pub candidates: Option<u64>,
     /// How candidates are written [default: function].

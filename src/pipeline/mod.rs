@@ -621,6 +621,18 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
             .collect(),
         Targets::Reproduce { .. } => baseline.targets.clone(),
     };
+    let (ranked, localization) = if plan.strategies.contains(&Strategy::Candidates) {
+        localize(
+            sandbox,
+            &tools.test_cmd,
+            &visible,
+            &context.focus.code,
+            &mut files,
+        )
+        .await
+    } else {
+        (Vec::new(), String::new())
+    };
     Ok(Ok(Start {
         task: text,
         problem: candidates::Problem {
@@ -628,11 +640,54 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
             report,
             context: context.clone(),
             files,
+            ranked,
+            localization,
         },
         baseline,
         failing,
         focus: shown.focus,
     }))
+}
+
+/// The fault localization of the visible targets ([`crate::agent::localize`]): the ranked
+/// functions (their files read into `files`) and a line saying what it did. Best effort.
+async fn localize(
+    sandbox: &dyn Sandbox,
+    test_cmd: &str,
+    targets: &[String],
+    prefer: &[crate::agent::context::Location],
+    files: &mut std::collections::BTreeMap<String, String>,
+) -> (Vec<crate::agent::localize::Ranked>, String) {
+    use crate::agent::localize;
+    let t0 = Instant::now();
+    let spectrum = match localize::spectrum(sandbox, test_cmd, targets).await {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::info!("fault localization skipped: {e}");
+            return (Vec::new(), format!("none: {e}"));
+        }
+    };
+    let missing: Vec<String> = spectrum
+        .lines
+        .iter()
+        .filter(|(p, l)| {
+            !files.contains_key(*p)
+                && !crate::agent::context::is_test_path(p)
+                && l.iter().any(|(_, ef, _)| *ef > 0)
+        })
+        .map(|(p, _)| p.clone())
+        .collect();
+    files.extend(task::read_files(sandbox, &missing).await);
+    let ranked = localize::rank(&spectrum, files, prefer);
+    let note = format!(
+        "spectrum of {} failing and {} passing test(s): {} function(s) ranked in {} ms",
+        spectrum.failed,
+        spectrum.passed,
+        ranked.len(),
+        t0.elapsed().as_millis()
+    );
+    tracing::info!("fault localization: {note}");
+    (ranked, note)
 }
 
 /// The budgets left after `spent` (a repair has one budget, shared by its attempts).

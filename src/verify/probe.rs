@@ -760,7 +760,7 @@ impl Probe<'_> {
 }
 
 /// One `pl_probe.py` step in a container: exactly one marker line with this call's nonce.
-async fn script<T: for<'de> Deserialize<'de>>(
+pub(crate) async fn script<T: for<'de> Deserialize<'de>>(
     c: &dyn Sandbox,
     mode: &str,
     mut input: serde_json::Value,

@@ -84,7 +84,8 @@ async fn candidates_are_checked_in_one_container_and_the_smallest_verified_wins(
     let out = tempfile::tempdir().unwrap();
     let mut p = plan(out.path(), &img.test_cmd, "strategy-cand");
     p.strategies = vec![Strategy::Candidates];
-    p.candidates.count = 5;
+    // Four candidates checked: the prose reply does not count, so five replies are drawn.
+    p.candidates.count = 4;
     // Two requests in flight: replies still map to their samples in order.
     p.candidates.parallel = 2;
     let model = scripted(
@@ -147,6 +148,23 @@ async fn candidates_are_checked_in_one_container_and_the_smallest_verified_wins(
     // own edit (a leftover of an earlier candidate would show up in a later diff).
     let c2 = n.iter().find(|x| x["id"] == "t0.candidates.c2").unwrap();
     assert!(!c2["diff"].as_str().unwrap().contains("ordered[0]"), "{c2}");
+    // The suspects came from the fault localization: the failing test's spectrum ranks the
+    // function with the bug first.
+    let asked = traj
+        .iter()
+        .find(|l| l["kind"] == "candidates_prompt")
+        .expect("a candidates_prompt line");
+    let how = asked["localization"].as_str().unwrap();
+    assert!(how.starts_with("spectrum of 1 failing and "), "{how}");
+    assert_eq!(asked["ranked"][0]["name"], "median", "{asked}");
+    // Its docstring lines never run; the lines past the empty check run in the failing test
+    // and in two of the three passing ones: Ochiai 1/sqrt(3).
+    assert_eq!(asked["ranked"][0]["score"], 0.577, "{asked}");
+    assert_eq!(
+        asked["ranked"][0]["hot"],
+        serde_json::json!([5, 6, 7]),
+        "{asked}"
+    );
 }
 
 #[tokio::test]

@@ -1,0 +1,285 @@
+//! Spectrum-based fault localization: which functions the failing tests run and the passing
+//! ones do not.
+//!
+//! A bug that raises nothing leaves no traceback frame in the function that has it (a flipped
+//! comparison, a wrong default, an off-by-one in a loop bound), and a small model shown the
+//! wrong functions cannot fix it. So before the candidates are drawn, the target tests' files
+//! run once more in the episode's container under a line tracer (`pl_probe.py cover`), and
+//! each line the repository's non-test code executed is scored by Ochiai:
+//! `ef / sqrt(F * (ef + ep))`, where `ef`/`ep` are the failing/passing tests that ran it and
+//! `F` all failing ones. A function scores its best line. The tests that fail for another
+//! reason (pre-existing failures) count on neither side.
+//!
+//! Best effort: a project that is not Python, a run past its deadline, or a tracer that finds
+//! nothing leaves the traceback- and call-based context as it was. Never a verdict: the
+//! ranking only decides what the model is shown.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+use crate::agent::context::{self, Location};
+use crate::sandbox::Sandbox;
+
+/// What `pl_probe.py cover` answers.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+pub struct Spectrum {
+    /// Target tests that failed under the tracer (`F`).
+    pub failed: u32,
+    /// Other tests that passed.
+    pub passed: u32,
+    /// Per file (workspace-relative): `[line, ef, ep]` for every executed line.
+    pub lines: BTreeMap<String, Vec<(usize, u32, u32)>>,
+    /// Tests the run reached.
+    #[serde(default)]
+    pub ran: u32,
+}
+
+/// One function of the ranking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    pub loc: Location,
+    /// The best Ochiai score of its lines, 0..=1.
+    pub score: f64,
+    /// Its lines at that score, ascending.
+    pub hot: Vec<usize>,
+    /// Lines of it the failing tests ran.
+    pub ran: usize,
+}
+
+/// Seconds the traced run may take inside the script (the exec's limit is a little longer).
+const DEADLINE_S: u64 = 40;
+/// Test files run at most (the target tests' files).
+const MAX_FILES: usize = 4;
+
+/// Ochiai: `ef / sqrt(F * (ef + ep))`; 0 when a line ran in no failing test.
+pub fn ochiai(ef: u32, ep: u32, failed: u32) -> f64 {
+    if ef == 0 || failed == 0 {
+        return 0.0;
+    }
+    f64::from(ef) / (f64::from(failed) * f64::from(ef + ep)).sqrt()
+}
+
+/// The functions of `spectrum`, best first. Lines outside any function (module level: import
+/// time) and files not in `files` are not ranked. Ties go to the functions `prefer` names
+/// (the traceback's and the test's own calls), then to the fewest passing tests, then to the
+/// smaller function. Pure.
+pub fn rank(
+    spectrum: &Spectrum,
+    files: &BTreeMap<String, String>,
+    prefer: &[Location],
+) -> Vec<Ranked> {
+    let mut out: Vec<(Ranked, u32)> = Vec::new();
+    for (path, lines) in &spectrum.lines {
+        if context::is_test_path(path) {
+            continue;
+        }
+        let Some(src) = files.get(path) else {
+            continue;
+        };
+        let defs = context::functions(path, src);
+        // Per innermost function: (score, hot lines, lines run by failing tests, min ep at best).
+        let mut per: BTreeMap<usize, (f64, Vec<usize>, usize, u32)> = BTreeMap::new();
+        for &(line, ef, ep) in lines {
+            let s = ochiai(ef, ep, spectrum.failed);
+            if s <= 0.0 {
+                continue;
+            }
+            let Some((i, _)) = defs
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| (d.start..=d.end).contains(&line))
+                .min_by_key(|(_, d)| d.end - d.start)
+            else {
+                continue;
+            };
+            let e = per.entry(i).or_insert((0.0, Vec::new(), 0, u32::MAX));
+            e.2 += 1;
+            if s > e.0 + 1e-9 {
+                *e = (s, vec![line], e.2, ep);
+            } else if (s - e.0).abs() <= 1e-9 {
+                e.1.push(line);
+                e.3 = e.3.min(ep);
+            }
+        }
+        for (i, (score, hot, ran, ep)) in per {
+            out.push((
+                Ranked {
+                    loc: defs[i].clone(),
+                    score,
+                    hot,
+                    ran,
+                },
+                ep,
+            ));
+        }
+    }
+    let preferred = |r: &Ranked| {
+        prefer
+            .iter()
+            .any(|p| p.path == r.loc.path && p.start == r.loc.start)
+    };
+    out.sort_by(|(a, aep), (b, bep)| {
+        b.score
+            .partial_cmp(&a.score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(preferred(b).cmp(&preferred(a)))
+            .then(aep.cmp(bep))
+            .then((a.loc.end - a.loc.start).cmp(&(b.loc.end - b.loc.start)))
+            .then(a.loc.path.cmp(&b.loc.path))
+            .then(a.loc.start.cmp(&b.loc.start))
+    });
+    out.into_iter().map(|(r, _)| r).collect()
+}
+
+/// The pytest files of `targets` (`path.py::name` ids), each once, at most [`MAX_FILES`].
+/// Empty when a target is not a pytest id (another language's runner). Pure.
+pub fn test_files(targets: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in targets {
+        let file = t.split("::").next().unwrap_or("");
+        if !file.ends_with(".py") {
+            return Vec::new();
+        }
+        if !out.iter().any(|f| f == file) && out.len() < MAX_FILES {
+            out.push(file.to_string());
+        }
+    }
+    out
+}
+
+/// Run the targets' test files under the tracer in `sandbox` (the episode's container: the
+/// run changes nothing in the workspace) and read the spectrum. `Err`: why there is none.
+pub async fn spectrum(
+    sandbox: &dyn Sandbox,
+    test_cmd: &str,
+    targets: &[String],
+) -> Result<Spectrum, String> {
+    let ids = test_files(targets);
+    if ids.is_empty() {
+        return Err("no pytest targets to trace".into());
+    }
+    let (paths, args) = crate::verify::harness::from_test_cmd(test_cmd);
+    let input = serde_json::json!({
+        "paths": paths,
+        "args": args,
+        "ids": ids,
+        "targets": targets,
+        "deadline_s": DEADLINE_S,
+    });
+    let s: Spectrum =
+        crate::verify::probe::script(sandbox, "cover", input, DEADLINE_S + 20).await?;
+    if s.failed == 0 {
+        return Err(format!(
+            "no target test failed under the tracer ({} test(s) ran)",
+            s.ran
+        ));
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = "\
+def join(a, b):
+    out = []
+    for x in a:
+        if x not in b:
+            out.append(x)
+    return out
+
+
+def helper(x):
+    return x + 1
+
+
+class K:
+    def m(self):
+        return helper(1)
+";
+
+    fn spectrum(lines: &[(usize, u32, u32)], failed: u32, passed: u32) -> Spectrum {
+        Spectrum {
+            failed,
+            passed,
+            lines: [("pkg/core.py".to_string(), lines.to_vec())].into(),
+            ran: failed + passed,
+        }
+    }
+
+    fn files() -> BTreeMap<String, String> {
+        [("pkg/core.py".to_string(), SRC.to_string())].into()
+    }
+
+    #[test]
+    fn ochiai_is_one_for_lines_only_every_failing_test_runs() {
+        assert_eq!(ochiai(2, 0, 2), 1.0);
+        assert_eq!(ochiai(0, 5, 2), 0.0);
+        assert!(ochiai(1, 0, 2) < ochiai(2, 0, 2));
+        assert!(ochiai(2, 3, 2) < ochiai(2, 1, 2));
+        assert_eq!(ochiai(1, 1, 0), 0.0);
+    }
+
+    #[test]
+    fn the_function_only_the_failing_tests_run_ranks_first_with_its_hot_lines() {
+        // helper runs in every test; join's loop in both failing tests, its append in one
+        // passing test too, and its `if` in the failing ones alone.
+        let s = spectrum(
+            &[
+                (2, 2, 3),
+                (3, 2, 3),
+                (4, 2, 0),
+                (5, 2, 1),
+                (6, 2, 3),
+                (10, 2, 5),
+                (15, 1, 5),
+            ],
+            2,
+            5,
+        );
+        let r = rank(&s, &files(), &[]);
+        let names: Vec<&str> = r.iter().map(|r| r.loc.name.as_str()).collect();
+        assert_eq!(names, ["join", "helper", "K.m"]);
+        assert_eq!(r[0].score, 1.0);
+        assert_eq!(r[0].hot, [4]);
+        assert_eq!(r[0].ran, 5);
+        assert!(r[1].score > r[2].score, "{r:?}");
+    }
+
+    #[test]
+    fn ties_go_to_the_preferred_then_fewer_passing_then_smaller() {
+        let s = spectrum(&[(4, 1, 0), (10, 1, 0)], 1, 3);
+        let plain = rank(&s, &files(), &[]);
+        // Equal scores and passing counts: the smaller function first.
+        assert_eq!(plain[0].loc.name, "helper");
+        let join = plain
+            .iter()
+            .find(|r| r.loc.name == "join")
+            .unwrap()
+            .loc
+            .clone();
+        let preferred = rank(&s, &files(), &[join]);
+        assert_eq!(preferred[0].loc.name, "join");
+    }
+
+    #[test]
+    fn test_files_unknown_files_and_non_pytest_targets_are_not_ranked() {
+        let mut s = spectrum(&[(4, 1, 0)], 1, 0);
+        s.lines.insert("tests/test_core.py".into(), vec![(3, 1, 0)]);
+        s.lines.insert("pkg/unread.py".into(), vec![(3, 1, 0)]);
+        let r = rank(&s, &files(), &[]);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].loc.path, "pkg/core.py");
+        assert_eq!(
+            test_files(&[
+                "t/test_a.py::x".into(),
+                "t/test_a.py::y[1]".into(),
+                "t/test_b.py::K::z".into()
+            ]),
+            ["t/test_a.py", "t/test_b.py"]
+        );
+        assert!(test_files(&["src/lib.rs::tests::x".into()]).is_empty());
+        assert!(test_files(&[]).is_empty());
+    }
+}
