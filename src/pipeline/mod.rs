@@ -566,8 +566,32 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
             files.entry(p).or_insert(src);
         }
     }
+    // The targets the sandbox can run: a task's hidden tests exist only in the verifier's
+    // container, so candidates are checked on the visible failing ones (none visible: on the
+    // whole suite alone, and the verifier judges the targets).
+    let visible: Vec<String> = match &plan.targets {
+        Targets::Given { fail_to_pass, .. } => fail_to_pass
+            .iter()
+            .filter(|t| failing.contains(t))
+            .cloned()
+            .collect(),
+        Targets::Reproduce { .. } => baseline.targets.clone(),
+    };
+    // The candidates' suspects, and the loop's context when it has one.
+    let (ranked, localization) = if wants_context {
+        localize(
+            sandbox,
+            &tools.test_cmd,
+            &visible,
+            &context.focus.code,
+            &mut files,
+        )
+        .await
+    } else {
+        (Vec::new(), String::new())
+    };
     let shown = if tools.context_budget > 0 {
-        context.clone()
+        with_ranking(context.clone(), &ranked)
     } else {
         Default::default()
     };
@@ -609,29 +633,6 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
                 .collect(),
         },
         Targets::Reproduce { .. } => baseline,
-    };
-    // The targets the sandbox can run: a task's hidden tests exist only in the verifier's
-    // container, so candidates are checked on the visible failing ones (none visible: on the
-    // whole suite alone, and the verifier judges the targets).
-    let visible: Vec<String> = match &plan.targets {
-        Targets::Given { fail_to_pass, .. } => fail_to_pass
-            .iter()
-            .filter(|t| failing.contains(t))
-            .cloned()
-            .collect(),
-        Targets::Reproduce { .. } => baseline.targets.clone(),
-    };
-    let (ranked, localization) = if plan.strategies.contains(&Strategy::Candidates) {
-        localize(
-            sandbox,
-            &tools.test_cmd,
-            &visible,
-            &context.focus.code,
-            &mut files,
-        )
-        .await
-    } else {
-        (Vec::new(), String::new())
     };
     Ok(Ok(Start {
         task: text,
@@ -688,6 +689,44 @@ async fn localize(
     );
     tracing::info!("fault localization: {note}");
     (ranked, note)
+}
+
+/// Functions of the ranking named to the loop at most.
+const RANKED_SHOWN: usize = 3;
+
+/// The loop's context with the fault localization's best functions: listed under the
+/// context's text, and first among the code locations the tools steer to. Pure.
+fn with_ranking(
+    mut context: crate::agent::context::Context,
+    ranked: &[crate::agent::localize::Ranked],
+) -> crate::agent::context::Context {
+    let top: Vec<_> = ranked.iter().take(RANKED_SHOWN).collect();
+    if top.is_empty() {
+        return context;
+    }
+    let mut list = String::from(
+        "Fault localization (the functions the failing tests run and the passing tests \
+         rarely, most suspicious first):\n",
+    );
+    for r in &top {
+        list.push_str(&format!(
+            "- {}:{} {}\n",
+            r.loc.path, r.loc.start, r.loc.name
+        ));
+    }
+    context.text = if context.text.is_empty() {
+        list
+    } else {
+        format!("{}\n\n{list}", context.text.trim_end())
+    };
+    let mut code: Vec<_> = top.iter().map(|r| r.loc.clone()).collect();
+    for l in context.focus.code.drain(..) {
+        if !code.iter().any(|c| c.path == l.path && c.start == l.start) {
+            code.push(l);
+        }
+    }
+    context.focus.code = code;
+    context
 }
 
 /// The budgets left after `spent` (a repair has one budget, shared by its attempts).
@@ -1085,6 +1124,45 @@ pub fn run_id(prefix: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_loop_context_lists_the_ranking_and_steers_to_it_first() {
+        use crate::agent::context::{Context, Location};
+        use crate::agent::localize::Ranked;
+        let loc = |path: &str, start: usize, name: &str| Location {
+            path: path.into(),
+            start,
+            end: start + 3,
+            name: name.into(),
+            frame_line: None,
+        };
+        let mut ctx = Context {
+            text: "The failing test:\n...\n".into(),
+            ..Default::default()
+        };
+        ctx.focus.code = vec![loc("pkg/a.py", 1, "caller"), loc("pkg/b.py", 9, "bug")];
+        let ranked: Vec<Ranked> = [loc("pkg/b.py", 9, "bug"), loc("pkg/c.py", 2, "other")]
+            .into_iter()
+            .map(|loc| Ranked {
+                loc,
+                score: 1.0,
+                hot: vec![],
+                ran: 2,
+            })
+            .collect();
+        let out = with_ranking(ctx.clone(), &ranked);
+        assert!(out.text.starts_with("The failing test:"), "{}", out.text);
+        assert!(
+            out.text
+                .ends_with("most suspicious first):\n- pkg/b.py:9 bug\n- pkg/c.py:2 other\n"),
+            "{}",
+            out.text
+        );
+        let names: Vec<&str> = out.focus.code.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["bug", "other", "caller"]);
+        // No ranking: the context as it was.
+        assert_eq!(with_ranking(ctx.clone(), &[]), ctx);
+    }
 
     #[test]
     fn named_targets_split_the_baseline() {
