@@ -23,7 +23,7 @@ use tree_sitter::Node;
 
 use crate::agent::context::{Context, Location};
 use crate::agent::localize::Ranked;
-use crate::agent::model::{Message, Model, Request, Sampling, Usage};
+use crate::agent::model::{Infill, Message, Model, Request, Sampling, Usage};
 use crate::agent::tools::{self, TestRun, ToolConfig};
 use crate::agent::trajectory::{NodeRecord, Trajectory};
 use crate::config::Budgets;
@@ -252,7 +252,7 @@ const SYSTEM: &str = "You are an expert programmer. You fix bugs with small, exa
                       reply with code only, in the format asked for.";
 
 /// The user message: the failing tests, what they report, the failing test function, the
-/// suspects, and the format's instructions. Pure.
+/// suspects, and the format's instructions (`infill`'s chat fallback is `lines`). Pure.
 pub fn prompt(problem: &Problem, suspects: &[Suspect], format: EditFormat) -> String {
     let mut p = String::from("A test fails. Fix the bug in the code, not in the tests.\n\n");
     if !problem.targets.is_empty() {
@@ -284,7 +284,7 @@ pub fn prompt(problem: &Problem, suspects: &[Suspect], format: EditFormat) -> St
     for s in suspects {
         let body = match format {
             // Numbered as in the file: the reply names lines by these numbers.
-            EditFormat::Lines => s
+            EditFormat::Lines | EditFormat::Infill => s
                 .shown
                 .lines()
                 .zip(&s.shown_lines)
@@ -297,7 +297,7 @@ pub fn prompt(problem: &Problem, suspects: &[Suspect], format: EditFormat) -> St
             "\n{} (file {}, line {}):\n```python\n{}\n```\n",
             s.label, s.path, s.start, body
         ));
-        if format == EditFormat::Lines && !s.hot.is_empty() {
+        if matches!(format, EditFormat::Lines | EditFormat::Infill) && !s.hot.is_empty() {
             // Quoted with their text: a small model reads a line it is shown, not a number.
             p.push_str(
                 "Most suspicious lines here (the failing tests run them, the passing tests \
@@ -323,7 +323,7 @@ pub fn prompt(problem: &Problem, suspects: &[Suspect], format: EditFormat) -> St
              line must change; change only what fixes the bug, and leave out the docstring.",
         ),
         // No example code: small models copy an example into the file.
-        EditFormat::Lines => p.push_str(
+        EditFormat::Lines | EditFormat::Infill => p.push_str(
             "The numbers on the left are line numbers. First write one line starting with \
              `Bug:` that says what is wrong. Then, for each line that must change, write \
              `LINE <number>: <the corrected line>` and nothing else. Keep the line's \
@@ -361,6 +361,132 @@ fn error_lines(report: &str) -> String {
     } else {
         picked.join("\n")
     }
+}
+
+/// Lines the `infill` format masks at most (each is one fill-in-the-middle request).
+const MAX_SITES: usize = 8;
+/// Lines of the file above the function, and below it, around an infill's gap.
+const INFILL_ABOVE: usize = 20;
+const INFILL_BELOW: usize = 5;
+/// Tokens an infill may write (one line).
+const INFILL_TOKENS: u32 = 80;
+
+/// One line the `infill` format masks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Site {
+    pub path: String,
+    pub line: usize,
+    /// The function's lines (1-based, inclusive).
+    pub func: (usize, usize),
+    pub score: f64,
+}
+
+/// Lines not worth masking: blank, comments, docstrings, headers and bare keywords.
+fn maskable(line: &str) -> bool {
+    let t = line.trim();
+    !(t.is_empty()
+        || t.starts_with('#')
+        || t.starts_with("def ")
+        || t.starts_with("async def ")
+        || t.starts_with("class ")
+        || t.starts_with('@')
+        || t.starts_with("\"\"\"")
+        || t.starts_with("\'\'\'")
+        || matches!(t, "else:" | "try:" | "finally:" | "pass" | ")" | "]" | "}"))
+}
+
+/// The lines to mask: every scored line of the best [`MAX_SUSPECTS`] functions, most
+/// suspicious first (ties: the better-ranked function, then the earlier line), at most
+/// [`MAX_SITES`]. Pure.
+pub fn infill_sites(ranked: &[Ranked], files: &BTreeMap<String, String>) -> Vec<Site> {
+    let mut all: Vec<(Site, usize)> = Vec::new();
+    for (rank, r) in ranked.iter().take(MAX_SUSPECTS).enumerate() {
+        let Some(src) = files.get(&r.loc.path) else {
+            continue;
+        };
+        let lines: Vec<&str> = src.lines().collect();
+        for &(line, score) in &r.lines {
+            if line == 0 || line > lines.len() || !maskable(lines[line - 1]) {
+                continue;
+            }
+            all.push((
+                Site {
+                    path: r.loc.path.clone(),
+                    line,
+                    func: (r.loc.start, r.loc.end),
+                    score,
+                },
+                rank,
+            ));
+        }
+    }
+    all.sort_by(|(a, ra), (b, rb)| {
+        b.score
+            .partial_cmp(&a.score)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(ra.cmp(rb))
+            .then(a.line.cmp(&b.line))
+    });
+    all.into_iter().take(MAX_SITES).map(|(s, _)| s).collect()
+}
+
+/// The text before and after a site's line: from [`INFILL_ABOVE`] lines above its function,
+/// to [`INFILL_BELOW`] lines past it (the prefix ends, the suffix starts, at a line break).
+/// Pure.
+pub fn infill_context(src: &str, site: &Site) -> (String, String) {
+    let lines: Vec<&str> = src.lines().collect();
+    let from = site.func.0.saturating_sub(INFILL_ABOVE).max(1);
+    let to = (site.func.1 + INFILL_BELOW).min(lines.len());
+    let mut prefix = lines[from - 1..site.line - 1].join("\n");
+    if !prefix.is_empty() {
+        prefix.push('\n');
+    }
+    let mut suffix = lines[site.line.min(to)..to].join("\n");
+    suffix.push('\n');
+    (prefix, suffix)
+}
+
+/// The edit an infill answer makes at `site`. Pure.
+pub fn apply_infill(
+    text: &str,
+    site: &Site,
+    files: &BTreeMap<String, String>,
+) -> Result<FileEdit, ParseError> {
+    let src = files
+        .get(&site.path)
+        .ok_or_else(|| ParseError::NotApplied(format!("{} was not read", site.path)))?;
+    let filled = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if filled.trim().is_empty() {
+        return Err(ParseError::Unparsed("the model filled in nothing".into()));
+    }
+    let mut lines: Vec<String> = src.lines().map(str::to_string).collect();
+    let Some(orig) = lines.get(site.line - 1).cloned() else {
+        return Err(ParseError::NotApplied(format!(
+            "{} has no line {}",
+            site.path, site.line
+        )));
+    };
+    if filled.trim() == orig.trim() {
+        return Err(ParseError::NotApplied(format!(
+            "line {} filled in as it is",
+            site.line
+        )));
+    }
+    // A model that drops the indentation still means the line at its place.
+    let filled = if indent_of(filled).is_empty() {
+        format!("{}{}", indent_of(&orig), filled.trim())
+    } else {
+        filled.trim_end().to_string()
+    };
+    lines[site.line - 1] = filled;
+    let mut content = lines.join("\n");
+    if src.ends_with('\n') {
+        content.push('\n');
+    }
+    Ok(FileEdit {
+        path: site.path.clone(),
+        content,
+    })
 }
 
 /// A file's new content.
@@ -1063,11 +1189,31 @@ pub async fn run(
         out.wall = started.elapsed();
         return out;
     }
-    let user = prompt(problem, &sus, cfg.format);
+    // Fill-in-the-middle on the most suspicious lines when the model has it and the fault
+    // localization scored lines; else the chat prompt (`infill`'s fallback is `lines`).
+    let sites = if cfg.format == EditFormat::Infill && model.supports_infill() {
+        infill_sites(&problem.ranked, &problem.files)
+    } else {
+        Vec::new()
+    };
+    let user = if sites.is_empty() {
+        prompt(problem, &sus, cfg.format)
+    } else {
+        let at: Vec<String> = sites
+            .iter()
+            .map(|s| format!("{}:{} ({:.2})", s.path, s.line, s.score))
+            .collect();
+        format!("fill in the middle, one line at a time: {}", at.join(", "))
+    };
+    let format_used = match (cfg.format, sites.is_empty()) {
+        (EditFormat::Infill, true) => EditFormat::Lines,
+        (f, _) => f,
+    };
     traj.event(
         "candidates_prompt",
         &serde_json::json!({
             "attempt": ids.attempt,
+            "format": format_used.as_str(),
             "system": SYSTEM,
             "prompt": user,
             "localization": problem.localization,
@@ -1081,7 +1227,12 @@ pub async fn run(
     );
     let history = vec![Message::system(SYSTEM), Message::user(user)];
     let k = cfg.count.max(1);
-    let draws = k * DRAWS_PER_CANDIDATE;
+    // Infill: each site greedy, then each sampled once. Chat: K samples, redrawn up to 2K.
+    let draws = if sites.is_empty() {
+        k * DRAWS_PER_CANDIDATE
+    } else {
+        sites.len() * 2
+    };
     let parallel = cfg.parallel.max(1);
     let deadline = started + budgets.max_wall;
 
@@ -1089,17 +1240,35 @@ pub async fn run(
     // container's test runs overlap the model's next generation.
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let history = &history;
+    let sites = &sites;
     let produce = async move {
         let mut replies = futures_util::stream::iter(0..draws)
             .map(|i| async move {
                 let t0 = Instant::now();
-                let r = model
-                    .complete(&Request {
-                        messages: history,
-                        tools: &[],
-                        sample: Some(sampling(i, cfg.temperature)),
-                    })
-                    .await;
+                let r = if sites.is_empty() {
+                    model
+                        .complete(&Request {
+                            messages: history,
+                            tools: &[],
+                            sample: Some(sampling(i, cfg.temperature)),
+                        })
+                        .await
+                        .map(|r| (r.message.content, r.usage))
+                } else {
+                    let site = &sites[i % sites.len()];
+                    let src = problem.files.get(&site.path).map_or("", String::as_str);
+                    let (prefix, suffix) = infill_context(src, site);
+                    model
+                        .infill(&Infill {
+                            prefix: &prefix,
+                            suffix: &suffix,
+                            stop: &["\n"],
+                            max_tokens: INFILL_TOKENS,
+                            sample: Some(sampling(i / sites.len(), cfg.temperature)),
+                        })
+                        .await
+                        .map(|f| (f.text, f.usage))
+                };
                 (i, r, t0.elapsed())
             })
             .buffered(parallel);
@@ -1132,14 +1301,22 @@ pub async fn run(
                     cand.status = "error".into();
                     cand.detail = format!("the model call failed: {e}");
                 }
-                Ok(resp) => {
-                    reply_text = resp.message.content.clone();
-                    cand.reply = reply_text.clone();
-                    cand.usage = resp.usage;
-                    out.usage.prompt_tokens += resp.usage.prompt_tokens;
-                    out.usage.completion_tokens += resp.usage.completion_tokens;
-                    out.cost_usd += model.cost(&resp.usage);
-                    match parse_reply(&resp.message.content, &sus, &problem.files) {
+                Ok((text, usage)) => {
+                    reply_text = text.clone();
+                    cand.reply = text.clone();
+                    cand.usage = usage;
+                    out.usage.prompt_tokens += usage.prompt_tokens;
+                    out.usage.completion_tokens += usage.completion_tokens;
+                    out.cost_usd += model.cost(&usage);
+                    let parsed = if sites.is_empty() {
+                        parse_reply(&text, &sus, &problem.files)
+                    } else {
+                        let site = &sites[i % sites.len()];
+                        reply_text = format!("{}:{} ← {text}", site.path, site.line);
+                        cand.reply = reply_text.clone();
+                        apply_infill(&text, site, &problem.files).map(|e| vec![e])
+                    };
+                    match parsed {
                         Err(e) => {
                             cand.status = e.status().into();
                             cand.detail = e.detail().into();
@@ -1397,6 +1574,7 @@ mod tests {
             score,
             hot: hot.to_vec(),
             ran: 3,
+            lines: Vec::new(),
         }
     }
 
@@ -1427,6 +1605,47 @@ mod tests {
         assert!(s[0].hot.is_empty());
         let s = suspects_ranked(&[ranked(&l[0], 1.0, &[6, 9])], &[], &files());
         assert_eq!(s[0].hot, [9]);
+    }
+
+    #[test]
+    fn infill_masks_the_most_suspicious_lines_and_edits_the_one_it_fills() {
+        // CORE: 4 def clamp, 5-8 docstring, 9 if v > hi, 10 return lo, 11 return max(v, lo);
+        // 15 @property, 16 def count, 17 return len(self.items) - 1.
+        let l = locs();
+        let mut clamp = ranked(&l[0], 1.0, &[10]);
+        clamp.lines = vec![(4, 0.5), (5, 1.0), (9, 0.7), (10, 1.0), (11, 0.2)];
+        let mut count = ranked(&l[1], 0.9, &[17]);
+        count.lines = vec![(15, 0.9), (16, 0.9), (17, 0.9)];
+        let sites = infill_sites(&[clamp, count], &files());
+        let at: Vec<usize> = sites.iter().map(|s| s.line).collect();
+        // The def, decorator and docstring lines are never masked; best score first.
+        assert_eq!(at, [10, 17, 9, 11]);
+        assert_eq!(sites[0].func, (4, 11));
+
+        let (prefix, suffix) = infill_context(CORE, &sites[0]);
+        assert!(prefix.starts_with("import math\n"), "{prefix:?}");
+        assert!(prefix.ends_with("    if v > hi:\n"), "{prefix:?}");
+        assert!(suffix.starts_with("    return max(v, lo)\n"), "{suffix:?}");
+        assert!(suffix.ends_with("    def count(self):\n"), "{suffix:?}");
+
+        let e = apply_infill("        return hi", &sites[0], &files()).unwrap();
+        assert!(
+            e.content
+                .contains("    if v > hi:\n        return hi\n    return max")
+        );
+        assert_eq!(e.content.lines().count(), CORE.lines().count());
+        // A line without its indentation keeps the original's.
+        let e = apply_infill("return hi\n", &sites[0], &files()).unwrap();
+        assert!(e.content.contains("\n        return hi\n"), "{}", e.content);
+        // The line as it is, or nothing: no candidate.
+        let same = apply_infill("        return lo", &sites[0], &files()).unwrap_err();
+        assert_eq!(same.status(), "not_applied");
+        assert_eq!(
+            apply_infill("  \n", &sites[0], &files())
+                .unwrap_err()
+                .status(),
+            "unparsed"
+        );
     }
 
     #[test]

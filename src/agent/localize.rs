@@ -44,6 +44,8 @@ pub struct Ranked {
     pub hot: Vec<usize>,
     /// Lines of it the failing tests ran.
     pub ran: usize,
+    /// Every scored line of it with its score, ascending by line.
+    pub lines: Vec<(usize, f64)>,
 }
 
 /// Seconds the traced run may take inside the script (the exec's limit is a little longer).
@@ -79,6 +81,7 @@ pub fn rank(
         let defs = context::functions(path, src);
         // Per innermost function: (score, hot lines, lines run by failing tests, min ep at best).
         let mut per: BTreeMap<usize, (f64, Vec<usize>, usize, u32)> = BTreeMap::new();
+        let mut scored: BTreeMap<usize, Vec<(usize, f64)>> = BTreeMap::new();
         for &(line, ef, ep) in lines {
             let s = ochiai(ef, ep, spectrum.failed);
             if s <= 0.0 {
@@ -92,6 +95,7 @@ pub fn rank(
             else {
                 continue;
             };
+            scored.entry(i).or_default().push((line, s));
             let e = per.entry(i).or_insert((0.0, Vec::new(), 0, u32::MAX));
             e.2 += 1;
             if s > e.0 + 1e-9 {
@@ -108,6 +112,7 @@ pub fn rank(
                     score,
                     hot,
                     ran,
+                    lines: scored.remove(&i).unwrap_or_default(),
                 },
                 ep,
             ));
@@ -244,6 +249,8 @@ class K:
         assert_eq!(r[0].score, 1.0);
         assert_eq!(r[0].hot, [4]);
         assert_eq!(r[0].ran, 5);
+        assert_eq!(r[0].lines.len(), 5);
+        assert_eq!(r[0].lines[2], (4, 1.0));
         assert!(r[1].score > r[2].score, "{r:?}");
     }
 

@@ -42,6 +42,10 @@ pub enum EditFormat {
     SearchReplace,
     /// `LINE <number>: <corrected line>` for each changed line of the numbered function.
     Lines,
+    /// Fill-in-the-middle: each of the fault localization's most suspicious lines is masked in
+    /// turn and the model writes what belongs there (coder models are trained on it); a model
+    /// without it gets `lines`.
+    Infill,
 }
 
 impl EditFormat {
@@ -50,6 +54,7 @@ impl EditFormat {
             EditFormat::Function => "function",
             EditFormat::SearchReplace => "search_replace",
             EditFormat::Lines => "lines",
+            EditFormat::Infill => "infill",
         }
     }
 }

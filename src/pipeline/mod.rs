@@ -1148,6 +1148,7 @@ mod tests {
                 score: 1.0,
                 hot: vec![],
                 ran: 2,
+                lines: Vec::new(),
             })
             .collect();
         let out = with_ranking(ctx.clone(), &ranked);

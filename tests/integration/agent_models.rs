@@ -1,5 +1,5 @@
-//! Model adapters against mock servers speaking the real Ollama `/api/chat` and OpenAI
-//! `/v1/chat/completions` wire formats. Assertions are on what the adapter SENT.
+//! Model adapters against mock servers speaking the real Ollama `/api/chat` and
+//! `/api/generate` and OpenAI `/v1/chat/completions` and `/v1/completions` wire formats. Assertions are on what the adapter SENT.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,8 +8,8 @@ use patchloop::agent::model::ollama::Ollama;
 use patchloop::agent::model::openai::OpenAi;
 use patchloop::agent::model::retry::test_clock::FakeClock;
 use patchloop::agent::model::{
-    AssistantMessage, FinishReason, Message, Model, ModelError, ModelOptions, Request, ToolChoice,
-    ToolSpec,
+    AssistantMessage, FinishReason, Infill, Message, Model, ModelError, ModelOptions, Request,
+    Sampling, ToolChoice, ToolSpec,
 };
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
@@ -612,5 +612,98 @@ async fn ollama_qwen_text_calls_and_length_cut() {
     assert!(
         r.message.tool_calls[0].invalid_arguments.is_some(),
         "a call cut at the token limit is an error value"
+    );
+}
+
+fn infill_request<'a>(stop: &'a [&'a str]) -> Infill<'a> {
+    Infill {
+        prefix: "def f(d, key):\n",
+        suffix: "        return d[key]\n",
+        stop,
+        max_tokens: 80,
+        sample: Some(Sampling {
+            temperature: 0.8,
+            seed: 3,
+        }),
+    }
+}
+
+#[tokio::test]
+async fn openai_infill_sends_the_model_familys_fim_tokens_to_completions() {
+    let server = MockServer::start().await;
+    // llama.cpp server's /v1/completions answer (trimmed to the fields read).
+    Mock::given(method("POST"))
+        .and(path("/v1/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "choices": [{"text": "    if key in d:", "index": 0, "logprobs": null, "finish_reason": "stop"}],
+            "object": "text_completion",
+            "model": "qwen2.5-coder-1.5b",
+            "usage": {"completion_tokens": 7, "prompt_tokens": 44, "total_tokens": 51}
+        })))
+        .mount(&server)
+        .await;
+    let model = OpenAi::new(
+        &format!("{}/v1", server.uri()),
+        "qwen2.5-coder-1.5b",
+        opts(),
+    )
+    .unwrap();
+    assert!(model.supports_infill());
+    let f = model.infill(&infill_request(&["\n"])).await.unwrap();
+    assert_eq!(f.text, "    if key in d:");
+    assert_eq!((f.usage.prompt_tokens, f.usage.completion_tokens), (44, 7));
+    let sent = sent_bodies(&server).await;
+    assert_eq!(
+        sent[0],
+        json!({
+            "model": "qwen2.5-coder-1.5b",
+            "prompt": "<|fim_prefix|>def f(d, key):\n<|fim_suffix|>        return d[key]\n<|fim_middle|>",
+            "max_tokens": 80,
+            "stream": false,
+            "stop": ["\n"],
+            "temperature": 0.8,
+            "seed": 3
+        })
+    );
+    // A model name of no known family: unsupported before anything is sent.
+    let other = OpenAi::new(&format!("{}/v1", server.uri()), "gpt-4o", opts()).unwrap();
+    assert!(!other.supports_infill());
+    let e = other.infill(&infill_request(&[])).await.unwrap_err();
+    assert!(matches!(e, ModelError::Unsupported(_)), "{e}");
+    assert_eq!(sent_bodies(&server).await.len(), 1);
+}
+
+#[tokio::test]
+async fn ollama_infill_sends_prompt_and_suffix_to_generate() {
+    let server = MockServer::start().await;
+    // Ollama's /api/generate non-streaming answer (shape from docs/api.md).
+    Mock::given(method("POST"))
+        .and(path("/api/generate"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "model": "qwen2.5-coder:1.5b",
+            "created_at": "2026-12-01T15:00:00Z",
+            "response": "    if key in d:",
+            "done": true,
+            "done_reason": "stop",
+            "prompt_eval_count": 40,
+            "eval_count": 6
+        })))
+        .mount(&server)
+        .await;
+    let model = Ollama::new(&server.uri(), "qwen2.5-coder:1.5b", opts()).unwrap();
+    assert!(model.supports_infill());
+    let f = model.infill(&infill_request(&["\n"])).await.unwrap();
+    assert_eq!(f.text, "    if key in d:");
+    assert_eq!(f.usage.total(), 46);
+    assert_eq!(
+        sent_bodies(&server).await[0],
+        json!({
+            "model": "qwen2.5-coder:1.5b",
+            "prompt": "def f(d, key):\n",
+            "suffix": "        return d[key]\n",
+            "stream": false,
+            "keep_alive": "5m",
+            "options": {"num_predict": 80, "stop": ["\n"], "num_ctx": 4096, "temperature": 0.8, "seed": 3}
+        })
     );
 }

@@ -168,6 +168,50 @@ async fn candidates_are_checked_in_one_container_and_the_smallest_verified_wins(
 }
 
 #[tokio::test]
+async fn infill_fills_the_most_suspicious_lines_one_at_a_time_until_one_is_verified() {
+    let image = DemoImage::prepare("strategy-infill").await.unwrap();
+    let d = docker::connect().await.expect("Docker is required");
+    let img = pipeline::inspect_image(&d, &image.0).await.unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let mut p = plan(out.path(), &img.test_cmd, "strategy-infill");
+    p.strategies = vec![Strategy::Candidates];
+    p.candidates.format = patchloop::config::repair::EditFormat::Infill;
+    p.candidates.count = 1;
+    // The sites, best first: lines 5, 6 and 7 of stats/median.py (Ochiai ties, in line
+    // order). The first two are filled in as they are (no candidate); the third is the fix.
+    let model = scripted(
+        "turns: []\ninfills:\n  - \"    ordered = sorted(values)\"\n  - \"    mid = len(ordered) // 2\"\n  - \"    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2\"\n",
+        "infill",
+    );
+    let o = pipeline::run(&d, &img, &model, &p).await.unwrap();
+    assert_eq!(o.verdict, FixVerdict::Fixed, "{}", o.one_line());
+    assert!(
+        o.patch
+            .contains("+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2"),
+        "{}",
+        o.patch
+    );
+    let traj = lines(&out.path().join("trajectory.jsonl"));
+    let asked = traj
+        .iter()
+        .find(|l| l["kind"] == "candidates_prompt")
+        .unwrap();
+    assert_eq!(asked["format"], "infill", "{asked}");
+    let n = nodes(&traj);
+    let cands: Vec<(&str, &str)> = n
+        .iter()
+        .filter(|x| x["node"] == "candidate")
+        .map(|x| (x["reply"].as_str().unwrap(), x["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(cands.len(), 3, "{cands:?}");
+    assert!(cands[0].0.starts_with("stats/median.py:5 ← "), "{cands:?}");
+    assert_eq!(cands[0].1, "not_applied");
+    assert_eq!(cands[1].1, "not_applied");
+    assert!(cands[2].0.starts_with("stats/median.py:7 ← "), "{cands:?}");
+    assert_eq!(cands[2].1, "verified");
+}
+
+#[tokio::test]
 async fn escalation_resets_the_workspace_and_the_next_tier_wins() {
     let image = DemoImage::prepare("strategy-esc").await.unwrap();
     let d = docker::connect().await.expect("Docker is required");

@@ -123,6 +123,40 @@ pub struct Request<'a> {
     pub sample: Option<Sampling>,
 }
 
+/// A fill-in-the-middle request: the code before and after one gap, for models trained on
+/// it (most coder models). The answer is what belongs in the gap.
+#[derive(Debug, Clone, Copy)]
+pub struct Infill<'a> {
+    pub prefix: &'a str,
+    pub suffix: &'a str,
+    /// Generation stops at the first of these.
+    pub stop: &'a [&'a str],
+    pub max_tokens: u32,
+    pub sample: Option<Sampling>,
+}
+
+/// What an [`Infill`] answers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filled {
+    pub text: String,
+    pub usage: Usage,
+}
+
+/// The special tokens of the fill-in-the-middle families a model name is recognised as
+/// (prefix, suffix, middle; the prompt is `P prefix S suffix M`), or `None`. Pure.
+pub fn fim_tokens(model: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    let m = model.to_lowercase();
+    if (m.contains("qwen") && m.contains("coder")) || m.contains("codegemma") {
+        Some(("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"))
+    } else if m.contains("starcoder") {
+        Some(("<fim_prefix>", "<fim_suffix>", "<fim_middle>"))
+    } else if m.contains("deepseek-coder") || m.contains("deepseek_coder") {
+        Some(("<｜fim▁begin｜>", "<｜fim▁hole｜>", "<｜fim▁end｜>"))
+    } else {
+        None
+    }
+}
+
 /// Per-request sampling: temperature and seed.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Sampling {
@@ -200,6 +234,9 @@ pub enum ModelError {
     ScriptExhausted(String),
     #[error("{0}")]
     Config(String),
+    /// The model or its adapter cannot do what was asked (e.g. fill-in-the-middle).
+    #[error("not supported: {0}")]
+    Unsupported(String),
 }
 
 impl ModelError {
@@ -222,6 +259,17 @@ pub trait Model: Send + Sync {
     /// Dollars for a usage; unknown models cost $0 (their tokens still count).
     fn cost(&self, usage: &Usage) -> f64 {
         pricing::cost(&self.spec(), usage)
+    }
+    /// Whether [`Model::infill`] can answer (a known fill-in-the-middle family).
+    fn supports_infill(&self) -> bool {
+        false
+    }
+    /// Fill in the middle ([`Infill`]). Default: [`ModelError::Unsupported`].
+    async fn infill(&self, _req: &Infill<'_>) -> Result<Filled, ModelError> {
+        Err(ModelError::Unsupported(format!(
+            "{} has no fill-in-the-middle",
+            self.spec()
+        )))
     }
 }
 

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use super::retry::{Clock, SystemClock, with_retry};
 use super::{
-    AssistantMessage, FinishReason, Message, Model, ModelError, ModelOptions, Request, Response,
-    Usage, textcalls,
+    AssistantMessage, Filled, FinishReason, Infill, Message, Model, ModelError, ModelOptions,
+    Request, Response, Usage, textcalls,
 };
 
 pub struct Ollama {
@@ -80,10 +80,44 @@ impl Ollama {
         body
     }
 
+    /// The exact `/api/generate` body of a fill-in-the-middle request: Ollama builds the
+    /// prompt from `suffix` with the model's own template (pure).
+    pub fn infill_body(&self, req: &Infill<'_>) -> Value {
+        let mut options = serde_json::Map::new();
+        options.insert("num_predict".into(), json!(req.max_tokens));
+        if !req.stop.is_empty() {
+            options.insert("stop".into(), json!(req.stop));
+        }
+        if let Some(n) = self.opts.num_ctx {
+            options.insert("num_ctx".into(), json!(n));
+        }
+        if let Some(t) = req.sample.map(|s| s.temperature).or(self.opts.temperature) {
+            options.insert("temperature".into(), json!(t));
+        }
+        if let Some(x) = req.sample.map(|s| s.seed).or(self.opts.seed) {
+            options.insert("seed".into(), json!(x));
+        }
+        let mut body = json!({
+            "model": self.model,
+            "prompt": req.prefix,
+            "suffix": req.suffix,
+            "stream": false,
+            "options": Value::Object(options),
+        });
+        if let Some(k) = &self.opts.keep_alive {
+            body["keep_alive"] = json!(k);
+        }
+        body
+    }
+
     async fn once(&self, body: &[u8]) -> Result<Value, ModelError> {
+        self.post("/api/chat", body).await
+    }
+
+    async fn post(&self, path: &str, body: &[u8]) -> Result<Value, ModelError> {
         let rb = self
             .client
-            .post(format!("{}/api/chat", self.base_url))
+            .post(format!("{}{path}", self.base_url))
             .header("content-type", "application/json")
             .body(body.to_vec());
         let super::Reply {
@@ -212,6 +246,30 @@ impl Model for Ollama {
             usage,
             finish,
             bytes_sent,
+        })
+    }
+
+    fn supports_infill(&self) -> bool {
+        super::fim_tokens(&self.model).is_some()
+    }
+
+    async fn infill(&self, req: &Infill<'_>) -> Result<Filled, ModelError> {
+        let body = super::encode(&self.infill_body(req))?;
+        let v = with_retry(&self.opts.retry, self.clock.as_ref(), || {
+            self.post("/api/generate", &body)
+        })
+        .await?;
+        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        Ok(Filled {
+            text: v
+                .get("response")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            usage: Usage {
+                prompt_tokens: n("prompt_eval_count"),
+                completion_tokens: n("eval_count"),
+            },
         })
     }
 

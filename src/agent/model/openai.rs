@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use super::retry::{Clock, SystemClock, with_retry};
 use super::{
-    AssistantMessage, FinishReason, Message, Model, ModelError, ModelOptions, Request, Response,
-    ToolChoice, Usage, textcalls,
+    AssistantMessage, Filled, FinishReason, Infill, Message, Model, ModelError, ModelOptions,
+    Request, Response, ToolChoice, Usage, textcalls,
 };
 
 pub struct OpenAi {
@@ -77,8 +77,40 @@ impl OpenAi {
         body
     }
 
+    /// The exact `/completions` body of a fill-in-the-middle request, or why there is none:
+    /// the prompt is raw text with the model family's special tokens (llama.cpp's server,
+    /// vLLM and LM Studio pass them through). Pure.
+    pub fn infill_body(&self, req: &Infill<'_>) -> Result<Value, ModelError> {
+        let Some((p, s, m)) = super::fim_tokens(&self.model) else {
+            return Err(ModelError::Unsupported(format!(
+                "openai:{}: no known fill-in-the-middle tokens for this model name",
+                self.model
+            )));
+        };
+        let mut body = json!({
+            "model": self.model,
+            "prompt": format!("{p}{}{s}{}{m}", req.prefix, req.suffix),
+            "max_tokens": req.max_tokens,
+            "stream": false,
+        });
+        if !req.stop.is_empty() {
+            body["stop"] = json!(req.stop);
+        }
+        if let Some(x) = req.sample.map(|x| x.temperature).or(self.opts.temperature) {
+            body["temperature"] = json!(x);
+        }
+        if let Some(x) = req.sample.map(|x| x.seed).or(self.opts.seed) {
+            body["seed"] = json!(x);
+        }
+        Ok(body)
+    }
+
     async fn once(&self, body: &[u8]) -> Result<Value, ModelError> {
-        let url = self.url();
+        self.post(&self.url(), body).await
+    }
+
+    async fn post(&self, url: &str, body: &[u8]) -> Result<Value, ModelError> {
+        let url = url.to_string();
         let mut rb = self
             .client
             .post(&url)
@@ -157,6 +189,32 @@ pub fn wire_messages(messages: &[Message]) -> Vec<Value> {
         .collect()
 }
 
+/// Parse one `/completions` answer (pure).
+pub fn parse_completion(v: &Value) -> Result<Filled, ModelError> {
+    let text = v
+        .get("choices")
+        .and_then(|c| c.get(0))
+        .and_then(|c| c.get("text"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| ModelError::Transient {
+            status: None,
+            retry_after: None,
+            message: format!(
+                "completion has no choices[0].text: {}",
+                clip(&v.to_string())
+            ),
+        })?;
+    let usage = v.get("usage").cloned().unwrap_or(Value::Null);
+    let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+    Ok(Filled {
+        text: text.to_string(),
+        usage: Usage {
+            prompt_tokens: n("prompt_tokens"),
+            completion_tokens: n("completion_tokens"),
+        },
+    })
+}
+
 /// Parse one chat completion (pure).
 pub fn parse_response(v: &Value) -> Result<(AssistantMessage, Usage, FinishReason), ModelError> {
     let choice = v
@@ -222,6 +280,20 @@ impl Model for OpenAi {
             finish,
             bytes_sent,
         })
+    }
+
+    fn supports_infill(&self) -> bool {
+        super::fim_tokens(&self.model).is_some()
+    }
+
+    async fn infill(&self, req: &Infill<'_>) -> Result<Filled, ModelError> {
+        let body = super::encode(&self.infill_body(req)?)?;
+        let url = format!("{}/completions", self.base_url);
+        with_retry(&self.opts.retry, self.clock.as_ref(), || async {
+            let v = self.post(&url, &body).await?;
+            parse_completion(&v)
+        })
+        .await
     }
 
     fn spec(&self) -> String {

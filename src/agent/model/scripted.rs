@@ -11,6 +11,8 @@
 //!     repeat: 3            # optional: send this turn 3 times
 //! candidates:              # optional: replies to the candidate strategy's sampled requests
 //!   - "```python\ndef median(xs): ...\n```"
+//! infills:                 # optional: answers to fill-in-the-middle requests, in order
+//!   - "    return (a + b) / 2"
 //! ```
 //!
 //! Sampled requests (the candidate strategy's, [`Request::sample`]) are answered from
@@ -25,8 +27,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{
-    AssistantMessage, FinishReason, Model, ModelError, Request, Response, ToolCall, Usage,
-    textcalls,
+    AssistantMessage, Filled, FinishReason, Infill, Model, ModelError, Request, Response, ToolCall,
+    Usage, textcalls,
 };
 
 #[derive(Debug, Clone, Deserialize)]
@@ -36,6 +38,8 @@ pub struct Script {
     pub turns: Vec<Turn>,
     #[serde(default)]
     pub candidates: Vec<String>,
+    #[serde(default)]
+    pub infills: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -70,6 +74,8 @@ pub struct Scripted {
     next: Mutex<usize>,
     candidates: Vec<String>,
     next_candidate: Mutex<usize>,
+    infills: Vec<String>,
+    next_infill: Mutex<usize>,
 }
 
 impl Scripted {
@@ -100,6 +106,8 @@ impl Scripted {
             next: Mutex::new(0),
             candidates: script.candidates,
             next_candidate: Mutex::new(0),
+            infills: script.infills,
+            next_infill: Mutex::new(0),
         })
     }
 }
@@ -190,6 +198,30 @@ impl Model for Scripted {
             usage,
             finish,
             bytes_sent: 0,
+        })
+    }
+
+    fn supports_infill(&self) -> bool {
+        !self.infills.is_empty()
+    }
+
+    /// The next `infills` answer (empty once they run out: "nothing to change").
+    async fn infill(&self, req: &Infill<'_>) -> Result<Filled, ModelError> {
+        let i = {
+            let mut next = self
+                .next_infill
+                .lock()
+                .map_err(|_| ModelError::Config("scripted model state poisoned".into()))?;
+            *next += 1;
+            *next - 1
+        };
+        let text = self.infills.get(i).cloned().unwrap_or_default();
+        Ok(Filled {
+            usage: Usage {
+                prompt_tokens: ((req.prefix.len() + req.suffix.len()) / 4) as u64,
+                completion_tokens: (text.len() / 4) as u64,
+            },
+            text,
         })
     }
 
