@@ -1372,7 +1372,9 @@ pub async fn run(
             if out.infrastructure.is_some() {
                 break;
             }
-            if checked >= k {
+            // Every infill is a one-line edit: no smaller passing one is worth waiting for.
+            let passed = out.candidates.last().is_some_and(|c| c.status == "passing");
+            if checked >= k || (passed && !sites.is_empty()) {
                 break;
             }
             if Instant::now() >= deadline || out.usage.total() >= budgets.max_tokens {

@@ -176,7 +176,8 @@ async fn infill_fills_the_most_suspicious_lines_one_at_a_time_until_one_is_verif
     let mut p = plan(out.path(), &img.test_cmd, "strategy-infill");
     p.strategies = vec![Strategy::Candidates];
     p.candidates.format = patchloop::config::repair::EditFormat::Infill;
-    p.candidates.count = 1;
+    // Four asked for, but the first passing infill ends the drawing (all are one-line edits).
+    p.candidates.count = 4;
     // The sites, best first: lines 5, 6 and 7 of stats/median.py (Ochiai ties, in line
     // order). The first two are filled in as they are (no candidate); the third is the fix.
     let model = scripted(
