@@ -187,10 +187,17 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
         .collect();
     let mut known = vec!["unparsed", "not_applied", "duplicate", "failing", "passing"];
     known.extend(patchloop::verify::verdict::Verdict::ALL.map(|v| v.as_str()));
-    let cands: Vec<&Value> = lines
+    // The last line of each candidate node (a verified one is written again with its verdict).
+    let mut cands: Vec<&Value> = Vec::new();
+    for l in lines
         .iter()
         .filter(|l| l["kind"] == "node" && l["node"] == "candidate")
-        .collect();
+    {
+        match cands.iter_mut().find(|c| c["id"] == l["id"]) {
+            Some(c) => *c = l,
+            None => cands.push(l),
+        }
+    }
     assert_eq!(cands.len(), a.candidates, "{cands:?}");
     let checked = cands
         .iter()
