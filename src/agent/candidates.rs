@@ -54,7 +54,7 @@ impl Default for CandidateConfig {
     fn default() -> Self {
         CandidateConfig {
             count: 4,
-            format: EditFormat::Function,
+            format: EditFormat::Infill,
             parallel: 1,
             temperature: 0.8,
         }

@@ -157,6 +157,9 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
     );
     plan.strategies = vec![patchloop::config::repair::Strategy::Candidates];
     plan.candidates.count = 3;
+    // The chat path (one prompt, K samples); the infill path is the scripted tests' and the
+    // benchmark's.
+    plan.candidates.format = patchloop::config::repair::EditFormat::Function;
     plan.verify_reruns = 1;
     let model = OpenAi::new(
         &server.url,
