@@ -364,7 +364,7 @@ fn error_lines(report: &str) -> String {
 }
 
 /// Lines the `infill` format masks at most (each is one fill-in-the-middle request).
-const MAX_SITES: usize = 8;
+const MAX_SITES: usize = 16;
 /// Lines of the file above the function, and below it, around an infill's gap.
 const INFILL_ABOVE: usize = 20;
 const INFILL_BELOW: usize = 5;
