@@ -23,7 +23,7 @@ use tree_sitter::Node;
 
 use crate::agent::context::{Context, Location};
 use crate::agent::localize::Ranked;
-use crate::agent::model::{Infill, Message, Model, Request, Sampling, Usage};
+use crate::agent::model::{Infill, Message, Model, ModelError, Request, Sampling, Usage};
 use crate::agent::tools::{self, TestRun, ToolConfig};
 use crate::agent::trajectory::{NodeRecord, Trajectory};
 use crate::config::Budgets;
@@ -1191,11 +1191,27 @@ pub async fn run(
     }
     // Fill-in-the-middle on the most suspicious lines when the model has it and the fault
     // localization scored lines; else the chat prompt (`infill`'s fallback is `lines`).
-    let sites = if cfg.format == EditFormat::Infill && model.supports_infill() {
+    let mut sites = if cfg.format == EditFormat::Infill && model.supports_infill() {
         infill_sites(&problem.ranked, &problem.files)
     } else {
         Vec::new()
     };
+    // The first infill is asked here: a server that refuses fill-in-the-middle (an Ollama
+    // model whose template has no suffix, a server that strips the special tokens) leaves the
+    // chat prompt, not a row of errors.
+    let mut first = None;
+    let mut fallback = None;
+    if let Some(site) = sites.first() {
+        let t0 = Instant::now();
+        match infill_at(model, problem, site, sampling(0, cfg.temperature)).await {
+            Err(e @ (ModelError::Rejected { .. } | ModelError::Unsupported(_))) => {
+                tracing::warn!("fill-in-the-middle refused, asking for lines instead: {e}");
+                fallback = Some(format!("fill-in-the-middle refused: {e}"));
+                sites.clear();
+            }
+            r => first = Some((0, r.map(|f| (f.text, f.usage)), t0.elapsed())),
+        }
+    }
     let user = if sites.is_empty() {
         prompt(problem, &sus, cfg.format)
     } else {
@@ -1214,6 +1230,7 @@ pub async fn run(
         &serde_json::json!({
             "attempt": ids.attempt,
             "format": format_used.as_str(),
+            "fallback": fallback,
             "system": SYSTEM,
             "prompt": user,
             "localization": problem.localization,
@@ -1241,8 +1258,12 @@ pub async fn run(
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let history = &history;
     let sites = &sites;
+    let from = usize::from(first.is_some());
+    if let Some(item) = first {
+        let _ = tx.send(item);
+    }
     let produce = async move {
-        let mut replies = futures_util::stream::iter(0..draws)
+        let mut replies = futures_util::stream::iter(from..draws)
             .map(|i| async move {
                 let t0 = Instant::now();
                 let r = if sites.is_empty() {
@@ -1256,18 +1277,14 @@ pub async fn run(
                         .map(|r| (r.message.content, r.usage))
                 } else {
                     let site = &sites[i % sites.len()];
-                    let src = problem.files.get(&site.path).map_or("", String::as_str);
-                    let (prefix, suffix) = infill_context(src, site);
-                    model
-                        .infill(&Infill {
-                            prefix: &prefix,
-                            suffix: &suffix,
-                            stop: &["\n"],
-                            max_tokens: INFILL_TOKENS,
-                            sample: Some(sampling(i / sites.len(), cfg.temperature)),
-                        })
-                        .await
-                        .map(|f| (f.text, f.usage))
+                    infill_at(
+                        model,
+                        problem,
+                        site,
+                        sampling(i / sites.len(), cfg.temperature),
+                    )
+                    .await
+                    .map(|f| (f.text, f.usage))
                 };
                 (i, r, t0.elapsed())
             })
@@ -1399,6 +1416,26 @@ pub async fn run(
     out.candidates.sort_by_key(|c| c.index);
     out.wall = started.elapsed();
     out
+}
+
+/// One fill-in-the-middle request for `site`.
+async fn infill_at(
+    model: &dyn Model,
+    problem: &Problem,
+    site: &Site,
+    sample: Sampling,
+) -> Result<crate::agent::model::Filled, ModelError> {
+    let src = problem.files.get(&site.path).map_or("", String::as_str);
+    let (prefix, suffix) = infill_context(src, site);
+    model
+        .infill(&Infill {
+            prefix: &prefix,
+            suffix: &suffix,
+            stop: &["\n"],
+            max_tokens: INFILL_TOKENS,
+            sample: Some(sample),
+        })
+        .await
 }
 
 struct Checked {
@@ -1648,6 +1685,117 @@ mod tests {
                 .status(),
             "unparsed"
         );
+    }
+
+    /// Says it has fill-in-the-middle, then refuses it (an Ollama model without a suffix
+    /// template); chat answers with prose.
+    struct RefusesInfill;
+
+    #[async_trait::async_trait]
+    impl Model for RefusesInfill {
+        async fn complete(
+            &self,
+            _req: &Request<'_>,
+        ) -> Result<crate::agent::model::Response, ModelError> {
+            Ok(crate::agent::model::Response {
+                message: crate::agent::model::AssistantMessage {
+                    content: "no idea".into(),
+                    tool_calls: Vec::new(),
+                    raw: None,
+                },
+                usage: Usage::default(),
+                finish: crate::agent::model::FinishReason::Stop,
+                bytes_sent: 0,
+            })
+        }
+        fn spec(&self) -> String {
+            "test:refuses-infill".into()
+        }
+        fn describe(&self) -> String {
+            self.spec()
+        }
+        fn supports_infill(&self) -> bool {
+            true
+        }
+        async fn infill(
+            &self,
+            _req: &Infill<'_>,
+        ) -> Result<crate::agent::model::Filled, ModelError> {
+            Err(ModelError::Rejected {
+                status: 400,
+                body: "model does not support insert".into(),
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_refused_infill_falls_back_to_the_lines_prompt() {
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox =
+            crate::agent::testing::HostDir::with_files(dir.path(), &[("pkg/core.py", CORE)])
+                .await
+                .unwrap();
+        let l = locs();
+        let mut clamp = ranked(&l[0], 1.0, &[10]);
+        clamp.lines = vec![(9, 1.0), (10, 1.0)];
+        let problem = Problem {
+            files: files(),
+            context: Context {
+                focus: crate::agent::context::Focus {
+                    code: l.clone(),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            ranked: vec![clamp],
+            ..Default::default()
+        };
+        let traj_path = dir.path().join("t.jsonl");
+        let mut traj = Trajectory::create(&traj_path).unwrap();
+        let cfg = CandidateConfig {
+            count: 2,
+            ..CandidateConfig::default()
+        };
+        assert_eq!(cfg.format, EditFormat::Infill);
+        let out = run(
+            &RefusesInfill,
+            &sandbox,
+            &problem,
+            &[],
+            &cfg,
+            &ToolConfig::default(),
+            &Budgets::default(),
+            &NodeIds {
+                attempt: "t0.candidates".into(),
+                tier: 0,
+                model: "test".into(),
+            },
+            &mut traj,
+        )
+        .await;
+        drop(traj);
+        // Chat replies, redrawn up to 2K: all prose, none checked.
+        assert_eq!(out.candidates.len(), 4, "{:?}", out.candidates);
+        assert!(
+            out.candidates
+                .iter()
+                .all(|c| c.status == "unparsed" && c.reply == "no idea")
+        );
+        let text = std::fs::read_to_string(&traj_path).unwrap();
+        let asked: serde_json::Value = text
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|v| v["kind"] == "candidates_prompt")
+            .unwrap();
+        assert_eq!(asked["format"], "lines");
+        assert!(
+            asked["fallback"]
+                .as_str()
+                .unwrap()
+                .contains("does not support insert"),
+            "{asked}"
+        );
+        assert!(asked["prompt"].as_str().unwrap().contains("LINE <number>"));
     }
 
     #[test]
