@@ -1,11 +1,18 @@
-//! The candidate strategy: K localized edits sampled from one prompt, each applied in a
-//! checkpoint of one container, fast-checked on the target tests and rolled back.
+//! The candidate strategy: K localized edits, each applied in a checkpoint of one container,
+//! fast-checked on the target tests and rolled back.
 //!
-//! Agentless-style (localize → sample edits → validate): the failing-code context already
-//! names the functions the failing tests run ([`Focus::code`]); one prompt shows them and asks
-//! for the fix as a whole corrected function ([`EditFormat::Function`]) or as search/replace
-//! blocks ([`EditFormat::SearchReplace`]). Sample 0 is greedy, the others are drawn at a
-//! temperature with their own seeds; replies are checked while the next one is generated.
+//! Agentless-style (localize → sample edits → validate). The suspects are the functions the
+//! fault localization ranks highest ([`crate::agent::localize`]), else the ones the failing-code
+//! context names ([`crate::agent::context::Focus::code`]). Two ways to draw edits:
+//! - **infill** (the default, [`EditFormat::Infill`]): each of the most suspicious lines is
+//!   masked in turn and the model fills in what belongs there ([`Model::infill`]), greedy over
+//!   every line first, then sampled; the first passing one ends the drawing. A model without
+//!   fill-in-the-middle, or a server that refuses it, gets the chat prompt in `lines` form.
+//! - **chat**: one prompt shows the suspects and asks for the fix as numbered lines, a whole
+//!   corrected function or search/replace blocks. Sample 0 is greedy, the others are drawn at
+//!   a temperature with their own seeds.
+//!
+//! Replies are checked while the next one is generated.
 //!
 //! What survives here is a list of *passing* candidates (targets pass, and no test that passed
 //! before fails) with their diffs; the caller verifies them in fresh containers, smallest diff
