@@ -205,8 +205,8 @@ pub fn suspects_ranked(
         .iter()
         .filter(|r| r.loc.name != "<module>")
         .take(MAX_SUSPECTS)
-        .map(|r| (&r.loc, r.hot.as_slice()))
-        .chain(frame.map(|l| (l, &[][..])));
+        .map(|r| (&r.loc, r.hot()))
+        .chain(frame.map(|l| (l, Vec::new())));
     for (loc, hot) in picks {
         if out
             .iter()
@@ -224,8 +224,7 @@ pub fn suspects_ranked(
             continue;
         }
         let hot: Vec<usize> = hot
-            .iter()
-            .copied()
+            .into_iter()
             .filter(|l| s.shown_lines.contains(l))
             .collect();
         if hot.len() <= MAX_HOT && hot.len() < s.shown_lines.len() {
@@ -1244,8 +1243,8 @@ pub async fn run(
             "ranked": problem.ranked.iter().take(8).map(|r| serde_json::json!({
                 "at": format!("{}:{}", r.loc.path, r.loc.start),
                 "name": r.loc.name,
-                "score": (r.score * 1000.0).round() / 1000.0,
-                "hot": r.hot,
+                "score": (r.score() * 1000.0).round() / 1000.0,
+                "hot": r.hot(),
             })).collect::<Vec<_>>(),
         }),
     );
@@ -1611,16 +1610,14 @@ mod tests {
         ]
     }
 
+    /// A ranked function whose scored lines are its hot lines.
     fn ranked(loc: &Location, score: f64, hot: &[usize]) -> Ranked {
         Ranked {
             loc: Location {
                 frame_line: None,
                 ..loc.clone()
             },
-            score,
-            hot: hot.to_vec(),
-            ran: 3,
-            lines: Vec::new(),
+            lines: hot.iter().map(|l| (*l, score)).collect(),
         }
     }
 

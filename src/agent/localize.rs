@@ -38,14 +38,28 @@ pub struct Spectrum {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ranked {
     pub loc: Location,
-    /// The best Ochiai score of its lines, 0..=1.
-    pub score: f64,
-    /// Its lines at that score, ascending.
-    pub hot: Vec<usize>,
-    /// Lines of it the failing tests ran.
-    pub ran: usize,
-    /// Every scored line of it with its score, ascending by line.
+    /// Every line of it a failing test ran, with its Ochiai score, ascending by line.
     pub lines: Vec<(usize, f64)>,
+}
+
+/// Scores this close are one score (float sums of the same counts).
+const SAME_SCORE: f64 = 1e-9;
+
+impl Ranked {
+    /// The best score of its lines, 0..=1 (0 with no lines).
+    pub fn score(&self) -> f64 {
+        self.lines.iter().map(|(_, s)| *s).fold(0.0, f64::max)
+    }
+
+    /// Its lines at the best score, ascending.
+    pub fn hot(&self) -> Vec<usize> {
+        let best = self.score();
+        self.lines
+            .iter()
+            .filter(|(_, s)| (best - s).abs() <= SAME_SCORE)
+            .map(|(l, _)| *l)
+            .collect()
+    }
 }
 
 /// Seconds the traced run may take inside the script (the exec's limit is a little longer).
@@ -79,43 +93,36 @@ pub fn rank(
             continue;
         };
         let defs = context::functions(path, src);
-        // Per innermost function: (score, hot lines, lines run by failing tests, min ep at best).
-        let mut per: BTreeMap<usize, (f64, Vec<usize>, usize, u32)> = BTreeMap::new();
-        let mut scored: BTreeMap<usize, Vec<(usize, f64)>> = BTreeMap::new();
+        // Per innermost function: its scored lines and each line's passing-test count.
+        let mut per: BTreeMap<usize, Vec<(usize, f64, u32)>> = BTreeMap::new();
         for &(line, ef, ep) in lines {
             let s = ochiai(ef, ep, spectrum.failed);
             if s <= 0.0 {
                 continue;
             }
-            let Some((i, _)) = defs
+            let innermost = defs
                 .iter()
                 .enumerate()
                 .filter(|(_, d)| (d.start..=d.end).contains(&line))
-                .min_by_key(|(_, d)| d.end - d.start)
-            else {
-                continue;
-            };
-            scored.entry(i).or_default().push((line, s));
-            let e = per.entry(i).or_insert((0.0, Vec::new(), 0, u32::MAX));
-            e.2 += 1;
-            if s > e.0 + 1e-9 {
-                *e = (s, vec![line], e.2, ep);
-            } else if (s - e.0).abs() <= 1e-9 {
-                e.1.push(line);
-                e.3 = e.3.min(ep);
+                .min_by_key(|(_, d)| d.end - d.start);
+            if let Some((i, _)) = innermost {
+                per.entry(i).or_default().push((line, s, ep));
             }
         }
-        for (i, (score, hot, ran, ep)) in per {
-            out.push((
-                Ranked {
-                    loc: defs[i].clone(),
-                    score,
-                    hot,
-                    ran,
-                    lines: scored.remove(&i).unwrap_or_default(),
-                },
-                ep,
-            ));
+        for (i, scored) in per {
+            let r = Ranked {
+                loc: defs[i].clone(),
+                lines: scored.iter().map(|(l, s, _)| (*l, *s)).collect(),
+            };
+            // The tie-break: the fewest passing tests on a best-scoring line.
+            let best = r.score();
+            let ep = scored
+                .iter()
+                .filter(|(_, s, _)| (best - s).abs() <= SAME_SCORE)
+                .map(|(_, _, ep)| *ep)
+                .min()
+                .unwrap_or(u32::MAX);
+            out.push((r, ep));
         }
     }
     let preferred = |r: &Ranked| {
@@ -124,8 +131,8 @@ pub fn rank(
             .any(|p| p.path == r.loc.path && p.start == r.loc.start)
     };
     out.sort_by(|(a, aep), (b, bep)| {
-        b.score
-            .partial_cmp(&a.score)
+        b.score()
+            .partial_cmp(&a.score())
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(preferred(b).cmp(&preferred(a)))
             .then(aep.cmp(bep))
@@ -246,12 +253,11 @@ class K:
         let r = rank(&s, &files(), &[]);
         let names: Vec<&str> = r.iter().map(|r| r.loc.name.as_str()).collect();
         assert_eq!(names, ["join", "helper", "K.m"]);
-        assert_eq!(r[0].score, 1.0);
-        assert_eq!(r[0].hot, [4]);
-        assert_eq!(r[0].ran, 5);
+        assert_eq!(r[0].score(), 1.0);
+        assert_eq!(r[0].hot(), [4]);
         assert_eq!(r[0].lines.len(), 5);
         assert_eq!(r[0].lines[2], (4, 1.0));
-        assert!(r[1].score > r[2].score, "{r:?}");
+        assert!(r[1].score() > r[2].score(), "{r:?}");
     }
 
     #[test]

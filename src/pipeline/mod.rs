@@ -1145,9 +1145,6 @@ mod tests {
             .into_iter()
             .map(|loc| Ranked {
                 loc,
-                score: 1.0,
-                hot: vec![],
-                ran: 2,
                 lines: Vec::new(),
             })
             .collect();
