@@ -587,7 +587,8 @@ pub fn render(plan: &ContextPlan, files: &BTreeMap<String, String>, budget: usiz
     Context { text: out, focus }
 }
 
-/// Every function definition of `src` (innermost last), as locations in `path`. Pure.
+/// Every function definition of `src` (pre-order: an enclosing one before those inside it),
+/// as locations in `path`. Pure.
 pub fn functions(path: &str, src: &str) -> Vec<Location> {
     let Some(tree) = parse(src) else {
         return Vec::new();
@@ -606,21 +607,11 @@ pub fn functions(path: &str, src: &str) -> Vec<Location> {
 
 /// Definitions in `src` whose bare name is one of `names`, as locations in `path`. Pure.
 pub fn defs_named(path: &str, src: &str, names: &[String]) -> Vec<Location> {
-    let Some(tree) = parse(src) else {
-        return Vec::new();
-    };
-    all_defs(&tree, src)
+    functions(path, src)
         .into_iter()
         .filter(|d| {
             let bare = d.name.rsplit('.').next().unwrap_or(&d.name);
             names.iter().any(|n| n == bare)
-        })
-        .map(|d| Location {
-            path: path.to_string(),
-            start: d.start,
-            end: d.end,
-            name: d.name,
-            frame_line: None,
         })
         .collect()
 }

@@ -112,17 +112,19 @@ impl Scripted {
     }
 }
 
+/// The counter's value, advanced by one (each list is answered in order).
+fn take(counter: &Mutex<usize>) -> Result<usize, ModelError> {
+    let mut next = counter
+        .lock()
+        .map_err(|_| ModelError::Config("scripted model state poisoned".into()))?;
+    *next += 1;
+    Ok(*next - 1)
+}
+
 impl Scripted {
     /// The next `candidates` reply (empty once they run out).
     fn candidate(&self, req: &Request<'_>) -> Result<Response, ModelError> {
-        let i = {
-            let mut next = self
-                .next_candidate
-                .lock()
-                .map_err(|_| ModelError::Config("scripted model state poisoned".into()))?;
-            *next += 1;
-            *next - 1
-        };
+        let i = take(&self.next_candidate)?;
         let content = self.candidates.get(i).cloned().unwrap_or_default();
         let prompt_chars: usize = req.messages.iter().map(|m| m.char_len()).sum();
         Ok(Response {
@@ -147,15 +149,7 @@ impl Model for Scripted {
         if req.sample.is_some() {
             return self.candidate(req);
         }
-        let index = {
-            let mut next = self
-                .next
-                .lock()
-                .map_err(|_| ModelError::Config("scripted model state poisoned".into()))?;
-            let i = *next;
-            *next += 1;
-            i
-        };
+        let index = take(&self.next)?;
         let turn = self
             .turns
             .get(index)
@@ -207,14 +201,7 @@ impl Model for Scripted {
 
     /// The next `infills` answer (empty once they run out: "nothing to change").
     async fn infill(&self, req: &Infill<'_>) -> Result<Filled, ModelError> {
-        let i = {
-            let mut next = self
-                .next_infill
-                .lock()
-                .map_err(|_| ModelError::Config("scripted model state poisoned".into()))?;
-            *next += 1;
-            *next - 1
-        };
+        let i = take(&self.next_infill)?;
         let text = self.infills.get(i).cloned().unwrap_or_default();
         Ok(Filled {
             usage: Usage {
