@@ -56,6 +56,25 @@ fn plan(out: &std::path::Path, test_cmd: &str, name: &str) -> Plan {
     p
 }
 
+/// The demo image (kept while the test runs), the daemon, the image's labels, an output
+/// directory and a plan for it.
+async fn setup(
+    name: &str,
+) -> (
+    DemoImage,
+    bollard::Docker,
+    patchloop::verify::PreparedImage,
+    tempfile::TempDir,
+    Plan,
+) {
+    let image = DemoImage::prepare(name).await.unwrap();
+    let d = docker::connect().await.expect("Docker is required");
+    let img = pipeline::inspect_image(&d, &image.0).await.unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let p = plan(out.path(), &img.test_cmd, name);
+    (image, d, img, out, p)
+}
+
 fn lines(path: &std::path::Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap()
@@ -78,11 +97,7 @@ fn nodes(traj: &[Value]) -> Vec<Value> {
 
 #[tokio::test]
 async fn candidates_are_checked_in_one_container_and_the_smallest_verified_wins() {
-    let image = DemoImage::prepare("strategy-cand").await.unwrap();
-    let d = docker::connect().await.expect("Docker is required");
-    let img = pipeline::inspect_image(&d, &image.0).await.unwrap();
-    let out = tempfile::tempdir().unwrap();
-    let mut p = plan(out.path(), &img.test_cmd, "strategy-cand");
+    let (_image, d, img, out, mut p) = setup("strategy-cand").await;
     p.strategies = vec![Strategy::Candidates];
     // Four candidates checked: the prose reply does not count, so five replies are drawn.
     p.candidates.count = 4;
@@ -169,11 +184,7 @@ async fn candidates_are_checked_in_one_container_and_the_smallest_verified_wins(
 
 #[tokio::test]
 async fn infill_fills_the_most_suspicious_lines_one_at_a_time_until_one_is_verified() {
-    let image = DemoImage::prepare("strategy-infill").await.unwrap();
-    let d = docker::connect().await.expect("Docker is required");
-    let img = pipeline::inspect_image(&d, &image.0).await.unwrap();
-    let out = tempfile::tempdir().unwrap();
-    let mut p = plan(out.path(), &img.test_cmd, "strategy-infill");
+    let (_image, d, img, out, mut p) = setup("strategy-infill").await;
     p.strategies = vec![Strategy::Candidates];
     p.candidates.format = patchloop::config::repair::EditFormat::Infill;
     // Four asked for, but the first passing infill ends the drawing (all are one-line edits).
@@ -214,11 +225,7 @@ async fn infill_fills_the_most_suspicious_lines_one_at_a_time_until_one_is_verif
 
 #[tokio::test]
 async fn escalation_resets_the_workspace_and_the_next_tier_wins() {
-    let image = DemoImage::prepare("strategy-esc").await.unwrap();
-    let d = docker::connect().await.expect("Docker is required");
-    let img = pipeline::inspect_image(&d, &image.0).await.unwrap();
-    let out = tempfile::tempdir().unwrap();
-    let mut p = plan(out.path(), &img.test_cmd, "strategy-esc");
+    let (_image, d, img, out, mut p) = setup("strategy-esc").await;
     p.strategies = vec![Strategy::Candidates, Strategy::Loop];
     p.candidates.count = 2;
     // Tier 0: two failing candidates, then a loop that leaves a wrong edit and a new file.
