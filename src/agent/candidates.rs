@@ -397,7 +397,7 @@ fn maskable(line: &str) -> bool {
         || t.starts_with("class ")
         || t.starts_with('@')
         || t.starts_with("\"\"\"")
-        || t.starts_with("\'\'\'")
+        || t.starts_with("'''")
         || matches!(t, "else:" | "try:" | "finally:" | "pass" | ")" | "]" | "}"))
 }
 

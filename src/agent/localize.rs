@@ -3,16 +3,18 @@
 //!
 //! A bug that raises nothing leaves no traceback frame in the function that has it (a flipped
 //! comparison, a wrong default, an off-by-one in a loop bound), and a small model shown the
-//! wrong functions cannot fix it. So before the candidates are drawn, the target tests' files
-//! run once more in the episode's container under a line tracer (`pl_probe.py cover`), and
+//! wrong functions cannot fix it. So once per repair, after the reproduction, the target
+//! tests' files run once more in the episode's container under a line tracer
+//! (`pl_probe.py cover`), and
 //! each line the repository's non-test code executed is scored by Ochiai:
 //! `ef / sqrt(F * (ef + ep))`, where `ef`/`ep` are the failing/passing tests that ran it and
 //! `F` all failing ones. A function scores its best line. The tests that fail for another
 //! reason (pre-existing failures) count on neither side.
 //!
-//! Best effort: a project that is not Python, a run past its deadline, or a tracer that finds
-//! nothing leaves the traceback- and call-based context as it was. Never a verdict: the
-//! ranking only decides what the model is shown.
+//! The ranking picks the candidates' suspects and the lines `infill` masks, and heads the
+//! loop's context. Best effort: a project that is not Python, a run past its deadline, or a
+//! tracer that finds nothing leaves the traceback- and call-based context as it was. Never a
+//! verdict: the ranking only decides what the model is shown.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
