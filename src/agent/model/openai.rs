@@ -109,11 +109,12 @@ impl OpenAi {
         self.post(&self.url(), body).await
     }
 
+    /// POST one JSON body to `url`: the model-not-found hint, status classification and a
+    /// body that must parse, shared by chat and completions.
     async fn post(&self, url: &str, body: &[u8]) -> Result<Value, ModelError> {
-        let url = url.to_string();
         let mut rb = self
             .client
-            .post(&url)
+            .post(url)
             .header("content-type", "application/json")
             .body(body.to_vec());
         if let Some(key) = &self.opts.api_key {
