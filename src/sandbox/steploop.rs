@@ -25,8 +25,8 @@ use base64::Engine as _;
 
 /// Shell functions that end every process but those the `case` pattern `spared` matches:
 /// `pl_kill` SIGSTOPs until a pass sees no new process (a stopped process cannot fork, so a
-/// fork bomb stops growing), SIGKILLs, then waits until PID 1 reaped them (zombies still hold
-/// pids, and the next step needs a fork). Dash builtins only: it must work while a fork bomb
+/// fork bomb stops growing), SIGKILLs, then keeps SIGKILLing until PID 1 reaped them all
+/// (zombies still hold pids, and the next step needs a fork). Dash builtins only: it must work while a fork bomb
 /// holds every pid. `pl_*` names because shell functions share the caller's variables. The
 /// one cleanup of both exec paths: the step loop and the Docker exec wrapper.
 pub fn kill_functions(spared: &str) -> String {
@@ -45,9 +45,11 @@ pl_kill() {
     pl_prev=$pl_n
   done
   pl_each KILL; pl_each KILL
-  # Until PID 1 reaped them: zombies still hold pids, and the next step needs a fork.
+  # Until PID 1 reaped them: zombies still hold pids, and the next step needs a fork. Each
+  # pass SIGKILLs as it counts (harmless to a zombie): a straggler forked between the passes
+  # above would otherwise hold its pids through every pass.
   pl_c=0
-  while [ "$pl_c" -lt 2000 ]; do pl_c=$((pl_c + 1)); pl_each 0; [ "$pl_n" -eq 0 ] && break; done
+  while [ "$pl_c" -lt 2000 ]; do pl_c=$((pl_c + 1)); pl_each KILL; [ "$pl_n" -eq 0 ] && break; done
 }
 "#;
 
