@@ -103,8 +103,10 @@ pub struct RepairFile {
     /// Model specs escalated to, in order, when every strategy failed on the model before
     /// (e.g. [ollama:qwen2.5-coder:14b]). Default: none.
     pub escalate: Option<Vec<String>>,
-    /// Candidate edits checked per model (default 4); a reply that does not apply or repeats
-    /// an earlier edit does not count, up to twice as many replies drawn.
+    /// Candidate edits checked per model in the chat formats (default 4); a reply that does
+    /// not apply or repeats an earlier edit does not count, up to twice as many replies
+    /// drawn. `infill` fills each of its lines instead (greedy, then the best four sampled
+    /// twice) until one passes.
     pub candidates: Option<u64>,
     /// `infill` (the model fills in the most suspicious lines; the default), `lines`
     /// (corrected lines by number), `function` (the whole corrected function) or
@@ -127,8 +129,9 @@ pub struct RepairArgs {
     /// (repeatable; uses the same server flags).
     #[arg(long)]
     pub escalate: Vec<String>,
-    /// Candidate edits checked per model; unusable or repeated replies are drawn again, up
-    /// to twice as many [default: 4].
+    /// Candidate edits checked per model in the chat formats; unusable or repeated replies
+    /// are drawn again, up to twice as many (`infill` fills each of its lines instead, until
+    /// one passes) [default: 4].
     #[arg(long)]
     pub candidates: Option<u64>,
     /// How candidates are written [default: infill].

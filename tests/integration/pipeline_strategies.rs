@@ -187,12 +187,14 @@ async fn infill_fills_the_most_suspicious_lines_one_at_a_time_until_one_is_verif
     let (_image, d, img, out, mut p) = setup("strategy-infill").await;
     p.strategies = vec![Strategy::Candidates];
     p.candidates.format = patchloop::config::repair::EditFormat::Infill;
-    // Four asked for, but the first passing infill ends the drawing (all are one-line edits).
-    p.candidates.count = 4;
+    // K bounds the chat formats' replies, not the fills: one checked candidate does not end
+    // the drawing; the first passing infill does (all are one-line edits).
+    p.candidates.count = 1;
     // The sites, best first: lines 5, 6 and 7 of stats/median.py (Ochiai ties, in line
-    // order). The first two are filled in as they are (no candidate); the third is the fix.
+    // order). The first is filled in wrong (checked, failing), the second as it is (no
+    // candidate); the third is the fix.
     let model = scripted(
-        "turns: []\ninfills:\n  - \"    ordered = sorted(values)\"\n  - \"    mid = len(ordered) // 2\"\n  - \"    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2\"\n",
+        "turns: []\ninfills:\n  - \"    ordered = sorted(values, reverse=True)\"\n  - \"    mid = len(ordered) // 2\"\n  - \"    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2\"\n",
         "infill",
     );
     let o = pipeline::run(&d, &img, &model, &p).await.unwrap();
@@ -217,7 +219,7 @@ async fn infill_fills_the_most_suspicious_lines_one_at_a_time_until_one_is_verif
         .collect();
     assert_eq!(cands.len(), 3, "{cands:?}");
     assert!(cands[0].0.starts_with("stats/median.py:5 ← "), "{cands:?}");
-    assert_eq!(cands[0].1, "not_applied");
+    assert_eq!(cands[0].1, "failing");
     assert_eq!(cands[1].1, "not_applied");
     assert!(cands[2].0.starts_with("stats/median.py:7 ← "), "{cands:?}");
     assert_eq!(cands[2].1, "verified");
