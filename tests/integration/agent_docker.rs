@@ -13,18 +13,12 @@ use patchloop::pipeline::{self, FixVerdict, Plan};
 use patchloop::sandbox::docker;
 use serde_json::Value;
 
+use crate::agent_common::jsonl;
+
 async fn build_demo_image() -> DemoImage {
     DemoImage::prepare("agent-test-docker")
         .await
         .expect("building the demo image")
-}
-
-fn lines(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn plan(out: &std::path::Path, test_cmd: &str, run_id: &str) -> Plan {
@@ -85,7 +79,7 @@ async fn scripted_runs_in_the_real_sandbox() {
         std::fs::read_to_string(out.path().join("patch.diff")).unwrap(),
         o.patch
     );
-    let l = lines(&out.path().join("trajectory.jsonl"));
+    let l = jsonl(&out.path().join("trajectory.jsonl"));
     assert_eq!(l[0]["kind"], "header");
     assert_eq!(l[0]["format_version"], 1);
     assert_eq!(l[0]["container_policy"]["read_only_paths"][0], "tests");
@@ -147,7 +141,7 @@ turns:
         "the read-only tests must be unchanged: {}",
         o.patch
     );
-    let l = lines(&out2.path().join("trajectory.jsonl"));
+    let l = jsonl(&out2.path().join("trajectory.jsonl"));
     let steps: Vec<&Value> = l.iter().filter(|x| x["kind"] == "step").collect();
     let flood = steps[0]["calls"][0]["observation"].as_str().unwrap();
     assert!(
@@ -188,7 +182,7 @@ turns:
     let o = pipeline::run(&d, &image, &model, &p).await.unwrap();
     assert_eq!(o.episode.as_ref().unwrap().stop, StopReason::QuotaExceeded);
     assert_eq!(o.verdict, FixVerdict::NotFixed, "{}", o.one_line());
-    let l = lines(&out3.path().join("trajectory.jsonl"));
+    let l = jsonl(&out3.path().join("trajectory.jsonl"));
     let step1 = l.iter().find(|x| x["kind"] == "step").unwrap();
     let obs = step1["calls"][0]["observation"].as_str().unwrap();
     assert!(
@@ -247,7 +241,7 @@ async fn named_targets_leave_pre_existing_failures_alone() {
         ["tests/test_env.py::test_needs_a_service"]
     );
     assert!(!receipt.decision.pass_to_pass.is_empty());
-    let l = lines(&out.path().join("trajectory.jsonl"));
+    let l = jsonl(&out.path().join("trajectory.jsonl"));
     let task = l[0]["task"].as_str().unwrap();
     assert!(
         task.contains("not your task") && task.contains("test_needs_a_service"),

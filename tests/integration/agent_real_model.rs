@@ -21,6 +21,8 @@ use patchloop::pipeline::{self, Plan};
 use patchloop::sandbox::docker;
 use serde_json::Value;
 
+use crate::agent_common::jsonl;
+
 /// Stops the server we started (by its pid) however the test ends.
 struct Server {
     url: String,
@@ -65,6 +67,27 @@ fn server() -> Server {
         url: format!("http://127.0.0.1:{port}/v1"),
         pid,
     }
+}
+
+/// The candidate strategy alone, three candidates, on the demo's tests.
+fn candidate_plan(out: &std::path::Path, test_cmd: &str, name: &str) -> Plan {
+    let mut plan = Plan::new(
+        EpisodeConfig {
+            budgets: Budgets {
+                context_tokens: 8192,
+                ..Budgets::default()
+            },
+            tools: ToolConfig {
+                test_cmd: test_cmd.to_string(),
+                ..ToolConfig::default()
+            },
+        },
+        out,
+        name,
+    );
+    plan.strategies = vec![patchloop::config::repair::Strategy::Candidates];
+    plan.candidates.count = 3;
+    plan
 }
 
 #[tokio::test]
@@ -112,11 +135,7 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
         .expect("the demo fails before the fix, so an episode ran");
     println!("real model: {}", o.one_line());
 
-    let lines: Vec<Value> = std::fs::read_to_string(out.path().join("trajectory.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = jsonl(&out.path().join("trajectory.jsonl"));
     assert_eq!(lines[0]["kind"], "header");
     let last = lines.iter().rev().find(|l| l["kind"] == "final").unwrap();
     assert_eq!(last["stop_reason"], e.stop.as_str());
@@ -143,22 +162,7 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
 
     // The candidate path: three samples on the same model, verified when one passes.
     let out2 = tempfile::tempdir().unwrap();
-    let mut plan = Plan::new(
-        EpisodeConfig {
-            budgets: Budgets {
-                context_tokens: 8192,
-                ..Budgets::default()
-            },
-            tools: ToolConfig {
-                test_cmd: sandbox_image.test_cmd.clone(),
-                ..ToolConfig::default()
-            },
-        },
-        out2.path(),
-        "agent-test-real-cand",
-    );
-    plan.strategies = vec![patchloop::config::repair::Strategy::Candidates];
-    plan.candidates.count = 3;
+    let mut plan = candidate_plan(out2.path(), &sandbox_image.test_cmd, "agent-test-real-cand");
     // The chat path (one prompt, K samples); the infill path is the scripted tests' and the
     // benchmark's.
     plan.candidates.format = patchloop::config::repair::EditFormat::Function;
@@ -185,11 +189,7 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
     // Three candidates checked; replies that do not apply are drawn again, at most 2 × 3.
     assert!((3..=6).contains(&a.candidates), "samples drawn: {a:?}");
     assert!(a.tokens > 0 && a.model_ms > 0, "spend counted: {a:?}");
-    let lines: Vec<Value> = std::fs::read_to_string(out2.path().join("trajectory.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = jsonl(&out2.path().join("trajectory.jsonl"));
     let mut known = vec!["unparsed", "not_applied", "duplicate", "failing", "passing"];
     known.extend(patchloop::verify::verdict::Verdict::ALL.map(|v| v.as_str()));
     // The last line of each candidate node (a verified one is written again with its verdict).
@@ -234,23 +234,12 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
     // The real server must take the FIM prompt (no fallback to chat), and every infill must
     // come back as a one-line edit of a ranked line.
     let out3 = tempfile::tempdir().unwrap();
-    let mut plan = Plan::new(
-        EpisodeConfig {
-            budgets: Budgets {
-                context_tokens: 8192,
-                ..Budgets::default()
-            },
-            tools: ToolConfig {
-                test_cmd: sandbox_image.test_cmd.clone(),
-                ..ToolConfig::default()
-            },
-        },
+    let mut plan = candidate_plan(
         out3.path(),
+        &sandbox_image.test_cmd,
         "agent-test-real-infill",
     );
-    plan.strategies = vec![patchloop::config::repair::Strategy::Candidates];
     plan.candidates.format = patchloop::config::repair::EditFormat::Infill;
-    plan.candidates.count = 3;
     plan.verify_reruns = 1;
     let o = pipeline::run(&d, &sandbox_image, &model, &plan)
         .await
@@ -261,11 +250,7 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
     };
     assert_eq!(a.strategy, "candidates");
     assert!(a.tokens > 0 && a.model_ms > 0, "spend counted: {a:?}");
-    let lines: Vec<Value> = std::fs::read_to_string(out3.path().join("trajectory.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = jsonl(&out3.path().join("trajectory.jsonl"));
     let asked = lines
         .iter()
         .find(|l| l["kind"] == "candidates_prompt")

@@ -7,6 +7,7 @@
 //! Modules here share the process and run on parallel threads: a test must not remove an
 //! image or container another module may be using, nor change the process environment.
 
+mod agent_common;
 mod github_common;
 mod verify_common;
 

@@ -13,6 +13,8 @@ use patchloop::pipeline::{self, FixVerdict, Plan};
 use patchloop::sandbox::docker;
 use serde_json::Value;
 
+use crate::agent_common::jsonl;
+
 /// The demo's correct fix, as a whole function (the docstring left out, as asked).
 const RIGHT: &str = "```python\ndef median(values):\n    if not values:\n        raise ValueError(\"median() of an empty sequence\")\n    ordered = sorted(values)\n    mid = len(ordered) // 2\n    if len(ordered) % 2 == 1:\n        return ordered[mid]\n    return (ordered[mid - 1] + ordered[mid]) / 2\n```";
 
@@ -75,14 +77,6 @@ async fn setup(
     (image, d, img, out, p)
 }
 
-fn lines(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// The last line of each node id.
 fn nodes(traj: &[Value]) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
@@ -136,7 +130,7 @@ async fn candidates_are_checked_in_one_container_and_the_smallest_verified_wins(
     assert_eq!((r.repair[0].candidates, r.repair[0].passing), (5, 2));
     assert!(r.repair[0].tokens > 0);
 
-    let traj = lines(&out.path().join("trajectory.jsonl"));
+    let traj = jsonl(&out.path().join("trajectory.jsonl"));
     let n = nodes(&traj);
     let status = |id: &str| {
         n.iter()
@@ -205,7 +199,7 @@ async fn infill_fills_the_most_suspicious_lines_one_at_a_time_until_one_is_verif
         "{}",
         o.patch
     );
-    let traj = lines(&out.path().join("trajectory.jsonl"));
+    let traj = jsonl(&out.path().join("trajectory.jsonl"));
     let asked = traj
         .iter()
         .find(|l| l["kind"] == "candidates_prompt")
@@ -262,7 +256,7 @@ async fn escalation_resets_the_workspace_and_the_next_tier_wins() {
     assert!(o.patch.contains("(ordered[mid - 1] + ordered[mid]) / 2"));
     assert_eq!(o.receipt.as_ref().unwrap().repair.len(), 3);
     // The candidates rolled back before the loop began: its first look at the diff is empty.
-    let traj = lines(&out.path().join("trajectory.jsonl"));
+    let traj = jsonl(&out.path().join("trajectory.jsonl"));
     let first_step = traj.iter().find(|l| l["kind"] == "step").unwrap();
     let obs = first_step["calls"][0]["observation"].as_str().unwrap();
     assert!(
@@ -316,7 +310,7 @@ async fn hidden_targets_are_left_to_the_verifier() {
     // No traceback exists in the sandbox: the statement's `median()` locates the function.
     let model = scripted(&candidates_yaml(&[WRONG, RIGHT]), "hidden");
     let o = pipeline::run(&d, &img, &model, &p).await.unwrap();
-    let traj = lines(&out.path().join("trajectory.jsonl"));
+    let traj = jsonl(&out.path().join("trajectory.jsonl"));
     let n = nodes(&traj);
     assert_eq!(o.verdict, FixVerdict::Fixed, "{} {n:?}", o.one_line());
     let r = o.receipt.as_ref().unwrap();
