@@ -117,10 +117,10 @@ pub fn rank(
                 lines: scored.iter().map(|(l, s, _)| (*l, *s)).collect(),
             };
             // The tie-break: the fewest passing tests on a best-scoring line.
-            let best = r.score();
+            let hot = r.hot();
             let ep = scored
                 .iter()
-                .filter(|(_, s, _)| (best - s).abs() <= SAME_SCORE)
+                .filter(|(l, _, _)| hot.contains(l))
                 .map(|(_, _, ep)| *ep)
                 .min()
                 .unwrap_or(u32::MAX);

@@ -26,9 +26,10 @@ use base64::Engine as _;
 /// Shell functions that end every process but those the `case` pattern `spared` matches:
 /// `pl_kill` SIGSTOPs until a pass sees no new process (a stopped process cannot fork, so a
 /// fork bomb stops growing), SIGKILLs, then keeps SIGKILLing until PID 1 reaped them all
-/// (zombies still hold pids, and the next step needs a fork). Dash builtins only: it must work while a fork bomb
-/// holds every pid. `pl_*` names because shell functions share the caller's variables. The
-/// one cleanup of both exec paths: the step loop and the Docker exec wrapper.
+/// (zombies still hold pids, and the next step needs a fork). Dash builtins only: it must
+/// work while a fork bomb holds every pid. `pl_*` names because shell functions share the
+/// caller's variables. The one cleanup of both exec paths: the step loop and the Docker exec
+/// wrapper.
 pub fn kill_functions(spared: &str) -> String {
     KILL_TEMPLATE.replace("@SPARED@", spared)
 }
