@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::agent::attempt::Ledger;
 use crate::agent::compact;
 use crate::agent::model::{
     FinishReason, Message, Model, ModelError, Request, ToolCall, ToolSpec, Usage,
@@ -28,57 +29,14 @@ pub const NUDGE_AFTER_REPEATS: usize = 3;
 /// ...and this many stops the episode with `loop_detected`.
 pub const STOP_AFTER_REPEATS: usize = 5;
 
-/// Why an episode ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StopReason {
-    Submitted,
-    StepLimit,
-    TimeLimit,
-    TokenLimit,
-    CostLimit,
-    LoopDetected,
-    FormatErrors,
-    ModelRefusal,
-    /// A step filled the workspace quota (docs/security.md D4).
-    QuotaExceeded,
-    /// The candidate strategy (not the loop) found no candidate that passes (it never ends a
-    /// loop episode).
-    NoCandidate,
-    Error,
-}
-
-impl StopReason {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            StopReason::Submitted => "submitted",
-            StopReason::StepLimit => "step_limit",
-            StopReason::TimeLimit => "time_limit",
-            StopReason::TokenLimit => "token_limit",
-            StopReason::CostLimit => "cost_limit",
-            StopReason::LoopDetected => "loop_detected",
-            StopReason::FormatErrors => "format_errors",
-            StopReason::ModelRefusal => "model_refusal",
-            StopReason::QuotaExceeded => "quota_exceeded",
-            StopReason::NoCandidate => "no_candidate",
-            StopReason::Error => "error",
-        }
-    }
-}
-
-impl std::fmt::Display for StopReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
+pub use crate::agent::attempt::StopReason;
 pub use crate::config::Budgets;
 
 fn as_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
 }
 
-/// What has been spent so far.
+/// What this episode has spent (the ledger holds the repair's totals and decides the caps).
 #[derive(Debug, Clone, Default)]
 pub struct Spent {
     pub steps: usize,
@@ -89,25 +47,19 @@ pub struct Spent {
     pub model: Duration,
 }
 
-impl Spent {
-    /// The first budget that is used up, if any (the step limit is the loop's own bound).
-    pub fn exceeded(&self, b: &Budgets) -> Option<StopReason> {
-        if self.wall >= b.max_wall {
-            Some(StopReason::TimeLimit)
-        } else if self.usage.total() >= b.max_tokens {
-            Some(StopReason::TokenLimit)
-        } else if self.cost_usd >= b.max_cost_usd && b.max_cost_usd > 0.0 {
-            Some(StopReason::CostLimit)
-        } else {
-            None
-        }
-    }
+/// Where an episode charges its model calls: the repair's one ledger, on its model tier.
+struct Meter<'a> {
+    ledger: &'a Ledger,
+    tier: usize,
+}
 
-    /// Add one model reply's tokens and cost.
-    fn charge(&mut self, model: &dyn Model, usage: &Usage) {
-        self.usage.prompt_tokens += usage.prompt_tokens;
-        self.usage.completion_tokens += usage.completion_tokens;
-        self.cost_usd += model.cost(usage);
+impl Meter<'_> {
+    /// Add one model reply's tokens and cost, here and in the ledger.
+    fn charge(&self, spent: &mut Spent, model: &dyn Model, usage: &Usage, took: Duration) {
+        spent.usage.prompt_tokens += usage.prompt_tokens;
+        spent.usage.completion_tokens += usage.completion_tokens;
+        spent.cost_usd += model.cost(usage);
+        self.ledger.charge(self.tier, model, usage, took);
     }
 }
 
@@ -187,7 +139,7 @@ pub fn initial_history(task: &str) -> Vec<Message> {
     vec![Message::system(SYSTEM_PROMPT), Message::user(task)]
 }
 
-/// Run one episode of `model` on `task` in `sandbox`.
+/// Run one episode of `model` on `task` in `sandbox`, held to `cfg.budgets` alone.
 pub async fn run(
     model: &dyn Model,
     sandbox: &dyn Sandbox,
@@ -195,12 +147,31 @@ pub async fn run(
     cfg: &EpisodeConfig,
     traj: &mut Trajectory,
 ) -> EpisodeOutcome {
+    let ledger = Ledger::new(cfg.budgets.clone());
+    run_on(model, 0, sandbox, task, cfg, &ledger, traj).await
+}
+
+/// Run one episode as one attempt of a repair: the wall, token and dollar caps are the
+/// ledger's (what the repair has left), the step cap is `cfg.budgets.max_steps`.
+pub async fn run_on(
+    model: &dyn Model,
+    tier: usize,
+    sandbox: &dyn Sandbox,
+    task: &str,
+    cfg: &EpisodeConfig,
+    ledger: &Ledger,
+    traj: &mut Trajectory,
+) -> EpisodeOutcome {
     let started = Instant::now();
     let mut spent = Spent::default();
-    let exit = steps(model, sandbox, task, cfg, traj, &mut spent, started).await;
+    let meter = Meter { ledger, tier };
+    let exit = steps(model, sandbox, task, cfg, traj, &mut spent, &meter).await;
     // Spend is settled here, once: the steps the loop completed and the wall time so far.
     spent.steps = exit.steps;
     spent.wall = started.elapsed();
+    for _ in 0..exit.steps {
+        ledger.step(tier);
+    }
     finish(exit, sandbox, traj, &spent).await
 }
 
@@ -212,7 +183,7 @@ async fn steps(
     cfg: &EpisodeConfig,
     traj: &mut Trajectory,
     spent: &mut Spent,
-    started: Instant,
+    meter: &Meter<'_>,
 ) -> Exit {
     let specs: Vec<ToolSpec> = tools::specs();
     let budgets = &cfg.budgets;
@@ -221,18 +192,17 @@ async fn steps(
     let mut repeats = Repeats::default();
 
     for step in 0..budgets.max_steps {
-        spent.wall = started.elapsed();
-        if let Some(reason) = spent.exceeded(budgets) {
+        if let Some(reason) = meter.ledger.check() {
             return Exit::new(reason, "budget used up before the next model call", step);
         }
 
         // Near the context limit: summarise, then start a fresh history.
         if compact::needs_compaction(&history, budgets.context_tokens) {
-            history = compaction(model, &history, budgets, spent, traj, step).await;
+            history = compaction(model, &history, budgets, spent, meter, traj, step).await;
         }
 
         // Ask the model, within the remaining wall time.
-        let remaining = budgets.max_wall.saturating_sub(started.elapsed());
+        let remaining = meter.ledger.wall_left();
         let model_start = Instant::now();
         let request = Request {
             messages: &history,
@@ -250,7 +220,7 @@ async fn steps(
             Ok(Err(ModelError::ContextExceeded(msg))) => {
                 // The server says it no longer fits: compact now and try again next step.
                 traj.event("context_exceeded", &json!({"step": step, "message": msg}));
-                history = compaction(model, &history, budgets, spent, traj, step).await;
+                history = compaction(model, &history, budgets, spent, meter, traj, step).await;
                 continue;
             }
             Ok(Err(e)) => {
@@ -264,7 +234,7 @@ async fn steps(
         let model_took = model_start.elapsed();
         let model_ms = model_took.as_millis() as u64;
         spent.model += model_took;
-        spent.charge(model, &response.usage);
+        meter.charge(spent, model, &response.usage, model_took);
 
         let assistant = response.message.clone();
         history.push(Message::Assistant(assistant.clone()));
@@ -428,11 +398,13 @@ async fn compaction(
     history: &[Message],
     budgets: &Budgets,
     spent: &mut Spent,
+    meter: &Meter<'_>,
     traj: &mut Trajectory,
     step: usize,
 ) -> Vec<Message> {
     let mut ask: Vec<Message> = history.to_vec();
     ask.push(Message::user(COMPACT_PROMPT));
+    let t0 = Instant::now();
     let summary = match model
         .complete(&Request {
             messages: &ask,
@@ -442,7 +414,7 @@ async fn compaction(
         .await
     {
         Ok(r) if !r.message.content.trim().is_empty() => {
-            spent.charge(model, &r.usage);
+            meter.charge(spent, model, &r.usage, t0.elapsed());
             r.message.content
         }
         Ok(_) | Err(_) => compact::mechanical_summary(history),
@@ -522,25 +494,6 @@ pub fn config_value(cfg: &EpisodeConfig) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn budgets_name_the_first_limit_hit() {
-        let b = Budgets {
-            max_tokens: 100,
-            max_cost_usd: 0.5,
-            max_wall: Duration::from_secs(10),
-            ..Budgets::default()
-        };
-        let mut s = Spent::default();
-        assert_eq!(s.exceeded(&b), None);
-        s.usage.prompt_tokens = 100;
-        assert_eq!(s.exceeded(&b), Some(StopReason::TokenLimit));
-        s.usage.prompt_tokens = 0;
-        s.cost_usd = 0.5;
-        assert_eq!(s.exceeded(&b), Some(StopReason::CostLimit));
-        s.wall = Duration::from_secs(10);
-        assert_eq!(s.exceeded(&b), Some(StopReason::TimeLimit));
-    }
 
     #[test]
     fn loops_and_cycles_are_counted_within_the_window() {

@@ -4,6 +4,7 @@
 //!
 //! Read [`episode`] first: the whole loop is one function, top to bottom.
 
+pub mod attempt;
 pub mod candidates;
 pub mod compact;
 pub mod context;
@@ -11,6 +12,7 @@ pub mod demo;
 pub mod episode;
 pub mod localize;
 pub mod model;
+pub mod strategy;
 pub mod task;
 #[doc(hidden)]
 pub mod testing;

@@ -87,6 +87,27 @@ pub struct NodeRecord {
     pub reply: String,
 }
 
+impl NodeRecord {
+    /// The node of an attempt (`t0.candidates`), `running` until its result is known.
+    pub fn attempt(tier: usize, model: &str, strategy: crate::config::repair::Strategy) -> Self {
+        NodeRecord {
+            id: format!("t{tier}.{}", strategy.as_str()),
+            parent: None,
+            node: "attempt".into(),
+            tier,
+            model: model.to_string(),
+            strategy: strategy.as_str().into(),
+            status: "running".into(),
+            detail: String::new(),
+            diff: String::new(),
+            tokens: 0,
+            model_ms: 0,
+            rollback_ms: 0,
+            reply: String::new(),
+        }
+    }
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }

@@ -7,12 +7,23 @@ use serde::{Deserialize, Serialize};
 
 /// One way of producing a patch.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, clap::ValueEnum,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    clap::ValueEnum,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
     /// K localized edits sampled from one prompt, each fast-checked in a checkpoint of one
     /// container; the passing ones are verified, smallest diff first.
+    #[default]
     Candidates,
     /// The agent loop with the tools (view, search, edit, run the tests).
     Loop,
@@ -24,6 +35,12 @@ impl Strategy {
             Strategy::Candidates => "candidates",
             Strategy::Loop => "loop",
         }
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -61,6 +61,7 @@
 //! to parametrized or fixture-using tests, and runs tests in isolation (an order-dependent test
 //! would disagree). Held-out tests remain the other defence.
 
+pub mod attempts;
 pub mod cli;
 pub mod diff;
 pub mod glob;

@@ -6,13 +6,15 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context as _;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+pub use super::attempts::RepairAttempt;
 use super::diff::FilePatch;
 use super::junit::Outcome;
 use super::policy::{Rule, Violation};
 use super::verdict::{Decision, Phase, RunRecord, Verdict};
+use crate::config::repair::Strategy;
 use crate::sandbox::policy::ContainerPolicy;
 
 pub const SCHEMA: u32 = 1;
@@ -279,34 +281,14 @@ pub struct Receipt {
     /// (filled by the pipeline; empty when the verifier ran alone, e.g. `patchloop verify`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub repair: Vec<RepairAttempt>,
+    /// What the whole search spent against its budget, in total and per model tier (filled
+    /// by the pipeline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend: Option<super::attempts::SpendReport>,
     /// The edge-case probe of the patch (informational: the verdict never reads it; filled by
     /// the pipeline, `None` when it did not run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edge_probe: Option<super::probe::EdgeProbe>,
-}
-
-/// One strategy on one model tier: what it cost and how it ended.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RepairAttempt {
-    /// 0 = the first model; escalation goes up.
-    pub tier: usize,
-    pub model: String,
-    /// `candidates` or `loop`.
-    pub strategy: String,
-    /// `verified`, a verifier verdict, `no_patch`, `not_passing` (no candidate passed the
-    /// target tests), `budget` or `error`.
-    pub result: String,
-    pub tokens: u64,
-    pub cost_usd: f64,
-    /// Time waiting for the model server.
-    pub model_ms: u64,
-    /// The attempt's whole wall time (model, tools, test runs; not verification).
-    pub wall_ms: u64,
-    /// Candidates drawn / that passed the target tests (0 for the loop).
-    #[serde(default)]
-    pub candidates: usize,
-    #[serde(default)]
-    pub passing: usize,
 }
 
 pub struct ReceiptInputs<'a> {
@@ -391,6 +373,7 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
         total_ms: inp.total_ms,
         tests_ms,
         repair: Vec::new(),
+        spend: None,
         edge_probe: None,
     }
 }
@@ -649,10 +632,11 @@ fn render_attempts(s: &mut String, attempts: &[RepairAttempt]) {
     );
     for a in attempts {
         let model = a.model.split(" at ").next().unwrap_or("").trim();
-        let strategy = if a.strategy == "candidates" {
-            format!("candidates ({} drawn, {} passed)", a.candidates, a.passing)
-        } else {
-            a.strategy.clone()
+        let strategy = match a.strategy {
+            Strategy::Candidates => {
+                format!("candidates ({} drawn, {} passed)", a.candidates, a.passing)
+            }
+            other => other.as_str().to_string(),
         };
         let _ = writeln!(
             s,
@@ -660,7 +644,7 @@ fn render_attempts(s: &mut String, attempts: &[RepairAttempt]) {
             a.tier,
             md_escape(model),
             md_escape(&strategy),
-            md_escape(&a.result),
+            md_escape(a.result.as_str()),
             a.tokens,
             a.model_ms as f64 / 1000.0,
             a.wall_ms as f64 / 1000.0
@@ -742,8 +726,8 @@ mod tests {
                 tier: 0,
                 model: "openai:qwen2.5-coder-1.5b at http://10.1.2.3:8091/v1 (tool_choice Auto)"
                     .into(),
-                strategy: "candidates".into(),
-                result: "verified".into(),
+                strategy: crate::config::repair::Strategy::Candidates,
+                result: crate::verify::attempts::AttemptResult::parse("verified").unwrap(),
                 tokens: 1200,
                 model_ms: 15_250,
                 wall_ms: 30_000,

@@ -1,0 +1,382 @@
+//! The one shape every repair strategy returns ([`Attempt`]), and the one [`Ledger`] they all
+//! charge.
+//!
+//! A strategy (the candidates, the loop, and those to come) is handed the ledger and a model
+//! tier; it asks [`Ledger::check`] before each model call and [`Ledger::charge`]s each reply,
+//! and it returns what it proposes. It never judges its own patches: the search hands the
+//! proposals to the verifier (`pipeline::search`).
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::agent::model::{Model, Usage};
+use crate::config::Budgets;
+pub use crate::verify::attempts::{AttemptResult, Cap, SpendReport, TierSpend};
+
+/// Why a strategy (or the loop's episode) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    Submitted,
+    StepLimit,
+    TimeLimit,
+    TokenLimit,
+    CostLimit,
+    LoopDetected,
+    FormatErrors,
+    ModelRefusal,
+    /// A step filled the workspace quota (docs/security.md D4).
+    QuotaExceeded,
+    /// The candidate strategy (not the loop) found no candidate that passes (it never ends a
+    /// loop episode).
+    NoCandidate,
+    Error,
+}
+
+impl StopReason {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            StopReason::Submitted => "submitted",
+            StopReason::StepLimit => "step_limit",
+            StopReason::TimeLimit => "time_limit",
+            StopReason::TokenLimit => "token_limit",
+            StopReason::CostLimit => "cost_limit",
+            StopReason::LoopDetected => "loop_detected",
+            StopReason::FormatErrors => "format_errors",
+            StopReason::ModelRefusal => "model_refusal",
+            StopReason::QuotaExceeded => "quota_exceeded",
+            StopReason::NoCandidate => "no_candidate",
+            StopReason::Error => "error",
+        }
+    }
+
+    /// The budget cap this reason names, if it is one (the search goes no further).
+    pub fn cap(&self) -> Option<Cap> {
+        match self {
+            StopReason::TimeLimit => Some(Cap::Time),
+            StopReason::TokenLimit => Some(Cap::Tokens),
+            StopReason::CostLimit => Some(Cap::Cost),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+fn as_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+/// What was spent: by one attempt, one model tier, or the whole repair.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Spend {
+    /// Loop steps (model turns of the agent loop; candidates take none).
+    pub steps: usize,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    /// Time waiting for the model server.
+    #[serde(serialize_with = "as_secs")]
+    pub model: Duration,
+    /// Model calls answered.
+    pub calls: usize,
+}
+
+impl Spend {
+    /// What `self` spent beyond `before` (a snapshot taken earlier of the same account).
+    pub fn since(&self, before: &Spend) -> Spend {
+        Spend {
+            steps: self.steps.saturating_sub(before.steps),
+            usage: Usage {
+                prompt_tokens: self
+                    .usage
+                    .prompt_tokens
+                    .saturating_sub(before.usage.prompt_tokens),
+                completion_tokens: self
+                    .usage
+                    .completion_tokens
+                    .saturating_sub(before.usage.completion_tokens),
+            },
+            cost_usd: (self.cost_usd - before.cost_usd).max(0.0),
+            model: self.model.saturating_sub(before.model),
+            calls: self.calls.saturating_sub(before.calls),
+        }
+    }
+
+    fn add(&mut self, other: &Spend) {
+        self.steps += other.steps;
+        self.usage.prompt_tokens += other.usage.prompt_tokens;
+        self.usage.completion_tokens += other.usage.completion_tokens;
+        self.cost_usd += other.cost_usd;
+        self.model += other.model;
+        self.calls += other.calls;
+    }
+}
+
+#[derive(Debug, Default)]
+struct Book {
+    total: Spend,
+    tiers: Vec<Spend>,
+}
+
+/// The one budget of a repair and everything spent against it, in total and per model tier.
+///
+/// Every strategy asks [`Ledger::check`] before each model call and charges each reply; wall
+/// time, tokens and dollars are limits on the whole repair (each attempt gets what is left).
+/// Steps are the loop's own bound per episode (`Budgets::max_steps`), counted here for the
+/// reports. Shared by reference: the candidate strategy charges from its consumer while its
+/// producer checks before the next request.
+#[derive(Debug)]
+pub struct Ledger {
+    budgets: Budgets,
+    started: Instant,
+    book: Mutex<Book>,
+}
+
+impl Ledger {
+    pub fn new(budgets: Budgets) -> Ledger {
+        Ledger {
+            budgets,
+            started: Instant::now(),
+            book: Mutex::new(Book::default()),
+        }
+    }
+
+    pub fn budgets(&self) -> &Budgets {
+        &self.budgets
+    }
+
+    fn book(&self) -> std::sync::MutexGuard<'_, Book> {
+        // A panic while holding the lock cannot leave the book half-written (plain adds).
+        self.book.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The first cap that is used up, if any: asked before each model call.
+    pub fn check(&self) -> Option<StopReason> {
+        let total = self.book().total;
+        let b = &self.budgets;
+        if self.started.elapsed() >= b.max_wall {
+            Some(StopReason::TimeLimit)
+        } else if total.usage.total() >= b.max_tokens {
+            Some(StopReason::TokenLimit)
+        } else if b.max_cost_usd > 0.0 && total.cost_usd >= b.max_cost_usd {
+            Some(StopReason::CostLimit)
+        } else {
+            None
+        }
+    }
+
+    /// Wall time left (a model call is bounded by it).
+    pub fn wall_left(&self) -> Duration {
+        self.budgets.max_wall.saturating_sub(self.started.elapsed())
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// One model reply of `model` on `tier`.
+    pub fn charge(&self, tier: usize, model: &dyn Model, usage: &Usage, took: Duration) {
+        self.add(
+            tier,
+            &Spend {
+                usage: *usage,
+                cost_usd: model.cost(usage),
+                model: took,
+                calls: 1,
+                ..Spend::default()
+            },
+        );
+    }
+
+    /// One step of the loop on `tier`.
+    pub fn step(&self, tier: usize) {
+        self.add(
+            tier,
+            &Spend {
+                steps: 1,
+                ..Spend::default()
+            },
+        );
+    }
+
+    fn add(&self, tier: usize, s: &Spend) {
+        let mut book = self.book();
+        book.total.add(s);
+        if book.tiers.len() <= tier {
+            book.tiers.resize(tier + 1, Spend::default());
+        }
+        book.tiers[tier].add(s);
+    }
+
+    /// Everything spent so far.
+    pub fn total(&self) -> Spend {
+        self.book().total
+    }
+
+    pub fn report(&self, stopped_by: Option<StopReason>) -> SpendReport {
+        let book = self.book();
+        let ms = |d: Duration| d.as_millis() as u64;
+        SpendReport {
+            steps: book.total.steps,
+            tokens: book.total.usage.total(),
+            cost_usd: book.total.cost_usd,
+            model_ms: ms(book.total.model),
+            wall_ms: ms(self.started.elapsed()),
+            tiers: book
+                .tiers
+                .iter()
+                .enumerate()
+                .map(|(tier, s)| TierSpend {
+                    tier,
+                    steps: s.steps,
+                    tokens: s.usage.total(),
+                    cost_usd: s.cost_usd,
+                    model_ms: ms(s.model),
+                })
+                .collect(),
+            max_seconds: self.budgets.max_wall.as_secs_f64(),
+            max_tokens: self.budgets.max_tokens,
+            max_cost_usd: self.budgets.max_cost_usd,
+            stopped_by: stopped_by.and_then(|s| s.cap()),
+        }
+    }
+}
+
+/// A patch a strategy proposes; only the verifier makes it a fix.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Proposal {
+    pub patch: String,
+    /// It already passed the targets and the whole suite in the episode container (a
+    /// candidate's check); otherwise the search runs the suite there first.
+    pub checked: bool,
+    /// The trajectory node of the candidate it came from (`t0.candidates.c3`), if any.
+    pub node: Option<String>,
+    /// The model's reply it came from, as recorded in the trajectory.
+    pub reply: String,
+    pub tokens: u64,
+    pub model_ms: u64,
+    pub rollback_ms: u64,
+}
+
+/// What every strategy returns: what it spent, what it proposes (best first), why it stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attempt {
+    pub stop: StopReason,
+    /// One line on how it ended (the loop's stop detail; the candidates' counts or why they
+    /// drew fewer than asked).
+    pub note: String,
+    pub proposals: Vec<Proposal>,
+    /// What this attempt charged to the ledger.
+    pub spent: Spend,
+    /// Candidates drawn and how many passed in the sandbox (0 for the loop).
+    pub drawn: usize,
+    pub passing: usize,
+    /// The workspace holds the attempt's edits (the next attempt starts from a reset).
+    pub dirty: bool,
+    /// Steps the loop took.
+    pub steps: usize,
+    /// Its result when it proposes nothing (`no_patch`, `not_passing`, `no_suspect`).
+    pub nothing: AttemptResult,
+}
+
+impl Attempt {
+    pub fn new(stop: StopReason, note: impl Into<String>) -> Attempt {
+        Attempt {
+            stop,
+            note: note.into(),
+            proposals: Vec::new(),
+            spent: Spend::default(),
+            drawn: 0,
+            passing: 0,
+            dirty: false,
+            steps: 0,
+            nothing: AttemptResult::NoPatch,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Priced;
+
+    #[async_trait::async_trait]
+    impl Model for Priced {
+        async fn complete(
+            &self,
+            _: &crate::agent::model::Request<'_>,
+        ) -> Result<crate::agent::model::Response, crate::agent::model::ModelError> {
+            unreachable!("not called")
+        }
+        fn spec(&self) -> String {
+            "test:priced".into()
+        }
+        fn describe(&self) -> String {
+            "priced test double".into()
+        }
+        fn cost(&self, usage: &Usage) -> f64 {
+            usage.total() as f64 * 0.001
+        }
+    }
+
+    #[test]
+    fn the_ledger_stops_on_each_cap_and_books_per_tier() {
+        let usage = Usage {
+            prompt_tokens: 60,
+            completion_tokens: 40,
+        };
+        let b = Budgets {
+            max_tokens: 250,
+            max_cost_usd: 0.15,
+            ..Budgets::default()
+        };
+        let l = Ledger::new(b.clone());
+        assert_eq!(l.check(), None);
+        l.charge(0, &Priced, &usage, Duration::from_millis(5));
+        assert_eq!(l.check(), None, "$0.10 of $0.15");
+        l.charge(1, &Priced, &usage, Duration::from_millis(7));
+        assert_eq!(l.check(), Some(StopReason::CostLimit), "$0.20 of $0.15");
+        l.step(1);
+        let r = l.report(l.check());
+        assert_eq!((r.tokens, r.steps, r.model_ms), (200, 1, 12));
+        assert_eq!(r.tiers.len(), 2);
+        assert_eq!((r.tiers[1].tokens, r.tiers[1].steps), (100, 1));
+        assert_eq!(r.stopped_by, Some(Cap::Cost));
+
+        // No dollar cap: tokens stop it.
+        let l = Ledger::new(Budgets {
+            max_cost_usd: 0.0,
+            ..b.clone()
+        });
+        for _ in 0..3 {
+            l.charge(0, &Priced, &usage, Duration::ZERO);
+        }
+        assert_eq!(l.check(), Some(StopReason::TokenLimit));
+        let l = Ledger::new(Budgets {
+            max_wall: Duration::ZERO,
+            ..b
+        });
+        assert_eq!(l.check(), Some(StopReason::TimeLimit));
+    }
+
+    #[test]
+    fn spend_since_is_the_difference() {
+        let l = Ledger::new(Budgets::default());
+        let u = Usage {
+            prompt_tokens: 10,
+            completion_tokens: 5,
+        };
+        l.charge(0, &Priced, &u, Duration::from_millis(3));
+        let before = l.total();
+        l.charge(0, &Priced, &u, Duration::from_millis(4));
+        let d = l.total().since(&before);
+        assert_eq!((d.usage.total(), d.calls, d.model.as_millis()), (15, 1, 4));
+    }
+}

@@ -1,0 +1,102 @@
+//! The candidate strategy: K localized edits, each applied in a checkpoint of one container,
+//! fast-checked on the target tests and rolled back.
+//!
+//! Agentless-style (localize → sample edits → validate). The suspects are the functions the
+//! fault localization ranks highest ([`crate::agent::localize`]), else the ones the failing-code
+//! context names ([`crate::agent::context::Focus::code`]). Two ways to draw edits:
+//! - **infill** (the default, [`EditFormat::Infill`]): each of the most suspicious lines is
+//!   masked in turn and the model fills in what belongs there ([`Model::infill`]), greedy over
+//!   every line first, then sampled; the first passing one ends the drawing. A model without
+//!   fill-in-the-middle, or a server that refuses it, gets the chat prompt in `lines` form.
+//! - **chat**: one prompt shows the suspects and asks for the fix as numbered lines, a whole
+//!   corrected function or search/replace blocks. Sample 0 is greedy, the others are drawn at
+//!   a temperature with their own seeds.
+//!
+//! Replies are checked while the next one is generated.
+//!
+//! What survives here is a list of *passing* candidates (targets pass, and no test that passed
+//! before fails) with their diffs; the caller verifies them in fresh containers, smallest diff
+//! first. The workspace is restored after every candidate: the edited files get their
+//! original bytes back (one exec), so the next candidate starts from the same snapshot.
+//!
+//! Pure parts ([`prompt`], [`parse_reply`], [`apply_function`], [`apply_search_replace`]) are
+//! unit-tested; the async [`run`] reaches the container only through [`Sandbox`].
+
+use std::collections::BTreeMap;
+
+use crate::agent::context::Context;
+use crate::agent::localize::Ranked;
+
+pub use crate::config::repair::EditFormat;
+
+mod edits;
+mod infill;
+mod prompt;
+mod pydefs;
+mod runner;
+mod suspects;
+#[cfg(test)]
+mod tests;
+
+pub use edits::{
+    Block, FileEdit, ParseError, apply_function, apply_lines, apply_search_replace, line_edits,
+    parse_reply, search_replace_blocks,
+};
+pub use infill::{Site, apply_infill, infill_context, infill_draw, infill_draws, infill_sites};
+pub use prompt::prompt;
+pub use runner::{Candidate, CandidateStatus, CandidatesOutcome, Run, diff_size, run, sampling};
+pub use suspects::{Suspect, suspects, suspects_ranked};
+
+/// The strategy's knobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CandidateConfig {
+    /// Chat candidates checked (K): a reply that does not apply, changes nothing or repeats
+    /// an earlier edit does not count, and another is drawn, up to [`DRAWS_PER_CANDIDATE`] × K
+    /// replies in all. `infill` fills its sites instead ([`infill_draw`]): a one-line fill is
+    /// a few tokens, and on the benchmark K = 8 stopped the drawing, before every site had
+    /// been tried twice, in 29 of its 36 misses.
+    pub count: usize,
+    pub format: EditFormat,
+    /// Model requests in flight at once (the server's slots).
+    pub parallel: usize,
+    /// Temperature of every sample but the first (which is greedy).
+    pub temperature: f64,
+}
+
+/// Replies drawn at most per candidate asked for: a small model's replies are often unusable
+/// (an unchanged line, prose), and a checked candidate is what can fix the bug.
+pub const DRAWS_PER_CANDIDATE: usize = 2;
+
+impl Default for CandidateConfig {
+    fn default() -> Self {
+        CandidateConfig {
+            count: 4,
+            format: EditFormat::Infill,
+            parallel: 1,
+            temperature: 0.8,
+        }
+    }
+}
+
+/// Functions shown to the model at most.
+const MAX_SUSPECTS: usize = 3;
+/// Bytes of suspect source shown at most (a function over it is cut from the list).
+const SUSPECT_BUDGET: usize = 6 * 1024;
+
+/// The prompt's inputs besides the suspects.
+#[derive(Debug, Clone, Default)]
+pub struct Problem {
+    /// The failing tests the sandbox can run (empty: none is visible there, e.g. a task's
+    /// hidden tests; candidates are then checked on the whole suite only).
+    pub targets: Vec<String>,
+    /// What the failing tests report (a test run's output, or a problem statement).
+    pub report: String,
+    /// The failing-code context (its failing test functions are shown).
+    pub context: Context,
+    pub files: BTreeMap<String, String>,
+    /// The fault localization's functions, best first (empty: none ran; the context's
+    /// locations are the suspects).
+    pub ranked: Vec<Ranked>,
+    /// What the fault localization did, for the trajectory.
+    pub localization: String,
+}

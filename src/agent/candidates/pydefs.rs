@@ -1,0 +1,97 @@
+//! Python function definitions by tree-sitter (rows, docstring, body) and the indentation
+//! helpers the edits use.
+
+use tree_sitter::Node;
+
+/// A function definition found by tree-sitter: 0-based rows.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct PyDef {
+    pub(super) name: String,
+    /// First row (the first decorator, if any).
+    pub(super) start: usize,
+    /// The `def` row.
+    pub(super) def_row: usize,
+    pub(super) end: usize,
+    /// Rows of the docstring, if the body starts with one.
+    pub(super) doc: Option<(usize, usize)>,
+    /// Row of the first body statement after the docstring (None: the body is the docstring
+    /// alone, or on the `def` line).
+    pub(super) body_row: Option<usize>,
+}
+
+pub(super) fn py_defs(src: &str) -> Vec<PyDef> {
+    let Some(tree) = crate::agent::context::parse(src) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    fn walk(n: Node, src: &str, out: &mut Vec<PyDef>) {
+        if n.kind() == "function_definition" {
+            let outer = match n.parent() {
+                Some(p) if p.kind() == "decorated_definition" => p,
+                _ => n,
+            };
+            let name = n
+                .child_by_field_name("name")
+                .and_then(|c| c.utf8_text(src.as_bytes()).ok())
+                .unwrap_or("")
+                .to_string();
+            let (mut doc, mut body_row) = (None, None);
+            if let Some(body) = n.child_by_field_name("body") {
+                let mut c = body.walk();
+                let stmts: Vec<Node> = body.named_children(&mut c).collect();
+                let mut rest = stmts.as_slice();
+                if let Some(first) = stmts.first()
+                    && first.kind() == "expression_statement"
+                    && first.named_child(0).is_some_and(|s| s.kind() == "string")
+                {
+                    doc = Some((first.start_position().row, first.end_position().row));
+                    rest = &stmts[1..];
+                }
+                body_row = rest.first().map(|s| s.start_position().row);
+            }
+            out.push(PyDef {
+                name,
+                start: outer.start_position().row,
+                def_row: n.start_position().row,
+                end: n.end_position().row,
+                doc,
+                body_row,
+            });
+        }
+        let mut c = n.walk();
+        for child in n.named_children(&mut c) {
+            walk(child, src, out);
+        }
+    }
+    walk(tree.root_node(), src, &mut out);
+    out
+}
+
+/// Rows (0-based, within `func`) of the docstring of the function that starts `func`.
+pub(super) fn docstring_lines(func: &str) -> Option<(usize, usize)> {
+    py_defs(func).first().and_then(|d| d.doc)
+}
+
+pub(super) fn indent_of(line: &str) -> &str {
+    &line[..line.len() - line.trim_start().len()]
+}
+
+/// Remove the common leading whitespace of the non-blank lines.
+pub(super) fn dedent(lines: &[&str]) -> Vec<String> {
+    let common = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indent_of(l).len())
+        .min()
+        .unwrap_or(0);
+    lines
+        .iter()
+        .map(|l| {
+            if l.trim().is_empty() {
+                String::new()
+            } else {
+                l[common.min(indent_of(l).len())..].to_string()
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,582 @@
+//! Drawing the candidates and checking each in the container: apply, target tests, whole
+//! suite, diff, restore the edited files.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+
+use super::edits::{FileEdit, parse_reply};
+use super::infill::{
+    INFILL_TOKENS, Site, apply_infill, infill_context, infill_draw, infill_draws, infill_sites,
+};
+use super::prompt::{SYSTEM, prompt};
+use super::suspects::{suspects, suspects_ranked};
+use super::{CandidateConfig, DRAWS_PER_CANDIDATE, EditFormat, Problem};
+use crate::agent::attempt::{Ledger, StopReason};
+use crate::agent::model::{Infill, Message, Model, ModelError, Request, Sampling, Usage};
+use crate::agent::tools::{self, TestRun, ToolConfig};
+use crate::agent::trajectory::{NodeRecord, Trajectory};
+use crate::sandbox::{Sandbox, SandboxError};
+
+/// What became of one drawn reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CandidateStatus {
+    /// Nothing in the reply looks like the format.
+    Unparsed,
+    /// It parsed but does not apply (unknown function, text not found, no change).
+    NotApplied,
+    /// The same edit as an earlier candidate.
+    Duplicate,
+    /// The model call or the container failed.
+    Error,
+    /// The targets still fail, or another test broke.
+    Failing,
+    /// The targets pass and nothing that passed before fails (in the episode container).
+    Passing,
+}
+
+impl CandidateStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            CandidateStatus::Unparsed => "unparsed",
+            CandidateStatus::NotApplied => "not_applied",
+            CandidateStatus::Duplicate => "duplicate",
+            CandidateStatus::Error => "error",
+            CandidateStatus::Failing => "failing",
+            CandidateStatus::Passing => "passing",
+        }
+    }
+}
+
+/// One candidate after its check.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub index: usize,
+    pub status: CandidateStatus,
+    pub detail: String,
+    /// The workspace diff with the candidate applied (passing and failing ones).
+    pub diff: String,
+    pub usage: Usage,
+    pub model_ms: u64,
+    /// Applying it, checking it, taking its diff and rolling back, in the container.
+    pub check_ms: u64,
+    /// The rollback alone.
+    pub rollback_ms: u64,
+    /// The model's reply as received.
+    pub reply: String,
+}
+
+impl Candidate {
+    /// Changed lines of the diff (`+`/`-` lines, headers excluded): the size the winner is
+    /// chosen by.
+    pub fn diff_size(&self) -> usize {
+        diff_size(&self.diff)
+    }
+}
+
+/// `+`/`-` lines of a unified diff, headers excluded. Pure.
+pub fn diff_size(diff: &str) -> usize {
+    diff.lines()
+        .filter(|l| {
+            (l.starts_with('+') && !l.starts_with("+++"))
+                || (l.starts_with('-') && !l.starts_with("---"))
+        })
+        .count()
+}
+
+/// What the strategy spent and found.
+#[derive(Debug, Clone, Default)]
+pub struct CandidatesOutcome {
+    pub candidates: Vec<Candidate>,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    pub model_ms: u64,
+    pub wall: Duration,
+    /// Why it drew fewer than asked, or found nothing to work on.
+    pub note: Option<String>,
+    /// The ledger's cap that stopped the drawing, if one did.
+    pub budget: Option<StopReason>,
+    /// The sandbox failed (not the model's doing).
+    pub infrastructure: Option<String>,
+}
+
+impl CandidatesOutcome {
+    /// Passing candidates, smallest diff first (ties: drawing order).
+    pub fn passing(&self) -> Vec<&Candidate> {
+        let mut v: Vec<&Candidate> = self
+            .candidates
+            .iter()
+            .filter(|c| c.status == CandidateStatus::Passing)
+            .collect();
+        v.sort_by_key(|c| (c.diff_size(), c.index));
+        v
+    }
+}
+
+/// One run of the strategy: the model on its tier, the container, the problem, the knobs and
+/// the ledger every model call is checked against and charged to.
+#[derive(Clone, Copy)]
+pub struct Run<'a> {
+    pub model: &'a dyn Model,
+    /// The model tier (0 = the first model): the ledger books the spend there.
+    pub tier: usize,
+    pub sandbox: &'a dyn Sandbox,
+    pub problem: &'a Problem,
+    /// The tests that failed before (targets included): a candidate under which any other
+    /// test fails is `failing`.
+    pub baseline_failing: &'a [String],
+    pub config: &'a CandidateConfig,
+    pub tools: &'a ToolConfig,
+    pub ledger: &'a Ledger,
+    /// The trajectory node of this attempt (`t0.candidates`); candidates hang under it.
+    pub attempt: &'a str,
+}
+
+/// The sampling of candidate `i`: greedy first, then the temperature with seed `i + 1`.
+pub fn sampling(i: usize, temperature: f64) -> Sampling {
+    if i == 0 {
+        Sampling {
+            temperature: 0.0,
+            seed: 1,
+        }
+    } else {
+        Sampling {
+            temperature,
+            seed: i as u64 + 1,
+        }
+    }
+}
+
+/// Draw the candidates and check each in the run's container (see the module docs).
+pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
+    let Run {
+        model,
+        sandbox,
+        problem,
+        baseline_failing,
+        config: cfg,
+        tools: tools_cfg,
+        ledger,
+        ..
+    } = r;
+    let started = Instant::now();
+    let mut out = CandidatesOutcome::default();
+    let sus = if problem.ranked.is_empty() {
+        suspects(&problem.context.focus.code, &problem.files)
+    } else {
+        suspects_ranked(&problem.ranked, &problem.context.focus.code, &problem.files)
+    };
+    if sus.is_empty() {
+        out.note = Some(
+            "no function to rewrite: the failing-code context located no code under test".into(),
+        );
+        out.wall = started.elapsed();
+        return out;
+    }
+    // Fill-in-the-middle on the most suspicious lines when the model has it and the fault
+    // localization scored lines; else the chat prompt (`infill`'s fallback is `lines`).
+    let mut sites = if cfg.format == EditFormat::Infill && model.supports_infill() {
+        infill_sites(&problem.ranked, &problem.files)
+    } else {
+        Vec::new()
+    };
+    // The first infill is asked here: a server that refuses fill-in-the-middle (an Ollama
+    // model whose template has no suffix, a server that strips the special tokens) leaves the
+    // chat prompt, not a row of errors.
+    let mut first = None;
+    let mut fallback = None;
+    if let Some(site) = sites.first().filter(|_| ledger.check().is_none()) {
+        let t0 = Instant::now();
+        match infill_at(model, problem, site, sampling(0, cfg.temperature)).await {
+            Err(e @ (ModelError::Rejected { .. } | ModelError::Unsupported(_))) => {
+                tracing::warn!("fill-in-the-middle refused, asking for lines instead: {e}");
+                fallback = Some(format!("fill-in-the-middle refused: {e}"));
+                sites.clear();
+            }
+            r => first = Some((0, r.map(|f| (f.text, f.usage)), t0.elapsed())),
+        }
+    }
+    let user = if sites.is_empty() {
+        prompt(problem, &sus, cfg.format)
+    } else {
+        let at: Vec<String> = sites
+            .iter()
+            .map(|s| format!("{}:{} ({:.2})", s.path, s.line, s.score))
+            .collect();
+        format!("fill in the middle, one line at a time: {}", at.join(", "))
+    };
+    let format_used = match (cfg.format, sites.is_empty()) {
+        (EditFormat::Infill, true) => EditFormat::Lines,
+        (f, _) => f,
+    };
+    traj.event(
+        "candidates_prompt",
+        &serde_json::json!({
+            "attempt": r.attempt,
+            "format": format_used.as_str(),
+            "fallback": fallback,
+            "system": SYSTEM,
+            "prompt": user,
+            "localization": problem.localization,
+            "ranked": problem.ranked.iter().take(8).map(|r| serde_json::json!({
+                "at": format!("{}:{}", r.loc.path, r.loc.start),
+                "name": r.loc.name,
+                "score": (r.score() * 1000.0).round() / 1000.0,
+                "hot": r.hot(),
+            })).collect::<Vec<_>>(),
+        }),
+    );
+    let history = vec![Message::system(SYSTEM), Message::user(user)];
+    let k = cfg.count.max(1);
+    // Infill: each site greedy, then the best ones sampled. Chat: K samples, redrawn up to 2K.
+    let draws = if sites.is_empty() {
+        k * DRAWS_PER_CANDIDATE
+    } else {
+        infill_draws(sites.len())
+    };
+    let parallel = cfg.parallel.max(1);
+
+    // Replies stream in (up to `parallel` in flight) while earlier ones are checked: the
+    // container's test runs overlap the model's next generation.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let history = &history;
+    let sites = &sites;
+    let from = usize::from(first.is_some());
+    if let Some(item) = first {
+        let _ = tx.send(item);
+    }
+    let produce = async move {
+        // The ledger is asked before each request: a slot frees, the next one is asked for.
+        let mut replies = futures_util::stream::iter(from..draws)
+            .take_while(|_| std::future::ready(ledger.check().is_none()))
+            .map(|i| async move {
+                let t0 = Instant::now();
+                let r = if sites.is_empty() {
+                    model
+                        .complete(&Request {
+                            messages: history,
+                            tools: &[],
+                            sample: Some(sampling(i, cfg.temperature)),
+                        })
+                        .await
+                        .map(|r| (r.message.content, r.usage))
+                } else {
+                    let (at, sample) = infill_draw(i, sites.len());
+                    infill_at(
+                        model,
+                        problem,
+                        &sites[at],
+                        sampling(sample, cfg.temperature),
+                    )
+                    .await
+                    .map(|f| (f.text, f.usage))
+                };
+                (i, r, t0.elapsed())
+            })
+            .buffered(parallel);
+        while let Some(item) = replies.next().await {
+            if tx.send(item).is_err() {
+                break;
+            }
+        }
+    };
+    let mut seen: BTreeSet<Vec<(String, String)>> = BTreeSet::new();
+    let mut checked = 0;
+    let consume = async {
+        while let Some((i, reply, took)) = rx.recv().await {
+            let model_ms = took.as_millis() as u64;
+            out.model_ms += model_ms;
+            let mut reply_text = String::new();
+            let mut cand = Candidate {
+                index: i,
+                status: CandidateStatus::Error,
+                detail: String::new(),
+                diff: String::new(),
+                usage: Usage::default(),
+                model_ms,
+                check_ms: 0,
+                rollback_ms: 0,
+                reply: String::new(),
+            };
+            match reply {
+                Err(e) => {
+                    cand.detail = format!("the model call failed: {e}");
+                }
+                Ok((text, usage)) => {
+                    reply_text = text.clone();
+                    cand.reply = text.clone();
+                    cand.usage = usage;
+                    out.usage.prompt_tokens += usage.prompt_tokens;
+                    out.usage.completion_tokens += usage.completion_tokens;
+                    out.cost_usd += model.cost(&usage);
+                    ledger.charge(r.tier, model, &usage, took);
+                    let parsed = if sites.is_empty() {
+                        parse_reply(&text, &sus, &problem.files)
+                    } else {
+                        let site = &sites[infill_draw(i, sites.len()).0];
+                        reply_text = format!("{}:{} ← {text}", site.path, site.line);
+                        cand.reply = reply_text.clone();
+                        apply_infill(&text, site, &problem.files).map(|e| vec![e])
+                    };
+                    match parsed {
+                        Err(e) => {
+                            cand.status = e.status();
+                            cand.detail = e.detail().into();
+                        }
+                        Ok(edits) => {
+                            let key: Vec<(String, String)> = edits
+                                .iter()
+                                .map(|e| (e.path.clone(), e.content.clone()))
+                                .collect();
+                            if !seen.insert(key) {
+                                cand.status = CandidateStatus::Duplicate;
+                                cand.detail = "the same edit as an earlier candidate".into();
+                            } else {
+                                match check(sandbox, &edits, problem, baseline_failing, tools_cfg)
+                                    .await
+                                {
+                                    Ok(c) => {
+                                        checked += 1;
+                                        cand.status = c.status;
+                                        cand.detail = c.detail;
+                                        cand.diff = c.diff;
+                                        cand.check_ms = c.check_ms;
+                                        cand.rollback_ms = c.rollback_ms;
+                                    }
+                                    Err(e) => {
+                                        out.infrastructure =
+                                            Some(format!("checking candidate {i}: {e}"));
+                                        cand.detail = e.to_string();
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            traj.node(&NodeRecord {
+                id: format!("{}.c{i}", r.attempt),
+                parent: Some(r.attempt.to_string()),
+                node: "candidate".into(),
+                tier: r.tier,
+                model: model.describe(),
+                strategy: "candidates".into(),
+                status: cand.status.as_str().into(),
+                detail: cand.detail.clone(),
+                diff: cand.diff.clone(),
+                tokens: cand.usage.total(),
+                model_ms: cand.model_ms,
+                rollback_ms: cand.rollback_ms,
+                reply: reply_text,
+            });
+            out.candidates.push(cand);
+            if out.infrastructure.is_some() {
+                break;
+            }
+            // Every infill is a one-line edit: no smaller passing one is worth waiting for.
+            // K bounds the chat formats only (infill's draws are bounded by its sites).
+            let passed = out
+                .candidates
+                .last()
+                .is_some_and(|c| c.status == CandidateStatus::Passing);
+            let enough = if sites.is_empty() {
+                checked >= k
+            } else {
+                passed
+            };
+            if enough {
+                break;
+            }
+            if let Some(cap) = ledger.check() {
+                let n = out.candidates.len();
+                out.budget = Some(cap);
+                out.note = Some(if sites.is_empty() {
+                    format!("stopped after {checked} of {k} candidates ({n} replies): {cap}")
+                } else {
+                    format!("stopped after {n} of {draws} fills ({checked} checked): {cap}")
+                });
+                break;
+            }
+        }
+    };
+    // The consumer decides when enough is drawn: a request still in flight then is dropped.
+    {
+        let mut consume = std::pin::pin!(consume);
+        tokio::select! {
+            biased;
+            () = &mut consume => {}
+            () = produce => consume.await,
+        }
+    }
+    if out.budget.is_none()
+        && let Some(cap) = ledger.check()
+    {
+        // The producer stopped asking: the cap came between two requests.
+        out.budget = Some(cap);
+        out.note = Some(format!(
+            "stopped after {} replies ({checked} checked): {cap}",
+            out.candidates.len()
+        ));
+    }
+    out.candidates.sort_by_key(|c| c.index);
+    out.wall = started.elapsed();
+    out
+}
+
+/// One fill-in-the-middle request for `site`.
+async fn infill_at(
+    model: &dyn Model,
+    problem: &Problem,
+    site: &Site,
+    sample: Sampling,
+) -> Result<crate::agent::model::Filled, ModelError> {
+    let src = problem.files.get(&site.path).map_or("", String::as_str);
+    let (prefix, suffix) = infill_context(src, site);
+    model
+        .infill(&Infill {
+            prefix: &prefix,
+            suffix: &suffix,
+            stop: &["\n"],
+            max_tokens: INFILL_TOKENS,
+            sample: Some(sample),
+        })
+        .await
+}
+
+pub(super) struct Checked {
+    status: CandidateStatus,
+    detail: String,
+    diff: String,
+    check_ms: u64,
+    rollback_ms: u64,
+}
+
+/// Apply `edits`, run the targets (then the whole suite when they pass), take the diff, and
+/// restore the files' original bytes.
+async fn check(
+    sandbox: &dyn Sandbox,
+    edits: &[FileEdit],
+    problem: &Problem,
+    baseline_failing: &[String],
+    tools_cfg: &ToolConfig,
+) -> Result<Checked, SandboxError> {
+    let t0 = Instant::now();
+    for e in edits {
+        write_file(sandbox, &e.path, e.content.as_bytes()).await?;
+    }
+    let verdict = async {
+        // No target visible here (a task's hidden tests): the whole suite alone, below.
+        if !problem.targets.is_empty() {
+            let targets = tools::run_tests(sandbox, tools_cfg, &problem.targets).await?;
+            if let Some(why) = targets_fail(&targets, &problem.targets) {
+                return Ok::<_, SandboxError>((CandidateStatus::Failing, why));
+            }
+        }
+        // The targets pass: nothing else may break.
+        let all = tools::run_tests(sandbox, tools_cfg, &[]).await?;
+        let Some(s) = &all.summary else {
+            return Ok((
+                CandidateStatus::Failing,
+                "the whole suite produced no report".into(),
+            ));
+        };
+        let broken: Vec<&String> = s
+            .failing
+            .iter()
+            .filter(|f| !baseline_failing.contains(f) && !problem.targets.contains(f))
+            .collect();
+        let still: Vec<&String> = s
+            .failing
+            .iter()
+            .filter(|f| problem.targets.contains(f))
+            .collect();
+        if !still.is_empty() {
+            return Ok((
+                CandidateStatus::Failing,
+                format!("targets fail in the whole suite: {}", join_ids(&still)),
+            ));
+        }
+        if !broken.is_empty() {
+            return Ok((
+                CandidateStatus::Failing,
+                format!("breaks tests that passed: {}", join_ids(&broken)),
+            ));
+        }
+        if problem.targets.is_empty() {
+            return Ok((
+                CandidateStatus::Passing,
+                format!(
+                    "{} passed; the targets are not in the sandbox (the verifier runs them)",
+                    s.passed
+                ),
+            ));
+        }
+        Ok((CandidateStatus::Passing, format!("{} passed", s.passed)))
+    }
+    .await;
+    let diff = sandbox.diff().await;
+    let r0 = Instant::now();
+    for e in edits {
+        match problem.files.get(&e.path) {
+            Some(orig) => write_file(sandbox, &e.path, orig.as_bytes()).await?,
+            None => {
+                return Err(SandboxError::Other(format!(
+                    "no original of {} to roll back to",
+                    e.path
+                )));
+            }
+        }
+    }
+    let rollback_ms = r0.elapsed().as_millis() as u64;
+    let (status, detail) = verdict?;
+    Ok(Checked {
+        status,
+        detail,
+        diff: diff?,
+        check_ms: t0.elapsed().as_millis() as u64,
+        rollback_ms,
+    })
+}
+
+pub(super) fn join_ids(ids: &[&String]) -> String {
+    let shown: Vec<&str> = ids.iter().take(5).map(|s| s.as_str()).collect();
+    let more = ids.len().saturating_sub(5);
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// Why the target run does not pass (None: every target passed). Pure.
+pub(super) fn targets_fail(run: &TestRun, targets: &[String]) -> Option<String> {
+    let Some(s) = &run.summary else {
+        return Some("the target tests produced no report".into());
+    };
+    let failing: Vec<&String> = s.failing.iter().collect();
+    if !failing.is_empty() {
+        return Some(format!("still failing: {}", join_ids(&failing)));
+    }
+    if s.passed == 0 || (!targets.is_empty() && s.passed < targets.len()) {
+        return Some(format!(
+            "{} of {} target tests ran and passed",
+            s.passed,
+            targets.len()
+        ));
+    }
+    None
+}
+
+/// [`tools::write_file`], its failure an error.
+async fn write_file(sandbox: &dyn Sandbox, path: &str, bytes: &[u8]) -> Result<(), SandboxError> {
+    let r = tools::write_file(sandbox, path, bytes.to_vec()).await?;
+    if r.status.success() {
+        Ok(())
+    } else {
+        Err(SandboxError::Other(format!(
+            "cannot write {path}: {}",
+            r.output.render().trim()
+        )))
+    }
+}

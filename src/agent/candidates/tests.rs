@@ -1,0 +1,552 @@
+use std::collections::BTreeMap;
+
+use super::edits::*;
+use super::infill::*;
+use super::prompt::*;
+use super::runner::*;
+use super::suspects::*;
+use super::*;
+use crate::agent::attempt::{Ledger, StopReason};
+use crate::agent::context::{Context, Location};
+use crate::agent::localize::Ranked;
+use crate::agent::model::{Infill, Model, ModelError, Request, Usage};
+use crate::agent::tools::ToolConfig;
+use crate::agent::trajectory::Trajectory;
+use crate::config::Budgets;
+
+const CORE: &str = "import math\n\n\ndef clamp(v, lo, hi):\n    \"\"\"Clamp v.\n\n    Long doc.\n    \"\"\"\n    if v > hi:\n        return lo\n    return max(v, lo)\n\n\nclass Cart:\n    @property\n    def count(self):\n        return len(self.items) - 1\n";
+
+fn files() -> BTreeMap<String, String> {
+    BTreeMap::from([("pkg/core.py".to_string(), CORE.to_string())])
+}
+
+fn locs() -> Vec<Location> {
+    vec![
+        Location {
+            path: "pkg/core.py".into(),
+            start: 4,
+            end: 11,
+            name: "clamp".into(),
+            frame_line: Some(10),
+        },
+        Location {
+            path: "pkg/core.py".into(),
+            start: 15,
+            end: 17,
+            name: "Cart.count".into(),
+            frame_line: None,
+        },
+    ]
+}
+
+/// A ranked function whose scored lines are its hot lines.
+fn ranked(loc: &Location, score: f64, hot: &[usize]) -> Ranked {
+    Ranked {
+        loc: Location {
+            frame_line: None,
+            ..loc.clone()
+        },
+        lines: hot.iter().map(|l| (*l, score)).collect(),
+    }
+}
+
+#[test]
+fn ranked_suspects_come_in_rank_order_then_the_traceback_frame_with_their_hot_lines() {
+    let l = locs();
+    // The spectrum puts Cart.count first; the traceback's clamp is added after it.
+    let s = suspects_ranked(&[ranked(&l[1], 1.0, &[17])], &l, &files());
+    let names: Vec<&str> = s.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(names, ["Cart.count", "clamp"]);
+    assert_eq!(s[0].hot, [17]);
+    assert!(s[1].hot.is_empty());
+    let problem = Problem {
+        files: files(),
+        ..Default::default()
+    };
+    let p = prompt(&problem, &s, EditFormat::Lines);
+    assert!(
+        p.contains(
+            "the passing tests rarely):\n```\n   17          return len(self.items) - 1\n```\n"
+        ),
+        "{p}"
+    );
+    // Only the `lines` format numbers lines, so only it names them.
+    assert!(!prompt(&problem, &s, EditFormat::Function).contains("suspicious"));
+    // Hot lines that cover the whole function (or a hidden docstring) narrow nothing.
+    let s = suspects_ranked(&[ranked(&l[1], 1.0, &[15, 16, 17])], &[], &files());
+    assert!(s[0].hot.is_empty());
+    let s = suspects_ranked(&[ranked(&l[0], 1.0, &[6, 9])], &[], &files());
+    assert_eq!(s[0].hot, [9]);
+}
+
+#[test]
+fn infill_fills_every_site_greedy_then_samples_the_best_four_twice() {
+    let plan: Vec<(usize, usize)> = (0..infill_draws(6)).map(|i| infill_draw(i, 6)).collect();
+    // (site, sample): six greedy, then sites 0-3 with sample 1, then with sample 2.
+    let greedy = (0..6).map(|s| (s, 0));
+    let sampled = (1..=2).flat_map(|k| (0..4).map(move |s| (s, k)));
+    assert_eq!(plan, greedy.chain(sampled).collect::<Vec<_>>());
+    // Fewer sites than four: each is sampled twice; no site, no draw.
+    let plan: Vec<(usize, usize)> = (0..infill_draws(2)).map(|i| infill_draw(i, 2)).collect();
+    assert_eq!(plan, [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]);
+    assert_eq!(infill_draws(0), 0);
+    // Every sampled draw has its own seed; the greedy one has none to speak of.
+    assert_eq!(sampling(0, 0.8).temperature, 0.0);
+    assert_ne!(sampling(1, 0.8).seed, sampling(2, 0.8).seed);
+}
+
+#[test]
+fn infill_masks_the_most_suspicious_lines_and_edits_the_one_it_fills() {
+    // CORE: 4 def clamp, 5-8 docstring, 9 if v > hi, 10 return lo, 11 return max(v, lo);
+    // 15 @property, 16 def count, 17 return len(self.items) - 1.
+    let l = locs();
+    let mut clamp = ranked(&l[0], 1.0, &[10]);
+    clamp.lines = vec![(4, 0.5), (5, 1.0), (9, 0.7), (10, 1.0), (11, 0.2)];
+    let mut count = ranked(&l[1], 0.9, &[17]);
+    count.lines = vec![(15, 0.9), (16, 0.9), (17, 0.9)];
+    let sites = infill_sites(&[clamp, count], &files());
+    let at: Vec<usize> = sites.iter().map(|s| s.line).collect();
+    // The def, decorator and docstring lines are never masked; best score first.
+    assert_eq!(at, [10, 17, 9, 11]);
+    assert_eq!(sites[0].func, (4, 11));
+
+    let (prefix, suffix) = infill_context(CORE, &sites[0]);
+    assert!(prefix.starts_with("import math\n"), "{prefix:?}");
+    assert!(prefix.ends_with("    if v > hi:\n"), "{prefix:?}");
+    assert!(suffix.starts_with("    return max(v, lo)\n"), "{suffix:?}");
+    assert!(suffix.ends_with("    def count(self):\n"), "{suffix:?}");
+
+    let e = apply_infill("        return hi", &sites[0], &files()).unwrap();
+    assert!(
+        e.content
+            .contains("    if v > hi:\n        return hi\n    return max")
+    );
+    assert_eq!(e.content.lines().count(), CORE.lines().count());
+    // A line without its indentation keeps the original's.
+    let e = apply_infill("return hi\n", &sites[0], &files()).unwrap();
+    assert!(e.content.contains("\n        return hi\n"), "{}", e.content);
+    // The line as it is, or nothing: no candidate.
+    let same = apply_infill("        return lo", &sites[0], &files()).unwrap_err();
+    assert_eq!(same.status().as_str(), "not_applied");
+    assert_eq!(
+        apply_infill("  \n", &sites[0], &files())
+            .unwrap_err()
+            .status()
+            .as_str(),
+        "unparsed"
+    );
+}
+
+/// Says it has fill-in-the-middle, then refuses it (an Ollama model without a suffix
+/// template); chat answers with prose, each reply costing `price` dollars.
+#[derive(Default)]
+struct RefusesInfill {
+    price: f64,
+}
+
+#[async_trait::async_trait]
+impl Model for RefusesInfill {
+    async fn complete(
+        &self,
+        _req: &Request<'_>,
+    ) -> Result<crate::agent::model::Response, ModelError> {
+        Ok(crate::agent::model::Response {
+            message: crate::agent::model::AssistantMessage {
+                content: "no idea".into(),
+                tool_calls: Vec::new(),
+                raw: None,
+            },
+            usage: Usage::default(),
+            finish: crate::agent::model::FinishReason::Stop,
+            bytes_sent: 0,
+        })
+    }
+    fn spec(&self) -> String {
+        "test:refuses-infill".into()
+    }
+    fn describe(&self) -> String {
+        self.spec()
+    }
+    fn cost(&self, _usage: &Usage) -> f64 {
+        self.price
+    }
+    fn supports_infill(&self) -> bool {
+        true
+    }
+    async fn infill(&self, _req: &Infill<'_>) -> Result<crate::agent::model::Filled, ModelError> {
+        Err(ModelError::Rejected {
+            status: 400,
+            body: "model does not support insert".into(),
+        })
+    }
+}
+
+/// The clamp problem with `clamp`'s lines 9–10 ranked.
+fn clamp_problem() -> Problem {
+    let l = locs();
+    let mut clamp = ranked(&l[0], 1.0, &[10]);
+    clamp.lines = vec![(9, 1.0), (10, 1.0)];
+    Problem {
+        files: files(),
+        context: Context {
+            focus: crate::agent::context::Focus {
+                code: l.clone(),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        ranked: vec![clamp],
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn the_cost_cap_stops_the_drawing_before_the_next_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = crate::agent::testing::HostDir::with_files(dir.path(), &[("pkg/core.py", CORE)])
+        .await
+        .unwrap();
+    let problem = clamp_problem();
+    let cfg = CandidateConfig {
+        count: 4,
+        format: EditFormat::Lines,
+        ..CandidateConfig::default()
+    };
+    let model = RefusesInfill { price: 0.01 };
+    let tools = ToolConfig::default();
+    let drawn = async |cap: f64| {
+        let ledger = Ledger::new(Budgets {
+            max_cost_usd: cap,
+            ..Budgets::default()
+        });
+        let r = Run {
+            model: &model,
+            tier: 1,
+            sandbox: &sandbox,
+            problem: &problem,
+            baseline_failing: &[],
+            config: &cfg,
+            tools: &tools,
+            ledger: &ledger,
+            attempt: "t1.candidates",
+        };
+        let out = run(r, &mut Trajectory::to_writer(Box::new(std::io::sink()))).await;
+        (out, ledger.report(ledger.check()))
+    };
+    // No dollar cap: 2K replies (all prose, none checked).
+    let (free, _) = drawn(0.0).await;
+    assert_eq!((free.candidates.len(), free.budget), (8, None));
+    // $0.025: the third reply crosses it, and no fourth request is made.
+    let (capped, spend) = drawn(0.025).await;
+    assert_eq!(capped.candidates.len(), 3, "{:?}", capped.note);
+    assert_eq!(capped.budget, Some(StopReason::CostLimit));
+    assert!(
+        capped.note.as_deref().unwrap_or("").contains("cost_limit"),
+        "{:?}",
+        capped.note
+    );
+    assert!((spend.cost_usd - 0.03).abs() < 1e-9, "{spend:?}");
+    assert_eq!(spend.tiers.len(), 2, "booked on tier 1");
+}
+
+#[tokio::test]
+async fn a_refused_infill_falls_back_to_the_lines_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = crate::agent::testing::HostDir::with_files(dir.path(), &[("pkg/core.py", CORE)])
+        .await
+        .unwrap();
+    let problem = clamp_problem();
+    let traj_path = dir.path().join("t.jsonl");
+    let mut traj = Trajectory::create(&traj_path).unwrap();
+    let cfg = CandidateConfig {
+        count: 2,
+        ..CandidateConfig::default()
+    };
+    assert_eq!(cfg.format, EditFormat::Infill);
+    let ledger = Ledger::new(Budgets::default());
+    let out = run(
+        Run {
+            model: &RefusesInfill::default(),
+            tier: 0,
+            sandbox: &sandbox,
+            problem: &problem,
+            baseline_failing: &[],
+            config: &cfg,
+            tools: &ToolConfig::default(),
+            ledger: &ledger,
+            attempt: "t0.candidates",
+        },
+        &mut traj,
+    )
+    .await;
+    drop(traj);
+    // Chat replies, redrawn up to 2K: all prose, none checked.
+    assert_eq!(out.candidates.len(), 4, "{:?}", out.candidates);
+    assert!(
+        out.candidates
+            .iter()
+            .all(|c| c.status == CandidateStatus::Unparsed && c.reply == "no idea")
+    );
+    let text = std::fs::read_to_string(&traj_path).unwrap();
+    let asked: serde_json::Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["kind"] == "candidates_prompt")
+        .unwrap();
+    assert_eq!(asked["format"], "lines");
+    assert!(
+        asked["fallback"]
+            .as_str()
+            .unwrap()
+            .contains("does not support insert"),
+        "{asked}"
+    );
+    assert!(asked["prompt"].as_str().unwrap().contains("LINE <number>"));
+}
+
+#[test]
+fn suspects_hide_the_docstring_and_skip_module_frames() {
+    let mut l = locs();
+    l.insert(
+        0,
+        Location {
+            path: "pkg/core.py".into(),
+            start: 1,
+            end: 2,
+            name: "<module>".into(),
+            frame_line: Some(1),
+        },
+    );
+    let s = suspects(&l, &files());
+    assert_eq!(s.len(), 2);
+    assert_eq!(s[0].name, "clamp");
+    assert!(!s[0].shown.contains("Long doc"), "{}", s[0].shown);
+    assert!(s[0].shown.contains("if v > hi:"));
+    assert_eq!(s[1].name, "count");
+    assert!(s[1].shown.starts_with("    @property"));
+}
+
+#[test]
+fn the_functions_a_suspect_calls_are_suspects_too() {
+    let src = "def outer(x):\n    return inner(x) + 1\n\n\ndef inner(x):\n    return x * 2\n\n\ndef unrelated():\n    return 0\n";
+    let files = BTreeMap::from([("pkg/m.py".to_string(), src.to_string())]);
+    let loc = Location {
+        path: "pkg/m.py".into(),
+        start: 1,
+        end: 2,
+        name: "outer".into(),
+        frame_line: None,
+    };
+    let s = suspects(&[loc], &files);
+    let names: Vec<&str> = s.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(names, ["outer", "inner"]);
+    assert_eq!((s[1].start, s[1].end), (5, 6));
+}
+
+#[test]
+fn a_function_reply_replaces_the_function_and_keeps_its_docstring() {
+    let s = suspects(&locs(), &files());
+    let reply = "Here is the fix:\n```python\ndef clamp(v, lo, hi):\n    if v > hi:\n        return hi\n    return max(v, lo)\n```\n";
+    let edits = parse_reply(reply, &s, &files()).unwrap();
+    assert_eq!(edits.len(), 1);
+    let want = CORE.replace(
+        "        return lo\n    return max",
+        "        return hi\n    return max",
+    );
+    assert_eq!(edits[0].content, want);
+}
+
+#[test]
+fn a_method_reply_is_reindented_and_keeps_its_decorator() {
+    let s = suspects(&locs(), &files());
+    // Dedented, without the decorator: both restored.
+    let reply = "```python\ndef count(self):\n    return len(self.items)\n```";
+    let edits = parse_reply(reply, &s, &files()).unwrap();
+    assert!(
+        edits[0].content.ends_with(
+            "class Cart:\n    @property\n    def count(self):\n        return len(self.items)\n"
+        ),
+        "{}",
+        edits[0].content
+    );
+    // Indented as in the file, decorator included: the same result.
+    let reply2 =
+        "```python\n    @property\n    def count(self):\n        return len(self.items)\n```";
+    assert_eq!(parse_reply(reply2, &s, &files()).unwrap(), edits);
+}
+
+#[test]
+fn replies_that_change_nothing_or_name_no_suspect_are_not_applied() {
+    let s = suspects(&locs(), &files());
+    let same = "```python\ndef clamp(v, lo, hi):\n    if v > hi:\n        return lo\n    return max(v, lo)\n```";
+    assert_eq!(
+        parse_reply(same, &s, &files())
+            .unwrap_err()
+            .status()
+            .as_str(),
+        "not_applied"
+    );
+    let other = "```python\ndef helper():\n    return 1\n```";
+    let e = parse_reply(other, &s, &files()).unwrap_err();
+    assert_eq!(e.status().as_str(), "not_applied");
+    assert!(e.detail().contains("helper"), "{}", e.detail());
+    let prose = "The bug is that clamp returns lo.";
+    assert_eq!(
+        parse_reply(prose, &s, &files())
+            .unwrap_err()
+            .status()
+            .as_str(),
+        "unparsed"
+    );
+}
+
+#[test]
+fn search_replace_blocks_apply_exactly_or_by_stripped_lines() {
+    let s = suspects(&locs(), &files());
+    let exact = "```\npkg/core.py\n<<<<<<< SEARCH\n        return lo\n    return max(v, lo)\n=======\n        return hi\n    return max(v, lo)\n>>>>>>> REPLACE\n```";
+    let e = parse_reply(exact, &s, &files()).unwrap();
+    assert!(e[0].content.contains("        return hi\n    return max"));
+    // Indentation lost (small models do this): matched by stripped lines, re-indented.
+    let loose = "pkg/core.py\n<<<<<<< SEARCH\nif v > hi:\n    return lo\n=======\nif v > hi:\n    return hi\n>>>>>>> REPLACE";
+    let e2 = parse_reply(loose, &s, &files()).unwrap();
+    assert_eq!(e2[0].content, e[0].content, "{}", e2[0].content);
+    // The wrong path still finds the suspect's file.
+    let wrong_path = loose.replace("pkg/core.py", "core.py");
+    assert_eq!(parse_reply(&wrong_path, &s, &files()).unwrap(), e2);
+}
+
+#[test]
+fn search_replace_refuses_identical_missing_or_template_blocks() {
+    let s = suspects(&locs(), &files());
+    let same = "<<<<<<< SEARCH\n    return lo\n=======\n    return lo\n>>>>>>> REPLACE";
+    assert_eq!(
+        parse_reply(same, &s, &files())
+            .unwrap_err()
+            .status()
+            .as_str(),
+        "not_applied"
+    );
+    let missing = "<<<<<<< SEARCH\n(exact lines to change)\n=======\n(new lines)\n>>>>>>> REPLACE";
+    let e = parse_reply(missing, &s, &files()).unwrap_err();
+    assert_eq!(e.status().as_str(), "not_applied");
+    assert!(e.detail().contains("not in pkg/core.py"), "{}", e.detail());
+    // An ambiguous stripped match (two `return` lines equal after stripping) is refused.
+    let text = "def f():\n    x = 1\n    return x\n\ndef g():\n    x = 1\n    return x\n";
+    assert_eq!(
+        replace_once(text, "x = 1\nreturn x", "x = 2\nreturn x"),
+        None
+    );
+}
+
+#[test]
+fn the_prompt_shows_the_errors_the_test_and_the_suspects_not_the_docstring() {
+    let s = suspects(&locs(), &files());
+    let mut ctx = Context::default();
+    ctx.focus.tests.push(Location {
+        path: "tests/test_core.py".into(),
+        start: 1,
+        end: 2,
+        name: "test_clamp".into(),
+        frame_line: None,
+    });
+    let mut f = files();
+    f.insert(
+        "tests/test_core.py".into(),
+        "def test_clamp():\n    assert clamp(5, 0, 3) == 3\n".into(),
+    );
+    let problem = Problem {
+        targets: vec!["tests/test_core.py::test_clamp".into()],
+        report: "noise\nE       assert 0 == 3\nFAILED tests/test_core.py::test_clamp\n".into(),
+        context: ctx,
+        files: f,
+        ..Default::default()
+    };
+    let p = prompt(&problem, &s, EditFormat::Function);
+    assert!(p.contains("E       assert 0 == 3"), "{p}");
+    assert!(!p.contains("noise"), "{p}");
+    assert!(p.contains("assert clamp(5, 0, 3) == 3"));
+    assert!(p.contains("clamp (file pkg/core.py, line 4)"));
+    assert!(!p.contains("Long doc"));
+    assert!(p.contains("single ```python code block"));
+    let sr = prompt(&problem, &s, EditFormat::SearchReplace);
+    assert!(sr.contains("<<<<<<< SEARCH") && sr.contains("block(s) for pkg/core.py"));
+}
+
+#[test]
+fn passing_candidates_sort_by_diff_size_then_order() {
+    let c = |i: usize, status: CandidateStatus, lines: usize| Candidate {
+        index: i,
+        status,
+        detail: String::new(),
+        diff: format!("--- a/x\n+++ b/x\n{}", "+a\n".repeat(lines)),
+        usage: Usage::default(),
+        model_ms: 0,
+        check_ms: 0,
+        rollback_ms: 0,
+        reply: String::new(),
+    };
+    let o = CandidatesOutcome {
+        candidates: vec![
+            c(0, CandidateStatus::Passing, 3),
+            c(1, CandidateStatus::Failing, 1),
+            c(2, CandidateStatus::Passing, 1),
+            c(3, CandidateStatus::Passing, 1),
+        ],
+        ..Default::default()
+    };
+    let order: Vec<usize> = o.passing().iter().map(|c| c.index).collect();
+    assert_eq!(order, [2, 3, 0]);
+    assert_eq!(diff_size("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 2);
+}
+
+#[test]
+fn line_edits_replace_numbered_lines_and_keep_indentation() {
+    let s = suspects(&locs(), &files());
+    // The docstring's lines are not shown, and the numbers are the file's.
+    assert_eq!(s[0].shown_lines, [4, 9, 10, 11]);
+    let p = prompt(&Problem::default(), &s, EditFormat::Lines);
+    assert!(p.contains("   10          return lo"), "{p}");
+    assert!(!p.contains("return a + b"), "no example code to copy: {p}");
+    let reply = "Bug: returns lo instead of hi.\nLINE 10: return hi\n";
+    let e = parse_reply(reply, &s, &files()).unwrap();
+    assert_eq!(
+        e[0].content,
+        CORE.replace(
+            "        return lo\n    return max",
+            "        return hi\n    return max"
+        )
+    );
+    // Backticks around it, indentation given: the same.
+    let e2 = parse_reply("`LINE 10:         return hi`", &s, &files()).unwrap();
+    assert_eq!(e2, e);
+    let same = parse_reply("LINE 10:         return lo", &s, &files()).unwrap_err();
+    assert_eq!(same.status().as_str(), "not_applied");
+    // A wrong number lands on the most similar line nearby (models misread numbers), and
+    // unchanged copies of other lines are skipped.
+    let off = parse_reply("LINE 11: return hi\nLINE 9: if v > hi:", &s, &files()).unwrap();
+    assert_eq!(off, e);
+    let prose = parse_reply("LINE 10: Change `return lo` to `return hi`", &s, &files()).unwrap();
+    assert_eq!(prose, e);
+    let prose2 = parse_reply(
+        "LINE 10: Replace `return lo` with `return hi` in the `clamp` function.",
+        &s,
+        &files(),
+    )
+    .unwrap();
+    assert_eq!(prose2, e);
+    let quoted = parse_reply("LINE 10: `        return hi`", &s, &files()).unwrap();
+    assert_eq!(quoted, e);
+    let outside = parse_reply("LINE 40: import os", &s, &files()).unwrap_err();
+    assert!(
+        outside.detail().contains("outside them"),
+        "{}",
+        outside.detail()
+    );
+}
+
+#[test]
+fn sample_zero_is_greedy_and_the_rest_differ_by_seed() {
+    assert_eq!(sampling(0, 0.8).temperature, 0.0);
+    assert_eq!(sampling(1, 0.8).temperature, 0.8);
+    assert_ne!(sampling(1, 0.8).seed, sampling(2, 0.8).seed);
+}
