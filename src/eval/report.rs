@@ -60,7 +60,7 @@ impl RunSummary {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StrategyRow {
     pub tier: usize,
-    pub strategy: String,
+    pub strategy: crate::config::repair::Strategy,
     pub models: Vec<String>,
     pub attempts: usize,
     /// Attempts whose result is `verified`.
@@ -126,7 +126,7 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
                 None => {
                     strategies.push(StrategyRow {
                         tier: a.tier,
-                        strategy: a.strategy.clone(),
+                        strategy: a.strategy,
                         ..StrategyRow::default()
                     });
                     strategies.len() - 1
@@ -137,7 +137,7 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
                 row.models.push(a.model.clone());
             }
             row.attempts += 1;
-            if a.result == "verified" {
+            if a.result == crate::verify::attempts::AttemptResult::Verified {
                 row.verified += 1;
             }
             row.tokens += a.tokens;
@@ -634,8 +634,8 @@ mod tests {
         let att = |tier, strategy: &str, model: &str, result: &str, cands, passing| RepairAttempt {
             tier,
             model: model.into(),
-            strategy: strategy.into(),
-            result: result.into(),
+            strategy: serde_json::from_value(serde_json::json!(strategy)).unwrap(),
+            result: crate::verify::attempts::AttemptResult::parse(result).unwrap(),
             tokens: 100 * (tier as u64 + 1),
             cost_usd: 0.0,
             model_ms: 1500,

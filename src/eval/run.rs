@@ -21,9 +21,11 @@ use crate::eval::oracle;
 use crate::eval::plan::{self, Shard};
 use crate::eval::results::{EpisodeResult, Timings, episodes_dir, load_run, run_dir, write_result};
 use crate::pipeline::fix::local_config;
+use crate::pipeline::plan as repair_plan;
 use crate::pipeline::{self, Plan, Targets};
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{PrepareOptions, prepare};
+use crate::verify::verdict::Verdict;
 use crate::verify::{Holdout, PreparedImage as VerifyImage, RerunScope};
 
 /// `patchloop eval` flags.
@@ -436,24 +438,24 @@ async fn run_episode(
     t0: Instant,
 ) -> anyhow::Result<EpisodeResult> {
     let stem = EpisodeResult::file_stem(&task.instance_id, attempt);
-    let model: Box<dyn Model> = if args.model == ORACLE {
-        let script = oracle::script(&task.patch)
-            .with_context(|| format!("the gold patch of {} does not parse", task.instance_id))?;
-        Box::new(Scripted::from_yaml(&script.to_string(), ORACLE)?)
-    } else {
-        model::from_spec(&args.model, &args.model_options)?
-    };
     let traj_name = format!("{stem}.traj.jsonl");
     let cfg = task_config(args, tree)?;
-    let escalate: Vec<Box<dyn Model>> = cfg
-        .repair
-        .escalate
-        .iter()
-        .map(|spec| model::from_spec(spec, &args.model_options))
-        .collect::<Result<_, _>>()?;
+    let oracle = args.model == ORACLE;
+    let model = (!oracle).then_some(args.model.as_str());
+    let mut rp = repair_plan::build(&cfg, model, !oracle, &args.model_options)
+        .with_context(|| format!("the configuration of {}", task.instance_id))?;
+    rp.reruns = args.reruns;
+    let first: Option<Box<dyn Model>> = if oracle {
+        let script = oracle::script(&task.patch)
+            .with_context(|| format!("the gold patch of {} does not parse", task.instance_id))?;
+        Some(Box::new(Scripted::from_yaml(&script.to_string(), ORACLE)?))
+    } else {
+        None
+    };
+    let models = rp.models(first, &args.model_options)?;
     let plan = Plan {
         episode: EpisodeConfig {
-            budgets: cfg.budgets.clone(),
+            budgets: rp.budgets.clone(),
             tools: ToolConfig {
                 test_cmd: image.test_cmd.clone(),
                 ..Default::default()
@@ -481,17 +483,13 @@ async fn run_episode(
         candidates: Default::default(),
         edge_probe: true,
     }
-    .with_repair(&cfg.repair);
-    let mut tiers: Vec<&dyn Model> = vec![model.as_ref()];
-    tiers.extend(escalate.iter().map(|m| m.as_ref()));
+    .with_plan(&rp);
+    let tiers: Vec<&dyn Model> = models.iter().map(|m| m.as_ref()).collect();
     let o = pipeline::run_tiers(docker, image, &tiers, &plan)
         .await
         .map_err(|e| anyhow::anyhow!("{e:#} (trajectory {traj_name})"))?;
     let Some(receipt) = o.receipt.as_ref() else {
         bail!("verification did not run (trajectory {traj_name})");
-    };
-    let Some(episode) = o.episode.clone() else {
-        bail!("the episode did not run (trajectory {traj_name})");
     };
     let timings = Timings {
         prepare_ms: 0,
@@ -508,7 +506,7 @@ async fn run_episode(
     std::fs::write(&receipt_path, text)
         .with_context(|| format!("cannot write {}", receipt_path.display()))?;
     let verdict = receipt.decision.verdict.as_str().to_string();
-    if verdict == "error" {
+    if receipt.decision.verdict == Verdict::Error {
         bail!(
             "verification could not reach a verdict: {} (receipt {})",
             receipt.decision.reason,
@@ -520,19 +518,19 @@ async fn run_episode(
         attempt,
         run_id: args.run_id.clone(),
         model: args.model.clone(),
-        resolved: verdict == "verified",
+        resolved: receipt.decision.verdict == Verdict::Verified,
         verdict,
-        stop_reason: episode.stop.as_str().to_string(),
-        steps: episode.steps,
+        stop_reason: o.stop.map(|s| s.as_str()).unwrap_or("").to_string(),
+        steps: o.spent.steps,
         wall_ms: t0.elapsed().as_millis() as u64,
-        total_tokens: episode.usage.total(),
-        cost_usd: episode.cost_usd,
+        total_tokens: o.spent.usage.total(),
+        cost_usd: o.spent.cost_usd,
         patch: o.patch,
         trajectory: Some(traj_name),
         error: None,
         finished_unix: crate::clock::now_unix(),
         timings: Some(timings),
-        model_ms: episode.model_wall.as_millis() as u64,
+        model_ms: o.spent.model.as_millis() as u64,
         attempts: o.attempts.clone(),
     })
 }

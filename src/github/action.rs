@@ -239,7 +239,7 @@ pub fn attempts_table(attempts: &[crate::verify::receipt::RepairAttempt]) -> Str
         "| tier | model | strategy | result | tokens | model time | time | cost | candidates |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for a in attempts {
-        let cands = if a.strategy == "candidates" {
+        let cands = if a.strategy == crate::config::repair::Strategy::Candidates {
             format!("{} ({} passed)", a.candidates, a.passing)
         } else {
             "—".into()
@@ -258,6 +258,38 @@ pub fn attempts_table(attempts: &[crate::verify::receipt::RepairAttempt]) -> Str
         ));
     }
     s.push('\n');
+    s
+}
+
+/// The job summary's line on the search's ledger: what it spent of each cap, per model tier
+/// when it escalated, and the cap that stopped it. Pure.
+pub fn spend_line(sp: &crate::verify::attempts::SpendReport) -> String {
+    let cost_cap = if sp.max_cost_usd > 0.0 {
+        format!(" of ${:.2}", sp.max_cost_usd)
+    } else {
+        " (no cap)".into()
+    };
+    let mut s = format!(
+        "Budget: {} of {} tokens, ${:.4}{cost_cap}, {:.0} of {:.0} s (model {:.1} s)",
+        sp.tokens,
+        sp.max_tokens,
+        sp.cost_usd,
+        sp.wall_ms as f64 / 1000.0,
+        sp.max_seconds,
+        sp.model_ms as f64 / 1000.0
+    );
+    if sp.tiers.len() > 1 {
+        let tiers: Vec<String> = sp
+            .tiers
+            .iter()
+            .map(|t| format!("tier {}: {} tokens, ${:.4}", t.tier, t.tokens, t.cost_usd))
+            .collect();
+        s.push_str(&format!("; {}", tiers.join("; ")));
+    }
+    if let Some(cap) = sp.stopped_by {
+        s.push_str(&format!("; stopped by the {} cap", cap.as_str()));
+    }
+    s.push_str("\n\n");
     s
 }
 
@@ -619,10 +651,7 @@ async fn repair_and_post(
         pr,
         repository: trigger.repo.full(),
         model,
-        budgets: cfg.budgets.clone(),
-        repair: cfg.repair.clone(),
-        reruns: Some(cfg.reruns),
-        allowed_ci_paths: cfg.allowed_ci_paths.clone(),
+        config: cfg.clone(),
         ollama_url: input(env, "ollama-url"),
         base_url: input(env, "base-url"),
         api_key: input(env, "api-key").map(super::ApiKey),
@@ -717,7 +746,7 @@ fn report(
     notices: &[String],
 ) -> ActionReport {
     let mut outputs = BTreeMap::new();
-    let verdict = super::ActionVerdict::of(outcome).as_str();
+    let verdict = outcome.verdict.as_str();
     outputs.insert("verdict".into(), verdict.into());
     // Relative to the workspace when inside it: later steps start there, on the host and in
     // containers alike, while an absolute path inside this (action) container means nothing
@@ -754,6 +783,9 @@ fn report(
         outcome.seconds
     ));
     s.push_str(&attempts_table(&outcome.attempts));
+    if let Some(sp) = &outcome.spend {
+        s.push_str(&spend_line(sp));
+    }
     if !extracted.failing_tests.is_empty() {
         s.push_str(&format!(
             "Failing tests from the logs: {}\n\n",
@@ -789,7 +821,7 @@ fn report(
             fenced("diff", &outcome.patch)
         ));
     }
-    if !outcome.verified && !outcome.reason.trim().is_empty() {
+    if !outcome.verified() && !outcome.reason.trim().is_empty() {
         s.push_str(&format!(
             "\nWhy `{}`: {}\n",
             verdict,
@@ -809,7 +841,7 @@ fn report(
     ActionReport {
         end: if posted.stale {
             ActionEnd::Ignored(posted.skipped.clone().unwrap_or_default())
-        } else if outcome.verified {
+        } else if outcome.verified() {
             ActionEnd::Fixed
         } else {
             ActionEnd::NoFix
@@ -935,8 +967,8 @@ mod tests {
             RepairAttempt {
                 tier: 0,
                 model: "openai:qwen2.5-coder-1.5b at http://10.0.0.5:8080/v1".into(),
-                strategy: "candidates".into(),
-                result: "not_passing".into(),
+                strategy: crate::config::repair::Strategy::Candidates,
+                result: crate::verify::attempts::AttemptResult::parse("not_passing").unwrap(),
                 tokens: 6000,
                 cost_usd: 0.0,
                 model_ms: 61_500,
@@ -947,8 +979,8 @@ mod tests {
             RepairAttempt {
                 tier: 1,
                 model: "ollama:qwen2.5-coder:14b".into(),
-                strategy: "loop".into(),
-                result: "verified".into(),
+                strategy: crate::config::repair::Strategy::Loop,
+                result: crate::verify::attempts::AttemptResult::parse("verified").unwrap(),
                 tokens: 20_000,
                 cost_usd: 0.0,
                 model_ms: 90_000,

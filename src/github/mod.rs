@@ -38,14 +38,12 @@ pub struct RepairRequest {
     pub pr: Option<u64>,
     /// `owner/name`.
     pub repository: String,
+    /// The model as the comment command named it (`/patchloop fix --model …`), over the
+    /// config's `model`.
     pub model: Option<String>,
-    /// Every limit of the episode, merged from the config layers and inputs.
-    pub budgets: crate::config::Budgets,
-    /// Strategies, escalation tiers and candidates, from the same layers.
-    pub repair: crate::config::repair::Repair,
-    pub reruns: Option<u32>,
-    /// Workspace paths under `.github/` the patch may touch (CI-config fixes; default none).
-    pub allowed_ci_paths: Vec<String>,
+    /// The merged configuration (org file < the base's `.github/patchloop.yml` < inputs): the
+    /// pipeline turns it into its one validated plan (`pipeline::plan::build`).
+    pub config: crate::config::Config,
     /// Model endpoint from the action inputs (`ollama-url` or `base-url`).
     pub ollama_url: Option<String>,
     pub base_url: Option<String>,
@@ -65,7 +63,7 @@ impl std::fmt::Debug for ApiKey {
 
 /// Every value the action's `verdict` output can take (action.yml lists exactly these; a
 /// test cross-checks both): the verifier's verdicts, then the pipeline's and the action's own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ActionVerdict {
     /// A verifier verdict (`verified` only when a fresh container verified the patch; `error`
     /// also for configuration and infrastructure errors).
@@ -73,6 +71,7 @@ pub enum ActionVerdict {
     /// The patch still failed the tests in the agent's own container (no receipt).
     NotVerified,
     /// The run produced no patch.
+    #[default]
     NoPatch,
     /// The tests passed already: nothing to repair.
     NothingFailing,
@@ -112,29 +111,20 @@ impl ActionVerdict {
     pub fn parse(s: &str) -> Option<ActionVerdict> {
         ActionVerdict::all().into_iter().find(|v| v.as_str() == s)
     }
+}
 
-    /// The output for an outcome: only a verified outcome says `verified`, and a verdict
-    /// name this list does not know (a newer pipeline) reads `not_verified`, so the output
-    /// never takes a value action.yml does not document.
-    pub fn of(outcome: &RepairOutcome) -> ActionVerdict {
-        match ActionVerdict::parse(outcome.verdict.trim()) {
-            Some(ActionVerdict::VERIFIED) | None if outcome.verified => ActionVerdict::VERIFIED,
-            Some(ActionVerdict::VERIFIED | ActionVerdict::Ignored) | None => {
-                ActionVerdict::NotVerified
-            }
-            Some(v) => v,
-        }
+impl std::fmt::Display for ActionVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
 /// What the pipeline returns.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RepairOutcome {
-    /// Named verdict, e.g. `verified`, `not_verified`, `no_patch` (the `verdict` output is
-    /// [`ActionVerdict::of`] it).
-    pub verdict: String,
-    /// True only when a fresh container verified the patch.
-    pub verified: bool,
+    /// The verdict: the verifier's (only a fresh container says `verified`), else the
+    /// pipeline's own (`not_verified`, `no_patch`, `nothing_failing`). The `verdict` output.
+    pub verdict: ActionVerdict,
     /// Unified diff against `head_sha` (empty when there is none).
     pub patch: String,
     /// Receipt rendered as Markdown (harness-written, but still sanitised before posting).
@@ -155,6 +145,15 @@ pub struct RepairOutcome {
     pub seconds: f64,
     /// Each strategy × model tier tried, with its spend (the job summary's table).
     pub attempts: Vec<crate::verify::receipt::RepairAttempt>,
+    /// The search's ledger: totals and per model tier against the caps (the job summary).
+    pub spend: Option<crate::verify::attempts::SpendReport>,
+}
+
+impl RepairOutcome {
+    /// Only a fresh container's verdict makes an outcome verified.
+    pub fn verified(&self) -> bool {
+        self.verdict == ActionVerdict::VERIFIED
+    }
 }
 
 /// The repair pipeline (sandbox + agent + verifier), plugged in by the caller.
@@ -196,34 +195,5 @@ mod tests {
         ] {
             assert!(ActionVerdict::parse(v).is_some(), "`{v}`");
         }
-    }
-
-    #[test]
-    fn outputs_never_leave_the_documented_set() {
-        let o = |verdict: &str, verified: bool| RepairOutcome {
-            verdict: verdict.into(),
-            verified,
-            ..Default::default()
-        };
-        assert_eq!(
-            ActionVerdict::of(&o("verified", true)),
-            ActionVerdict::VERIFIED
-        );
-        assert_eq!(
-            ActionVerdict::of(&o("policy", false)),
-            ActionVerdict::Verifier(Verdict::Policy)
-        );
-        assert_eq!(
-            ActionVerdict::of(&o("budget_exhausted", false)),
-            ActionVerdict::NotVerified
-        );
-        assert_eq!(
-            ActionVerdict::of(&o("verified", false)),
-            ActionVerdict::NotVerified
-        );
-        assert_eq!(
-            ActionVerdict::of(&o("ignored", false)),
-            ActionVerdict::NotVerified
-        );
     }
 }

@@ -88,12 +88,12 @@ pub fn status_comment(
     note: Option<&str>,
 ) -> String {
     let mut b = String::new();
-    if outcome.verified {
+    if outcome.verified() {
         b.push_str("### patchloop: verified fix\n\n");
     } else {
         b.push_str(&format!(
             "### patchloop: no verified fix (`{}`)\n\n",
-            sanitize_prose(&outcome.verdict)
+            sanitize_prose(outcome.verdict.as_str())
         ));
     }
     if suggestions > 0 {
@@ -106,7 +106,7 @@ pub fn status_comment(
         b.push_str(n);
         b.push_str("\n\n");
     }
-    if !outcome.verified && !outcome.reason.trim().is_empty() {
+    if !outcome.verified() && !outcome.reason.trim().is_empty() {
         b.push_str(&format!(
             "Why: {}\n\n",
             super::render::reason_line(&outcome.reason)
@@ -270,7 +270,7 @@ impl GitHub {
     ) -> Result<Posted, PostError> {
         let marker = Marker::new(&target.repo.full(), &target.sha, target.pr, &outcome.patch);
         let mut posted = Posted::default();
-        if !outcome.verified || outcome.patch.trim().is_empty() {
+        if !outcome.verified() || outcome.patch.trim().is_empty() {
             if !report_unverified {
                 posted.skipped = Some(format!(
                     "nothing posted: verdict `{}` (only verified patches are posted)",
@@ -686,8 +686,7 @@ mod tests {
     #[test]
     fn status_comment_sanitises_model_text() {
         let o = RepairOutcome {
-            verdict: "verified".into(),
-            verified: true,
+            verdict: crate::github::ActionVerdict::VERIFIED,
             patch: "x".into(),
             explanation: "see ![a](https://evil/x) @admin\n/patchloop fix".into(),
             receipt_md: "ok".into(),

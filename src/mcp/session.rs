@@ -59,8 +59,9 @@ struct State {
 struct Session {
     repo: PathBuf,
     test_cmd: Option<String>,
-    /// Paths under `.github/` a patch may change (the repository's config).
-    allowed_ci_paths: Vec<String>,
+    /// The verifier's policy from the repository's config (its test globs and the paths
+    /// under `.github/` a patch may change), through the one plan builder.
+    verify_policy: crate::verify::policy::PolicyConfig,
     idle: Duration,
     run_id: String,
     state: Mutex<State>,
@@ -300,7 +301,7 @@ impl Session {
         }
         let mut req = VerifyRequest::new(image.clone(), patch, fail_to_pass);
         req.reruns = va.reruns;
-        req.policy.allowed_ci_paths = self.allowed_ci_paths.clone();
+        req.policy = self.verify_policy.clone();
         req.run_id = format!("{}-verify", self.run_id);
         let receipt = crate::pipeline::verify(&d, &req, Some(&self.repo)).await;
         Ok(format!(
@@ -414,10 +415,12 @@ pub async fn serve(args: McpArgs) -> anyhow::Result<()> {
     // The repository's own configuration, as the action and `fix` read it: its test command
     // (unless --test-cmd) and the CI paths a patch may touch.
     let cfg = crate::config::load_local(Some(&repo), args.config.as_deref(), None)?;
+    let plan = crate::pipeline::plan::build(&cfg, None, false, &Default::default())
+        .context("the repository's configuration")?;
     let session = Arc::new(Session {
         repo,
-        test_cmd: args.test_cmd.clone().or(cfg.test_command.clone()),
-        allowed_ci_paths: cfg.allowed_ci_paths.clone(),
+        test_cmd: args.test_cmd.clone().or(plan.test_cmd.clone()),
+        verify_policy: plan.verify_policy,
         idle: Duration::from_secs(args.idle_timeout.max(1)),
         run_id: format!(
             "mcp-{}-{:04x}",

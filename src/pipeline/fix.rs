@@ -2,7 +2,7 @@
 //! checkout's configuration like the action does, prints the diff and a one-line outcome, and
 //! writes `patch.diff`, `trajectory.jsonl` and `receipt.{json,md}`.
 //!
-//! Exit codes (by [`Outcome::success`]): 0 fixed (or nothing failing), 1 no fix, 2
+//! Exit codes (by [`RepairResult::success`]): 0 fixed (or nothing failing), 1 no fix, 2
 //! configuration or infrastructure error.
 
 use std::path::{Path, PathBuf};
@@ -10,8 +10,10 @@ use std::time::Instant;
 
 use anyhow::{Context, anyhow};
 
-use super::{FixVerdict, Outcome, Plan, Targets};
-use crate::agent::episode::{EpisodeConfig, StopReason};
+use super::plan::{self as repair_plan, RepairPlan};
+use super::{FixVerdict, Plan, RepairResult, Targets};
+use crate::agent::attempt::StopReason;
+use crate::agent::episode::EpisodeConfig;
 use crate::agent::model::{self, ModelArgs};
 use crate::agent::tools::ToolConfig;
 use crate::config::repair::RepairArgs;
@@ -74,7 +76,7 @@ pub fn local_config(
     Ok(cfg)
 }
 
-fn print_outcome(o: &Outcome, out_dir: &Path) {
+fn print_outcome(o: &RepairResult, out_dir: &Path) {
     if !o.patch.is_empty() {
         println!("{}", o.patch.trim_end());
     }
@@ -112,24 +114,24 @@ fn list_or_none(v: &[String]) -> String {
     }
 }
 
-/// The plan of a local run: the config's budgets, test command, globs and CI paths.
+/// The run plan of a local repair: the validated plan, the test command (`test_cmd`, else the
+/// config's, else the image's), outputs to `out_dir`.
 pub fn plan_for(
-    cfg: &Config,
+    rp: &RepairPlan,
     image: &PreparedImage,
     out_dir: &Path,
     base_repo: Option<&Path>,
     test_cmd: Option<&str>,
-    reruns: usize,
 ) -> anyhow::Result<Plan> {
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("cannot create the output directory {}", out_dir.display()))?;
     let plan = Plan::new(
         EpisodeConfig {
-            budgets: cfg.budgets.clone(),
+            budgets: rp.budgets.clone(),
             tools: ToolConfig {
                 test_cmd: test_cmd
                     .map(str::to_string)
-                    .or_else(|| cfg.test_command.clone())
+                    .or_else(|| rp.test_cmd.clone())
                     .unwrap_or_else(|| image.test_cmd.clone()),
                 ..ToolConfig::default()
             },
@@ -137,10 +139,8 @@ pub fn plan_for(
         out_dir,
         super::run_id("fix"),
     );
-    let mut plan = plan.with_repair(&cfg.repair);
-    plan.verify_reruns = reruns;
+    let mut plan = plan.with_plan(rp);
     plan.base_repo = base_repo.map(Path::to_path_buf);
-    plan.verify_policy.allowed_ci_paths = cfg.allowed_ci_paths.clone();
     plan.cancel_on_signal = true;
     Ok(plan)
 }
@@ -151,7 +151,7 @@ async fn run_and_print_plan(
     image: &PreparedImage,
     models: &[&dyn model::Model],
     plan: &Plan,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<RepairResult> {
     let strategies: Vec<&str> = plan.strategies.iter().map(|s| s.as_str()).collect();
     eprintln!(
         "repair: strategies {} on {}",
@@ -181,7 +181,7 @@ pub async fn fix(args: FixArgs) -> anyhow::Result<bool> {
     Ok(o.success())
 }
 
-async fn fix_inner(args: &FixArgs) -> anyhow::Result<Outcome> {
+async fn fix_inner(args: &FixArgs) -> anyhow::Result<RepairResult> {
     if !args.repo.is_dir() && args.image.is_none() {
         return Err(anyhow!(
             "--repo {} is not a directory: pass the checkout to repair",
@@ -196,13 +196,12 @@ async fn fix_inner(args: &FixArgs) -> anyhow::Result<Outcome> {
         crate::config::flags_layer(&args.budgets, &args.repair, args.model.context_tokens),
     )?;
     let options = args.model.options(cfg.budgets.context_tokens);
-    let model = model::from_spec(&args.model.model, &options)?;
-    let escalate: Vec<Box<dyn model::Model>> = cfg
-        .repair
-        .escalate
-        .iter()
-        .map(|spec| model::from_spec(spec, &options))
-        .collect::<Result<_, _>>()?;
+    let mut rp = repair_plan::build(&cfg, Some(&args.model.model), true, &options)
+        .context("the repair configuration")?;
+    if let Some(n) = args.reruns {
+        rp.reruns = n;
+    }
+    let models = rp.models(None, &options)?;
     let issue = match &args.issue {
         Some(p) => Some(
             std::fs::read_to_string(p)
@@ -218,14 +217,12 @@ async fn fix_inner(args: &FixArgs) -> anyhow::Result<Outcome> {
             super::prepare_image(&docker, &args.repo, test_cmd, super::stderr_progress()).await?
         }
     };
-    let reruns = args.reruns.unwrap_or(cfg.reruns as usize);
-    let mut plan = plan_for(&cfg, &image, &args.out, repo_dir, test_cmd, reruns)?;
+    let mut plan = plan_for(&rp, &image, &args.out, repo_dir, args.test_cmd.as_deref())?;
     plan.statement = issue;
     plan.targets = Targets::Reproduce {
         named: args.fail_to_pass.clone(),
     };
-    let mut tiers: Vec<&dyn model::Model> = vec![model.as_ref()];
-    tiers.extend(escalate.iter().map(|m| m.as_ref()));
+    let tiers: Vec<&dyn model::Model> = models.iter().map(|m| m.as_ref()).collect();
     run_and_print_plan(&docker, &image, &tiers, &plan).await
 }
 
@@ -246,7 +243,7 @@ pub async fn demo(args: DemoArgs) -> anyhow::Result<bool> {
     Ok(o.success())
 }
 
-async fn demo_inner(args: &DemoArgs) -> anyhow::Result<Outcome> {
+async fn demo_inner(args: &DemoArgs) -> anyhow::Result<RepairResult> {
     let dir = tempfile::Builder::new()
         .prefix("patchloop-demo-")
         .tempdir()
@@ -265,11 +262,11 @@ async fn demo_inner(args: &DemoArgs) -> anyhow::Result<Outcome> {
         None => super::prepare_image(&docker, &repo, None, super::stderr_progress()).await?,
     };
     let cfg = crate::config::load_local(Some(&repo), None, None)?;
-    let plan = plan_for(&cfg, &image, &args.out, Some(&repo), None, 3)?;
+    let rp = repair_plan::build(&cfg, None, false, &model::ModelOptions::default())
+        .context("the demo's configuration")?;
+    let plan = plan_for(&rp, &image, &args.out, Some(&repo), None)?;
     let o = run_and_print_plan(&docker, &image, &[&model], &plan).await?;
-    if o.episode.as_ref().map(|e| e.stop) != Some(StopReason::Submitted)
-        && o.verdict != FixVerdict::NothingFailing
-    {
+    if o.stop != Some(StopReason::Submitted) && o.verdict != FixVerdict::NothingFailing {
         tracing::warn!("the scripted demo did not submit: {}", o.one_line());
     }
     Ok(o)

@@ -17,6 +17,7 @@
 //! pre-existing: shown to the model as such and not required to pass.
 
 pub mod fix;
+pub mod plan;
 pub mod repair;
 #[doc(hidden)]
 pub mod testing;
@@ -27,13 +28,15 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, anyhow};
 use serde_json::json;
 
+use crate::agent::attempt::{Attempt, AttemptResult, Ledger, Spend, StopReason};
 use crate::agent::candidates::{self, CandidateConfig};
-use crate::agent::episode::{self, Budgets, EpisodeConfig, EpisodeOutcome, Spent, StopReason};
+use crate::agent::episode::{self, EpisodeConfig};
 use crate::agent::model::Model;
+use crate::agent::strategy;
 use crate::agent::task;
 use crate::agent::tools::{self, TestRun};
 use crate::agent::trajectory::{FORMAT_VERSION, Header, NodeRecord, Trajectory};
-use crate::config::repair::{Repair, Strategy};
+use crate::config::repair::Strategy;
 use crate::sandbox::container::{Container, RESET_SCRIPT};
 use crate::sandbox::image::BaseOptions;
 use crate::sandbox::policy::ContainerPolicy;
@@ -158,14 +161,75 @@ impl Plan {
         }
     }
 
-    /// The configuration's `repair:` settings: strategies, candidates, context size.
-    pub fn with_repair(mut self, r: &Repair) -> Plan {
+    /// The validated repair plan's settings: budgets, strategies, candidates, context size,
+    /// re-runs and the verifier's policy (its test globs and allowed CI paths).
+    pub fn with_plan(mut self, r: &plan::RepairPlan) -> Plan {
+        self.episode.budgets = r.budgets.clone();
         self.strategies = r.strategies.clone();
-        self.candidates.count = r.candidates.max(1);
-        self.candidates.format = r.edit_format;
-        self.candidates.parallel = r.parallel.max(1);
+        self.candidates = r.candidates.clone();
         self.episode.tools.context_budget = r.context_bytes;
+        self.verify_reruns = r.reruns;
+        self.verify_policy = r.verify_policy.clone();
         self
+    }
+}
+
+impl Plan {
+    /// The diff goes to `patch_file` (also when nothing was fixed: nothing is lost).
+    fn write_patch(&self, patch: &str) -> anyhow::Result<()> {
+        if let Some(p) = &self.patch_file {
+            std::fs::write(p, patch).with_context(|| format!("cannot write {}", p.display()))?;
+        }
+        Ok(())
+    }
+
+    /// The episode's settings with the tools steering by the failing-code context (view_file
+    /// windows, refused test edits, loop nudges) and the image's read-only paths.
+    fn episode_for(&self, st: &Start, policy: &ContainerPolicy) -> EpisodeConfig {
+        let mut cfg = self.episode.clone();
+        cfg.tools.focus = st.focus.clone();
+        cfg.tools.focus.read_only = policy.read_only_paths.clone();
+        cfg
+    }
+
+    /// The trajectory file with its header.
+    fn open_trajectory(
+        &self,
+        sandbox: &dyn Sandbox,
+        model: &str,
+        episode: &EpisodeConfig,
+        policy: &ContainerPolicy,
+        st: &Start,
+    ) -> anyhow::Result<Trajectory> {
+        let mut traj = Trajectory::create(&self.trajectory)
+            .with_context(|| format!("cannot create {}", self.trajectory.display()))?;
+        traj.header(&Header {
+            format_version: FORMAT_VERSION,
+            started_unix: crate::clock::now_unix(),
+            model: model.to_string(),
+            sandbox: sandbox.id().to_string(),
+            config: episode::config_value(episode),
+            container_policy: serde_json::to_value(policy).unwrap_or(json!(null)),
+            task: st.task.clone(),
+        });
+        Ok(traj)
+    }
+
+    /// A strategy's infrastructure failure as the repair's error (exit 2); the workspace diff
+    /// it left is written out first.
+    fn infrastructure(&self, e: strategy::Infrastructure) -> anyhow::Error {
+        if let Err(w) = self.write_patch(&e.patch) {
+            tracing::warn!("{w:#}");
+        }
+        let steps = match e.steps {
+            0 => String::new(),
+            n => format!("after {n} steps; "),
+        };
+        anyhow!(
+            "{} ({steps}trajectory in {})",
+            e.detail,
+            self.trajectory.display()
+        )
     }
 }
 
@@ -219,26 +283,55 @@ fn same_test(reproduced: &str, named: &str) -> bool {
 
 /// The result of [`run`].
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub struct RepairResult {
     pub verdict: FixVerdict,
-    pub episode: Option<EpisodeOutcome>,
+    /// The verified patch, else the last one proposed (empty when none was).
     pub patch: String,
-    /// The test run in the episode container after the episode (`Reproduce` targets only).
+    /// The test run in the episode container after the loop's episode (`Reproduce` targets).
     pub after: Option<TestRun>,
+    /// The model that produced the verified patch, else every tier (`a → b`).
     pub model: String,
     pub baseline: Baseline,
-    /// The verifier's receipt, when the patch was verified.
+    /// The verifier's receipt, when a patch was verified (the last judged one otherwise).
     pub receipt: Option<Receipt>,
     /// Each strategy × model tier tried, in order, with its spend.
     pub attempts: Vec<RepairAttempt>,
     /// The strategy that produced the verified patch.
     pub strategy: Option<Strategy>,
-    /// Container start to episode end (includes the reproduction run).
+    /// How the search ended: the verified attempt's stop reason, else the last attempt's, else
+    /// the cap that left no room for one (`None`: nothing was failing, no attempt ran).
+    pub stop: Option<StopReason>,
+    pub detail: String,
+    /// Everything the search spent (the ledger's totals), and loop steps.
+    pub spent: Spend,
+    /// The search's own wall time (reproduction, attempts, verification).
+    pub wall: Duration,
+    /// Container start to the search's end, verification excluded.
     pub episode_wall: Duration,
     pub verify_wall: Duration,
 }
 
-impl Outcome {
+impl RepairResult {
+    /// Everything passes already: no attempt ran.
+    fn nothing_failing(baseline: Baseline, model: String) -> RepairResult {
+        RepairResult {
+            verdict: FixVerdict::NothingFailing,
+            patch: String::new(),
+            after: None,
+            model,
+            baseline,
+            receipt: None,
+            attempts: Vec::new(),
+            strategy: None,
+            stop: None,
+            detail: String::new(),
+            spent: Spend::default(),
+            wall: Duration::ZERO,
+            episode_wall: Duration::ZERO,
+            verify_wall: Duration::ZERO,
+        }
+    }
+
     /// Exit 0 (fixed or nothing failing) versus 1 (no fix).
     pub fn success(&self) -> bool {
         matches!(self.verdict, FixVerdict::Fixed | FixVerdict::NothingFailing)
@@ -246,7 +339,7 @@ impl Outcome {
 
     /// The one-line outcome printed last.
     pub fn one_line(&self) -> String {
-        let Some(e) = &self.episode else {
+        let Some(stop) = self.stop else {
             return match self.baseline.pre_existing.len() {
                 0 => "nothing failing: the tests already pass".into(),
                 n => format!(
@@ -260,12 +353,11 @@ impl Outcome {
             (None, n) => format!("{n} attempts, "),
         };
         let stats = format!(
-            "{by}stop reason {}, {} steps, {} tokens, ${:.4}, {:.1}s, model {}",
-            e.stop,
-            e.steps,
-            e.usage.total(),
-            e.cost_usd,
-            e.wall.as_secs_f64(),
+            "{by}stop reason {stop}, {} steps, {} tokens, ${:.4}, {:.1}s, model {}",
+            self.spent.steps,
+            self.spent.usage.total(),
+            self.spent.cost_usd,
+            self.wall.as_secs_f64(),
             self.model
         );
         let verified = self.receipt.as_ref().map(|r| {
@@ -293,7 +385,7 @@ impl Outcome {
                         None => "the tests still fail".to_string(),
                     }
                 };
-                format!("not fixed: {why} ({stats}; {})", e.detail)
+                format!("not fixed: {why} ({stats}; {})", self.detail)
             }
         }
     }
@@ -353,7 +445,7 @@ pub async fn run(
     image: &PreparedImage,
     model: &dyn Model,
     plan: &Plan,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<RepairResult> {
     run_tiers(docker, image, &[model], plan).await
 }
 
@@ -364,7 +456,7 @@ pub async fn run_tiers(
     image: &PreparedImage,
     models: &[&dyn Model],
     plan: &Plan,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<RepairResult> {
     if models.is_empty() {
         return Err(anyhow!("no model to repair with"));
     }
@@ -410,6 +502,7 @@ struct Judge<'a> {
     targets: Vec<String>,
 }
 
+/// One patch, judged.
 struct Judged {
     verdict: FixVerdict,
     after: Option<TestRun>,
@@ -417,7 +510,87 @@ struct Judged {
     wall: Duration,
 }
 
+impl Judged {
+    /// The attempt's result if this patch is its last word.
+    fn result(&self) -> AttemptResult {
+        match (&self.receipt, self.verdict) {
+            (Some(r), _) => AttemptResult::of_verdict(r.decision.verdict),
+            (None, FixVerdict::Fixed) => AttemptResult::Passing,
+            (None, _) => AttemptResult::Failing,
+        }
+    }
+}
+
+/// What the judge made of one attempt's proposals.
+struct Judgement {
+    result: AttemptResult,
+    fixed: bool,
+    /// The last patch judged.
+    patch: Option<String>,
+    after: Option<TestRun>,
+    receipt: Option<Receipt>,
+    wall: Duration,
+}
+
 impl Judge<'_> {
+    /// The attempt's proposals in its order (checked candidates: the first
+    /// [`MAX_VERIFIED_CANDIDATES`]) until one is fixed; each candidate's node records its
+    /// verdict.
+    async fn attempt(
+        &self,
+        sandbox: &dyn Sandbox,
+        baseline: &Baseline,
+        a: &Attempt,
+        node: &NodeRecord,
+        traj: &mut Trajectory,
+    ) -> anyhow::Result<Judgement> {
+        let mut j = Judgement {
+            result: a.nothing,
+            fixed: false,
+            patch: None,
+            after: None,
+            receipt: None,
+            wall: Duration::ZERO,
+        };
+        let limit = if a.proposals.iter().all(|p| p.checked) {
+            MAX_VERIFIED_CANDIDATES
+        } else {
+            a.proposals.len()
+        };
+        for p in a.proposals.iter().take(limit) {
+            let one = self.judge(sandbox, baseline, &p.patch, p.checked).await?;
+            j.wall += one.wall;
+            j.result = one.result();
+            if let Some(id) = &p.node {
+                traj.node(&NodeRecord {
+                    id: id.clone(),
+                    parent: Some(node.id.clone()),
+                    node: "candidate".into(),
+                    status: j.result.as_str().into(),
+                    detail: one
+                        .receipt
+                        .as_ref()
+                        .map(|r| r.decision.reason.clone())
+                        .unwrap_or_default(),
+                    diff: p.patch.clone(),
+                    tokens: p.tokens,
+                    model_ms: p.model_ms,
+                    rollback_ms: p.rollback_ms,
+                    reply: p.reply.clone(),
+                    ..node.clone()
+                });
+            }
+            j.patch = Some(p.patch.clone());
+            j.after = one.after.or(j.after);
+            j.receipt = one.receipt.or(j.receipt);
+            if one.verdict == FixVerdict::Fixed {
+                j.fixed = true;
+                break;
+            }
+        }
+        Ok(j)
+    }
+
     /// `checked`: the patch already passed the whole suite in the episode container (a
     /// candidate's check); otherwise it is applied there now and the suite is run.
     async fn judge(
@@ -729,339 +902,185 @@ fn with_ranking(
     context
 }
 
-/// The budgets left after `spent` (a repair has one budget, shared by its attempts).
-fn remaining(b: &Budgets, wall: Duration, tokens: u64, cost: f64) -> Budgets {
-    let mut r = b.clone();
-    r.max_wall = b.max_wall.saturating_sub(wall);
-    r.max_tokens = b.max_tokens.saturating_sub(tokens);
-    if b.max_cost_usd > 0.0 {
-        // A spent dollar budget stays spent (0 would mean "no cap").
-        r.max_cost_usd = (b.max_cost_usd - cost).max(1e-9);
-    }
-    r
+/// The search's state, folded over its attempts.
+#[derive(Default)]
+struct Search {
+    attempts: Vec<RepairAttempt>,
+    /// The verified patch, else the last one judged.
+    patch: String,
+    after: Option<TestRun>,
+    receipt: Option<Receipt>,
+    /// The strategy and tier whose patch was verified.
+    winner: Option<(Strategy, usize)>,
+    stop: Option<StopReason>,
+    detail: String,
+    steps: usize,
+    verify_wall: Duration,
+    /// The workspace holds the last attempt's edits.
+    dirty: bool,
 }
 
-/// Reproduce, then each strategy on each model tier until one patch is verified.
+impl Search {
+    /// One attempt and its judgement folded in; the record the receipt keeps of it.
+    fn fold(
+        &mut self,
+        head: &NodeRecord,
+        strategy: Strategy,
+        a: Attempt,
+        j: Judgement,
+        wall: Duration,
+    ) -> RepairAttempt {
+        self.verify_wall += j.wall;
+        self.dirty = a.dirty;
+        self.steps += a.steps;
+        self.stop = Some(a.stop);
+        self.detail = a.note;
+        if let Some(p) = j.patch {
+            self.patch = p;
+        } else if strategy == Strategy::Loop {
+            // The loop's (empty) workspace is the search's last word.
+            self.patch.clear();
+        }
+        self.after = j.after.or(self.after.take());
+        self.receipt = j.receipt.or(self.receipt.take());
+        if j.fixed {
+            self.winner = Some((strategy, head.tier));
+        }
+        RepairAttempt {
+            tier: head.tier,
+            model: head.model.clone(),
+            strategy,
+            result: j.result,
+            tokens: a.spent.usage.total(),
+            cost_usd: a.spent.cost_usd,
+            model_ms: a.spent.model.as_millis() as u64,
+            wall_ms: wall.as_millis() as u64,
+            candidates: a.drawn,
+            passing: a.passing,
+        }
+    }
+
+    /// Back to the checkout before the next attempt when the last one left edits.
+    async fn reset(&mut self, sandbox: &dyn Sandbox) -> anyhow::Result<String> {
+        if !std::mem::take(&mut self.dirty) {
+            return Ok(String::new());
+        }
+        let t0 = Instant::now();
+        let r = sandbox
+            .exec(ExecRequest::argv(["bash", "-c", RESET_SCRIPT]))
+            .await
+            .context("resetting the workspace between attempts")?;
+        if !r.status.success() {
+            return Err(anyhow!(
+                "resetting the workspace between attempts failed: {}",
+                r.output.render().trim()
+            ));
+        }
+        Ok(format!(
+            "workspace reset in {} ms",
+            t0.elapsed().as_millis()
+        ))
+    }
+}
+
+/// Reproduce, then fold over strategies × model tiers: the ledger says whether to go on,
+/// each strategy returns an [`Attempt`], the judge verifies its proposals, and the first
+/// verified patch ends the search.
 async fn search(
     judge: &mut Judge<'_>,
     sandbox: &dyn Sandbox,
     models: &[&dyn Model],
     policy: &ContainerPolicy,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<RepairResult> {
     let plan = judge.plan;
-    let started = Instant::now();
-    let write_patch = |patch: &str| -> anyhow::Result<()> {
-        if let Some(p) = &plan.patch_file {
-            std::fs::write(p, patch).with_context(|| format!("cannot write {}", p.display()))?;
-        }
-        Ok(())
-    };
-    let describe = models
-        .iter()
-        .map(|m| m.describe())
-        .collect::<Vec<_>>()
-        .join(" → ");
+    let ledger = Ledger::new(plan.episode.budgets.clone());
+    let describe = models.iter().map(|m| m.describe()).collect::<Vec<_>>();
     let st = match start(sandbox, plan).await? {
         Ok(st) => st,
         Err(baseline) => {
-            write_patch("")?;
-            return Ok(Outcome {
-                verdict: FixVerdict::NothingFailing,
-                episode: None,
-                patch: String::new(),
-                after: None,
-                model: describe,
+            plan.write_patch("")?;
+            return Ok(RepairResult::nothing_failing(
                 baseline,
-                receipt: None,
-                attempts: Vec::new(),
-                strategy: None,
-                episode_wall: Duration::ZERO,
-                verify_wall: Duration::ZERO,
-            });
+                describe.join(" → "),
+            ));
         }
     };
     judge.targets = st.baseline.targets.clone();
     let judge = &*judge;
-    // The tools steer with the context (view_file windows, refused test edits, loop nudges).
-    let mut focus = st.focus.clone();
-    focus.read_only = policy.read_only_paths.clone();
-    let mut episode_cfg = plan.episode.clone();
-    episode_cfg.tools.focus = focus;
-
-    let mut traj = Trajectory::create(&plan.trajectory)
-        .with_context(|| format!("cannot create {}", plan.trajectory.display()))?;
-    traj.header(&Header {
-        format_version: FORMAT_VERSION,
-        started_unix: crate::clock::now_unix(),
-        model: describe.clone(),
-        sandbox: sandbox.id().to_string(),
-        config: episode::config_value(&episode_cfg),
-        container_policy: serde_json::to_value(policy).unwrap_or(json!(null)),
-        task: st.task.clone(),
-    });
-
-    let mut attempts: Vec<RepairAttempt> = Vec::new();
-    let mut total = Spent::default();
-    let mut last_loop: Option<EpisodeOutcome> = None;
-    let mut last_patch = String::new();
-    let mut last_after: Option<TestRun> = None;
-    let mut last_receipt: Option<Receipt> = None;
-    let mut winner: Option<(Strategy, usize, String)> = None;
-    let mut verify_wall = Duration::ZERO;
-    let mut dirty = false;
+    let episode = plan.episode_for(&st, policy);
+    let mut traj = plan.open_trajectory(sandbox, &describe.join(" → "), &episode, policy, &st)?;
+    let start = strategy::Start {
+        sandbox,
+        task: &st.task,
+        problem: &st.problem,
+        failing: &st.failing,
+        episode: &episode,
+        candidates: &plan.candidates,
+        ledger: &ledger,
+    };
+    let mut s = Search::default();
     'tiers: for (tier, model) in models.iter().enumerate() {
-        for strategy in &plan.strategies {
-            let left = remaining(
-                &plan.episode.budgets,
-                started.elapsed(),
-                total.usage.total(),
-                total.cost_usd,
-            );
-            if left.max_wall.is_zero() || left.max_tokens == 0 {
+        for &strategy in &plan.strategies {
+            if let Some(cap) = ledger.check() {
+                s.stop = Some(cap);
+                s.detail = format!("the budget is spent ({cap}) before {}", strategy.as_str());
                 break 'tiers;
             }
-            let mut reset_note = String::new();
-            if dirty {
-                // The loop's edits go: the next attempt starts from the baseline tree.
-                let r0 = Instant::now();
-                let r = sandbox
-                    .exec(ExecRequest::argv(["bash", "-c", RESET_SCRIPT]))
-                    .await
-                    .context("resetting the workspace between attempts")?;
-                if !r.status.success() {
-                    return Err(anyhow!(
-                        "resetting the workspace between attempts failed: {}",
-                        r.output.render().trim()
-                    ));
-                }
-                dirty = false;
-                reset_note = format!("workspace reset in {} ms", r0.elapsed().as_millis());
-            }
-            let id = format!("t{tier}.{}", strategy.as_str());
-            let node = |status: &str, detail: &str, tokens: u64, model_ms: u64| NodeRecord {
-                id: id.clone(),
-                parent: None,
-                node: "attempt".into(),
-                tier,
-                model: model.describe(),
-                strategy: strategy.as_str().into(),
-                status: status.into(),
-                detail: detail.into(),
-                diff: String::new(),
-                tokens,
-                model_ms,
-                rollback_ms: 0,
-                reply: String::new(),
-            };
-            traj.node(&node("running", &reset_note, 0, 0));
+            let mut head = NodeRecord::attempt(tier, &describe[tier], strategy);
+            head.detail = s.reset(sandbox).await?;
+            traj.node(&head);
             let t0 = Instant::now();
-            let mut rec = RepairAttempt {
-                tier,
-                model: model.describe(),
-                strategy: strategy.as_str().into(),
-                ..Default::default()
-            };
-            match strategy {
-                Strategy::Candidates => {
-                    let ids = candidates::NodeIds {
-                        attempt: id.clone(),
-                        tier,
-                        model: model.describe(),
-                    };
-                    let c = candidates::run(
-                        *model,
-                        sandbox,
-                        &st.problem,
-                        &st.failing,
-                        &plan.candidates,
-                        &episode_cfg.tools,
-                        &left,
-                        &ids,
-                        &mut traj,
-                    )
-                    .await;
-                    if let Some(e) = &c.infrastructure {
-                        return Err(anyhow!("{e} (trajectory in {})", plan.trajectory.display()));
-                    }
-                    total.usage.prompt_tokens += c.usage.prompt_tokens;
-                    total.usage.completion_tokens += c.usage.completion_tokens;
-                    total.cost_usd += c.cost_usd;
-                    total.model += Duration::from_millis(c.model_ms);
-                    rec.tokens = c.usage.total();
-                    rec.cost_usd = c.cost_usd;
-                    rec.model_ms = c.model_ms;
-                    rec.candidates = c.candidates.len();
-                    let passing = c.passing();
-                    rec.passing = passing.len();
-                    rec.result = match (&c.note, passing.is_empty()) {
-                        (Some(_), true) if c.candidates.is_empty() => "no_suspect".into(),
-                        (_, true) => "not_passing".into(),
-                        _ => "not_verified".into(),
-                    };
-                    // Verified first, then the smallest diff: try the smallest first.
-                    for cand in passing.iter().take(MAX_VERIFIED_CANDIDATES) {
-                        let j = judge.judge(sandbox, &st.baseline, &cand.diff, true).await?;
-                        verify_wall += j.wall;
-                        let verdict = j
-                            .receipt
-                            .as_ref()
-                            .map(|r| r.decision.verdict.as_str().to_string())
-                            .unwrap_or_else(|| "passing".into());
-                        traj.node(&NodeRecord {
-                            id: format!("{id}.c{}", cand.index),
-                            parent: Some(id.clone()),
-                            node: "candidate".into(),
-                            tier,
-                            model: model.describe(),
-                            strategy: "candidates".into(),
-                            status: verdict.clone(),
-                            detail: j
-                                .receipt
-                                .as_ref()
-                                .map(|r| r.decision.reason.clone())
-                                .unwrap_or_default(),
-                            diff: cand.diff.clone(),
-                            tokens: cand.usage.total(),
-                            model_ms: cand.model_ms,
-                            rollback_ms: cand.rollback_ms,
-                            reply: cand.reply.clone(),
-                        });
-                        last_patch = cand.diff.clone();
-                        if j.receipt.is_some() {
-                            last_receipt = j.receipt;
-                        }
-                        rec.result = verdict;
-                        if j.verdict == FixVerdict::Fixed {
-                            winner = Some((*strategy, tier, cand.diff.clone()));
-                            rec.result = "verified".into();
-                            break;
-                        }
-                    }
-                    if let Some(n) = &c.note {
-                        tracing::info!("candidates: {n}");
-                    }
-                }
-                Strategy::Loop => {
-                    let mut cfg = episode_cfg.clone();
-                    cfg.budgets = left;
-                    let o = episode::run(*model, sandbox, &st.task, &cfg, &mut traj).await;
-                    if let Some(e) = &traj.write_error {
-                        tracing::warn!(
-                            "the trajectory {} is incomplete: {e}",
-                            plan.trajectory.display()
-                        );
-                    }
-                    if o.infrastructure {
-                        write_patch(&o.patch)?;
-                        return Err(anyhow!(
-                            "{} (after {} steps; trajectory in {})",
-                            o.detail,
-                            o.steps,
-                            plan.trajectory.display()
-                        ));
-                    }
-                    total.usage.prompt_tokens += o.usage.prompt_tokens;
-                    total.usage.completion_tokens += o.usage.completion_tokens;
-                    total.cost_usd += o.cost_usd;
-                    total.model += o.model_wall;
-                    total.steps += o.steps;
-                    rec.tokens = o.usage.total();
-                    rec.cost_usd = o.cost_usd;
-                    rec.model_ms = o.model_wall.as_millis() as u64;
-                    dirty = !o.patch.trim().is_empty();
-                    let j = judge.judge(sandbox, &st.baseline, &o.patch, false).await?;
-                    verify_wall += j.wall;
-                    rec.result = match (&j.receipt, o.patch.trim().is_empty()) {
-                        (_, true) => "no_patch".into(),
-                        (Some(r), _) => r.decision.verdict.as_str().into(),
-                        (None, _) if j.verdict == FixVerdict::Fixed => "passing".into(),
-                        (None, _) => "failing".into(),
-                    };
-                    last_patch = o.patch.clone();
-                    last_after = j.after;
-                    if j.receipt.is_some() {
-                        last_receipt = j.receipt;
-                    }
-                    if j.verdict == FixVerdict::Fixed {
-                        winner = Some((*strategy, tier, o.patch.clone()));
-                        if plan.verify_reruns > 0 {
-                            rec.result = "verified".into();
-                        }
-                    }
-                    last_loop = Some(o);
-                }
-            }
-            rec.wall_ms = t0.elapsed().as_millis() as u64;
-            traj.node(&node(&rec.result, &reset_note, rec.tokens, rec.model_ms));
-            attempts.push(rec);
-            if winner.is_some() {
+            let a = strategy::attempt(strategy, *model, tier, &head.id, &start, &mut traj)
+                .await
+                .map_err(|e| plan.infrastructure(e))?;
+            let j = judge
+                .attempt(sandbox, &st.baseline, &a, &head, &mut traj)
+                .await?;
+            let rec = s.fold(&head, strategy, a, j, t0.elapsed());
+            head.status = rec.result.as_str().into();
+            (head.tokens, head.model_ms) = (rec.tokens, rec.model_ms);
+            traj.node(&head);
+            s.attempts.push(rec);
+            if s.winner.is_some() {
                 break 'tiers;
             }
         }
     }
-    total.wall = started.elapsed();
+    finish(s, judge, &st, &ledger, &describe).await
+}
 
-    let patch = match &winner {
-        Some((_, _, p)) => p.clone(),
-        None => last_patch,
-    };
-    write_patch(&patch)?;
-    let verdict = if winner.is_some() {
-        FixVerdict::Fixed
-    } else {
-        FixVerdict::NotFixed
-    };
-    // One summary of the whole search, in the loop's terms (callers report stop reasons).
-    let won_by_candidates = matches!(winner, Some((Strategy::Candidates, _, _)));
-    let summary = match (&last_loop, won_by_candidates) {
-        (Some(l), false) => EpisodeOutcome {
-            usage: total.usage,
-            cost_usd: total.cost_usd,
-            wall: total.wall,
-            model_wall: total.model,
-            steps: total.steps,
-            patch: patch.clone(),
-            ..l.clone()
-        },
-        _ => {
-            let tried: usize = attempts.iter().map(|a| a.candidates).sum();
-            let passing: usize = attempts.iter().map(|a| a.passing).sum();
-            EpisodeOutcome {
-                stop: if won_by_candidates {
-                    StopReason::Submitted
-                } else {
-                    StopReason::NoCandidate
-                },
-                detail: format!("{tried} candidates, {passing} passed the tests in the sandbox"),
-                patch: patch.clone(),
-                steps: total.steps,
-                usage: total.usage,
-                cost_usd: total.cost_usd,
-                wall: total.wall,
-                model_wall: total.model,
-                infrastructure: false,
-            }
-        }
-    };
-    let mut receipt = last_receipt;
-    if receipt.is_none() && matches!(plan.targets, Targets::Given { .. }) && plan.verify_reruns > 0
+/// The search's end: the patch file, the eval's verdict on a search that verified nothing,
+/// the receipt (attempts, spend, edge probe), the result.
+async fn finish(
+    mut s: Search,
+    judge: &Judge<'_>,
+    st: &Start,
+    ledger: &Ledger,
+    describe: &[String],
+) -> anyhow::Result<RepairResult> {
+    let plan = judge.plan;
+    plan.write_patch(&s.patch)?;
+    if s.receipt.is_none()
+        && matches!(plan.targets, Targets::Given { .. })
+        && plan.verify_reruns > 0
     {
         // An eval task is always judged, an empty patch too (the verifier says why it fails).
-        let (r, wall) = judge.verify(&patch).await;
-        verify_wall += wall;
-        receipt = Some(r);
+        let (r, wall) = judge.verify(&s.patch).await;
+        s.verify_wall += wall;
+        s.receipt = Some(r);
     }
-    if let Some(r) = &mut receipt {
-        r.repair = attempts.clone();
-        if winner.is_some() && plan.edge_probe {
+    let stopped_by = ledger.check().filter(|_| s.winner.is_none());
+    if let Some(r) = &mut s.receipt {
+        r.repair = s.attempts.clone();
+        r.spend = Some(ledger.report(stopped_by));
+        if s.winner.is_some() && plan.edge_probe {
             // Informational, never a gate: behaviour the patch changes beyond the targets.
-            let fail_to_pass = st.baseline.targets.clone();
             r.edge_probe = Some(
                 crate::verify::probe::probe_with_policy(
                     judge.docker,
                     judge.image,
-                    &patch,
-                    &fail_to_pass,
+                    &s.patch,
+                    &st.baseline.targets,
                     &format!("{}-probe", plan.run_id),
                     &r.container_policy,
                 )
@@ -1073,22 +1092,30 @@ async fn search(
                 .with_context(|| format!("writing the receipt to {}", dir.display()))?;
         }
     }
-    let model_name = match &winner {
-        Some((_, tier, _)) => models[*tier].describe(),
-        None => describe,
-    };
-    Ok(Outcome {
-        verdict,
-        patch,
-        episode: Some(summary),
-        after: last_after,
-        model: model_name,
-        baseline: st.baseline,
-        receipt,
-        attempts,
-        strategy: winner.map(|(s, _, _)| s),
+    let mut spent = ledger.total();
+    spent.steps = s.steps;
+    Ok(RepairResult {
+        verdict: if s.winner.is_some() {
+            FixVerdict::Fixed
+        } else {
+            FixVerdict::NotFixed
+        },
+        patch: s.patch,
+        after: s.after,
+        model: match s.winner {
+            Some((_, tier)) => describe[tier].clone(),
+            None => describe.join(" → "),
+        },
+        baseline: st.baseline.clone(),
+        receipt: s.receipt,
+        attempts: s.attempts,
+        strategy: s.winner.map(|(st, _)| st),
+        stop: s.stop,
+        detail: s.detail,
+        spent,
+        wall: ledger.elapsed(),
         episode_wall: Duration::ZERO,
-        verify_wall,
+        verify_wall: s.verify_wall,
     })
 }
 

@@ -3,15 +3,15 @@
 //! carries only the checkout, the model endpoint and the budgets.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
-use anyhow::{Context, anyhow};
+use anyhow::Context;
 
-use super::{FixVerdict, Plan, Targets};
+use super::{FixVerdict, Plan, RepairResult, Targets, plan};
 use crate::agent::episode::EpisodeConfig;
 use crate::agent::model::{self, ModelOptions};
 use crate::agent::tools::ToolConfig;
-use crate::github::{RepairOutcome, RepairRequest, Repairer};
+use crate::github::{ActionVerdict, RepairOutcome, RepairRequest, Repairer};
+use crate::verify::verdict::Verdict;
 
 /// prepare + agent episode + fresh-container verification.
 #[derive(Debug, Clone, Default)]
@@ -51,53 +51,27 @@ impl PipelineRepairer {
     }
 }
 
-/// The adapter spec for the action's `model` (input, config or `--model`). The GitHub side
-/// takes bare names (`qwen2.5-coder:7b`, as the examples write them): such a name means
-/// `openai:` when a `base-url` is given, else `ollama:` (the `ollama-url` service). A name
-/// that already has an adapter prefix is kept. Pure.
-pub fn model_spec(model: &str, base_url: Option<&str>) -> String {
-    let model = model.trim();
-    let prefixed = model
-        .split_once(':')
-        .is_some_and(|(kind, _)| matches!(kind, "ollama" | "openai" | "anthropic" | "scripted"));
-    if prefixed {
-        model.to_string()
-    } else if base_url.is_some_and(|u| !u.trim().is_empty()) {
-        format!("openai:{model}")
-    } else {
-        format!("ollama:{model}")
-    }
-}
-
 #[async_trait::async_trait]
 impl Repairer for PipelineRepairer {
     async fn repair(&self, req: RepairRequest) -> anyhow::Result<RepairOutcome> {
-        let spec = req.model.clone().ok_or_else(|| {
-            anyhow!(
-                "no model configured: set the action input `model` (e.g. `qwen2.5-coder:7b` with `ollama-url`) \
-                 or `model:` in .github/patchloop.yml"
-            )
-        })?;
         let opts = ModelOptions {
             base_url: req.base_url.clone(),
             ollama_url: req.ollama_url.clone(),
             api_key: req.api_key.as_ref().map(|k| k.0.clone()),
-            num_ctx: u32::try_from(req.budgets.context_tokens).ok(),
+            num_ctx: u32::try_from(req.config.budgets.context_tokens).ok(),
             ..ModelOptions::default()
         };
-        let spec = model_spec(&spec, req.base_url.as_deref());
-        let model = model::from_spec(&spec, &opts)?;
-        let escalate: Vec<Box<dyn model::Model>> = req
-            .repair
-            .escalate
-            .iter()
-            .map(|m| model::from_spec(&model_spec(m, req.base_url.as_deref()), &opts))
-            .collect::<Result<_, _>>()?;
+        let mut rp = plan::build(&req.config, req.model.as_deref(), true, &opts)
+            .context("the repair configuration")?;
+        // The action always verifies (a `reruns: 0` would post an unverified patch).
+        rp.reruns = rp.reruns.max(1);
+        let models = rp.models(None, &opts)?;
         let docker = crate::sandbox::connect_and_reap().await?;
+        let test_cmd = req.test_cmd.clone().or(rp.test_cmd.clone());
         let image = super::prepare_image(
             &docker,
             &req.repo_dir,
-            req.test_cmd.as_deref(),
+            test_cmd.as_deref(),
             super::stderr_progress(),
         )
         .await?;
@@ -106,12 +80,9 @@ impl Repairer for PipelineRepairer {
             .with_context(|| format!("cannot create {}", out_dir.display()))?;
         let plan = Plan::new(
             EpisodeConfig {
-                budgets: req.budgets.clone(),
+                budgets: rp.budgets.clone(),
                 tools: ToolConfig {
-                    test_cmd: req
-                        .test_cmd
-                        .clone()
-                        .unwrap_or_else(|| image.test_cmd.clone()),
+                    test_cmd: test_cmd.unwrap_or_else(|| image.test_cmd.clone()),
                     ..ToolConfig::default()
                 },
             },
@@ -121,83 +92,152 @@ impl Repairer for PipelineRepairer {
                 req.head_sha.chars().take(12).collect::<String>()
             ),
         );
-        let mut plan = plan.with_repair(&req.repair);
+        let mut plan = plan.with_plan(&rp);
         // The CI log's failing tests are the targets; other baseline failures are
         // pre-existing (environment, unrelated), not the patch's job.
         plan.targets = Targets::Reproduce {
             named: req.failing_tests.clone(),
         };
-        plan.verify_reruns = req.reruns.map(|n| n as usize).unwrap_or(3).max(1);
         plan.base_repo = Some(req.repo_dir.clone());
-        plan.verify_policy.allowed_ci_paths = req.allowed_ci_paths.clone();
         plan.cancel_on_signal = true;
         tracing::info!(repository = %req.repository, pr = ?req.pr, sha = %req.head_sha, "repairing");
-        let mut tiers: Vec<&dyn model::Model> = vec![model.as_ref()];
-        tiers.extend(escalate.iter().map(|m| m.as_ref()));
+        let tiers: Vec<&dyn model::Model> = models.iter().map(|m| m.as_ref()).collect();
         let o = super::run_tiers(&docker, &image, &tiers, &plan)
             .await
             .context("running the repair episode")?;
+        Ok(outcome(o, &out_dir))
+    }
+}
 
-        let verified = o.verdict == FixVerdict::Fixed && o.receipt.is_some();
-        let verdict = match (&o.receipt, o.verdict) {
-            (Some(r), _) => r.decision.verdict.as_str().to_string(),
-            (None, FixVerdict::NothingFailing) => "nothing_failing".into(),
-            (None, _) if o.patch.trim().is_empty() => "no_patch".into(),
-            (None, _) => "not_verified".into(),
-        };
-        let (cost_usd, tokens, seconds) = o
-            .episode
+/// The GitHub side's view of a repair result. Pure.
+fn outcome(o: RepairResult, out_dir: &std::path::Path) -> RepairOutcome {
+    let verdict = match (&o.receipt, o.verdict) {
+        // Only the verifier's `verified` counts, and only when the search took that patch.
+        (Some(r), FixVerdict::Fixed) => ActionVerdict::Verifier(r.decision.verdict),
+        (Some(r), _) if r.decision.verdict != Verdict::Verified => {
+            ActionVerdict::Verifier(r.decision.verdict)
+        }
+        (_, FixVerdict::NothingFailing) => ActionVerdict::NothingFailing,
+        _ if o.patch.trim().is_empty() => ActionVerdict::NoPatch,
+        _ => ActionVerdict::NotVerified,
+    };
+    let verified = verdict == ActionVerdict::VERIFIED;
+    RepairOutcome {
+        verdict,
+        patch: o.patch.clone(),
+        receipt_md: o
+            .receipt
             .as_ref()
-            .map(|e| (e.cost_usd, e.usage.total(), e.wall.as_secs_f64()))
-            .unwrap_or((0.0, 0, Duration::ZERO.as_secs_f64()));
-        Ok(RepairOutcome {
-            verdict,
-            verified,
-            patch: o.patch.clone(),
-            receipt_md: o
-                .receipt
-                .as_ref()
-                .map(crate::verify::receipt::render_markdown)
-                .unwrap_or_default(),
-            receipt_json_path: o.receipt.as_ref().map(|_| out_dir.join("receipt.json")),
-            patch_path: Some(out_dir.join("patch.diff")),
-            explanation: String::new(),
-            reason: if verified {
-                String::new()
-            } else {
-                o.one_line()
-            },
-            model: o.model.clone(),
-            cost_usd,
-            tokens,
-            seconds,
-            attempts: o.attempts.clone(),
-        })
+            .map(crate::verify::receipt::render_markdown)
+            .unwrap_or_default(),
+        receipt_json_path: o.receipt.as_ref().map(|_| out_dir.join("receipt.json")),
+        patch_path: Some(out_dir.join("patch.diff")),
+        explanation: String::new(),
+        reason: if verified {
+            String::new()
+        } else {
+            o.one_line()
+        },
+        model: o.model.clone(),
+        cost_usd: o.spent.cost_usd,
+        tokens: o.spent.usage.total(),
+        seconds: o.wall.as_secs_f64(),
+        spend: o.receipt.as_ref().and_then(|r| r.spend.clone()),
+        attempts: o.attempts,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verify::{PreparedImage, VerifyRequest, error_receipt, policy::NoBase};
+
+    fn result(verdict: FixVerdict, receipt: Option<Verdict>, patch: &str) -> RepairResult {
+        let image = PreparedImage {
+            tag: "t".into(),
+            test_cmd: "python -m pytest".into(),
+            tests_dirs: vec!["tests".into()],
+        };
+        let req = VerifyRequest::new(image, String::new(), Vec::new());
+        RepairResult {
+            verdict,
+            patch: patch.into(),
+            after: None,
+            model: "m".into(),
+            baseline: Default::default(),
+            receipt: receipt.map(|v| {
+                let mut r = error_receipt(&req, "x".into(), &NoBase);
+                r.decision.verdict = v;
+                r
+            }),
+            attempts: Vec::new(),
+            strategy: None,
+            stop: None,
+            detail: String::new(),
+            spent: Default::default(),
+            wall: Default::default(),
+            episode_wall: Default::default(),
+            verify_wall: Default::default(),
+        }
+    }
 
     #[test]
-    fn bare_model_names_get_the_adapter_of_the_endpoint_given() {
+    fn the_action_verdict_is_the_verifiers_and_only_a_taken_patch_is_verified() {
+        let dir = std::path::Path::new("/o");
+        let v = |r: RepairResult| outcome(r, dir).verdict;
         assert_eq!(
-            model_spec("qwen2.5-coder:7b", None),
-            "ollama:qwen2.5-coder:7b"
+            v(result(FixVerdict::Fixed, Some(Verdict::Verified), "d")),
+            ActionVerdict::VERIFIED
         );
         assert_eq!(
-            model_spec("qwen2.5-coder:7b", Some("http://vllm:8000/v1")),
-            "openai:qwen2.5-coder:7b"
+            v(result(
+                FixVerdict::NotFixed,
+                Some(Verdict::NeedsReview),
+                "d"
+            )),
+            ActionVerdict::Verifier(Verdict::NeedsReview)
         );
-        assert_eq!(model_spec("llama3", Some(" ")), "ollama:llama3");
-        for kept in [
-            "ollama:qwen2.5-coder:7b",
-            "openai:gpt-4o-mini",
-            "anthropic:claude-x",
-            "scripted:/t/fix.yaml",
-        ] {
-            assert_eq!(model_spec(kept, Some("http://x")), kept);
-        }
+        // A verified receipt the search did not take (never happens, but never posts).
+        assert_eq!(
+            v(result(FixVerdict::NotFixed, Some(Verdict::Verified), "d")),
+            ActionVerdict::NotVerified
+        );
+        assert_eq!(
+            v(result(FixVerdict::NothingFailing, None, "")),
+            ActionVerdict::NothingFailing
+        );
+        assert_eq!(
+            v(result(FixVerdict::NotFixed, None, "")),
+            ActionVerdict::NoPatch
+        );
+        assert_eq!(
+            v(result(FixVerdict::NotFixed, None, "d")),
+            ActionVerdict::NotVerified
+        );
+        assert!(outcome(result(FixVerdict::Fixed, Some(Verdict::Verified), "d"), dir).verified());
+    }
+
+    #[tokio::test]
+    async fn the_action_takes_the_model_forms_fix_takes() {
+        // The same builder as `fix --escalate` (tests/integration/agent_cli.rs): a bare name
+        // is a tier, an empty spec is refused by its key before anything is prepared.
+        let mut config = crate::config::Config::default();
+        config.repair.escalate = vec!["qwen2.5-coder:14b".into(), "anthropic:".into()];
+        let req = RepairRequest {
+            repo_dir: "/nonexistent".into(),
+            test_cmd: None,
+            failing_tests: Vec::new(),
+            head_sha: "abc".into(),
+            pr: None,
+            repository: "o/r".into(),
+            model: Some("qwen2.5-coder:1.5b".into()),
+            config,
+            ollama_url: None,
+            base_url: None,
+            api_key: None,
+        };
+        let e = PipelineRepairer::default().repair(req).await.unwrap_err();
+        let e = format!("{e:#}");
+        assert!(e.contains("`repair.escalate[1]` (default)"), "{e}");
     }
 }

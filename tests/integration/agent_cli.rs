@@ -9,16 +9,35 @@ fn patchloop() -> Command {
 }
 
 #[test]
-fn unknown_model_spec_is_exit_2_with_the_accepted_forms() {
+fn unusable_model_specs_are_exit_2_with_their_key_and_the_accepted_forms() {
+    // Refused by the plan builder, before any image is prepared.
     let out = patchloop()
-        .args(["fix", "--repo", ".", "--model", "gpt-4"])
+        .args(["fix", "--repo", ".", "--model", "ollama:"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("accepted forms") && err.contains("ollama:MODEL"),
+        err.contains("`model` (given by the caller)")
+            && err.contains("accepted forms")
+            && err.contains("ollama:MODEL"),
         "{err}"
+    );
+    let out = patchloop()
+        .args(["fix", "--repo", ".", "--model", "qwen2.5-coder:1.5b"])
+        .args([
+            "--escalate",
+            "qwen2.5-coder:14b",
+            "--escalate",
+            "anthropic:",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("`repair.escalate[1]` (flag `command line`)"),
+        "the bare name is accepted, the empty spec named: {err}"
     );
 }
 
@@ -39,6 +58,10 @@ async fn fix_with_a_scripted_model_exits_0_and_an_unreachable_ollama_exits_2() {
             &image.0,
             "--model",
             &format!("scripted:{script}"),
+            // A bare name, as the action's `escalate` input takes it (never reached here:
+            // the scripted model fixes the bug on the first tier).
+            "--escalate",
+            "qwen2.5-coder:14b",
         ])
         .arg("--out")
         .arg(out_dir.path())

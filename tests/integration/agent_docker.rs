@@ -66,7 +66,7 @@ async fn scripted_runs_in_the_real_sandbox() {
         .expect("a fixed patch carries the verifier's receipt");
     assert_eq!(receipt.decision.verdict.as_str(), "verified");
     assert!(out.path().join("receipt.md").is_file());
-    assert_eq!(o.episode.as_ref().unwrap().stop, StopReason::Submitted);
+    assert_eq!(o.stop, Some(StopReason::Submitted));
     assert!(
         o.patch
             .contains("+    return (ordered[mid - 1] + ordered[mid]) / 2"),
@@ -135,7 +135,7 @@ turns:
     .await
     .unwrap();
     assert_eq!(o.verdict, FixVerdict::NotFixed);
-    assert_eq!(o.episode.as_ref().unwrap().stop, StopReason::FormatErrors);
+    assert_eq!(o.stop, Some(StopReason::FormatErrors));
     assert!(
         o.patch.is_empty(),
         "the read-only tests must be unchanged: {}",
@@ -180,7 +180,7 @@ turns:
     let mut p = plan(out3.path(), &image.test_cmd, "agent-test-fill");
     p.policy.workspace_bytes = 16 << 20;
     let o = pipeline::run(&d, &image, &model, &p).await.unwrap();
-    assert_eq!(o.episode.as_ref().unwrap().stop, StopReason::QuotaExceeded);
+    assert_eq!(o.stop, Some(StopReason::QuotaExceeded));
     assert_eq!(o.verdict, FixVerdict::NotFixed, "{}", o.one_line());
     let l = jsonl(&out3.path().join("trajectory.jsonl"));
     let step1 = l.iter().find(|x| x["kind"] == "step").unwrap();

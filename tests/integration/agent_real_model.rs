@@ -129,16 +129,15 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
     let o = pipeline::run(&d, &sandbox_image, &model, &plan)
         .await
         .expect("the run must not fail");
-    let e = o
-        .episode
-        .as_ref()
+    let stop = o
+        .stop
         .expect("the demo fails before the fix, so an episode ran");
     println!("real model: {}", o.one_line());
 
     let lines = jsonl(&out.path().join("trajectory.jsonl"));
     assert_eq!(lines[0]["kind"], "header");
     let last = lines.iter().rev().find(|l| l["kind"] == "final").unwrap();
-    assert_eq!(last["stop_reason"], e.stop.as_str());
+    assert_eq!(last["stop_reason"], stop.as_str());
     let steps: Vec<&Value> = lines.iter().filter(|l| l["kind"] == "step").collect();
     assert!(!steps.is_empty());
     // With tool_choice=required the server returns structured calls; they were parsed into
@@ -185,7 +184,7 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
     let [a] = o.attempts.as_slice() else {
         panic!("one attempt expected: {:?}", o.attempts)
     };
-    assert_eq!(a.strategy, "candidates");
+    assert_eq!(a.strategy, patchloop::config::repair::Strategy::Candidates);
     // Three candidates checked; replies that do not apply are drawn again, at most 2 × 3.
     assert!((3..=6).contains(&a.candidates), "samples drawn: {a:?}");
     assert!(a.tokens > 0 && a.model_ms > 0, "spend counted: {a:?}");
@@ -228,7 +227,11 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
             .as_ref()
             .is_some_and(|r| r.decision.verdict.as_str() == "verified")
     );
-    assert_eq!(verified, a.result == "verified", "{a:?}");
+    assert_eq!(
+        verified,
+        a.result == patchloop::verify::attempts::AttemptResult::Verified,
+        "{a:?}"
+    );
 
     // The default path: fill-in-the-middle on the lines the failing test's spectrum ranks.
     // The real server must take the FIM prompt (no fallback to chat), and every infill must
@@ -248,7 +251,7 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
     let [a] = o.attempts.as_slice() else {
         panic!("one attempt expected: {:?}", o.attempts)
     };
-    assert_eq!(a.strategy, "candidates");
+    assert_eq!(a.strategy, patchloop::config::repair::Strategy::Candidates);
     assert!(a.tokens > 0 && a.model_ms > 0, "spend counted: {a:?}");
     let lines = jsonl(&out3.path().join("trajectory.jsonl"));
     let asked = lines
@@ -289,5 +292,9 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
         }
     }
     let verified = o.verdict == pipeline::FixVerdict::Fixed;
-    assert_eq!(verified, a.result == "verified", "{a:?}");
+    assert_eq!(
+        verified,
+        a.result == patchloop::verify::attempts::AttemptResult::Verified,
+        "{a:?}"
+    );
 }

@@ -587,7 +587,7 @@ async fn repo_config_and_inputs_apply() {
         Some("make test"),
         "config beats the log"
     );
-    assert_eq!(req.budgets.max_steps, 9, "inputs beat the repo file");
+    assert_eq!(req.config.budgets.max_steps, 9, "inputs beat the repo file");
     mock.with(|s| {
         assert!(s.reviews.is_empty(), "mode comment: no review");
         assert_eq!(s.comments.len(), 1);
@@ -706,7 +706,7 @@ async fn org_defaults_come_from_the_org_dot_github_repository() {
     .unwrap();
     let req = fake.calls.lock().unwrap()[0].clone();
     assert_eq!(req.model.as_deref(), Some("repo-model"), "repo beats org");
-    assert_eq!(req.reruns, Some(7), "org beats defaults");
+    assert_eq!(req.config.reruns, 7, "org beats defaults");
     mock.with(|s| assert!(s.reviews.is_empty(), "org mode comment applied"));
 
     // A bad org file names itself.
@@ -962,8 +962,11 @@ fn assert_fork_safe(
         Some("make test"),
         "the base's test command"
     );
-    assert_eq!(req.budgets.max_steps, 7, "the base's budget");
-    assert!(req.allowed_ci_paths.is_empty(), "no CI paths from the fork");
+    assert_eq!(req.config.budgets.max_steps, 7, "the base's budget");
+    assert!(
+        req.config.allowed_ci_paths.is_empty(),
+        "no CI paths from the fork"
+    );
     let writes = mock.writes();
     assert!(
         !writes.iter().any(|w| w.path.contains("/git/")),
@@ -1208,7 +1211,7 @@ async fn an_unverified_outcome_says_why_in_the_summary() {
     setup_mock(&mock);
     let env = Env::new(&mock, "workflow_run", &workflow_run_payload(|_| {}));
     let o = RepairOutcome {
-        verdict: "not_verified".into(),
+        verdict: patchloop::github::ActionVerdict::NotVerified,
         patch: PATCH.into(),
         reason: "not fixed: 2 tests still failing (stop reason done, 5 steps, 900 tokens, \
                  $0.0000, 3.0s, model ollama:qwen at http://ollama:11434; finished)"

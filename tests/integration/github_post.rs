@@ -187,8 +187,7 @@ async fn unverified_outcomes_post_nothing_unless_asked() {
     mock.add_pr(2, HEAD, pr_files());
     let gh = client(&mock, Arc::new(FakeClock::default()));
     let mut o = verified(&ours());
-    o.verified = false;
-    o.verdict = "not_verified".into();
+    o.verdict = patchloop::github::ActionVerdict::NotVerified;
     let posted = gh
         .post_outcome(&target(Some(2)), &o, Mode::Suggest, false)
         .await

@@ -126,7 +126,10 @@ async fn candidates_are_checked_in_one_container_and_the_smallest_verified_wins(
     let r = o.receipt.as_ref().expect("verified in a fresh container");
     assert_eq!(r.decision.verdict.as_str(), "verified");
     assert_eq!(r.repair.len(), 1);
-    assert_eq!(r.repair[0].strategy, "candidates");
+    assert_eq!(
+        r.repair[0].strategy,
+        patchloop::config::repair::Strategy::Candidates
+    );
     assert_eq!((r.repair[0].candidates, r.repair[0].passing), (5, 2));
     assert!(r.repair[0].tokens > 0);
 

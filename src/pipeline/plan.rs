@@ -1,0 +1,313 @@
+//! One config → plan builder. Every entry point (`fix`, `eval`, the action's repairer, MCP's
+//! `verify_patch`) merges its configuration layers into one [`Config`], then calls [`build`]
+//! here: model tiers (bare names resolved the same way everywhere), strategies, candidate
+//! settings, test globs and allowed CI paths, budgets and re-runs, each validated once, and a
+//! bad value is refused here with its key and where it came from.
+
+use std::time::Duration;
+
+use crate::agent::candidates::CandidateConfig;
+use crate::agent::model::{self, Model, ModelError, ModelOptions, ModelSpec};
+use crate::config::repair::Strategy;
+use crate::config::{Budgets, Config, Source};
+use crate::verify::policy::{PolicyConfig, default_test_globs};
+
+/// A configuration value the plan cannot use: which key, where it came from, why.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("`{key}` ({origin}): {message}")]
+pub struct PlanError {
+    /// Dotted key (`repair.escalate[1]`, `budgets.max_steps`).
+    pub key: String,
+    /// The layer that set it (`default`, `repo (.github/patchloop.yml)`, `flag `--escalate``, …).
+    pub origin: String,
+    pub message: String,
+}
+
+/// The validated plan of a repair, before the run-specific parts (targets, outputs, run id).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepairPlan {
+    /// The first model's spec, resolved (`None`: the caller brings its own model, e.g.
+    /// eval's oracle).
+    pub model: Option<String>,
+    /// Escalation tiers, resolved, in order.
+    pub escalate: Vec<String>,
+    pub strategies: Vec<Strategy>,
+    pub candidates: CandidateConfig,
+    /// Bytes of failing-code context shown to the loop (0 = off).
+    pub context_bytes: usize,
+    pub budgets: Budgets,
+    /// Verification runs before and after the patch (0: only the episode's own test run).
+    pub reruns: usize,
+    /// The configured test command (the image's own when `None`).
+    pub test_cmd: Option<String>,
+    /// The verifier's policy: the configured test globs over the defaults, the allowed CI
+    /// paths (`tests_dirs` and the project kind come from the image at run time).
+    pub verify_policy: PolicyConfig,
+}
+
+/// A model spec as users write it, resolved: `ollama:`, `openai:`, `anthropic:` and
+/// `scripted:` specs are kept; a bare name (`qwen2.5-coder:7b`, as the action's examples and
+/// `repair.escalate` write them) means `openai:` when a base URL is given, else `ollama:`.
+/// Pure.
+pub fn resolve_spec(name: &str, base_url: Option<&str>) -> String {
+    let name = name.trim();
+    let prefixed = name
+        .split_once(':')
+        .is_some_and(|(kind, _)| matches!(kind, "ollama" | "openai" | "anthropic" | "scripted"));
+    if prefixed {
+        name.to_string()
+    } else if base_url.is_some_and(|u| !u.trim().is_empty()) {
+        format!("openai:{name}")
+    } else {
+        format!("ollama:{name}")
+    }
+}
+
+/// The plan of `cfg`. `model`: the first model as the caller was given it (a flag, the
+/// comment command, eval's `--model`), else `cfg.model`; `Err` when neither is set and
+/// `needs_model`. `opts` carries the endpoint bare names resolve against. Pure.
+pub fn build(
+    cfg: &Config,
+    model: Option<&str>,
+    needs_model: bool,
+    opts: &ModelOptions,
+) -> Result<RepairPlan, PlanError> {
+    let source = |key: &'static str, given: bool| -> String {
+        if given {
+            return "given by the caller".into();
+        }
+        cfg.sources.get(key).unwrap_or(&Source::Default).to_string()
+    };
+    let err = |key: &str, origin: String, message: String| PlanError {
+        key: key.to_string(),
+        origin,
+        message,
+    };
+    let base = opts.base_url.as_deref();
+    let spec = |key: String, src: String, name: &str| -> Result<String, PlanError> {
+        let resolved = resolve_spec(name, base);
+        ModelSpec::parse(&resolved).map_err(|e| err(&key, src, e.to_string()))?;
+        Ok(resolved)
+    };
+    let first = match (model, cfg.model.as_deref()) {
+        (Some(m), _) => Some(spec("model".into(), source("model", true), m)?),
+        (None, Some(m)) => Some(spec("model".into(), source("model", false), m)?),
+        (None, None) if needs_model => {
+            return Err(err(
+                "model",
+                source("model", false),
+                "no model configured: pass --model (the action's `model` input) or set \
+                 `model:` in .github/patchloop.yml"
+                    .into(),
+            ));
+        }
+        (None, None) => None,
+    };
+    let escalate = cfg
+        .repair
+        .escalate
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            spec(
+                format!("repair.escalate[{i}]"),
+                source("repair.escalate", false),
+                m,
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let r = &cfg.repair;
+    if r.strategies.is_empty() {
+        return Err(err(
+            "repair.strategies",
+            source("repair.strategies", false),
+            "no strategy: list candidates and/or loop".into(),
+        ));
+    }
+    let positive = |key: &'static str, v: u64| -> Result<(), PlanError> {
+        if v == 0 {
+            return Err(err(key, source(key, false), "must be at least 1".into()));
+        }
+        Ok(())
+    };
+    positive("repair.candidates", r.candidates as u64)?;
+    positive("repair.parallel", r.parallel as u64)?;
+    let b = &cfg.budgets;
+    positive("budgets.max_steps", b.max_steps as u64)?;
+    positive("budgets.max_tokens", b.max_tokens)?;
+    if b.max_wall < Duration::from_secs(1) {
+        return Err(err(
+            "budgets.max_seconds",
+            source("budgets.max_seconds", false),
+            "must be at least 1 second".into(),
+        ));
+    }
+    if !(b.max_cost_usd >= 0.0 && b.max_cost_usd.is_finite()) {
+        return Err(err(
+            "budgets.max_cost_usd",
+            source("budgets.max_cost_usd", false),
+            format!("{} is not a dollar amount (0 means no cap)", b.max_cost_usd),
+        ));
+    }
+    if b.context_tokens < 512 {
+        return Err(err(
+            "budgets.context_tokens",
+            source("budgets.context_tokens", false),
+            format!(
+                "{} tokens cannot hold the first prompt (at least 512)",
+                b.context_tokens
+            ),
+        ));
+    }
+    let mut test_globs = default_test_globs();
+    for g in &cfg.test_globs {
+        if !test_globs.contains(g) {
+            test_globs.push(g.clone());
+        }
+    }
+    Ok(RepairPlan {
+        model: first,
+        escalate,
+        strategies: r.strategies.clone(),
+        candidates: CandidateConfig {
+            count: r.candidates,
+            format: r.edit_format,
+            parallel: r.parallel,
+            ..CandidateConfig::default()
+        },
+        context_bytes: r.context_bytes,
+        budgets: b.clone(),
+        reruns: cfg.reruns as usize,
+        test_cmd: cfg.test_command.clone(),
+        verify_policy: PolicyConfig {
+            test_globs,
+            allowed_ci_paths: cfg.allowed_ci_paths.clone(),
+            ..PolicyConfig::default()
+        },
+    })
+}
+
+impl RepairPlan {
+    /// The model tiers' adapters: the first model (or `first`, a model the caller built
+    /// itself), then the escalation tiers.
+    pub fn models(
+        &self,
+        first: Option<Box<dyn Model>>,
+        opts: &ModelOptions,
+    ) -> Result<Vec<Box<dyn Model>>, ModelError> {
+        let mut tiers = Vec::with_capacity(1 + self.escalate.len());
+        match (first, &self.model) {
+            (Some(m), _) => tiers.push(m),
+            (None, Some(spec)) => tiers.push(model::from_spec(spec, opts)?),
+            (None, None) => return Err(ModelError::Config("no model to repair with".into())),
+        }
+        for spec in &self.escalate {
+            tiers.push(model::from_spec(spec, opts)?);
+        }
+        Ok(tiers)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::parse_file;
+
+    fn cfg(yaml: &str, source: Source) -> Config {
+        let mut c = Config::default();
+        c.apply(&parse_file("test.yml", yaml).unwrap(), source);
+        c
+    }
+
+    fn opts(base_url: Option<&str>) -> ModelOptions {
+        ModelOptions {
+            base_url: base_url.map(String::from),
+            ..ModelOptions::default()
+        }
+    }
+
+    #[test]
+    fn bare_model_names_get_the_adapter_of_the_endpoint_given() {
+        assert_eq!(
+            resolve_spec("qwen2.5-coder:7b", None),
+            "ollama:qwen2.5-coder:7b"
+        );
+        assert_eq!(
+            resolve_spec("qwen2.5-coder:7b", Some("http://vllm:8000/v1")),
+            "openai:qwen2.5-coder:7b"
+        );
+        assert_eq!(resolve_spec("llama3", Some(" ")), "ollama:llama3");
+        for kept in [
+            "ollama:x",
+            "openai:gpt-4o-mini",
+            "anthropic:claude-sonnet-4-5",
+            "scripted:examples/scripted/demo-fix.yaml",
+        ] {
+            assert_eq!(resolve_spec(kept, Some("http://x")), kept);
+        }
+    }
+
+    #[test]
+    fn escalation_tiers_resolve_bare_names_like_the_first_model() {
+        let c = cfg(
+            "repair:\n  escalate: [qwen2.5-coder:14b, 'openai:big']\n",
+            Source::Repo(".github/patchloop.yml".into()),
+        );
+        let p = build(&c, Some("qwen2.5-coder:1.5b"), true, &opts(None)).unwrap();
+        assert_eq!(p.model.as_deref(), Some("ollama:qwen2.5-coder:1.5b"));
+        assert_eq!(p.escalate, ["ollama:qwen2.5-coder:14b", "openai:big"]);
+        let p = build(&c, None, false, &opts(Some("http://127.0.0.1:8091/v1"))).unwrap();
+        assert_eq!(p.model, None);
+        assert_eq!(p.escalate[0], "openai:qwen2.5-coder:14b");
+    }
+
+    #[test]
+    fn bad_values_fail_with_their_key_and_source() {
+        let repo = Source::Repo(".github/patchloop.yml".into());
+        let c = cfg("repair:\n  escalate: ['ollama:']\n", repo.clone());
+        let e = build(&c, Some("m"), true, &opts(None)).unwrap_err();
+        assert_eq!(e.key, "repair.escalate[0]");
+        assert_eq!(e.origin, "repo (.github/patchloop.yml)");
+        assert!(e.message.contains("unknown model spec"), "{e}");
+        let c = cfg(
+            "budgets:\n  max_steps: 0\n",
+            Source::Flag("--max-steps".into()),
+        );
+        let e = build(&c, Some("m"), true, &opts(None)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "`budgets.max_steps` (flag `--max-steps`): must be at least 1"
+        );
+        let c = cfg("repair:\n  candidates: 0\n", repo.clone());
+        assert_eq!(
+            build(&c, Some("m"), true, &opts(None)).unwrap_err().key,
+            "repair.candidates"
+        );
+        let e = build(&Config::default(), None, true, &opts(None)).unwrap_err();
+        assert_eq!((e.key.as_str(), e.origin.as_str()), ("model", "default"));
+        assert!(e.message.contains("--model"), "{e}");
+    }
+
+    #[test]
+    fn the_plan_carries_globs_ci_paths_and_budgets_from_the_config() {
+        let c = cfg(
+            "test_globs: ['fixtures/**']\nallowed_ci_paths: ['.github/workflows/ci.yml']\n\
+             reruns: 2\nbudgets:\n  max_steps: 7\nrepair:\n  strategies: [loop]\n  candidates: 6\n",
+            Source::Repo(".github/patchloop.yml".into()),
+        );
+        let p = build(&c, Some("openai:m"), true, &opts(None)).unwrap();
+        assert!(p.verify_policy.test_globs.contains(&"fixtures/**".into()));
+        assert!(
+            default_test_globs()
+                .iter()
+                .all(|g| p.verify_policy.test_globs.contains(g))
+        );
+        assert_eq!(
+            p.verify_policy.allowed_ci_paths,
+            [".github/workflows/ci.yml"]
+        );
+        assert_eq!((p.reruns, p.budgets.max_steps), (2, 7));
+        assert_eq!(p.strategies, [Strategy::Loop]);
+        assert_eq!(p.candidates.count, 6);
+    }
+}
