@@ -154,8 +154,8 @@ pub enum BenchCommand {
     },
 }
 
-/// Outcome of a command, mapped to the documented exit codes.
-pub enum Outcome {
+/// How a command ended, mapped to the documented exit codes (errors are exit 2).
+pub enum CommandOutcome {
     Success,
     Negative,
 }
@@ -164,8 +164,8 @@ pub async fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing(&cli.log);
     match dispatch(cli.command).await {
-        Ok(Outcome::Success) => ExitCode::SUCCESS,
-        Ok(Outcome::Negative) => ExitCode::from(1),
+        Ok(CommandOutcome::Success) => ExitCode::SUCCESS,
+        Ok(CommandOutcome::Negative) => ExitCode::from(1),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -183,30 +183,30 @@ fn init_tracing(filter: &str) {
         .try_init();
 }
 
-fn outcome(success: bool) -> Outcome {
+fn outcome(success: bool) -> CommandOutcome {
     if success {
-        Outcome::Success
+        CommandOutcome::Success
     } else {
-        Outcome::Negative
+        CommandOutcome::Negative
     }
 }
 
-async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
+async fn dispatch(command: Command) -> anyhow::Result<CommandOutcome> {
     match command {
         Command::Doctor { image } => {
             let d = connect_and_reap().await?;
             let report = doctor::run(&d, image).await?;
             print!("{}", report.render());
             Ok(if report.healthy() {
-                Outcome::Success
+                CommandOutcome::Success
             } else {
-                Outcome::Negative
+                CommandOutcome::Negative
             })
         }
         Command::Verify(args) => {
             match crate::verify::cli::exit_code(crate::verify::cli::run(*args).await?) {
-                0 => Ok(Outcome::Success),
-                1 => Ok(Outcome::Negative),
+                0 => Ok(CommandOutcome::Success),
+                1 => Ok(CommandOutcome::Negative),
                 _ => anyhow::bail!("verification could not reach a verdict (see the receipt)"),
             }
         }
@@ -219,19 +219,21 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
                 r.volumes_removed.len(),
                 r.live
             );
-            Ok(Outcome::Success)
+            Ok(CommandOutcome::Success)
         }
         Command::Images { command } => {
             crate::sandbox::image_cli::images(command).await?;
-            Ok(Outcome::Success)
+            Ok(CommandOutcome::Success)
         }
         Command::Prepare(args) => {
             crate::sandbox::image_cli::prepare(args).await?;
-            Ok(Outcome::Success)
+            Ok(CommandOutcome::Success)
         }
         Command::Fix(args) => crate::pipeline::fix::fix(args).await.map(outcome),
         Command::Demo(args) => crate::pipeline::fix::demo(args).await.map(outcome),
-        Command::Mcp(args) => crate::mcp::serve(args).await.map(|()| Outcome::Success),
+        Command::Mcp(args) => crate::mcp::serve(args)
+            .await
+            .map(|()| CommandOutcome::Success),
         Command::Action(a) => {
             let args = crate::github::action::ActionArgs {
                 event_name: a.event_name,
@@ -245,12 +247,12 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
             )
             .await?;
             Ok(if fixed {
-                Outcome::Success
+                CommandOutcome::Success
             } else {
-                Outcome::Negative
+                CommandOutcome::Negative
             })
         }
-        Command::Config(c) => crate::config::cli(c).map(|()| Outcome::Success),
+        Command::Config(c) => crate::config::cli(c).map(|()| CommandOutcome::Success),
         Command::Report {
             run_id,
             vs,
@@ -259,7 +261,7 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
             let out = crate::eval::commands::report(&results, &run_id, &vs)?;
             print!("{}", out.markdown);
             eprintln!("viewer: {}", out.viewer_path.display());
-            Ok(Outcome::Success)
+            Ok(CommandOutcome::Success)
         }
         Command::Bench(BenchCommand::Gen {
             repo,
@@ -295,15 +297,15 @@ async fn dispatch(command: Command) -> anyhow::Result<Outcome> {
                 o.snapshot_dir.display()
             );
             Ok(if o.report.accepted > 0 {
-                Outcome::Success
+                CommandOutcome::Success
             } else {
-                Outcome::Negative
+                CommandOutcome::Negative
             })
         }
         Command::Eval(args) => crate::eval::run::cli(*args).await.map(outcome),
         Command::Replay { file, lines } => {
             print!("{}", crate::eval::commands::replay(&file, lines)?);
-            Ok(Outcome::Success)
+            Ok(CommandOutcome::Success)
         }
     }
 }

@@ -139,6 +139,204 @@ fn the_agent_sees_only_the_sandbox_trait() {
     assert!(checked > 10, "only {checked} files checked");
 }
 
+/// Every `crate::…`, `super::…` and `self::…` path a piece of Rust names, with `use` trees
+/// expanded (`use super::{a::B, c}` names `super::a::B` and `super::c`).
+fn named_paths(code: &str) -> Vec<String> {
+    fn expand(prefix: &str, tree: &str, out: &mut Vec<String>) {
+        let tree = tree.trim();
+        let Some(open) = tree.find('{') else {
+            let t = tree.split(" as ").next().unwrap_or("").trim();
+            if !t.is_empty() {
+                out.push(format!("{prefix}{t}"));
+            }
+            return;
+        };
+        let head = &tree[..open];
+        let body = tree[open + 1..].trim_end().trim_end_matches('}');
+        // Split the braces' body on top-level commas.
+        let (mut depth, mut start) = (0, 0);
+        for (i, c) in body.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    expand(&format!("{prefix}{head}"), &body[start..i], out);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        expand(&format!("{prefix}{head}"), &body[start..], out);
+    }
+    // Comments (doc links included) name paths without depending on them.
+    let code: String = code
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let code = code.as_str();
+    let mut out = Vec::new();
+    let use_re = regex::Regex::new(r"(?s)\buse\s+([^;]+);").unwrap();
+    for c in use_re.captures_iter(code) {
+        expand(
+            "",
+            &c[1].split_whitespace().collect::<Vec<_>>().join(" "),
+            &mut out,
+        );
+    }
+    let path_re = regex::Regex::new(r"\b(?:crate|super|self)(?:::\w+)+").unwrap();
+    out.extend(path_re.find_iter(code).map(|m| m.as_str().to_string()));
+    out.retain(|p| p.starts_with("crate::") || p.starts_with("super::") || p.starts_with("self::"));
+    out
+}
+
+/// For every directory of modules under `src` (a module with files of its own), the graph
+/// between its files: file → the sibling files its non-test code names, directly or through
+/// a name the directory's `mod.rs` re-exports. `mod.rs` itself is not a node (it declares
+/// and re-exports its children).
+fn file_graphs(src: &Path) -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let rel: Vec<String> = dir
+            .strip_prefix(src)
+            .unwrap()
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let modrs = std::fs::read_to_string(dir.join("mod.rs")).unwrap_or_default();
+        // Children compiled only for tests are not part of the layering.
+        let test_only: BTreeSet<String> =
+            regex::Regex::new(r"#\[cfg\(test\)\]\s*(?:pub\s+)?mod\s+(\w+)\s*;")
+                .unwrap()
+                .captures_iter(&modrs)
+                .map(|c| c[1].to_string())
+                .collect();
+        let mut files: BTreeMap<String, std::path::PathBuf> = BTreeMap::new();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            if p.is_dir() {
+                stack.push(p.clone());
+                files.insert(name, p.join("mod.rs"));
+            } else if p.extension().is_some_and(|x| x == "rs")
+                && !matches!(name.as_str(), "mod" | "lib" | "main")
+                && !test_only.contains(&name)
+            {
+                files.insert(name, p);
+            }
+        }
+        if rel.is_empty() {
+            continue; // the crate root: modules, which `import_graph` checks
+        }
+        // Names the directory's mod.rs re-exports, by the child they come from.
+        let mut reexports: BTreeMap<String, String> = BTreeMap::new();
+        let code = modrs.split("#[cfg(test)]").next().unwrap_or("");
+        for c in regex::Regex::new(r"(?s)pub use\s+([^;]+);")
+            .unwrap()
+            .captures_iter(code)
+        {
+            let mut paths = Vec::new();
+            let tree = c[1].split_whitespace().collect::<Vec<_>>().join(" ");
+            let text = format!("use {tree};");
+            paths.extend(named_paths(&text));
+            // `pub use child::{A, B}` (no crate/super prefix): the child is the first segment.
+            let bare = tree.split("::").next().unwrap_or("").trim();
+            if files.contains_key(bare) {
+                for name in tree.split(|c: char| !c.is_alphanumeric() && c != '_') {
+                    if !name.is_empty() && name != bare {
+                        reexports.insert(name.to_string(), bare.to_string());
+                    }
+                }
+            }
+        }
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (name, path) in &files {
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            // The module path of this file, and of the directory it sits in.
+            let me: Vec<String> = rel.iter().cloned().chain([name.clone()]).collect();
+            for p in named_paths(code) {
+                let segs: Vec<&str> = p.split("::").collect();
+                let abs: Vec<String> = match segs[0] {
+                    "crate" => segs[1..].iter().map(|s| s.to_string()).collect(),
+                    "self" => me
+                        .iter()
+                        .cloned()
+                        .chain(segs[1..].iter().map(|s| s.to_string()))
+                        .collect(),
+                    _ => {
+                        let ups = segs.iter().take_while(|s| **s == "super").count();
+                        if ups > me.len() {
+                            continue;
+                        }
+                        me[..me.len() - ups]
+                            .iter()
+                            .cloned()
+                            .chain(segs[ups..].iter().map(|s| s.to_string()))
+                            .collect()
+                    }
+                };
+                if abs.len() <= rel.len() || abs[..rel.len()] != rel[..] {
+                    continue;
+                }
+                let next = &abs[rel.len()];
+                let sibling = if files.contains_key(next) {
+                    Some(next.clone())
+                } else {
+                    reexports.get(next).cloned()
+                };
+                if let Some(s) = sibling.filter(|s| s != name) {
+                    g.entry(name.clone()).or_default().insert(s);
+                }
+            }
+        }
+        out.insert(rel.join("/"), g);
+    }
+    out
+}
+
+/// No two files inside a module name each other, however indirectly: a file's helpers live
+/// below it, so each file reads (and changes) alone.
+#[test]
+fn files_inside_a_module_import_downhill_only() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graphs = file_graphs(&src);
+    let mut cycles = Vec::new();
+    for (dir, g) in &graphs {
+        for f in g.keys() {
+            if let Some(c) = cycle_from(g, f) {
+                cycles.push(format!("src/{dir}: {}", c.join(" -> ")));
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "file cycles:\n{}", cycles.join("\n"));
+    // The check sees real edges.
+    assert!(
+        graphs["pipeline"]["fix"].contains("plan"),
+        "{:?}",
+        graphs["pipeline"]
+    );
+    assert!(graphs["agent/candidates"]["runner"].contains("infill"));
+}
+
+#[test]
+fn use_trees_and_inline_paths_are_named() {
+    let p = named_paths(
+        "use super::{edits::{FileEdit, parse_reply}, Problem};\nuse crate::verify::junit as j;\n\
+         fn f() { super::probe::truncate(x); }",
+    );
+    for want in [
+        "super::edits::FileEdit",
+        "super::edits::parse_reply",
+        "super::Problem",
+        "crate::verify::junit",
+        "super::probe::truncate",
+    ] {
+        assert!(p.contains(&want.to_string()), "{want} in {p:?}");
+    }
+}
+
 #[test]
 fn a_cycle_is_found() {
     let mut g = BTreeMap::new();

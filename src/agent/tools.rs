@@ -274,14 +274,14 @@ pub async fn execute(
     })
 }
 
-type Outcome = Result<Observation, Observation>;
+type ToolResult = Result<Observation, Observation>;
 
 async fn run(
     sandbox: &dyn Sandbox,
     cfg: &ToolConfig,
     name: &str,
     args: &Value,
-) -> Result<Outcome, SandboxError> {
+) -> Result<ToolResult, SandboxError> {
     let Some(def) = find(name) else {
         return Ok(Err(Observation::malformed(format!(
             "Unknown tool `{name}`. Available tools: {}.",
@@ -420,7 +420,7 @@ async fn view_file(
     path: &str,
     start: Option<i64>,
     end: Option<i64>,
-) -> Result<Outcome, SandboxError> {
+) -> Result<ToolResult, SandboxError> {
     let text = match read_file(sandbox, path).await? {
         Ok(t) => t,
         Err(o) => return Ok(Err(o)),
@@ -505,7 +505,7 @@ async fn search(
     cfg: &ToolConfig,
     pattern: &str,
     path: Option<&str>,
-) -> Result<Outcome, SandboxError> {
+) -> Result<ToolResult, SandboxError> {
     let target = path.filter(|p| !p.trim().is_empty()).unwrap_or(".");
     let r = sandbox
         .exec(
@@ -560,7 +560,7 @@ async fn str_replace(
     path: &str,
     old: &str,
     new: &str,
-) -> Result<Outcome, SandboxError> {
+) -> Result<ToolResult, SandboxError> {
     if old.is_empty() {
         return Ok(Err(Observation::text(
             "old_str is empty: copy the exact lines to replace from view_file output (without line numbers).",

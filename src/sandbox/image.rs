@@ -22,7 +22,6 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt};
 use super::SandboxError;
 use super::context::{self, Entry};
 pub use super::lang::ProjectKind;
-pub use super::prepare::{PrepareOptions, PreparedImage, inspect_prepared, prepare};
 
 /// Harness files put into every sandbox image at `/opt/patchloop/harness/` (root-owned, read-only).
 pub const HARNESS_FILES: &[(&str, &str)] = &[(

@@ -3,9 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::Suspect;
 use super::pydefs::{dedent, indent_of, py_defs};
-use super::runner::CandidateStatus;
+use super::{CandidateStatus, Suspect};
 use crate::sandbox::output::truncate_text;
 
 /// A file's new content.

@@ -44,7 +44,7 @@ pub use edits::{
 };
 pub use infill::{Site, apply_infill, infill_context, infill_draw, infill_draws, infill_sites};
 pub use prompt::prompt;
-pub use runner::{Candidate, CandidateStatus, CandidatesOutcome, Run, diff_size, run, sampling};
+pub use runner::{Candidate, CandidatesOutcome, Run, diff_size, run, sampling};
 pub use suspects::{Suspect, suspects, suspects_ranked};
 
 /// The strategy's knobs.
@@ -82,6 +82,36 @@ impl Default for CandidateConfig {
 const MAX_SUSPECTS: usize = 3;
 /// Bytes of suspect source shown at most (a function over it is cut from the list).
 const SUSPECT_BUDGET: usize = 6 * 1024;
+
+/// What became of one drawn reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CandidateStatus {
+    /// Nothing in the reply looks like the format.
+    Unparsed,
+    /// It parsed but does not apply (unknown function, text not found, no change).
+    NotApplied,
+    /// The same edit as an earlier candidate.
+    Duplicate,
+    /// The model call or the container failed.
+    Error,
+    /// The targets still fail, or another test broke.
+    Failing,
+    /// The targets pass and nothing that passed before fails (in the episode container).
+    Passing,
+}
+
+impl CandidateStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            CandidateStatus::Unparsed => "unparsed",
+            CandidateStatus::NotApplied => "not_applied",
+            CandidateStatus::Duplicate => "duplicate",
+            CandidateStatus::Error => "error",
+            CandidateStatus::Failing => "failing",
+            CandidateStatus::Passing => "passing",
+        }
+    }
+}
 
 /// The prompt's inputs besides the suspects.
 #[derive(Debug, Clone, Default)]

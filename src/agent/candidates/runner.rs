@@ -12,42 +12,12 @@ use super::infill::{
 };
 use super::prompt::{SYSTEM, prompt};
 use super::suspects::{suspects, suspects_ranked};
-use super::{CandidateConfig, DRAWS_PER_CANDIDATE, EditFormat, Problem};
+use super::{CandidateConfig, CandidateStatus, DRAWS_PER_CANDIDATE, EditFormat, Problem};
 use crate::agent::attempt::{Ledger, StopReason};
 use crate::agent::model::{Infill, Message, Model, ModelError, Request, Sampling, Usage};
 use crate::agent::tools::{self, TestRun, ToolConfig};
 use crate::agent::trajectory::{NodeRecord, Trajectory};
 use crate::sandbox::{Sandbox, SandboxError};
-
-/// What became of one drawn reply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CandidateStatus {
-    /// Nothing in the reply looks like the format.
-    Unparsed,
-    /// It parsed but does not apply (unknown function, text not found, no change).
-    NotApplied,
-    /// The same edit as an earlier candidate.
-    Duplicate,
-    /// The model call or the container failed.
-    Error,
-    /// The targets still fail, or another test broke.
-    Failing,
-    /// The targets pass and nothing that passed before fails (in the episode container).
-    Passing,
-}
-
-impl CandidateStatus {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            CandidateStatus::Unparsed => "unparsed",
-            CandidateStatus::NotApplied => "not_applied",
-            CandidateStatus::Duplicate => "duplicate",
-            CandidateStatus::Error => "error",
-            CandidateStatus::Failing => "failing",
-            CandidateStatus::Passing => "passing",
-        }
-    }
-}
 
 /// One candidate after its check.
 #[derive(Debug, Clone)]
