@@ -164,7 +164,7 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
             e.2 = r.resolved;
         }
         *stop_reasons.entry(r.stop_reason.clone()).or_insert(0) += 1;
-        *verdicts.entry(r.verdict.clone()).or_insert(0) += 1;
+        *verdicts.entry(r.verdict.as_str().to_string()).or_insert(0) += 1;
         if !models.contains(&r.model) {
             models.push(r.model.clone());
         }
@@ -519,7 +519,7 @@ mod tests {
         );
         assert!(md.contains("| submitted | 2 |"), "{md}");
         assert!(md.contains("| step_budget | 1 |"), "{md}");
-        assert!(md.contains("| not_verified | 1 |"), "{md}");
+        assert!(md.contains("| still_failing | 1 |"), "{md}");
         assert!(md.contains("| 2.0 s | 1000 | $0.0100 |"), "{md}");
         assert!(md.contains("1 episode(s) ended in a harness error"), "{md}");
         assert!(!md.contains("pass@k"));

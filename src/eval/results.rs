@@ -16,9 +16,8 @@ pub struct EpisodeResult {
     pub model: String,
     /// The verifier's verdict says the patch resolves the task.
     pub resolved: bool,
-    /// The verifier's verdict (e.g. `verified`, `not_verified`), or `error` when the
-    /// episode could not run.
-    pub verdict: String,
+    /// The verifier's verdict, or `error` when the episode could not run.
+    pub verdict: crate::verify::verdict::Verdict,
     /// Why the agent stopped (e.g. `submitted`, `step_budget`), or `error`.
     pub stop_reason: String,
     #[serde(default)]
@@ -145,7 +144,11 @@ pub(crate) mod tests {
             run_id: "r1".into(),
             model: "oracle".into(),
             resolved,
-            verdict: if resolved { "verified" } else { "not_verified" }.into(),
+            verdict: if resolved {
+                crate::verify::verdict::Verdict::Verified
+            } else {
+                crate::verify::verdict::Verdict::StillFailing
+            },
             stop_reason: "submitted".into(),
             steps: 3,
             wall_ms: 2000,

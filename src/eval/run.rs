@@ -226,7 +226,7 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
                     }
                     let what = match &r.error {
                         Some(e) => format!("error: {e}"),
-                        None => r.verdict.clone(),
+                        None => r.verdict.as_str().to_string(),
                     };
                     bar.inc(1);
                     bar.set_message(format!(
@@ -295,7 +295,7 @@ fn error_result(
         run_id: args.run_id.clone(),
         model: args.model.clone(),
         resolved: false,
-        verdict: "error".into(),
+        verdict: Verdict::Error,
         stop_reason: "error".into(),
         steps: 0,
         wall_ms: t0.elapsed().as_millis() as u64,
@@ -505,8 +505,8 @@ async fn run_episode(
     let text = serde_json::to_string_pretty(receipt).context("serializing the receipt")?;
     std::fs::write(&receipt_path, text)
         .with_context(|| format!("cannot write {}", receipt_path.display()))?;
-    let verdict = receipt.decision.verdict.as_str().to_string();
-    if receipt.decision.verdict == Verdict::Error {
+    let verdict = receipt.decision.verdict;
+    if verdict == Verdict::Error {
         bail!(
             "verification could not reach a verdict: {} (receipt {})",
             receipt.decision.reason,
@@ -518,7 +518,7 @@ async fn run_episode(
         attempt,
         run_id: args.run_id.clone(),
         model: args.model.clone(),
-        resolved: receipt.decision.verdict == Verdict::Verified,
+        resolved: verdict == Verdict::Verified,
         verdict,
         stop_reason: o.stop.map(|s| s.as_str()).unwrap_or("").to_string(),
         steps: o.spent.steps,

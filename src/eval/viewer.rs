@@ -166,7 +166,7 @@ pub fn render_html(
             if r.resolved { "ok" } else { "bad" },
             escape(&r.instance_id),
             r.attempt + 1,
-            escape(&r.verdict),
+            escape(r.verdict.as_str()),
             escape(&r.stop_reason),
             r.steps,
             r.wall_ms as f64 / 1000.0,
@@ -188,7 +188,7 @@ fn episode_html(s: &mut String, i: usize, r: &EpisodeResult, t: Option<&Trajecto
         if r.resolved { "ok" } else { "bad" },
         escape(&r.instance_id),
         r.attempt + 1,
-        escape(&r.verdict)
+        escape(r.verdict.as_str())
     );
     let _ = writeln!(
         s,

@@ -43,7 +43,11 @@ fn episode(id: &str, resolved: bool, traj: Option<&str>) -> EpisodeResult {
         run_id: "run-a".into(),
         model: "scripted".into(),
         resolved,
-        verdict: if resolved { "verified" } else { "not_verified" }.into(),
+        verdict: if resolved {
+            patchloop::verify::verdict::Verdict::Verified
+        } else {
+            patchloop::verify::verdict::Verdict::StillFailing
+        },
         stop_reason: if resolved { "submitted" } else { "step_budget" }.into(),
         steps: 2,
         wall_ms: 1500,
