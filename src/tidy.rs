@@ -195,6 +195,8 @@ fn named_paths(code: &str) -> Vec<String> {
 /// a name the directory's `mod.rs` re-exports. `mod.rs` itself is not a node (it declares
 /// and re-exports its children).
 fn file_graphs(src: &Path) -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let test_mod = regex::Regex::new(r"#\[cfg\(test\)\]\s*(?:pub\s+)?mod\s+(\w+)\s*;").unwrap();
+    let pub_use = regex::Regex::new(r"(?s)pub use\s+([^;]+);").unwrap();
     let mut out = BTreeMap::new();
     let mut stack = vec![src.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -206,12 +208,10 @@ fn file_graphs(src: &Path) -> BTreeMap<String, BTreeMap<String, BTreeSet<String>
             .collect();
         let modrs = std::fs::read_to_string(dir.join("mod.rs")).unwrap_or_default();
         // Children compiled only for tests are not part of the layering.
-        let test_only: BTreeSet<String> =
-            regex::Regex::new(r"#\[cfg\(test\)\]\s*(?:pub\s+)?mod\s+(\w+)\s*;")
-                .unwrap()
-                .captures_iter(&modrs)
-                .map(|c| c[1].to_string())
-                .collect();
+        let test_only: BTreeSet<String> = test_mod
+            .captures_iter(&modrs)
+            .map(|c| c[1].to_string())
+            .collect();
         let mut files: BTreeMap<String, std::path::PathBuf> = BTreeMap::new();
         for e in std::fs::read_dir(&dir).unwrap() {
             let p = e.unwrap().path();
@@ -232,10 +232,7 @@ fn file_graphs(src: &Path) -> BTreeMap<String, BTreeMap<String, BTreeSet<String>
         // Names the directory's mod.rs re-exports, by the child they come from.
         let mut reexports: BTreeMap<String, String> = BTreeMap::new();
         let code = modrs.split("#[cfg(test)]").next().unwrap_or("");
-        for c in regex::Regex::new(r"(?s)pub use\s+([^;]+);")
-            .unwrap()
-            .captures_iter(code)
-        {
+        for c in pub_use.captures_iter(code) {
             let mut paths = Vec::new();
             let tree = c[1].split_whitespace().collect::<Vec<_>>().join(" ");
             let text = format!("use {tree};");
