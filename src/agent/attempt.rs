@@ -262,6 +262,8 @@ pub struct Proposal {
     pub tokens: u64,
     pub model_ms: u64,
     pub rollback_ms: u64,
+    /// Why it ranks where it does (the candidates' faithfulness to the code they replace).
+    pub note: String,
 }
 
 /// What every strategy returns: what it spent, what it proposes (best first), why it stopped.

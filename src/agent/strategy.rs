@@ -85,11 +85,11 @@ async fn candidates_attempt(
     if let Some(n) = &c.note {
         tracing::info!("candidates: {n}");
     }
-    // Verified first, then the smallest diff: the passing ones, smallest first.
+    // The passing ones, the most faithful to the code they replace first, then the smallest.
     let proposals: Vec<Proposal> = c
-        .passing()
+        .passing(&s.problem.files)
         .into_iter()
-        .map(|cand| Proposal {
+        .map(|(cand, f)| Proposal {
             patch: cand.diff.clone(),
             checked: true,
             node: Some(format!("{id}.c{}", cand.index)),
@@ -97,6 +97,10 @@ async fn candidates_attempt(
             tokens: cand.usage.total(),
             model_ms: cand.model_ms,
             rollback_ms: cand.rollback_ms,
+            note: match f.dropped.as_slice() {
+                [] => format!("{} tokens changed", f.distance),
+                d => format!("{} tokens changed; drops {}", f.distance, d.join(", ")),
+            },
         })
         .collect();
     let stop = match (c.budget, proposals.is_empty()) {

@@ -85,6 +85,9 @@ pub struct NodeRecord {
     /// Candidates: the model's reply as received (what was parsed).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reply: String,
+    /// Fills: the server's prompt evaluation (cache reuse included) and generation time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings: Option<crate::agent::model::FillTimings>,
 }
 
 impl NodeRecord {
@@ -104,6 +107,7 @@ impl NodeRecord {
             model_ms: 0,
             rollback_ms: 0,
             reply: String::new(),
+            timings: None,
         }
     }
 }

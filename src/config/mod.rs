@@ -241,7 +241,7 @@ impl Default for Config {
 }
 
 /// Every dotted key, in display order.
-pub const KEYS: [&str; 22] = [
+pub const KEYS: [&str; 23] = [
     "model",
     "mode",
     "test_command",
@@ -264,6 +264,7 @@ pub const KEYS: [&str; 22] = [
     "repair.edit_format",
     "repair.parallel",
     "repair.context_bytes",
+    "repair.infill_shapes",
 ];
 
 /// A config file that could not be used.
@@ -463,6 +464,13 @@ impl Config {
                 &source,
                 s,
             );
+            set(
+                &mut rep.infill_shapes,
+                r.infill_shapes.as_ref(),
+                "repair.infill_shapes",
+                &source,
+                s,
+            );
         }
     }
 
@@ -524,6 +532,15 @@ impl Config {
             "repair.edit_format" => self.repair.edit_format.as_str().into(),
             "repair.parallel" => self.repair.parallel.to_string(),
             "repair.context_bytes" => self.repair.context_bytes.to_string(),
+            "repair.infill_shapes" => format!(
+                "[{}]",
+                self.repair
+                    .infill_shapes
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             _ => String::new(),
         }
     }

@@ -77,6 +77,39 @@ impl EditFormat {
     }
 }
 
+/// What one fill-in-the-middle request masks (the `infill` format's edit shapes).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum InfillShape {
+    /// One of the most suspicious lines.
+    Line,
+    /// 2–8 lines around a most suspicious line: the body of the `if`/`for`/`while`/`try`/
+    /// `with` that holds it, else its run of sibling statements (generation stops at the
+    /// dedent).
+    Block,
+    /// New lines before a most suspicious line (a missing guard).
+    Insert,
+    /// The whole body of a ranked function of up to 30 lines, its signature and docstring as
+    /// the specification.
+    Body,
+}
+
+impl InfillShape {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            InfillShape::Line => "line",
+            InfillShape::Block => "block",
+            InfillShape::Insert => "insert",
+            InfillShape::Body => "body",
+        }
+    }
+}
+
+/// The infill shapes when nothing is configured.
+pub const DEFAULT_INFILL_SHAPES: [InfillShape; 1] = [InfillShape::Line];
+
 /// The strategies when nothing is configured: cheap localized candidates first, then the
 /// loop on what they could not fix.
 pub const DEFAULT_STRATEGIES: [Strategy; 2] = [Strategy::Candidates, Strategy::Loop];
@@ -95,6 +128,8 @@ pub struct Repair {
     /// Candidate requests in flight at once (the model server's slots).
     pub parallel: usize,
     pub context_bytes: usize,
+    /// What the `infill` format masks, tried together in the spectrum's order.
+    pub infill_shapes: Vec<InfillShape>,
 }
 
 impl Default for Repair {
@@ -106,6 +141,7 @@ impl Default for Repair {
             edit_format: EditFormat::Infill,
             parallel: 1,
             context_bytes: DEFAULT_CONTEXT_BYTES,
+            infill_shapes: DEFAULT_INFILL_SHAPES.to_vec(),
         }
     }
 }
@@ -133,6 +169,10 @@ pub struct RepairFile {
     pub parallel: Option<u64>,
     /// Bytes of failing-code context shown to the model (default 3072; 0 turns it off).
     pub context_bytes: Option<u64>,
+    /// What `infill` masks: `line` (one suspicious line), `block` (2–8 lines around one),
+    /// `insert` (new lines before one: a missing guard), `body` (a whole short function's
+    /// body). Default: [line].
+    pub infill_shapes: Option<Vec<InfillShape>>,
 }
 
 /// The repair flags shared by `fix` and `eval` (each unset flag leaves the configured value).
@@ -160,6 +200,9 @@ pub struct RepairArgs {
     /// Bytes of failing-code context in the first prompt; 0 turns it off [default: 3072].
     #[arg(long)]
     pub context_bytes: Option<u64>,
+    /// What `infill` masks, comma-separated: line, block, insert, body [default: line].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub infill_shapes: Vec<InfillShape>,
 }
 
 impl RepairArgs {
@@ -172,6 +215,7 @@ impl RepairArgs {
             edit_format: self.edit_format,
             parallel: self.candidate_slots,
             context_bytes: self.context_bytes,
+            infill_shapes: (!self.infill_shapes.is_empty()).then(|| self.infill_shapes.clone()),
         };
         (f != RepairFile::default()).then_some(f)
     }

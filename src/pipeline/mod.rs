@@ -567,11 +567,10 @@ impl Judge<'_> {
                     parent: Some(node.id.clone()),
                     node: "candidate".into(),
                     status: j.result.as_str().into(),
-                    detail: one
-                        .receipt
-                        .as_ref()
-                        .map(|r| r.decision.reason.clone())
-                        .unwrap_or_default(),
+                    detail: match &one.receipt {
+                        Some(r) => format!("{}; {}", p.note, r.decision.reason),
+                        None => p.note.clone(),
+                    },
                     diff: p.patch.clone(),
                     tokens: p.tokens,
                     model_ms: p.model_ms,

@@ -131,6 +131,7 @@ pub fn build(
         Ok(())
     };
     positive("repair.candidates", r.candidates as u64)?;
+    positive("repair.infill_shapes", r.infill_shapes.len() as u64)?;
     positive("repair.parallel", r.parallel as u64)?;
     let b = &cfg.budgets;
     positive("budgets.max_steps", b.max_steps as u64)?;
@@ -172,6 +173,7 @@ pub fn build(
         candidates: CandidateConfig {
             count: r.candidates,
             format: r.edit_format,
+            shapes: r.infill_shapes.clone(),
             parallel: r.parallel,
             ..CandidateConfig::default()
         },

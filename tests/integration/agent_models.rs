@@ -638,7 +638,10 @@ async fn openai_infill_sends_the_model_familys_fim_tokens_to_completions() {
             "choices": [{"text": "    if key in d:", "index": 0, "logprobs": null, "finish_reason": "stop"}],
             "object": "text_completion",
             "model": "qwen2.5-coder-1.5b",
-            "usage": {"completion_tokens": 7, "prompt_tokens": 44, "total_tokens": 51}
+            "usage": {"completion_tokens": 7, "prompt_tokens": 44, "total_tokens": 51},
+            // As llama.cpp's server reports it (b8929): the prompt evaluated past its cache.
+            "timings": {"cache_n": 30, "prompt_n": 14, "prompt_ms": 210.5,
+                        "prompt_per_token_ms": 15.0, "predicted_n": 7, "predicted_ms": 301.25}
         })))
         .mount(&server)
         .await;
@@ -652,6 +655,12 @@ async fn openai_infill_sends_the_model_familys_fim_tokens_to_completions() {
     let f = model.infill(&infill_request(&["\n"])).await.unwrap();
     assert_eq!(f.text, "    if key in d:");
     assert_eq!((f.usage.prompt_tokens, f.usage.completion_tokens), (44, 7));
+    let t = f.timings.expect("llama.cpp's timings are read");
+    assert_eq!(
+        (t.prompt_tokens, t.cached_tokens, t.generated_tokens),
+        (14, 30, 7)
+    );
+    assert_eq!((t.prompt_ms, t.generation_ms), (210.5, 301.25));
     let sent = sent_bodies(&server).await;
     assert_eq!(
         sent[0],

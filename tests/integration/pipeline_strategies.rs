@@ -223,6 +223,55 @@ async fn infill_fills_the_most_suspicious_lines_one_at_a_time_until_one_is_verif
 }
 
 #[tokio::test]
+async fn infill_draws_until_k_pass_and_the_most_faithful_passing_fill_is_verified() {
+    let (_image, d, img, out, mut p) = setup("strategy-faithful").await;
+    p.strategies = vec![Strategy::Candidates];
+    p.candidates.format = patchloop::config::repair::EditFormat::Infill;
+    p.candidates.count = 2;
+    // Greedy over lines 5, 6, 7 and 3 (the guard every test runs, ranked last), then sampled
+    // over the same four. Two fills of line 7 pass: the first
+    // rewrites the line around `values` (far from the code it replaces), the second keeps
+    // it; the first passing fill no longer ends the drawing, and the faithful one wins.
+    let long = "    return sorted(values)[len(values) // 2] if len(values) % 2 else (sorted(values)[len(values) // 2 - 1] + sorted(values)[len(values) // 2]) / 2";
+    let short =
+        "    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2";
+    let model = scripted(
+        &format!(
+            "turns: []\ninfills:\n  - \"    ordered = sorted(values, reverse=True)\"\n  - \"    mid = len(ordered) // 2\"\n  - \"{long}\"\n  - \"    if not values:\"\n  - \"    ordered = sorted(values)\"\n  - \"    mid = len(ordered) // 2\"\n  - \"{short}\"\n"
+        ),
+        "faithful",
+    );
+    let o = pipeline::run(&d, &img, &model, &p).await.unwrap();
+    let traj = jsonl(&out.path().join("trajectory.jsonl"));
+    let n = nodes(&traj);
+    let cands: Vec<(&str, &str)> = n
+        .iter()
+        .filter(|x| x["node"] == "candidate")
+        .map(|x| (x["id"].as_str().unwrap(), x["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(o.verdict, FixVerdict::Fixed, "{}", o.one_line());
+    assert!(
+        o.patch.contains(&format!("+{short}")),
+        "{cands:?} {}",
+        o.patch
+    );
+    // Seven fills drawn (two passing, then K is reached); only the faithful one went to the
+    // verifier.
+    let drawn: std::collections::BTreeSet<&str> = cands.iter().map(|c| c.0).collect();
+    assert_eq!(drawn.len(), 7, "{cands:?}");
+    assert!(
+        cands.contains(&("t0.candidates.c2", "passing")),
+        "{cands:?}"
+    );
+    assert!(
+        cands.contains(&("t0.candidates.c6", "verified")),
+        "{cands:?}"
+    );
+    let a = &o.attempts[0];
+    assert_eq!((a.candidates, a.passing), (7, 2));
+}
+
+#[tokio::test]
 async fn escalation_resets_the_workspace_and_the_next_tier_wins() {
     let (_image, d, img, out, mut p) = setup("strategy-esc").await;
     p.strategies = vec![Strategy::Candidates, Strategy::Loop];

@@ -1,14 +1,16 @@
-//! The `infill` format's sites: the most suspicious lines, masked one at a time, the draw
+//! The `infill` format's sites: what one fill-in-the-middle request masks around the most
+//! suspicious lines (a line, a block, a gap for new lines, a short function's body), the draw
 //! schedule over them, the text around a gap, and the edit a fill makes.
 
 use std::collections::BTreeMap;
 
 use super::MAX_SUSPECTS;
 use super::edits::{FileEdit, ParseError};
-use super::pydefs::indent_of;
+use super::pydefs::{indent_of, py_blocks, py_defs};
 use crate::agent::localize::Ranked;
+pub use crate::config::repair::InfillShape;
 
-/// Lines the `infill` format masks at most (each is one fill-in-the-middle request).
+/// Sites the `infill` format fills at most (each is one fill-in-the-middle request).
 pub(super) const MAX_SITES: usize = 16;
 /// After the greedy pass, the best sites are filled again, sampled: of the 17 benchmark tasks
 /// whose bug line was a site but was filled wrong, it ranked in the top four in 11.
@@ -36,17 +38,62 @@ pub fn infill_draws(sites: usize) -> usize {
 /// Lines of the file above the function, and below it, around an infill's gap.
 pub(super) const INFILL_ABOVE: usize = 20;
 pub(super) const INFILL_BELOW: usize = 5;
-/// Tokens an infill may write (one line).
+/// Tokens a one-line fill may write.
 pub(super) const INFILL_TOKENS: u32 = 80;
+/// Tokens per masked line of a multi-line fill, and at most.
+const TOKENS_PER_LINE: u32 = 40;
+const MAX_FILL_TOKENS: u32 = 480;
+/// Lines a block masks, at least and at most.
+const BLOCK_LINES: (usize, usize) = (2, 8);
+/// Lines of a function body the `body` shape masks at most.
+const BODY_LINES: usize = 30;
+/// Lines an insert may add at most (a guard and its handling).
+const INSERT_LINES: usize = 3;
+/// Most suspicious lines per function that get a block or an insert.
+const HOT_PER_FUNCTION: usize = 3;
 
-/// One line the `infill` format masks.
+/// One gap the `infill` format asks the model to fill.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Site {
     pub path: String,
+    /// The first masked line (an insert: the line the new lines go before), 1-based.
     pub line: usize,
+    /// The last masked line, inclusive (an insert masks nothing: `line - 1`).
+    pub end: usize,
+    pub shape: InfillShape,
     /// The function's lines (1-based, inclusive).
     pub func: (usize, usize),
+    /// The best spectrum score of the lines it masks (an insert: of the line it precedes).
     pub score: f64,
+}
+
+impl Site {
+    /// `path:line` (one line) or `path:line-end`, as the trajectory names it.
+    pub fn label(&self) -> String {
+        match self.shape {
+            InfillShape::Line => format!("{}:{}", self.path, self.line),
+            InfillShape::Insert => format!("{}:{} (insert)", self.path, self.line),
+            _ => format!(
+                "{}:{}-{} ({})",
+                self.path,
+                self.line,
+                self.end,
+                self.shape.as_str()
+            ),
+        }
+    }
+
+    /// What a request for this site may generate: its stop strings and token cap.
+    pub fn limits(&self) -> (&'static [&'static str], u32) {
+        match self.shape {
+            InfillShape::Line => (&["\n"], INFILL_TOKENS),
+            InfillShape::Insert => (&["\n\n"], TOKENS_PER_LINE * INSERT_LINES as u32),
+            _ => (
+                &[],
+                (TOKENS_PER_LINE * (self.end + 1 - self.line).max(2) as u32).min(MAX_FILL_TOKENS),
+            ),
+        }
+    }
 }
 
 /// Lines not worth masking: blank, comments, docstrings, headers and bare keywords.
@@ -63,58 +110,228 @@ pub(super) fn maskable(line: &str) -> bool {
         || matches!(t, "else:" | "try:" | "finally:" | "pass" | ")" | "]" | "}"))
 }
 
-/// The lines to mask: every scored line of the best [`MAX_SUSPECTS`] functions, most
-/// suspicious first (ties: the better-ranked function, then the earlier line), at most
-/// [`MAX_SITES`]. Pure.
-pub fn infill_sites(ranked: &[Ranked], files: &BTreeMap<String, String>) -> Vec<Site> {
+/// The gaps to fill, most suspicious first (ties: the better-ranked function, the order of
+/// `shapes`, the earlier line), at most [`MAX_SITES`]: for each of the best [`MAX_SUSPECTS`]
+/// functions, per shape asked for, every scored line (`line`), the block around each of its
+/// [`HOT_PER_FUNCTION`] most suspicious lines (`block`), a gap before each of them (`insert`),
+/// its whole body when it is short (`body`). Pure.
+pub fn infill_sites(
+    ranked: &[Ranked],
+    files: &BTreeMap<String, String>,
+    shapes: &[InfillShape],
+) -> Vec<Site> {
     let mut all: Vec<(Site, usize)> = Vec::new();
     for (rank, r) in ranked.iter().take(MAX_SUSPECTS).enumerate() {
         let Some(src) = files.get(&r.loc.path) else {
             continue;
         };
         let lines: Vec<&str> = src.lines().collect();
-        for &(line, score) in &r.lines {
-            if line == 0 || line > lines.len() || !maskable(lines[line - 1]) {
-                continue;
+        let in_file = |l: usize| l >= 1 && l <= lines.len();
+        let func = (r.loc.start, r.loc.end.min(lines.len()));
+        let site = |line: usize, end: usize, shape: InfillShape, score: f64| Site {
+            path: r.loc.path.clone(),
+            line,
+            end,
+            shape,
+            func,
+            score,
+        };
+        let score_of = |a: usize, b: usize| {
+            r.lines
+                .iter()
+                .filter(|(l, _)| (a..=b).contains(l))
+                .map(|(_, s)| *s)
+                .fold(0.0_f64, f64::max)
+        };
+        // The most suspicious maskable lines, best first.
+        let mut hot: Vec<(usize, f64)> = r
+            .lines
+            .iter()
+            .copied()
+            .filter(|&(l, _)| in_file(l) && maskable(lines[l - 1]))
+            .collect();
+        hot.sort_by(|a, b| {
+            b.1.partial_cmp(&a.1)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.0.cmp(&b.0))
+        });
+        let body = body_span(src, func);
+        let blocks = py_blocks(src);
+        for &shape in shapes {
+            match shape {
+                InfillShape::Line => {
+                    for &(l, score) in &hot {
+                        all.push((site(l, l, shape, score), rank));
+                    }
+                }
+                InfillShape::Block => {
+                    let mut seen: Vec<(usize, usize)> = Vec::new();
+                    for &(l, _) in hot.iter().take(HOT_PER_FUNCTION) {
+                        let Some(body) = body.filter(|(a, b)| (*a..=*b).contains(&l)) else {
+                            continue;
+                        };
+                        if let Some((a, b)) = block_around(&lines, &blocks, l, body)
+                            && !seen.contains(&(a, b))
+                        {
+                            seen.push((a, b));
+                            all.push((site(a, b, shape, score_of(a, b)), rank));
+                        }
+                    }
+                }
+                InfillShape::Insert => {
+                    for &(l, score) in hot.iter().take(HOT_PER_FUNCTION) {
+                        // Before a body line: the line above is the function's, not a header.
+                        if body.is_some_and(|(a, _)| l >= a) {
+                            all.push((site(l, l - 1, shape, score), rank));
+                        }
+                    }
+                }
+                InfillShape::Body => {
+                    if let Some((a, b)) = body.filter(|(a, b)| b + 1 - a <= BODY_LINES) {
+                        all.push((site(a, b, shape, score_of(a, b)), rank));
+                    }
+                }
             }
-            all.push((
-                Site {
-                    path: r.loc.path.clone(),
-                    line,
-                    func: (r.loc.start, r.loc.end),
-                    score,
-                },
-                rank,
-            ));
         }
     }
+    let order = |s: InfillShape| shapes.iter().position(|x| *x == s).unwrap_or(usize::MAX);
     all.sort_by(|(a, ra), (b, rb)| {
         b.score
             .partial_cmp(&a.score)
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(ra.cmp(rb))
+            .then(order(a.shape).cmp(&order(b.shape)))
             .then(a.line.cmp(&b.line))
     });
     all.into_iter().take(MAX_SITES).map(|(s, _)| s).collect()
 }
 
-/// The text before and after a site's line: from [`INFILL_ABOVE`] lines above its function,
+/// The body of the function at `func` (1-based lines): from its first statement after the
+/// docstring to its end. `None`: no such statement (a docstring-only or one-line body).
+fn body_span(src: &str, func: (usize, usize)) -> Option<(usize, usize)> {
+    let d = py_defs(src)
+        .into_iter()
+        .find(|d| d.start + 1 == func.0 || d.def_row + 1 == func.0)?;
+    let first = d.body_row? + 1;
+    (first > d.def_row + 1 && first <= d.end + 1).then_some((first, d.end + 1))
+}
+
+/// The 2–8 lines around `line` a block mask covers: the innermost compound statement's body
+/// that holds it and fits, else the run of statements at its indentation (their nested lines
+/// included) that holds it, going out one level while that run is a single line, cut to 8
+/// around it; always inside `body` (the function's statements after its docstring). Pure.
+fn block_around(
+    lines: &[&str],
+    blocks: &[(usize, usize)],
+    line: usize,
+    body: (usize, usize),
+) -> Option<(usize, usize)> {
+    let (lo, hi) = BLOCK_LINES;
+    let inside = |a: usize, b: usize| a >= body.0 && b <= body.1 && b >= a;
+    let innermost = blocks
+        .iter()
+        .map(|&(a, b)| (a + 1, b + 1))
+        .filter(|&(a, b)| {
+            a <= line && line <= b && inside(a, b) && (lo..=hi).contains(&(b + 1 - a))
+        })
+        .min_by_key(|&(a, b)| b - a);
+    if innermost.is_some() {
+        return innermost;
+    }
+    let deeper_or_same = |l: usize, indent: usize| {
+        let t = lines[l - 1];
+        t.trim().is_empty() || indent_of(t).len() >= indent
+    };
+    let mut anchor = line;
+    loop {
+        let indent = indent_of(lines[anchor - 1]).len();
+        let (mut a, mut b) = (anchor, anchor);
+        while a > body.0 && deeper_or_same(a - 1, indent) {
+            a -= 1;
+        }
+        while b < body.1 && deeper_or_same(b + 1, indent) {
+            b += 1;
+        }
+        while a < anchor && lines[a - 1].trim().is_empty() {
+            a += 1;
+        }
+        while b > anchor && lines[b - 1].trim().is_empty() {
+            b -= 1;
+        }
+        if b + 1 - a >= lo {
+            // Too long: the 8 lines around the anchor's line.
+            if b + 1 - a > hi {
+                let start = line.saturating_sub(hi / 2).max(a);
+                let end = (start + hi - 1).min(b);
+                return Some((end + 1 - hi.min(end + 1 - a), end));
+            }
+            return Some((a, b));
+        }
+        // A single line: its parent statement's level, if the parent is in the body.
+        let parent = (body.0..anchor)
+            .rev()
+            .find(|&l| !lines[l - 1].trim().is_empty() && indent_of(lines[l - 1]).len() < indent)?;
+        anchor = parent;
+    }
+}
+
+/// The text before and after a site's gap: from [`INFILL_ABOVE`] lines above its function,
 /// to [`INFILL_BELOW`] lines past it (the prefix ends, the suffix starts, at a line break).
 /// Pure.
 pub fn infill_context(src: &str, site: &Site) -> (String, String) {
     let lines: Vec<&str> = src.lines().collect();
     let from = site.func.0.saturating_sub(INFILL_ABOVE).max(1);
     let to = (site.func.1 + INFILL_BELOW).min(lines.len());
-    let mut prefix = lines[from - 1..site.line - 1].join("\n");
+    let mut prefix = lines[(from - 1).min(site.line - 1)..site.line - 1].join("\n");
     if !prefix.is_empty() {
         prefix.push('\n');
     }
-    let mut suffix = lines[site.line.min(to)..to].join("\n");
+    let mut suffix = lines[site.end.min(to)..to].join("\n");
     suffix.push('\n');
     (prefix, suffix)
 }
 
-/// The edit an infill answer makes at `site`. Pure.
+/// The lines a multi-line fill means: up to the first line indented less than the gap (the
+/// model went on past the block) or equal to the suffix's first line (it wrote the suffix
+/// again), without trailing blank lines, re-indented when the model dropped the gap's
+/// indentation. Pure.
+fn fill_lines(text: &str, indent: &str, next: Option<&str>) -> Vec<String> {
+    let raw: Vec<&str> = text.lines().collect();
+    let first = raw
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .copied()
+        .unwrap_or("");
+    // A fill written flush left although the gap is indented: the gap's indentation is meant.
+    let shift = if !indent.is_empty() && indent_of(first).is_empty() {
+        indent
+    } else {
+        ""
+    };
+    let mut out: Vec<String> = Vec::new();
+    for l in raw {
+        if l.trim().is_empty() {
+            out.push(String::new());
+            continue;
+        }
+        let l = format!("{shift}{}", l.trim_end());
+        if indent_of(&l).len() < indent.len()
+            || next.is_some_and(|n| n.trim() == l.trim() && !n.trim().is_empty())
+        {
+            break;
+        }
+        out.push(l);
+    }
+    while out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    while out.first().is_some_and(|l| l.is_empty()) {
+        out.remove(0);
+    }
+    out
+}
+
+/// The edit a fill makes at `site`. Pure.
 pub fn apply_infill(
     text: &str,
     site: &Site,
@@ -123,30 +340,53 @@ pub fn apply_infill(
     let src = files
         .get(&site.path)
         .ok_or_else(|| ParseError::NotApplied(format!("{} was not read", site.path)))?;
-    let filled = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    if filled.trim().is_empty() {
-        return Err(ParseError::Unparsed("the model filled in nothing".into()));
-    }
     let mut lines: Vec<String> = src.lines().map(str::to_string).collect();
-    let Some(orig) = lines.get(site.line - 1).cloned() else {
+    if site.line == 0
+        || site.line > lines.len() + 1
+        || site.end > lines.len()
+        || site.end + 1 < site.line
+    {
         return Err(ParseError::NotApplied(format!(
-            "{} has no line {}",
-            site.path, site.line
-        )));
-    };
-    if filled.trim() == orig.trim() {
-        return Err(ParseError::NotApplied(format!(
-            "line {} filled in as it is",
-            site.line
+            "{} has no lines {}-{}",
+            site.path, site.line, site.end
         )));
     }
-    // A model that drops the indentation still means the line at its place.
-    let filled = if indent_of(filled).is_empty() {
-        format!("{}{}", indent_of(&orig), filled.trim())
-    } else {
-        filled.trim_end().to_string()
+    let orig: Vec<String> = lines[site.line - 1..site.end].to_vec();
+    let new: Vec<String> = match site.shape {
+        InfillShape::Line => {
+            let filled = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            if filled.trim().is_empty() {
+                return Err(ParseError::Unparsed("the model filled in nothing".into()));
+            }
+            // A model that drops the indentation still means the line at its place.
+            vec![if indent_of(filled).is_empty() {
+                format!("{}{}", indent_of(&orig[0]), filled.trim())
+            } else {
+                filled.trim_end().to_string()
+            }]
+        }
+        _ => {
+            // The gap's indentation: its first masked line's, an insert's the line it precedes.
+            let indent = indent_of(lines.get(site.line - 1).map_or("", String::as_str)).to_string();
+            let next = lines.get(site.end).map(String::as_str);
+            let mut v = fill_lines(text, &indent, next);
+            if site.shape == InfillShape::Insert {
+                v.truncate(INSERT_LINES);
+            }
+            if v.is_empty() {
+                return Err(ParseError::Unparsed("the model filled in nothing".into()));
+            }
+            v
+        }
     };
-    lines[site.line - 1] = filled;
+    let same = new.len() == orig.len() && new.iter().zip(&orig).all(|(a, b)| a.trim() == b.trim());
+    if same {
+        return Err(ParseError::NotApplied(format!(
+            "{} filled in as it is",
+            site.label()
+        )));
+    }
+    lines.splice(site.line - 1..site.end, new);
     let mut content = lines.join("\n");
     if src.ends_with('\n') {
         content.push('\n');

@@ -30,6 +30,7 @@ use crate::agent::localize::Ranked;
 pub use crate::config::repair::EditFormat;
 
 mod edits;
+mod faithful;
 mod infill;
 mod prompt;
 mod pydefs;
@@ -42,7 +43,10 @@ pub use edits::{
     Block, FileEdit, ParseError, apply_function, apply_lines, apply_search_replace, line_edits,
     parse_reply, search_replace_blocks,
 };
-pub use infill::{Site, apply_infill, infill_context, infill_draw, infill_draws, infill_sites};
+pub use faithful::Faithfulness;
+pub use infill::{
+    InfillShape, Site, apply_infill, infill_context, infill_draw, infill_draws, infill_sites,
+};
 pub use prompt::prompt;
 pub use runner::{Candidate, CandidatesOutcome, Run, diff_size, run, sampling};
 pub use suspects::{Suspect, suspects, suspects_ranked};
@@ -50,13 +54,15 @@ pub use suspects::{Suspect, suspects, suspects_ranked};
 /// The strategy's knobs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CandidateConfig {
-    /// Chat candidates checked (K): a reply that does not apply, changes nothing or repeats
-    /// an earlier edit does not count, and another is drawn, up to [`DRAWS_PER_CANDIDATE`] × K
-    /// replies in all. `infill` fills its sites instead ([`infill_draw`]): a one-line fill is
-    /// a few tokens, and on the benchmark K = 8 stopped the drawing, before every site had
-    /// been tried twice, in 29 of its 36 misses.
+    /// K. Chat formats: candidates checked (a reply that does not apply, changes nothing or
+    /// repeats an earlier edit does not count, and another is drawn, up to
+    /// [`DRAWS_PER_CANDIDATE`] × K replies in all). `infill`: passing candidates wanted — it
+    /// fills its sites ([`infill_draw`]) until K pass or the sites run out, so the passing
+    /// ones can be ranked (the first passing fill is not always the faithful one).
     pub count: usize,
     pub format: EditFormat,
+    /// What `infill` masks (a line, a block, a gap for new lines, a short body).
+    pub shapes: Vec<InfillShape>,
     /// Model requests in flight at once (the server's slots).
     pub parallel: usize,
     /// Temperature of every sample but the first (which is greedy).
@@ -72,6 +78,7 @@ impl Default for CandidateConfig {
         CandidateConfig {
             count: 4,
             format: EditFormat::Infill,
+            shapes: crate::config::repair::DEFAULT_INFILL_SHAPES.to_vec(),
             parallel: 1,
             temperature: 0.8,
         }

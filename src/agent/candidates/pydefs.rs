@@ -95,3 +95,38 @@ pub(super) fn dedent(lines: &[&str]) -> Vec<String> {
         })
         .collect()
 }
+
+/// The bodies of the compound statements in `src` (`if`/`elif`/`else`, `for`, `while`,
+/// `try`/`except`/`finally`, `with`): 0-based first and last rows of each `block`, inner
+/// blocks after the ones that hold them.
+pub(super) fn py_blocks(src: &str) -> Vec<(usize, usize)> {
+    let Some(tree) = crate::agent::context::parse(src) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "block"
+            && n.parent().is_some_and(|p| {
+                matches!(
+                    p.kind(),
+                    "if_statement"
+                        | "elif_clause"
+                        | "else_clause"
+                        | "for_statement"
+                        | "while_statement"
+                        | "try_statement"
+                        | "except_clause"
+                        | "finally_clause"
+                        | "with_statement"
+                )
+            })
+        {
+            out.push((n.start_position().row, n.end_position().row));
+        }
+        let mut c = n.walk();
+        let children: Vec<Node> = n.named_children(&mut c).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    out
+}

@@ -1,20 +1,21 @@
 //! Drawing the candidates and checking each in the container: apply, target tests, whole
 //! suite, diff, restore the edited files.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 
 use super::edits::{FileEdit, parse_reply};
-use super::infill::{
-    INFILL_TOKENS, Site, apply_infill, infill_context, infill_draw, infill_draws, infill_sites,
-};
+use super::faithful::{self, Faithfulness};
+use super::infill::{Site, apply_infill, infill_context, infill_draw, infill_draws, infill_sites};
 use super::prompt::{SYSTEM, prompt};
 use super::suspects::{suspects, suspects_ranked};
 use super::{CandidateConfig, CandidateStatus, DRAWS_PER_CANDIDATE, EditFormat, Problem};
 use crate::agent::attempt::{Ledger, StopReason};
-use crate::agent::model::{Infill, Message, Model, ModelError, Request, Sampling, Usage};
+use crate::agent::model::{
+    FillTimings, Infill, Message, Model, ModelError, Request, Sampling, Usage,
+};
 use crate::agent::tools::{self, TestRun, ToolConfig};
 use crate::agent::trajectory::{NodeRecord, Trajectory};
 use crate::sandbox::{Sandbox, SandboxError};
@@ -35,6 +36,10 @@ pub struct Candidate {
     pub rollback_ms: u64,
     /// The model's reply as received.
     pub reply: String,
+    /// The files it rewrote (checked candidates), for ranking by faithfulness.
+    pub edits: Vec<FileEdit>,
+    /// The server's prompt and generation time for a fill, when it says.
+    pub timings: Option<FillTimings>,
 }
 
 impl Candidate {
@@ -72,14 +77,17 @@ pub struct CandidatesOutcome {
 }
 
 impl CandidatesOutcome {
-    /// Passing candidates, smallest diff first (ties: drawing order).
-    pub fn passing(&self) -> Vec<&Candidate> {
-        let mut v: Vec<&Candidate> = self
+    /// Passing candidates, the most faithful first ([`Faithfulness::key`]: none of the
+    /// replaced code's parameters or callees dropped, then the fewest tokens changed), then
+    /// the smallest diff, then drawing order; each with its faithfulness against `files`.
+    pub fn passing(&self, files: &BTreeMap<String, String>) -> Vec<(&Candidate, Faithfulness)> {
+        let mut v: Vec<(&Candidate, Faithfulness)> = self
             .candidates
             .iter()
             .filter(|c| c.status == CandidateStatus::Passing)
+            .map(|c| (c, faithful::assess(&c.edits, files)))
             .collect();
-        v.sort_by_key(|c| (c.diff_size(), c.index));
+        v.sort_by_key(|(c, f)| (f.key(), c.diff_size(), c.index));
         v
     }
 }
@@ -147,7 +155,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
     // Fill-in-the-middle on the most suspicious lines when the model has it and the fault
     // localization scored lines; else the chat prompt (`infill`'s fallback is `lines`).
     let mut sites = if cfg.format == EditFormat::Infill && model.supports_infill() {
-        infill_sites(&problem.ranked, &problem.files)
+        infill_sites(&problem.ranked, &problem.files, &cfg.shapes)
     } else {
         Vec::new()
     };
@@ -164,7 +172,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                 fallback = Some(format!("fill-in-the-middle refused: {e}"));
                 sites.clear();
             }
-            r => first = Some((0, r.map(|f| (f.text, f.usage)), t0.elapsed())),
+            r => first = Some((0, r.map(|f| (f.text, f.usage, f.timings)), t0.elapsed())),
         }
     }
     let user = if sites.is_empty() {
@@ -230,7 +238,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                             sample: Some(sampling(i, cfg.temperature)),
                         })
                         .await
-                        .map(|r| (r.message.content, r.usage))
+                        .map(|r| (r.message.content, r.usage, None))
                 } else {
                     let (at, sample) = infill_draw(i, sites.len());
                     infill_at(
@@ -240,7 +248,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                         sampling(sample, cfg.temperature),
                     )
                     .await
-                    .map(|f| (f.text, f.usage))
+                    .map(|f| (f.text, f.usage, f.timings))
                 };
                 (i, r, t0.elapsed())
             })
@@ -268,12 +276,15 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                 check_ms: 0,
                 rollback_ms: 0,
                 reply: String::new(),
+                edits: Vec::new(),
+                timings: None,
             };
             match reply {
                 Err(e) => {
                     cand.detail = format!("the model call failed: {e}");
                 }
-                Ok((text, usage)) => {
+                Ok((text, usage, timings)) => {
+                    cand.timings = timings;
                     reply_text = text.clone();
                     cand.reply = text.clone();
                     cand.usage = usage;
@@ -285,7 +296,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                         parse_reply(&text, &sus, &problem.files)
                     } else {
                         let site = &sites[infill_draw(i, sites.len()).0];
-                        reply_text = format!("{}:{} ← {text}", site.path, site.line);
+                        reply_text = format!("{} ← {text}", site.label());
                         cand.reply = reply_text.clone();
                         apply_infill(&text, site, &problem.files).map(|e| vec![e])
                     };
@@ -311,6 +322,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                                         cand.status = c.status;
                                         cand.detail = c.detail;
                                         cand.diff = c.diff;
+                                        cand.edits = edits.clone();
                                         cand.check_ms = c.check_ms;
                                         cand.rollback_ms = c.rollback_ms;
                                     }
@@ -339,21 +351,23 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                 model_ms: cand.model_ms,
                 rollback_ms: cand.rollback_ms,
                 reply: reply_text,
+                timings: cand.timings,
             });
             out.candidates.push(cand);
             if out.infrastructure.is_some() {
                 break;
             }
-            // Every infill is a one-line edit: no smaller passing one is worth waiting for.
-            // K bounds the chat formats only (infill's draws are bounded by its sites).
-            let passed = out
+            // Chat: K checked candidates. Infill: K passing ones (or the sites run out), so the
+            // passing fills can be ranked by how faithfully they keep the masked code.
+            let passing = out
                 .candidates
-                .last()
-                .is_some_and(|c| c.status == CandidateStatus::Passing);
+                .iter()
+                .filter(|c| c.status == CandidateStatus::Passing)
+                .count();
             let enough = if sites.is_empty() {
                 checked >= k
             } else {
-                passed
+                passing >= k
             };
             if enough {
                 break;
@@ -403,12 +417,13 @@ async fn infill_at(
 ) -> Result<crate::agent::model::Filled, ModelError> {
     let src = problem.files.get(&site.path).map_or("", String::as_str);
     let (prefix, suffix) = infill_context(src, site);
+    let (stop, max_tokens) = site.limits();
     model
         .infill(&Infill {
             prefix: &prefix,
             suffix: &suffix,
-            stop: &["\n"],
-            max_tokens: INFILL_TOKENS,
+            stop,
+            max_tokens,
             sample: Some(sample),
         })
         .await

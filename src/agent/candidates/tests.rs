@@ -104,7 +104,7 @@ fn infill_masks_the_most_suspicious_lines_and_edits_the_one_it_fills() {
     clamp.lines = vec![(4, 0.5), (5, 1.0), (9, 0.7), (10, 1.0), (11, 0.2)];
     let mut count = ranked(&l[1], 0.9, &[17]);
     count.lines = vec![(15, 0.9), (16, 0.9), (17, 0.9)];
-    let sites = infill_sites(&[clamp, count], &files());
+    let sites = infill_sites(&[clamp, count], &files(), &[InfillShape::Line]);
     let at: Vec<usize> = sites.iter().map(|s| s.line).collect();
     // The def, decorator and docstring lines are never masked; best score first.
     assert_eq!(at, [10, 17, 9, 11]);
@@ -473,8 +473,9 @@ fn the_prompt_shows_the_errors_the_test_and_the_suspects_not_the_docstring() {
 }
 
 #[test]
-fn passing_candidates_sort_by_diff_size_then_order() {
-    let c = |i: usize, status: CandidateStatus, lines: usize| Candidate {
+fn passing_candidates_rank_the_faithful_first_then_by_diff_size_then_order() {
+    // CORE line 11: `    return max(v, lo)`.
+    let c = |i: usize, status: CandidateStatus, lines: usize, to: &str| Candidate {
         index: i,
         status,
         detail: String::new(),
@@ -484,19 +485,124 @@ fn passing_candidates_sort_by_diff_size_then_order() {
         check_ms: 0,
         rollback_ms: 0,
         reply: String::new(),
+        edits: vec![FileEdit {
+            path: "pkg/core.py".into(),
+            content: CORE.replacen("    return max(v, lo)", to, 1),
+        }],
+        timings: None,
     };
     let o = CandidatesOutcome {
         candidates: vec![
-            c(0, CandidateStatus::Passing, 3),
-            c(1, CandidateStatus::Failing, 1),
-            c(2, CandidateStatus::Passing, 1),
-            c(3, CandidateStatus::Passing, 1),
+            c(0, CandidateStatus::Passing, 3, "    return max(v, lo + 0)"),
+            c(1, CandidateStatus::Failing, 1, "    return v"),
+            // Stops calling `max` (nothing takes its place): ranked last.
+            c(2, CandidateStatus::Passing, 1, "    return v"),
+            c(3, CandidateStatus::Passing, 1, "    return max(v, lo + 0)"),
+            c(4, CandidateStatus::Passing, 1, "    return max(lo, v)"),
         ],
         ..Default::default()
     };
-    let order: Vec<usize> = o.passing().iter().map(|c| c.index).collect();
-    assert_eq!(order, [2, 3, 0]);
+    let ranked = o.passing(&files());
+    let order: Vec<usize> = ranked.iter().map(|(c, _)| c.index).collect();
+    assert_eq!(order, [3, 0, 4, 2], "{ranked:?}");
+    assert_eq!(ranked[3].1.dropped, ["callee max"]);
     assert_eq!(diff_size("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 2);
+}
+
+#[test]
+fn blocks_inserts_and_bodies_mask_around_the_hottest_lines() {
+    // CORE: 4 def clamp, 5-8 docstring, 9 if v > hi, 10 return lo, 11 return max(v, lo).
+    let l = locs();
+    let mut clamp = ranked(&l[0], 1.0, &[10]);
+    clamp.lines = vec![(9, 0.7), (10, 1.0), (11, 0.2)];
+    let shapes = [InfillShape::Block, InfillShape::Insert, InfillShape::Body];
+    let sites = infill_sites(&[clamp], &files(), &shapes);
+    let got: Vec<(InfillShape, usize, usize)> =
+        sites.iter().map(|s| (s.shape, s.line, s.end)).collect();
+    // The if's body is one line: the block is the run of sibling statements 9-11; the insert
+    // goes before line 10; the body is 9-11 (after the docstring).
+    assert!(got.contains(&(InfillShape::Block, 9, 11)), "{got:?}");
+    assert!(got.contains(&(InfillShape::Insert, 10, 9)), "{got:?}");
+    assert!(got.contains(&(InfillShape::Body, 9, 11)), "{got:?}");
+    let body = sites.iter().find(|s| s.shape == InfillShape::Body).unwrap();
+    let (prefix, suffix) = infill_context(CORE, body);
+    assert!(
+        prefix.ends_with("    \"\"\"\n"),
+        "the docstring is the spec: {prefix:?}"
+    );
+    assert!(suffix.starts_with("\n\nclass Cart:"), "{suffix:?}");
+    // A fill stops at the dedent and does not repeat the suffix.
+    let e = apply_infill(
+        "    if v > hi:\n        return hi\n    return max(v, lo)\n\nclass Other:\n",
+        body,
+        &files(),
+    )
+    .unwrap();
+    assert!(
+        e.content
+            .contains("        return hi\n    return max(v, lo)\n\n\nclass Cart"),
+        "{}",
+        e.content
+    );
+    assert!(!e.content.contains("class Other"));
+    // An insert adds lines and keeps the line it precedes.
+    let ins = sites
+        .iter()
+        .find(|s| s.shape == InfillShape::Insert)
+        .unwrap();
+    let e = apply_infill("        v = hi\n", ins, &files()).unwrap();
+    assert!(
+        e.content
+            .contains("    if v > hi:\n        v = hi\n        return lo\n"),
+        "{}",
+        e.content
+    );
+    assert_eq!(e.content.lines().count(), CORE.lines().count() + 1);
+    // Written flush left: the gap's indentation is meant.
+    let blk = sites
+        .iter()
+        .find(|s| s.shape == InfillShape::Block)
+        .unwrap();
+    let e = apply_infill(
+        "if v > hi:\n    return hi\nreturn max(v, lo)",
+        blk,
+        &files(),
+    )
+    .unwrap();
+    assert!(
+        e.content
+            .contains("    if v > hi:\n        return hi\n    return max(v, lo)\n"),
+        "{}",
+        e.content
+    );
+    // The same lines back: no candidate.
+    let same = apply_infill(
+        "    if v > hi:\n        return lo\n    return max(v, lo)\n",
+        blk,
+        &files(),
+    );
+    assert_eq!(same.unwrap_err().status(), CandidateStatus::NotApplied);
+}
+
+#[test]
+fn a_block_is_the_innermost_compound_body_that_fits() {
+    let src = "def f(xs):\n    out = []\n    for x in xs:\n        if x:\n            y = x + 1\n            out.append(y)\n        z = 2\n    return out\n";
+    let files: BTreeMap<String, String> = [("m.py".to_string(), src.to_string())].into();
+    let loc = Location {
+        path: "m.py".into(),
+        start: 1,
+        end: 8,
+        name: "f".into(),
+        frame_line: None,
+    };
+    let mut r = ranked(&loc, 1.0, &[5]);
+    r.lines = vec![(5, 1.0)];
+    let sites = infill_sites(&[r], &files, &[InfillShape::Block]);
+    assert_eq!(
+        (sites[0].line, sites[0].end),
+        (5, 6),
+        "the if's body, not the for's"
+    );
 }
 
 #[test]

@@ -140,6 +140,21 @@ pub struct Infill<'a> {
 pub struct Filled {
     pub text: String,
     pub usage: Usage,
+    /// Where the server's time went, when it says (llama.cpp's `timings`, Ollama's
+    /// durations).
+    pub timings: Option<FillTimings>,
+}
+
+/// A fill's server-side time: the prompt evaluated (what its prompt cache did not already
+/// hold) and the tokens generated.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct FillTimings {
+    /// Prompt tokens evaluated, and those reused from the server's cache.
+    pub prompt_tokens: u64,
+    pub cached_tokens: u64,
+    pub prompt_ms: f64,
+    pub generated_tokens: u64,
+    pub generation_ms: f64,
 }
 
 /// The special tokens of the fill-in-the-middle families a model name is recognised as

@@ -270,6 +270,14 @@ impl Model for Ollama {
                 prompt_tokens: n("prompt_eval_count"),
                 completion_tokens: n("eval_count"),
             },
+            // Ollama reports durations in nanoseconds; its prompt cache is not counted.
+            timings: v.get("eval_duration").map(|_| super::FillTimings {
+                prompt_tokens: n("prompt_eval_count"),
+                cached_tokens: 0,
+                prompt_ms: n("prompt_eval_duration") as f64 / 1e6,
+                generated_tokens: n("eval_count"),
+                generation_ms: n("eval_duration") as f64 / 1e6,
+            }),
         })
     }
 

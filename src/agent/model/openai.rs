@@ -207,12 +207,25 @@ pub fn parse_completion(v: &Value) -> Result<Filled, ModelError> {
         })?;
     let usage = v.get("usage").cloned().unwrap_or(Value::Null);
     let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+    // llama.cpp's server adds `timings` (prompt evaluated vs reused from its cache).
+    let timings = v.get("timings").map(|t| {
+        let u = |k: &str| t.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let f = |k: &str| t.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        super::FillTimings {
+            prompt_tokens: u("prompt_n"),
+            cached_tokens: u("cache_n"),
+            prompt_ms: f("prompt_ms"),
+            generated_tokens: u("predicted_n"),
+            generation_ms: f("predicted_ms"),
+        }
+    });
     Ok(Filled {
         text: text.to_string(),
         usage: Usage {
             prompt_tokens: n("prompt_tokens"),
             completion_tokens: n("completion_tokens"),
         },
+        timings,
     })
 }
 

@@ -209,6 +209,7 @@ impl Model for Scripted {
                 completion_tokens: (text.len() / 4) as u64,
             },
             text,
+            timings: None,
         })
     }
 
