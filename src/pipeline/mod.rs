@@ -852,8 +852,12 @@ async fn localize(
         .collect();
     files.extend(task::read_files(sandbox, &missing).await);
     let ranked = localize::rank(&spectrum, files, prefer);
+    let sampled = match spectrum.collected {
+        n if n > spectrum.ran => format!(" (of {n} in their files)"),
+        _ => String::new(),
+    };
     let note = format!(
-        "spectrum of {} failing and {} passing test(s): {} function(s) ranked in {} ms",
+        "spectrum of {} failing and {} passing test(s){sampled}: {} function(s) ranked in {} ms",
         spectrum.failed,
         spectrum.passed,
         ranked.len(),

@@ -15,6 +15,7 @@ mod agent_bench;
 mod agent_cli;
 mod agent_docker;
 mod agent_episode;
+mod agent_localize;
 mod agent_models;
 mod agent_real_model;
 mod bench_gen;

@@ -1,0 +1,90 @@
+//! Fault localization in a real container: a large test file is traced with its failing
+//! targets and only the nearest of its passing tests, and the buggy function still ranks
+//! first.
+
+use patchloop::agent::localize;
+use patchloop::sandbox::container::Container;
+use patchloop::sandbox::docker;
+use patchloop::sandbox::policy::ContainerPolicy;
+use patchloop::sandbox::prepare::{PrepareOptions, prepare};
+
+#[tokio::test]
+async fn a_large_test_file_is_sampled_around_the_failing_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("agent-localize");
+    std::fs::create_dir_all(repo.join("pkg")).unwrap();
+    std::fs::create_dir_all(repo.join("tests")).unwrap();
+    std::fs::write(
+        repo.join("pyproject.toml"),
+        "[project]\nname = \"pkg\"\nversion = \"0\"\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("pkg/__init__.py"), "").unwrap();
+    std::fs::write(
+        repo.join("pkg/m.py"),
+        "def clamp(v, lo, hi):\n    if v > hi:\n        return lo\n    return max(v, lo)\n\n\ndef double(x):\n    return 2 * x\n",
+    )
+    .unwrap();
+    // 50 tests of `double`, the clamp tests (one failing), 50 more of `double`.
+    let mut t = String::from("from pkg.m import clamp, double\n\n");
+    for i in 0..50 {
+        t.push_str(&format!(
+            "def test_double_{i}():\n    assert double({i}) == {}\n\n",
+            2 * i
+        ));
+    }
+    t.push_str("def test_clamp_high():\n    assert clamp(9, 0, 5) == 5\n\n");
+    for i in 0..4 {
+        t.push_str(&format!(
+            "def test_clamp_in_{i}():\n    assert clamp({i}, 0, 5) == {i}\n\n"
+        ));
+    }
+    for i in 50..100 {
+        t.push_str(&format!(
+            "def test_double_{i}():\n    assert double({i}) == {}\n\n",
+            2 * i
+        ));
+    }
+    std::fs::write(repo.join("tests/test_m.py"), t).unwrap();
+
+    let d = docker::connect().await.unwrap();
+    let img = prepare(
+        &d,
+        &PrepareOptions {
+            path: repo.clone(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let policy = ContainerPolicy {
+        read_only_paths: img.tests_dirs.clone(),
+        ..ContainerPolicy::default()
+    };
+    let c = Container::start(&d, &img.tag, &policy, "agent-localize", "episode")
+        .await
+        .unwrap();
+    let target = "tests/test_m.py::test_clamp_high".to_string();
+    let s = localize::spectrum(&c, &img.test_cmd, std::slice::from_ref(&target)).await;
+    c.remove().await.unwrap();
+    let _ = std::process::Command::new("docker")
+        .args(["rmi", "-f", &img.tag])
+        .output();
+    let s = s.unwrap();
+    assert_eq!(s.collected, 105, "{s:?}");
+    assert_eq!(s.ran as usize, 1 + localize::PASSING_SAMPLE, "{s:?}");
+    assert_eq!(s.failed, 1);
+    // The four passing clamp tests are the nearest: all in the sample.
+    let clamp_line = s.lines["pkg/m.py"]
+        .iter()
+        .find(|(l, _, _)| *l == 2)
+        .unwrap();
+    assert_eq!(*clamp_line, (2, 1, 4), "{s:?}");
+    let files = [(
+        "pkg/m.py".to_string(),
+        std::fs::read_to_string(repo.join("pkg/m.py")).unwrap(),
+    )]
+    .into();
+    let ranked = localize::rank(&s, &files, &[]);
+    assert_eq!(ranked[0].loc.name, "clamp");
+}
