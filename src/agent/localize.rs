@@ -229,6 +229,7 @@ class K:
             passed,
             lines: [("pkg/core.py".to_string(), lines.to_vec())].into(),
             ran: failed + passed,
+            collected: failed + passed,
         }
     }
 
