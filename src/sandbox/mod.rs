@@ -5,6 +5,7 @@
 //! (run id, deadline) so a reaper can remove what a dead harness left behind.
 
 pub mod ci;
+pub mod ci_deps;
 pub mod container;
 pub mod context;
 pub mod docker;
