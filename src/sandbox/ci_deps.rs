@@ -444,8 +444,8 @@ pub fn pip_deps(lines: &[String]) -> DepsSource {
             let at = words.iter().enumerate().position(|(i, w)| {
                 w == "install"
                     && i > 0
-                    && matches!(words[i - 1].as_str(), "pip" | "pip3" | "pip3.exe")
-                    || w == "install" && i > 0 && words[i - 1].ends_with("/pip")
+                    && (matches!(words[i - 1].as_str(), "pip" | "pip3" | "pip3.exe")
+                        || words[i - 1].ends_with("/pip"))
             });
             if let Some(at) = at {
                 d.add_args(&words[at + 1..]);

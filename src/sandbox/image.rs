@@ -148,6 +148,14 @@ pub enum ImageError {
         "the {stage} build ran out of disk space (no space left on device)\n--- last lines of the build log ---\n{log_tail}\n---\n  free space where Docker keeps its data (`patchloop images prune` removes old sandbox images; `docker system df` shows the rest) and retry"
     )]
     DiskFull { stage: String, log_tail: String },
+    #[error(
+        "requirements that failed to install were left out ({skipped}), and without them the tests cannot be collected\n--- last lines of the collection ---\n{log_tail}\n---\n  {hint}"
+    )]
+    MissingDependencies {
+        skipped: String,
+        log_tail: String,
+        hint: String,
+    },
     #[error("cannot build the base image offline: {reason}")]
     Offline { reason: String },
     /// The message names the cause itself; it is not chained as a source, so anyhow's `{:#}`

@@ -18,6 +18,8 @@ pub mod policy;
 pub mod prepare;
 pub mod probe;
 pub mod prune;
+pub mod pydeps;
+pub mod pytest;
 pub mod reaper;
 pub mod seccomp;
 pub mod steploop;

@@ -35,6 +35,7 @@ mod langs;
 mod mcp_server;
 mod pipeline_strategies;
 mod prepare;
+mod prepare_deps;
 mod verify_cli;
 mod verify_corpus;
 mod verify_probe;
