@@ -909,7 +909,7 @@ pub fn run_tests_script(test_cmd: &str, xml: &str, out_dir: &str, tests: &[Strin
         .into_iter()
         .collect();
     let input = |kind: ProjectKind| {
-        let files: &[String] = if kind == ProjectKind::Node {
+        let files: &[String] = if matches!(kind, ProjectKind::Node | ProjectKind::Go) {
             &files
         } else {
             &[]
@@ -934,10 +934,12 @@ pub fn run_tests_script(test_cmd: &str, xml: &str, out_dir: &str, tests: &[Strin
         "case \"$(cat {KIND_FILE} 2>/dev/null)\" in\n\
          rust) printf '%s' {rust} | python3 -I -B {script} ;;\n\
          node) printf '%s' {node} | python3 -I -B {script} ;;\n\
+         go) printf '%s' {go} | python3 -I -B {script} ;;\n\
          *) {python} ;;\n\
          esac",
         rust = input(ProjectKind::Rust),
         node = input(ProjectKind::Node),
+        go = input(ProjectKind::Go),
         script = junit_run::IN_IMAGE,
     )
 }

@@ -62,7 +62,8 @@ fn parse_age(s: &str) -> Result<std::time::Duration, String> {
 
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// Which base: python (pytest), rust (Debian cargo/rustc) or node (Debian nodejs/npm).
+    /// Which base: python (pytest), rust (Debian cargo/rustc), node (Debian nodejs/npm) or go
+    /// (Debian golang-go).
     #[arg(long, value_enum, default_value_t = ProjectKind::Python)]
     pub lang: ProjectKind,
     #[command(flatten)]

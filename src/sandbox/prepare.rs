@@ -37,7 +37,9 @@ const INSTALL_SH: &str = include_str!("../../images/sandbox/install.sh");
 const LANG_DEPS_DOCKERFILE: &str = include_str!("../../images/sandbox/lang-deps.Dockerfile");
 const RUST_DEPS_SH: &str = include_str!("../../images/sandbox/rust-deps.sh");
 const NODE_DEPS_SH: &str = include_str!("../../images/sandbox/node-deps.sh");
+const GO_DEPS_SH: &str = include_str!("../../images/sandbox/go-deps.sh");
 const RUST_BUILD_SH: &str = include_str!("../../images/sandbox/rust-build.sh");
+const GO_BUILD_SH: &str = include_str!("../../images/sandbox/go-build.sh");
 /// Runs Rust/Node suites with JUnit output (shared with the verifier and `run_tests`).
 pub const PL_JUNIT: &str = include_str!("../../images/harness/pl_junit.py");
 
@@ -109,7 +111,7 @@ pub fn project_kind(
     });
     lang::detect(top, tree.python_files).ok_or_else(|| ImageError::Unsupported {
         path: path_display.to_string(),
-        reason: "no Python files, Cargo.toml or package.json found; patchloop prepares Python, Rust and Node projects (name the kind with --lang)".into(),
+        reason: "no Python files, Cargo.toml, go.mod or package.json found; patchloop prepares Python, Rust, Go and Node projects (name the kind with --lang)".into(),
     })
 }
 
@@ -167,7 +169,9 @@ pub fn plan_for(
         if kind == ProjectKind::Node && tree.dirs.contains("__tests__") {
             found.push("__tests__".into());
         }
-        if found.is_empty() {
+        // Go tests usually sit next to the code (`*_test.go`): no directory to mount read-only;
+        // the patch policy still refuses changes to test files.
+        if found.is_empty() && kind != ProjectKind::Go {
             return Err(ImageError::NoTests {
                 path: path_display.to_string(),
             });
@@ -578,6 +582,9 @@ async fn commit_source(
         ProjectKind::Rust => {
             "/bin/sh /opt/patchloop/finalize.sh && /bin/sh /opt/patchloop/rust-build.sh"
         }
+        ProjectKind::Go => {
+            "/bin/sh /opt/patchloop/finalize.sh && /bin/sh /opt/patchloop/go-build.sh"
+        }
         _ => "/bin/sh /opt/patchloop/finalize.sh",
     };
     let name = format!("{PREPARE_CONTAINER_PREFIX}{:016x}", rand::random::<u64>());
@@ -839,6 +846,7 @@ async fn ensure_deps(
         ProjectKind::Python => (DEPS_DOCKERFILE, DEPS_PY, "deps.py"),
         ProjectKind::Rust => (LANG_DEPS_DOCKERFILE, RUST_DEPS_SH, "deps.sh"),
         ProjectKind::Node => (LANG_DEPS_DOCKERFILE, NODE_DEPS_SH, "deps.sh"),
+        ProjectKind::Go => (LANG_DEPS_DOCKERFILE, GO_DEPS_SH, "deps.sh"),
     };
     let mut keys = vec![
         base.to_string(),
@@ -972,10 +980,15 @@ fn source_context_for(kind: ProjectKind, deps: &str, labels: &str, tree: Vec<Ent
     let mut dockerfile = SOURCE_DOCKERFILE
         .replace("{{DEPS}}", deps)
         .replace("{{LABELS}}", labels);
-    if kind == ProjectKind::Rust {
+    let build = match kind {
+        ProjectKind::Rust => Some(("rust-build.sh", RUST_BUILD_SH)),
+        ProjectKind::Go => Some(("go-build.sh", GO_BUILD_SH)),
+        _ => None,
+    };
+    if let Some((name, _)) = build {
         dockerfile = dockerfile.replace(
             "RUN /bin/sh /opt/patchloop/finalize.sh\n",
-            "RUN /bin/sh /opt/patchloop/finalize.sh\nRUN /bin/sh /opt/patchloop/rust-build.sh\n",
+            &format!("RUN /bin/sh /opt/patchloop/finalize.sh\nRUN /bin/sh /opt/patchloop/{name}\n"),
         );
     }
     let mut entries = vec![
@@ -987,12 +1000,8 @@ fn source_context_for(kind: ProjectKind, deps: &str, labels: &str, tree: Vec<Ent
             mode: 0o555,
         },
     ];
-    if kind == ProjectKind::Rust {
-        entries.push(Entry::data(
-            "patchloop-opt/rust-build.sh",
-            RUST_BUILD_SH,
-            0o700,
-        ));
+    if let Some((name, script)) = build {
+        entries.push(Entry::data(format!("patchloop-opt/{name}"), script, 0o700));
     }
     for (name, content) in HARNESS_FILES {
         entries.push(Entry::data(
