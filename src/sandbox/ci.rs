@@ -580,7 +580,13 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
     let mut ci_versions = Vec::new();
     for (path, text) in files.iter().filter(|(k, _)| k.starts_with(".github/")) {
         for job in jobs_of(text) {
-            let Some(ti) = job.lines.iter().position(|l| is_test_cmd(l)) else {
+            // A tox env that builds docs or lints is not the test step (a docs job may sort
+            // before the test job).
+            let Some(ti) = job
+                .lines
+                .iter()
+                .position(|l| is_test_cmd(l) && !super::ci_deps::is_non_test_tox(l))
+            else {
                 continue;
             };
             ci_versions.extend(job.versions.clone());

@@ -407,11 +407,105 @@ pub fn tox_env(
         }
     }
     let section = ini.get("tox").or_else(|| ini.get("tox:tox"))?;
-    let list = section.get("envlist")?;
-    list.split([',', '\n', ' '])
-        .map(str::trim)
-        .find(|e| e.starts_with("py") && !e.contains('{'))
-        .map(str::to_string)
+    let envs = expand_envlist(section.get("envlist")?);
+    // CPython before PyPy: `py312`, `py3`, `py`, then anything `py*`.
+    envs.iter()
+        .find(|e| e.starts_with("py") && !e.starts_with("pypy"))
+        .or_else(|| envs.iter().find(|e| e.starts_with("py")))
+        .cloned()
+}
+
+/// A tox `envlist` with its `{a,b}` factor groups expanded: `py{38,39}-x, lint` →
+/// `py38-x, py39-x, lint`.
+pub fn expand_envlist(list: &str) -> Vec<String> {
+    // Split on commas and whitespace outside braces.
+    let mut items = Vec::new();
+    let (mut cur, mut depth) = (String::new(), 0usize);
+    for c in list.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                cur.push(c);
+            }
+            '}' => {
+                depth = depth.saturating_sub(1);
+                cur.push(c);
+            }
+            ',' | '\n' | ' ' | '\t' if depth == 0 => {
+                if !cur.trim().is_empty() {
+                    items.push(std::mem::take(&mut cur));
+                }
+                cur.clear();
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.trim().is_empty() {
+        items.push(cur);
+    }
+    let mut out = Vec::new();
+    for item in items {
+        let mut done = vec![String::new()];
+        let mut rest = item.trim();
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}').map(|i| open + i) else {
+                break;
+            };
+            let (pre, alts) = (&rest[..open], &rest[open + 1..close]);
+            done = done
+                .iter()
+                .flat_map(|d| {
+                    alts.split(',')
+                        .map(move |a| format!("{d}{pre}{}", a.trim()))
+                })
+                .collect();
+            rest = &rest[close + 1..];
+        }
+        out.extend(done.into_iter().map(|d| format!("{d}{rest}")));
+    }
+    out
+}
+
+/// Whether a tox command runs an environment that does not run the tests (docs, linters, type
+/// checkers, packaging): such a CI step is not the test step.
+pub fn is_non_test_tox(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some(env) = words
+        .iter()
+        .position(|w| *w == "-e" || *w == "--envlist")
+        .and_then(|i| words.get(i + 1).copied())
+        .or_else(|| words.iter().find_map(|w| w.strip_prefix("-e")))
+    else {
+        return false;
+    };
+    env.split(',').all(|e| {
+        let e = e.trim().to_ascii_lowercase();
+        [
+            "docs",
+            "doc",
+            "lint",
+            "linting",
+            "typing",
+            "mypy",
+            "pre-commit",
+            "style",
+            "format",
+            "flake8",
+            "pylint",
+            "ruff",
+            "black",
+            "isort",
+            "build",
+            "release",
+            "check-manifest",
+            "readme",
+            "pyright",
+            "spelling",
+            "linkcheck",
+        ]
+        .iter()
+        .any(|n| e == *n || e.starts_with(&format!("{n}-")))
+    })
 }
 
 /// nox: the `session.install(...)` calls of the session function whose `session.run(...)`
@@ -501,6 +595,17 @@ mod tests {
         );
         assert_eq!(tox_env("tox", &t, Some("3.12")).as_deref(), Some("py312"));
         assert_eq!(tox_env("tox", &t, None).as_deref(), Some("py311"));
+        // Factor groups expand; CPython comes before PyPy.
+        let t2 = ini("[tox]\nenvlist =\n    pypy310, py{37,38,py3}-x, mypy-test\n");
+        assert_eq!(tox_env("tox", &t2, None).as_deref(), Some("py37-x"));
+        assert_eq!(
+            expand_envlist("py{37,38}-{a,b}, lint"),
+            vec!["py37-a", "py37-b", "py38-a", "py38-b", "lint"]
+        );
+        assert!(is_non_test_tox("tox -e docs"));
+        assert!(is_non_test_tox("tox -e lint,typing"));
+        assert!(!is_non_test_tox("tox -e py"));
+        assert!(!is_non_test_tox("tox"));
         assert_eq!(
             tox_env("tox -e ${{ matrix.env }}", &t, None).as_deref(),
             Some("py311")
