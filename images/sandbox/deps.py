@@ -90,7 +90,22 @@ def read_toml(project):
 
 
 def split_lines(value):
-    return [v.strip() for v in value.splitlines() if v.strip() and not v.strip().startswith("#")]
+    """setup.cfg list values: one requirement a line; a trailing backslash continues it (comment
+    lines in between are dropped, as setuptools does)."""
+    out, cur = [], ""
+    for raw in value.splitlines():
+        v = raw.strip()
+        if not v or v.startswith("#"):
+            continue
+        if cur:
+            v, cur = cur + " " + v, ""
+        if v.endswith("\\"):
+            cur = v[:-1].strip()
+            continue
+        out.append(v)
+    if cur:
+        out.append(cur)
+    return out
 
 
 def read_setup_cfg(project):

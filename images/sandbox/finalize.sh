@@ -56,5 +56,6 @@ rm -f /opt/patchloop/finalize.sh
 echo "patchloop: baseline $(g rev-parse --short HEAD)"
 # What the dependencies layer installed and left out (prepare labels the image with it).
 if [ -f /opt/patchloop/deps.json ]; then
-    echo "patchloop: deps.json $(tr -d '\n' </opt/patchloop/deps.json)"
+    # printf, not echo: dash's echo would unescape the JSON's backslashes.
+    printf 'patchloop: deps.json %s\n' "$(tr -d '\n' </opt/patchloop/deps.json)"
 fi

@@ -10,6 +10,7 @@ pub mod container;
 pub mod context;
 pub mod docker;
 pub mod doctor;
+pub mod envfail;
 pub mod image;
 pub mod image_cli;
 pub mod lang;

@@ -22,6 +22,7 @@ mod bench_pinned;
 mod env_runner;
 mod eval_oracle;
 mod eval_viewer;
+mod fix_env;
 mod github_act;
 mod github_action;
 mod github_container;
