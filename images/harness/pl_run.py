@@ -1,6 +1,7 @@
 # patchloop hardened pytest run. Executed as `python3 -I -c <this file>`; its configuration
 # arrives as JSON on stdin (never from the environment or the workspace):
 #   {"workspace", "paths", "ini_text", "out_dir", "guard_src", "args", "ids"}
+# This file runs after pl_pytest.py (prepended by the verifier), which defines `choose_pytest`.
 # -I drops PYTHONPATH, PYTHON* variables, user site and the script directory, so the workspace
 # is only *appended* to sys.path: a `pytest/` or `json.py` in the repository cannot shadow the
 # real one. The pytest configuration is the harness's copy of the pre-patch one (`-c`).
@@ -30,26 +31,6 @@ ini = os.path.join(out, "harness.ini")
 with open(ini, "w") as f:
     f.write(cfg["ini_text"])
 
-# The harness's own pytest (and pluggy, iniconfig, ...) lives in a site directory of its own that
-# no dependency install writes to (images/base/setup.sh). The project's pytest is used when it
-# imports and is recent enough for the harness; otherwise the harness's runs the same ids, and
-# the marker line says which ran and why.
-HARNESS_SITE = "/opt/patchloop/harness-site"
-MIN_PYTEST = (6, 2)
-
-
-def _version(v):
-    out = []
-    for part in str(v).split(".")[:2]:
-        digits = ""
-        for ch in part:
-            if not ch.isdigit():
-                break
-            digits += ch
-        out.append(int(digits or 0))
-    return tuple(out)
-
-
 def _load_guard():
     guard = types.ModuleType("pl_guard")
     guard.__file__ = "<patchloop harness>/pl_guard.py"
@@ -62,49 +43,10 @@ def _load_guard():
     return guard
 
 
-def _use_harness_site():
-    """Forget whatever the failed import loaded and put the harness's site first."""
-    tops = set()
-    for name in os.listdir(HARNESS_SITE):
-        if not name.endswith((".dist-info", ".egg-info")):
-            tops.add(name[:-3] if name.endswith(".py") else name)
-    for mod in list(sys.modules):
-        if mod.split(".")[0] in tops or mod == "pl_guard":
-            del sys.modules[mod]
-    at = next(
-        (i for i, p in enumerate(sys.path) if p.endswith(("site-packages", "dist-packages"))),
-        len(sys.path),
-    )
-    sys.path.insert(at, HARNESS_SITE)
-
-
-runner, why = "project", ""
-try:
-    import pytest  # noqa: E402  (after the paths, before any project code)
-
-    found = getattr(pytest, "__version__", "unknown")
-    if _version(found) < MIN_PYTEST:
-        raise ImportError("pytest %s is older than %d.%d, the oldest the harness drives" % ((found,) + MIN_PYTEST))
-    guard = _load_guard()
-except Exception as e:  # the project's pytest does not import (or the guard cannot hook it)
-    if not os.path.isdir(HARNESS_SITE):
-        raise
-    try:
-        import importlib.metadata
-
-        installed = " %s" % importlib.metadata.version("pytest")
-    except Exception:
-        installed = ""
-    why = "the project's pytest%s is not usable: %s: %s" % (
-        installed,
-        type(e).__name__,
-        str(e).splitlines()[0] if str(e) else "",
-    )
-    _use_harness_site()
-    import pytest  # noqa: E402
-
-    runner = "harness"
-    guard = _load_guard()
+# Which pytest: the project's when usable, else the harness's own (`choose_pytest`, prepended
+# from pl_pytest.py: the same choice run_tests makes); the marker line says which ran and why.
+# The guard is loaded by the check, so a pytest the guard cannot hook falls back too.
+pytest, runner, why, guard = choose_pytest(check=_load_guard, forget=("pl_guard",))
 
 os.chdir(ws)
 args = [

@@ -1,136 +1,137 @@
-"""Install a project's declared dependencies into /opt/venv (the patchloop dependencies layer).
+"""The patchloop dependencies layer of a Python project, in two stages.
 
-Only the dependency files are present here (no sources), so declarations are read statically:
-requirements*.txt, pyproject.toml ([build-system].requires, [project].dependencies, test extras
-and dependency groups), setup.cfg (install_requires, tests_require, test extras) and literal
-keyword arguments of setup() in setup.py. The build backend is installed too, because the
-source layer installs the project editable without network and without build isolation.
-Every pip command is printed before it runs; a failure prints `patchloop: FAILED: <command>`.
+  deps.py wheel PROJECT WHEELS   builder image (compilers, Python headers, network): decides what
+                                 to install, builds or downloads a wheel of everything into WHEELS
+  deps.py install WHEELS         on the base image: installs those wheels into /opt/venv from
+                                 WHEELS only (no index), writes /opt/patchloop/deps.json
+
+What to install (only the dependency files are present, so declarations are read statically):
+the build backend (the source layer installs the project editable without network or build
+isolation) and the project's runtime dependencies, then the test dependencies, from the first of:
+  1./2. what the CI's test job installs (patchloop/ci-deps.json, read by `sandbox::ci_deps`:
+        the tox env / nox session it runs, else its `pip install` lines);
+  3. extras and dependency groups named test/tests/testing (pyproject.toml, setup.cfg, setup.py);
+  4. requirements-test*.txt, test-requirements*.txt, requirements/test*.txt;
+  5. a top-level requirements.txt / requirements-dev.txt (nothing narrower exists).
+ci-deps.json also carries the repository's `dependencies.add` / `dependencies.skip`.
+
+Degrade, don't die: when the whole set fails, each requirement is retried alone and the ones
+that still fail are left out, named in deps.json with pip's last error line. Every pip command is
+printed before it runs; a failure that leaves nothing to do prints `patchloop: FAILED: <command>`.
 """
 
 import ast
 import configparser
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
-TEST_EXTRAS = ("test", "tests", "testing")
+TEST_NAMES = ("test", "tests", "testing")
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def say(msg):
     print("patchloop: " + msg, flush=True)
 
 
-def pip(args, shown=None):
-    cmd = [sys.executable, "-m", "pip", "install", "--no-cache-dir", "--progress-bar", "off"] + args
-    shown = "pip install " + (shown or " ".join(args))
-    say("running: " + shown)
-    if subprocess.call(cmd) != 0:
-        say("FAILED: " + shown)
-        sys.exit(1)
+def normalize(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def req_name(req):
+    m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)
+    return normalize(m.group(1)) if m else ""
 
 
 def is_local(line):
     """A requirement pointing at the project's own tree (installed by the source layer)."""
-    s = line
+    s = line.strip()
     if s.startswith(("-e ", "--editable ", "--editable=")):
         s = s.split(None, 1)[1] if " " in s else s.split("=", 1)[1]
     s = s.strip()
     return s.startswith((".", "/", "file:")) or s in (".", "")
 
 
-def requirement_files(project):
-    return sorted(f for f in os.listdir(project) if re.fullmatch(r"requirements.*\.txt", f))
+def pip(verb, args, shown=None):
+    """Runs `pip VERB ...`; returns (ok, last error line)."""
+    cmd = [sys.executable, "-m", "pip", verb, "--no-cache-dir", "--progress-bar", "off",
+           "--disable-pip-version-check"] + args
+    shown = "pip %s %s" % (verb, shown or " ".join(args))
+    say("running: " + shown)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    last = ""
+    for raw in p.stdout:
+        line = raw.decode("utf-8", "replace").rstrip()
+        print(line, flush=True)
+        t = line.strip()
+        if re.match(r"(ERROR|error|×)\b", t) or "error:" in t.lower()[:40]:
+            last = t
+    return p.wait() == 0, last
 
 
-def filtered_requirements(project, name):
-    """Copy of a requirements file without local paths and without includes we don't have."""
-    kept = []
-    with open(os.path.join(project, name), encoding="utf-8", errors="replace") as f:
-        for raw in f:
-            line = raw.split(" #", 1)[0].strip()
-            if not line or line.startswith("#"):
-                continue
-            if line.startswith(("-r ", "-c ", "--requirement", "--constraint")):
-                target = re.split(r"[\s=]+", line, 1)[1].strip() if re.search(r"[\s=]", line) else ""
-                if not os.path.exists(os.path.join(project, target)):
-                    say("skipping %r in %s (only top-level requirements*.txt are available)" % (line, name))
-                    continue
-                kept.append(line)
-                continue
-            if is_local(line):
-                say("skipping %r in %s (the source layer installs the project itself)" % (line, name))
-                continue
-            kept.append(line)
-    out = os.path.join(project, ".patchloop-" + name)
-    with open(out, "w", encoding="utf-8") as f:
-        f.write("\n".join(kept) + "\n")
-    return out, kept
+# ---- what the project declares -------------------------------------------------------------
 
 
-def normalize(name):
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def from_pyproject(project):
+def read_toml(project):
     path = os.path.join(project, "pyproject.toml")
     if not os.path.exists(path):
-        return [], [], None, None
+        return {}
     import tomllib
 
-    with open(path, "rb") as f:
-        data = tomllib.load(f)
-    build = data.get("build-system", {})
-    build_reqs = list(build.get("requires", []))
-    backend = build.get("build-backend")
-    proj = data.get("project", {})
-    reqs = list(proj.get("dependencies", []))
-    for extra, values in proj.get("optional-dependencies", {}).items():
-        if extra.lower() in TEST_EXTRAS:
-            reqs += values
-    for group, values in data.get("dependency-groups", {}).items():
-        if group.lower() in TEST_EXTRAS:
-            reqs += [v for v in values if isinstance(v, str)]
-    return build_reqs, reqs, backend, proj.get("name")
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except (tomllib.TOMLDecodeError, OSError) as e:
+        say("cannot parse pyproject.toml (%s); skipping it" % e)
+        return {}
 
 
 def split_lines(value):
-    return [v.strip() for v in value.splitlines() if v.strip() and not v.strip().startswith("#")]
+    """setup.cfg list values: one requirement a line; a trailing backslash continues it (comment
+    lines in between are dropped, as setuptools does)."""
+    out, cur = [], ""
+    for raw in value.splitlines():
+        v = raw.strip()
+        if not v or v.startswith("#"):
+            continue
+        if cur:
+            v, cur = cur + " " + v, ""
+        if v.endswith("\\"):
+            cur = v[:-1].strip()
+            continue
+        out.append(v)
+    if cur:
+        out.append(cur)
+    return out
 
 
-def from_setup_cfg(project):
+def read_setup_cfg(project):
     path = os.path.join(project, "setup.cfg")
-    if not os.path.exists(path):
-        return []
     cfg = configparser.ConfigParser(interpolation=None)
-    try:
-        cfg.read(path, encoding="utf-8")
-    except configparser.Error as e:
-        say("cannot parse setup.cfg (%s); skipping it" % e)
-        return []
-    reqs = []
-    if cfg.has_section("options"):
-        for key in ("install_requires", "tests_require"):
-            reqs += split_lines(cfg.get("options", key, fallback=""))
-    if cfg.has_section("options.extras_require"):
-        for extra, value in cfg.items("options.extras_require"):
-            if extra.lower() in TEST_EXTRAS:
-                reqs += split_lines(value)
-    return [r for r in reqs if not r.startswith("file:") and not r.startswith("attr:")]
+    if os.path.exists(path):
+        try:
+            cfg.read(path, encoding="utf-8")
+        except configparser.Error as e:
+            say("cannot parse setup.cfg (%s); skipping it" % e)
+            return configparser.ConfigParser(interpolation=None)
+    return cfg
 
 
-def from_setup_py(project):
+def read_setup_py(project):
+    """Literal keyword arguments of setup(): install_requires, tests_require, extras_require."""
     path = os.path.join(project, "setup.py")
+    out = {"install_requires": [], "tests_require": [], "extras_require": {}}
     if not os.path.exists(path):
-        return []
+        return out
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             tree = ast.parse(f.read())
     except SyntaxError as e:
         say("cannot parse setup.py (%s); skipping it" % e)
-        return []
-    reqs = []
+        return out
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -138,54 +139,308 @@ def from_setup_py(project):
         if name != "setup":
             continue
         for kw in node.keywords:
+            if kw.arg not in out:
+                continue
             try:
-                if kw.arg in ("install_requires", "tests_require"):
-                    value = ast.literal_eval(kw.value)
-                    reqs += [value] if isinstance(value, str) else list(value)
-                elif kw.arg == "extras_require":
-                    for extra, values in ast.literal_eval(kw.value).items():
-                        if extra.lower() in TEST_EXTRAS:
-                            reqs += [values] if isinstance(values, str) else list(values)
+                value = ast.literal_eval(kw.value)
             except (ValueError, TypeError, SyntaxError):
                 say("setup.py: %s is not a literal; its requirements are not installed" % kw.arg)
-    return reqs
+                continue
+            if kw.arg == "extras_require" and isinstance(value, dict):
+                out[kw.arg] = {k: [v] if isinstance(v, str) else list(v) for k, v in value.items()}
+            elif kw.arg != "extras_require":
+                out[kw.arg] = [value] if isinstance(value, str) else list(value)
+    return out
 
 
-def with_setuptools_core(req):
-    """setuptools[core]: recent setuptools needs a newer `packaging` than the system one the
-    venv sees, and declares it only in its `core` extra."""
-    m = re.match(r"\s*setuptools\s*(?=[<>=!~;]|$)", req)
-    if m:
-        return "setuptools[core]" + req[m.end():]
-    return req
+class Project:
+    def __init__(self, path):
+        self.path = path
+        self.toml = read_toml(path)
+        self.cfg = read_setup_cfg(path)
+        self.setup_py = read_setup_py(path)
+        self.name = self.toml.get("project", {}).get("name") or (
+            self.cfg.get("metadata", "name", fallback=None) if self.cfg.has_section("metadata") else None)
+
+    def build_requires(self):
+        build = self.toml.get("build-system", {})
+        reqs = list(build.get("requires", []))
+        if (build.get("build-backend") or "").startswith("hatchling"):
+            reqs.append("editables")
+        has_setup = any(os.path.exists(os.path.join(self.path, f)) for f in ("setup.py", "setup.cfg"))
+        if has_setup and not reqs:
+            reqs = ["setuptools>=64", "wheel"]
+        # setuptools[core]: recent setuptools needs a newer `packaging` than the system one the
+        # venv sees, and declares it only in its `core` extra.
+        return [re.sub(r"^\s*setuptools(?=\s*(?:[<>=!~;]|$))", "setuptools[core]", r) for r in reqs]
+
+    def runtime(self):
+        reqs = list(self.toml.get("project", {}).get("dependencies", []))
+        if self.cfg.has_section("options"):
+            reqs += split_lines(self.cfg.get("options", "install_requires", fallback=""))
+        reqs += self.setup_py["install_requires"]
+        return [r for r in reqs if not r.startswith(("file:", "attr:"))]
+
+    def extras(self):
+        """extra name → requirements, from pyproject, setup.cfg and setup.py."""
+        out = {}
+        for k, v in self.toml.get("project", {}).get("optional-dependencies", {}).items():
+            out.setdefault(normalize(k), []).extend(v)
+        if self.cfg.has_section("options.extras_require"):
+            for k, v in self.cfg.items("options.extras_require"):
+                out.setdefault(normalize(k), []).extend(split_lines(v))
+        for k, v in self.setup_py["extras_require"].items():
+            out.setdefault(normalize(k.split(":")[0]), []).extend(v)
+        return out
+
+    def group(self, name, seen=()):
+        groups = {normalize(k): v for k, v in self.toml.get("dependency-groups", {}).items()}
+        out = []
+        for item in groups.get(normalize(name), []):
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, dict) and "include-group" in item and item["include-group"] not in seen:
+                out += self.group(item["include-group"], seen + (name,))
+        return out
+
+    def test_metadata(self):
+        """Level 3: test extras, dependency groups and tests_require; (source, requirements)."""
+        reqs, named = [], []
+        extras = self.extras()
+        for n in TEST_NAMES:
+            if extras.get(n):
+                reqs += extras[n]
+                named.append("extra `%s`" % n)
+            if self.group(n):
+                reqs += self.group(n)
+                named.append("dependency group `%s`" % n)
+        tr = self.setup_py["tests_require"]
+        if self.cfg.has_section("options"):
+            tr = tr + split_lines(self.cfg.get("options", "tests_require", fallback=""))
+        if tr:
+            reqs += tr
+            named.append("tests_require")
+        return ("the project's " + ", ".join(named)) if named else None, reqs
+
+
+def find_files(project, patterns):
+    found = []
+    for pat in patterns:
+        d, _, name_re = pat.rpartition("/")
+        base = os.path.join(project, d)
+        if not os.path.isdir(base):
+            continue
+        for f in sorted(os.listdir(base)):
+            rel = os.path.join(d, f) if d else f
+            if re.fullmatch(name_re, f) and os.path.isfile(os.path.join(base, f)) and rel not in found:
+                found.append(rel)
+    return found
+
+
+LEVEL4 = [r"requirements[-_]tests?.*\.txt", r"tests?[-_]requirements.*\.txt",
+          r"requirements[-_]testing.*\.txt", r"requirements/tests?.*\.txt",
+          r"requirements/testing.*\.txt"]
+LEVEL5 = [r"requirements\.txt", r"requirements[-_]dev\.txt", r"dev[-_]requirements\.txt"]
+
+
+# ---- requirement files ---------------------------------------------------------------------
+
+
+class Reqs:
+    """The items to install (one requirement each), pip options and constraint files."""
+
+    def __init__(self, project):
+        self.project = project
+        self.items = []
+        self.options = []
+        self.constraints = []
+
+    def add(self, req, origin):
+        req = re.sub(r"\s--hash[= ]\S+", "", req).strip()
+        if not req or is_local(req):
+            if req:
+                say("skipping %r from %s (the source layer installs the project itself)" % (req, origin))
+            return
+        if req.startswith(("-e ", "--editable")):
+            req = req.split(None, 1)[1].strip() if " " in req else req.split("=", 1)[1]
+        if req not in self.items:
+            self.items.append(req)
+
+    def add_file(self, rel, depth=0):
+        path = os.path.normpath(os.path.join(self.project, rel))
+        if not path.startswith(self.project) or not os.path.isfile(path) or depth > 8:
+            say("skipping -r %s (not in the checkout's dependency files)" % rel)
+            return
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().replace("\\\n", " ").splitlines()
+        here = os.path.dirname(rel)
+        for raw in lines:
+            line = re.split(r"(?:^|\s)#", raw, 1)[0].strip()
+            if not line:
+                continue
+            m = re.match(r"(-r|--requirement|-c|--constraint)\s*=?\s*(\S+)$", line)
+            if m:
+                target = os.path.normpath(os.path.join(here, m.group(2)))
+                if m.group(1) in ("-r", "--requirement"):
+                    self.add_file(target, depth + 1)
+                else:
+                    self.add_constraint(target)
+                continue
+            if line.startswith(("--index-url", "-i ", "--extra-index-url", "--find-links", "-f ",
+                                "--pre", "--prefer-binary", "--only-binary", "--no-binary")):
+                if line not in self.options:
+                    self.options.append(line)
+                continue
+            if line.startswith("-") and not line.startswith(("-e", "--editable")):
+                say("ignoring option %r in %s" % (line, rel))
+                continue
+            self.add(line, rel)
+
+    def add_constraint(self, rel):
+        path = os.path.normpath(os.path.join(self.project, rel))
+        if path.startswith(self.project) and os.path.isfile(path):
+            if path not in self.constraints:
+                self.constraints.append(path)
+        else:
+            say("skipping -c %s (not in the checkout's dependency files)" % rel)
+
+    def option_args(self):
+        out = []
+        for o in self.options:
+            out += o.replace("=", " ", 1).split() if o.startswith("--") else o.split()
+        for c in self.constraints:
+            out += ["-c", c]
+        return out
+
+
+def plan(project):
+    """(source, build requirements, Reqs) for a project directory."""
+    try:
+        with open(os.path.join(HERE, "ci-deps.json")) as f:
+            given = json.load(f)
+    except (OSError, ValueError):
+        given = {}
+    proj = Project(project)
+    reqs = Reqs(project)
+    for r in proj.runtime():
+        reqs.add(r, "the project's dependencies")
+    ci = given.get("ci") or None
+    source = None
+    if ci:
+        source = ci["source"]
+        for r in ci.get("requirements", []):
+            reqs.add(r, source)
+        for rel in ci.get("files", []):
+            reqs.add_file(rel)
+        for rel in ci.get("constraints", []):
+            reqs.add_constraint(rel)
+        extras = proj.extras()
+        for e in ci.get("extras", []):
+            found = extras.get(normalize(e)) or proj.group(e)
+            if not found:
+                say("the project declares no extra %r (CI installs it); nothing to add" % e)
+            for r in found:
+                reqs.add(r, "extra " + e)
+    if source is None:
+        named, found = proj.test_metadata()
+        if named:
+            source = named
+            for r in found:
+                reqs.add(r, named)
+    for level, patterns in ((4, LEVEL4), (5, LEVEL5)):
+        if source is not None:
+            break
+        files = find_files(project, patterns)
+        if files:
+            source = ", ".join(files) + (" (nothing narrower declares the test dependencies)" if level == 5 else "")
+            for rel in files:
+                reqs.add_file(rel)
+    if source is None:
+        source = "nothing declares test dependencies: the project's own and pytest"
+    for r in given.get("add", []):
+        reqs.add(r, "dependencies.add")
+    skip = {normalize(s) for s in given.get("skip", [])}
+    own = normalize(proj.name) if proj.name else None
+    kept = []
+    for r in reqs.items:
+        n = req_name(r)
+        if n in skip:
+            say("leaving out %s (dependencies.skip)" % r)
+        elif own and n == own:
+            continue  # "pkg[test]" in a dependency group: the source layer installs the project
+        else:
+            kept.append(r)
+    reqs.items = kept
+    build = [r for r in dict.fromkeys(proj.build_requires()) if req_name(r) not in skip]
+    return source, build, reqs
+
+
+def install_set(verb, items, base_args, skipped, what):
+    """Installs (or wheels) `items` together; when that fails, each alone. Returns those that
+    worked; the others go to `skipped` with pip's last error line."""
+    if not items:
+        return []
+    ok, _ = pip(verb, base_args + items, shown="%s (%d requirements)" % (" ".join(base_args + items)[:300], len(items)))
+    if ok:
+        return list(items)
+    say("%s: installing them together failed; retrying each alone" % what)
+    done = []
+    for r in items:
+        ok, err = pip(verb, base_args + [r])
+        if ok:
+            done.append(r)
+        else:
+            say("LEFT OUT: %s (%s)" % (r, err or "pip failed"))
+            skipped.append({"requirement": r, "error": err or "pip failed"})
+    return done
+
+
+def wheel(project, wheels):
+    os.makedirs(wheels, exist_ok=True)
+    source, build, reqs = plan(project)
+    say("test dependencies from: " + source)
+    consts = []
+    for i, c in enumerate(reqs.constraints):
+        dst = os.path.join(wheels, "constraints-%d.txt" % i)
+        shutil.copy(c, dst)
+        consts.append(dst)
+    reqs.constraints = consts
+    args = ["--wheel-dir", wheels] + reqs.option_args()
+    skipped = []
+    build_ok = install_set("wheel", build, args, skipped, "build requirements")
+    items_ok = install_set("wheel", reqs.items, args, skipped, "dependencies")
+    with open(os.path.join(wheels, "plan.json"), "w") as f:
+        json.dump({"source": source, "build": build_ok, "items": items_ok, "skipped": skipped,
+                   "constraints": [os.path.basename(c) for c in consts]}, f)
+    say("%d wheels built or downloaded; %d requirements left out"
+        % (len([w for w in os.listdir(wheels) if w.endswith(".whl")]), len(skipped)))
+
+
+def install(wheels):
+    with open(os.path.join(wheels, "plan.json")) as f:
+        p = json.load(f)
+    args = ["--no-index", "--find-links", wheels]
+    for c in p.get("constraints", []):
+        args += ["-c", os.path.join(wheels, c)]
+    skipped = list(p["skipped"])
+    installed = install_set("install", p["build"], args, skipped, "build requirements")
+    installed += install_set("install", p["items"], args, skipped, "dependencies")
+    os.makedirs("/opt/patchloop", exist_ok=True)
+    with open("/opt/patchloop/deps.json", "w") as f:
+        json.dump({"source": p["source"], "installed": installed, "skipped": skipped}, f)
+    if not p["build"] and not p["items"]:
+        say("no declared dependencies")
+    say("dependencies installed (%d requirements, %d left out)" % (len(installed), len(skipped)))
 
 
 def main():
-    project = sys.argv[1]
-    build_reqs, reqs, backend, name = from_pyproject(project)
-    reqs += from_setup_cfg(project)
-    reqs += from_setup_py(project)
-    if backend and backend.startswith("hatchling"):
-        build_reqs.append("editables")
-    if (os.path.exists(os.path.join(project, "setup.py")) or os.path.exists(os.path.join(project, "setup.cfg"))) and not build_reqs:
-        build_reqs = ["setuptools>=64", "wheel"]
-
-    reqs = [r for r in dict.fromkeys(r.strip() for r in reqs) if r and not is_local(r)]
-    if name:
-        # Self-references such as "pkg[test]" in a dependency group: the source layer installs it.
-        own = normalize(name)
-        reqs = [r for r in reqs if normalize(re.split(r"[\s\[<>=!~;@]", r, 1)[0]) != own]
-    if build_reqs:
-        pip(sorted(dict.fromkeys(with_setuptools_core(r) for r in build_reqs)))
-    for req_file in requirement_files(project):
-        out, kept = filtered_requirements(project, req_file)
-        if kept:
-            pip(["-r", out], shown="-r %s (without local paths)" % req_file)
-    if reqs:
-        pip(reqs)
-    if not build_reqs and not reqs and not requirement_files(project):
-        say("no declared dependencies")
-    say("dependencies installed")
+    if sys.argv[1:2] == ["wheel"] and len(sys.argv) == 4:
+        wheel(sys.argv[2], sys.argv[3])
+    elif sys.argv[1:2] == ["install"] and len(sys.argv) == 3:
+        install(sys.argv[2])
+    else:
+        say("FAILED: usage: deps.py wheel PROJECT WHEELS | deps.py install WHEELS")
+        sys.exit(2)
 
 
 if __name__ == "__main__":

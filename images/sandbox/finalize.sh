@@ -54,3 +54,8 @@ rm -rf /opt/patchloop/workspace
 cp -al /workspace /opt/patchloop/workspace
 rm -f /opt/patchloop/finalize.sh
 echo "patchloop: baseline $(g rev-parse --short HEAD)"
+# What the dependencies layer installed and left out (prepare labels the image with it).
+if [ -f /opt/patchloop/deps.json ]; then
+    # printf, not echo: dash's echo would unescape the JSON's backslashes.
+    printf 'patchloop: deps.json %s\n' "$(tr -d '\n' </opt/patchloop/deps.json)"
+fi

@@ -784,6 +784,9 @@ impl TestRun {
             }
             None => format!("The test command produced no JUnit report ({code}).\n"),
         };
+        if let Some(r) = crate::sandbox::pytest::runner_of(&self.output) {
+            out.push_str(&format!("Test runner: pytest {r}\n"));
+        }
         out.push_str("--- output ---\n");
         out.push_str(&truncate_text(
             &self.output,
@@ -906,7 +909,7 @@ pub fn run_tests_script(test_cmd: &str, xml: &str, out_dir: &str, tests: &[Strin
         .into_iter()
         .collect();
     let input = |kind: ProjectKind| {
-        let files: &[String] = if kind == ProjectKind::Node {
+        let files: &[String] = if matches!(kind, ProjectKind::Node | ProjectKind::Go) {
             &files
         } else {
             &[]
@@ -919,7 +922,10 @@ pub fn run_tests_script(test_cmd: &str, xml: &str, out_dir: &str, tests: &[Strin
         ))
     };
     // The test command is the repository's configuration (a shell string); test ids are quoted.
-    let mut python = format!("{test_cmd} --junitxml={xml}");
+    // A pytest command runs through the chooser the verifier uses (the project's pytest when
+    // usable, else the harness's own), so the agent and the verdict see the same runner.
+    let cmd = crate::sandbox::pytest::through_chooser(test_cmd);
+    let mut python = format!("{} --junitxml={xml}", cmd.as_deref().unwrap_or(test_cmd));
     for t in tests {
         python.push(' ');
         python.push_str(&shell_quote(t));
@@ -928,10 +934,12 @@ pub fn run_tests_script(test_cmd: &str, xml: &str, out_dir: &str, tests: &[Strin
         "case \"$(cat {KIND_FILE} 2>/dev/null)\" in\n\
          rust) printf '%s' {rust} | python3 -I -B {script} ;;\n\
          node) printf '%s' {node} | python3 -I -B {script} ;;\n\
+         go) printf '%s' {go} | python3 -I -B {script} ;;\n\
          *) {python} ;;\n\
          esac",
         rust = input(ProjectKind::Rust),
         node = input(ProjectKind::Node),
+        go = input(ProjectKind::Go),
         script = junit_run::IN_IMAGE,
     )
 }
@@ -976,11 +984,18 @@ mod tests {
             ],
         );
         assert!(s.contains("cat /opt/patchloop/kind"), "{s}");
+        // pytest runs through the verifier's chooser (the project's pytest, else the harness's).
+        assert!(s.contains("*) 'python' -c '"), "{s}");
+        assert!(s.contains("def choose_pytest("), "{s}");
         assert!(
-            s.contains(
-                "python -m pytest --junitxml=/tmp/j.xml 'tests/stats.test.js::median › odd'"
-            ),
+            s.contains("--junitxml=/tmp/j.xml 'tests/stats.test.js::median › odd'"),
             "{s}"
+        );
+        // A command that does not run pytest itself is run as written.
+        let make = run_tests_script("make test", "/tmp/j.xml", "/tmp/j", &[]);
+        assert!(
+            make.contains("*) make test --junitxml=/tmp/j.xml ;;"),
+            "{make}"
         );
         assert!(
             s.contains("python3 -I -B /opt/patchloop/harness/pl_junit.py"),

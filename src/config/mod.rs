@@ -159,6 +159,20 @@ pub struct ConfigFile {
     pub no_pr_fallback: Option<NoPrFallback>,
     /// How the repair searches: strategies, model tiers, candidates.
     pub repair: Option<repair::RepairFile>,
+    /// Corrections to the Python test environment prepare builds from what CI installs; read
+    /// from the repository's own `.github/patchloop.yml` when the image is prepared.
+    pub dependencies: Option<DependenciesFile>,
+}
+
+/// `dependencies:` (Python): what the sandbox installs for the tests besides what CI installs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DependenciesFile {
+    /// Requirements to install too (PEP 508, e.g. `numpy<2`), e.g. a version of a package
+    /// that failed to install.
+    pub add: Option<Vec<String>>,
+    /// Packages to leave out (by name) of what CI or the project's metadata names.
+    pub skip: Option<Vec<String>>,
 }
 
 /// Where a value came from.

@@ -36,6 +36,10 @@ pub struct FixArgs {
     /// the reproduction run sees failing.
     #[arg(long = "fail-to-pass")]
     pub fail_to_pass: Vec<String>,
+    /// A saved log of the failed CI job: its failing tests are the targets (with
+    /// --fail-to-pass's), as the action reads them.
+    #[arg(long, value_name = "FILE")]
+    pub ci_log: Option<PathBuf>,
     /// A problem statement (Markdown/text) added to the task.
     #[arg(long)]
     pub issue: Option<PathBuf>,
@@ -219,9 +223,35 @@ async fn fix_inner(args: &FixArgs) -> anyhow::Result<RepairResult> {
     };
     let mut plan = plan_for(&rp, &image, &args.out, repo_dir, args.test_cmd.as_deref())?;
     plan.statement = issue;
-    plan.targets = Targets::Reproduce {
-        named: args.fail_to_pass.clone(),
-    };
+    let mut named = args.fail_to_pass.clone();
+    if let Some(log) = &args.ci_log {
+        named.extend(super::env::ci_log_targets(log)?);
+    }
+    // No named targets and another Python than CI's: failures suspected environmental are
+    // not the repair's task (pipeline/env.rs).
+    if named.is_empty()
+        && let Some(split) =
+            super::env::split_environmental(&docker, &image, &plan.episode.tools, &plan.run_id)
+                .await?
+        && !split.suspected.is_empty()
+    {
+        eprint!(
+            "suspected environmental (not targets): {}",
+            split.statement()
+        );
+        if split.targets.is_empty() {
+            return Err(anyhow!(
+                "every failing test is suspected environmental ({}); name the real targets with --fail-to-pass or --ci-log",
+                split.note
+            ));
+        }
+        plan.statement = Some(match plan.statement.take() {
+            Some(s) => format!("{s}\n\n{}", split.statement()),
+            None => split.statement(),
+        });
+        named = split.targets;
+    }
+    plan.targets = Targets::Reproduce { named };
     let tiers: Vec<&dyn model::Model> = models.iter().map(|m| m.as_ref()).collect();
     run_and_print_plan(&docker, &image, &tiers, &plan).await
 }

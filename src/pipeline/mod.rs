@@ -16,6 +16,7 @@
 //! the reproduction run saw failing. With named targets, other baseline failures are
 //! pre-existing: shown to the model as such and not required to pass.
 
+pub mod env;
 pub mod fix;
 pub mod plan;
 pub mod repair;

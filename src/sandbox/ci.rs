@@ -8,6 +8,7 @@
 //! [`CiPlan`]: the install mode prepare mirrors, `PYTHONPATH` entries, the Python version, and
 //! notes saying where each came from. The rules are documented in images/README.md.
 
+use super::ci_text::{call_args, ini};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::LazyLock;
@@ -64,6 +65,9 @@ pub struct CiPlan {
     pub test_cmd: Option<String>,
     /// The Python version to test with, and where it came from.
     pub python: Option<(String, String)>,
+    /// What CI installs for the tests (tox/nox env, the job's `pip install` lines), when it
+    /// says; `deps.py` falls back to the project's metadata otherwise.
+    pub deps: Option<super::ci_deps::DepsSource>,
     /// One line per decision, for prepare's output.
     pub notes: Vec<String>,
 }
@@ -315,45 +319,6 @@ fn metadata(files: &BTreeMap<String, String>) -> (Option<String>, Vec<String>) {
     (requires, classifiers)
 }
 
-/// A simple INI reader for tox.ini: section → key → value (continuation lines joined by `\n`).
-fn ini(text: &str) -> BTreeMap<String, BTreeMap<String, String>> {
-    let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    let mut section = String::new();
-    let mut key: Option<String> = None;
-    for raw in text.lines() {
-        let line = raw.trim_end();
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') || t.starts_with(';') {
-            continue;
-        }
-        if t.starts_with('[') && t.ends_with(']') {
-            section = t[1..t.len() - 1].trim().to_string();
-            key = None;
-            continue;
-        }
-        if line.starts_with([' ', '\t'])
-            && let Some(k) = &key
-        {
-            let v = out
-                .entry(section.clone())
-                .or_default()
-                .entry(k.clone())
-                .or_default();
-            v.push('\n');
-            v.push_str(t);
-            continue;
-        }
-        if let Some((k, v)) = t.split_once('=') {
-            let k = k.trim().to_string();
-            out.entry(section.clone())
-                .or_default()
-                .insert(k.clone(), v.trim().to_string());
-            key = Some(k);
-        }
-    }
-    out
-}
-
 /// What a test line delegates to, resolved: (command, install, pythonpath, note).
 struct Resolved {
     cmd: String,
@@ -367,7 +332,8 @@ fn truthy(v: Option<&String>) -> bool {
 }
 
 fn resolve_tox(line: &str, files: &BTreeMap<String, String>) -> Option<Resolved> {
-    let tox = ini(files.get("tox.ini")?);
+    let (from, text) = super::ci_deps::tox_config(files)?;
+    let tox = ini(&text);
     // `tox -e py311` → [testenv:py311] over [testenv].
     let words: Vec<&str> = line.split_whitespace().collect();
     let env = words
@@ -409,38 +375,10 @@ fn resolve_tox(line: &str, files: &BTreeMap<String, String>) -> Option<Resolved>
         install: Some(install),
         pythonpath,
         note: format!(
-            "tox.ini [testenv{}]",
+            "{from} [testenv{}]",
             env.map(|e| format!(":{e}")).unwrap_or_default()
         ),
     })
-}
-
-/// String literals of a call's arguments: `session.run("pytest", "-q", "tests")`.
-fn call_args(src: &str, call: &str) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    let mut rest = src;
-    while let Some(i) = rest.find(call) {
-        let after = &rest[i + call.len()..];
-        let end = after.find(')').unwrap_or(after.len());
-        let args = &after[..end];
-        let mut lits = Vec::new();
-        let mut chars = args.char_indices();
-        while let Some((_, c)) = chars.next() {
-            if c == '"' || c == '\'' {
-                let mut lit = String::new();
-                for (_, d) in chars.by_ref() {
-                    if d == c {
-                        break;
-                    }
-                    lit.push(d);
-                }
-                lits.push(lit);
-            }
-        }
-        out.push(lits);
-        rest = &after[end..];
-    }
-    out
 }
 
 fn install_of_args(args: &[String]) -> Option<Install> {
@@ -528,13 +466,61 @@ fn install_of_line(l: &str) -> Option<Install> {
     None
 }
 
+/// What CI installs for a test line: the tox env or nox session it runs, else the job's
+/// `pip install` lines before it (`before`). `None` when neither names anything.
+fn deps_of(
+    line: &str,
+    files: &BTreeMap<String, String>,
+    before: &[String],
+    python: Option<&str>,
+    path: &str,
+) -> Option<super::ci_deps::DepsSource> {
+    use super::ci_deps;
+    let lower = line.to_ascii_lowercase();
+    if lower.contains("tox")
+        && let Some((from, text)) = ci_deps::tox_config(files)
+    {
+        let tox = ini(&text);
+        let env = ci_deps::tox_env(line, &tox, python);
+        let mut d = ci_deps::tox_deps(&tox, env.as_deref());
+        if !d.is_empty() {
+            d.source = format!(
+                "{from} [testenv{}] deps/extras (CI runs `{line}`)",
+                env.map(|e| format!(":{e}")).unwrap_or_default()
+            );
+            return Some(d);
+        }
+    } else if lower.contains("nox")
+        && let Some(nf) = files.get("noxfile.py")
+        && let Some(r) = resolve_nox(files)
+    {
+        let mut d = ci_deps::nox_deps(nf, &r.cmd);
+        if !d.is_empty() {
+            d.source = format!("noxfile.py session.install (CI runs `{line}`)");
+            return Some(d);
+        }
+    }
+    let mut d = ci_deps::pip_deps(before);
+    if d.is_empty() {
+        return None;
+    }
+    d.source = format!("the `pip install` lines of the test job in {path}");
+    Some(d)
+}
+
 /// The CI plan of a checkout (see the module docs).
 pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
     let mut p = CiPlan::default();
     let mut ci_versions = Vec::new();
     for (path, text) in files.iter().filter(|(k, _)| k.starts_with(".github/")) {
         for job in jobs_of(text) {
-            let Some(ti) = job.lines.iter().position(|l| is_test_cmd(l)) else {
+            // A tox env that builds docs or lints is not the test step (a docs job may sort
+            // before the test job).
+            let Some(ti) = job
+                .lines
+                .iter()
+                .position(|l| is_test_cmd(l) && !super::ci_deps::is_non_test_tox(l))
+            else {
                 continue;
             };
             ci_versions.extend(job.versions.clone());
@@ -560,6 +546,13 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
                 .collect();
             p.pythonpath.extend(job.pythonpath.clone());
             p.pythonpath.extend(inline_pp);
+            let newest = job
+                .versions
+                .iter()
+                .filter_map(|v| parse_version(v).map(|pv| (pv, v.clone())))
+                .max()
+                .map(|(_, v)| v);
+            p.deps = deps_of(&line, files, &job.lines[..ti], newest.as_deref(), path);
             match resolved {
                 Some(r) => {
                     p.notes.push(format!(
@@ -582,6 +575,12 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
     if p.test_cmd.is_none() {
         let r = resolve_tox("tox", files).or_else(|| resolve_nox(files));
         if let Some(r) = r {
+            let runner = if r.note.starts_with("noxfile") {
+                "nox"
+            } else {
+                "tox"
+            };
+            p.deps = deps_of(runner, files, &[], None, "");
             p.notes.push(format!("{} runs `{}`", r.note, r.cmd));
             p.test_cmd = Some(r.cmd);
             p.install = r.install;
@@ -603,6 +602,9 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
                 Install::Built => "built install",
             }
         ));
+    }
+    if let Some(d) = &p.deps {
+        p.notes.push(format!("test dependencies from {}", d.source));
     }
     let (requires, classifiers) = metadata(files);
     p.python = choose_python(&ci_versions, requires.as_deref(), &classifiers);
@@ -663,6 +665,10 @@ jobs:
         assert_eq!(p.install, Some(Install::Checkout));
         assert_eq!(p.pythonpath, vec!["src"]);
         assert_eq!(p.test_cmd.as_deref(), Some("python -m pytest -q tests"));
+        // The test job's own install line, not the lint job's ruff.
+        let deps = p.deps.clone().unwrap();
+        assert_eq!(deps.requirements, vec!["pytest==7.2.1"]);
+        assert!(deps.source.contains("ci.yml"), "{}", deps.source);
         // 3.13 is in the matrix but requires-python excludes it.
         assert_eq!(
             p.python,
@@ -706,6 +712,14 @@ jobs:
         assert_eq!(p.test_cmd.as_deref(), Some("pytest  tests"));
         assert_eq!(p.install, Some(Install::Editable));
         assert_eq!(p.pythonpath, vec!["src"]);
+        // The env's deps, not the workflow's `pip install tox`.
+        let deps = p.deps.unwrap();
+        assert_eq!(deps.requirements, vec!["pytest"]);
+        assert!(
+            deps.source.starts_with("tox.ini [testenv:py311]"),
+            "{}",
+            deps.source
+        );
         // Without the env's usedevelop: tox builds and installs the package.
         let p = plan(&files(&[(
             "tox.ini",

@@ -1,5 +1,5 @@
-//! Images: the base images (Python, Rust, Node; online from `python:3.12-slim` / `rust:*-slim` /
-//! `node:*-slim`, offline from a debootstrap'd rootfs imported with the Engine API), the build
+//! Images: the base images (Python, Rust, Node, Go; online from `python:3.12-slim` /
+//! `rust:*-slim` / `node:*-slim` / `golang:*-bookworm`, offline from a debootstrap'd rootfs imported with the Engine API), the build
 //! plumbing shared with [`super::prepare`], and the errors of both.
 //!
 //! Both base paths produce the same content-addressed tag, `patchloop-base:py-<hash>` (and
@@ -36,6 +36,8 @@ const RUST_DOCKERFILE: &str = include_str!("../../images/rust/Dockerfile");
 const RUST_SETUP: &str = include_str!("../../images/rust/setup.sh");
 const NODE_DOCKERFILE: &str = include_str!("../../images/node/Dockerfile");
 const NODE_SETUP: &str = include_str!("../../images/node/setup.sh");
+const GO_DOCKERFILE: &str = include_str!("../../images/go/Dockerfile");
+const GO_SETUP: &str = include_str!("../../images/go/setup.sh");
 
 /// The image the online path starts from.
 pub const ONLINE_FROM: &str = "python:3.12-slim";
@@ -52,6 +54,7 @@ const RUST_INCLUDE: &str = DEBOOTSTRAP_INCLUDE;
 const NODE_INCLUDE: &str = DEBOOTSTRAP_INCLUDE;
 const RUST_ONLINE_FROM: &str = "rust:1.83-slim-bookworm";
 const NODE_ONLINE_FROM: &str = "node:18-bookworm-slim";
+const GO_ONLINE_FROM: &str = "golang:1.22-bookworm";
 /// Where the offline Rust base looks for a cargo-nextest to copy in (a glibc build on PATH).
 const NEXTEST_BIN: &str = "cargo-nextest";
 
@@ -94,6 +97,14 @@ impl BaseRecipe {
                 setup: NODE_SETUP,
                 online_from: NODE_ONLINE_FROM,
                 include: NODE_INCLUDE,
+            },
+            ProjectKind::Go => BaseRecipe {
+                kind,
+                tag_prefix: "go",
+                dockerfile: GO_DOCKERFILE,
+                setup: GO_SETUP,
+                online_from: GO_ONLINE_FROM,
+                include: DEBOOTSTRAP_INCLUDE,
             },
         }
     }
@@ -147,6 +158,14 @@ pub enum ImageError {
         "the {stage} build ran out of disk space (no space left on device)\n--- last lines of the build log ---\n{log_tail}\n---\n  free space where Docker keeps its data (`patchloop images prune` removes old sandbox images; `docker system df` shows the rest) and retry"
     )]
     DiskFull { stage: String, log_tail: String },
+    #[error(
+        "requirements that failed to install were left out ({skipped}), and without them the tests cannot be collected\n--- last lines of the collection ---\n{log_tail}\n---\n  {hint}"
+    )]
+    MissingDependencies {
+        skipped: String,
+        log_tail: String,
+        hint: String,
+    },
     #[error("cannot build the base image offline: {reason}")]
     Offline { reason: String },
     /// The message names the cause itself; it is not chained as a source, so anyhow's `{:#}`

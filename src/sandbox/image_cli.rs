@@ -62,7 +62,8 @@ fn parse_age(s: &str) -> Result<std::time::Duration, String> {
 
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// Which base: python (pytest), rust (Debian cargo/rustc) or node (Debian nodejs/npm).
+    /// Which base: python (pytest), rust (Debian cargo/rustc), node (Debian nodejs/npm) or go
+    /// (Debian golang-go).
     #[arg(long, value_enum, default_value_t = ProjectKind::Python)]
     pub lang: ProjectKind,
     #[command(flatten)]
@@ -83,6 +84,14 @@ pub struct PrepareArgs {
     /// package.json node].
     #[arg(long, value_enum)]
     pub lang: Option<ProjectKind>,
+    /// A requirement to install for the tests besides what CI installs (Python, repeatable;
+    /// adds to `dependencies.add` of the checkout's .github/patchloop.yml).
+    #[arg(long = "add-dep", value_name = "REQ")]
+    pub add_deps: Vec<String>,
+    /// A package to leave out of the test environment (Python, repeatable; adds to
+    /// `dependencies.skip`).
+    #[arg(long = "skip-dep", value_name = "NAME")]
+    pub skip_deps: Vec<String>,
     #[command(flatten)]
     pub base: BaseArgs,
 }
@@ -158,6 +167,10 @@ pub async fn prepare(args: PrepareArgs) -> Result<(), ImageError> {
         tests_dirs: args.tests_dirs,
         kind: args.lang,
         base: base_options(args.base),
+        deps: super::pydeps::DepsOverrides {
+            add: args.add_deps,
+            skip: args.skip_deps,
+        },
     };
     let docker = super::docker::connect().await?;
     let started = std::time::Instant::now();
@@ -170,6 +183,15 @@ pub async fn prepare(args: PrepareArgs) -> Result<(), ImageError> {
         img.tests_dirs.join(", "),
         img.test_cmd
     );
+    if let Some(src) = &img.deps_source {
+        eprintln!("test dependencies from {src}");
+    }
+    if !img.deps_skipped.is_empty() {
+        eprintln!(
+            "left out (failed to install; the tests are collected without them): {}",
+            img.deps_skipped.join(", ")
+        );
+    }
     println!("{}", img.tag);
     Ok(())
 }

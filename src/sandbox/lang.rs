@@ -1,4 +1,4 @@
-//! Project kinds: Python (pytest), Rust (cargo) and Node (npm + jest). Pure: detection from the
+//! Project kinds: Python (pytest), Rust (cargo), Node (npm + jest) and Go (`go test`). Pure: detection from the
 //! checkout's top-level names, and what each kind means for images and test commands.
 //!
 //! A prepared image names its kind in the label `patchloop.kind` and the file
@@ -23,16 +23,23 @@ pub enum ProjectKind {
     Python,
     Rust,
     Node,
+    Go,
 }
 
 impl ProjectKind {
-    pub const ALL: [ProjectKind; 3] = [ProjectKind::Python, ProjectKind::Rust, ProjectKind::Node];
+    pub const ALL: [ProjectKind; 4] = [
+        ProjectKind::Python,
+        ProjectKind::Rust,
+        ProjectKind::Node,
+        ProjectKind::Go,
+    ];
 
     pub fn as_str(&self) -> &'static str {
         match self {
             ProjectKind::Python => "python",
             ProjectKind::Rust => "rust",
             ProjectKind::Node => "node",
+            ProjectKind::Go => "go",
         }
     }
 
@@ -41,6 +48,7 @@ impl ProjectKind {
         match text.trim() {
             "rust" => ProjectKind::Rust,
             "node" => ProjectKind::Node,
+            "go" => ProjectKind::Go,
             _ => ProjectKind::Python,
         }
     }
@@ -53,6 +61,7 @@ impl ProjectKind {
             ProjectKind::Python => "python -m pytest",
             ProjectKind::Rust => "cargo test",
             ProjectKind::Node => "npm test",
+            ProjectKind::Go => "go test ./...",
         }
     }
 
@@ -69,8 +78,8 @@ impl fmt::Display for ProjectKind {
 }
 
 /// The kind of a checkout from its top-level file names. Python markers win (a Python project
-/// with a `package.json` for its docs stays Python), then `Cargo.toml`, then `package.json`,
-/// then any Python file. `None`: nothing patchloop knows how to test.
+/// with a `package.json` for its docs stays Python), then `Cargo.toml`, then `go.mod`, then
+/// `package.json`, then any Python file. `None`: nothing patchloop knows how to test.
 pub fn detect<'a>(
     top_level_files: impl IntoIterator<Item = &'a str>,
     python_files: usize,
@@ -93,6 +102,8 @@ pub fn detect<'a>(
         Some(ProjectKind::Python)
     } else if has("Cargo.toml") {
         Some(ProjectKind::Rust)
+    } else if has("go.mod") {
+        Some(ProjectKind::Go)
     } else if has("package.json") {
         Some(ProjectKind::Node)
     } else if python_files > 0 {
@@ -122,6 +133,7 @@ pub fn is_dependency_file(kind: ProjectKind, rel: &str) -> bool {
                 "package.json" | "package-lock.json" | "npm-shrinkwrap.json"
             )
         }
+        ProjectKind::Go => top && matches!(rel, "go.mod" | "go.sum"),
     }
 }
 
@@ -132,6 +144,8 @@ mod tests {
     #[test]
     fn detection_prefers_python_markers_then_cargo_then_npm() {
         assert_eq!(detect(["Cargo.toml", "src"], 0), Some(ProjectKind::Rust));
+        assert_eq!(detect(["go.mod", "package.json"], 0), Some(ProjectKind::Go));
+        assert_eq!(detect(["go.mod", "setup.py"], 1), Some(ProjectKind::Python));
         assert_eq!(
             detect(["package.json", "README.md"], 0),
             Some(ProjectKind::Node)
@@ -174,5 +188,7 @@ mod tests {
         assert!(is_dependency_file(Node, "package.json"));
         assert!(is_dependency_file(Node, "package-lock.json"));
         assert!(!is_dependency_file(Node, "web/package.json"));
+        assert!(is_dependency_file(Go, "go.sum"));
+        assert!(!is_dependency_file(Go, "stats/stats.go"));
     }
 }

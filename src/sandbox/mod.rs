@@ -5,10 +5,13 @@
 //! (run id, deadline) so a reaper can remove what a dead harness left behind.
 
 pub mod ci;
+pub mod ci_deps;
+mod ci_text;
 pub mod container;
 pub mod context;
 pub mod docker;
 pub mod doctor;
+pub mod envfail;
 pub mod image;
 pub mod image_cli;
 pub mod lang;
@@ -17,6 +20,8 @@ pub mod policy;
 pub mod prepare;
 pub mod probe;
 pub mod prune;
+pub mod pydeps;
+pub mod pytest;
 pub mod reaper;
 pub mod seccomp;
 pub mod steploop;

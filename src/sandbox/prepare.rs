@@ -26,6 +26,7 @@ use super::image::{
     LABEL_TEST_CMD, LABEL_TESTS_DIRS, ProgressFn, WITH_CA,
 };
 use super::lang::{self, LABEL_KIND, ProjectKind};
+use super::pydeps;
 
 const DEPS_DOCKERFILE: &str = include_str!("../../images/sandbox/deps.Dockerfile");
 const DEPS_PY: &str = include_str!("../../images/sandbox/deps.py");
@@ -36,7 +37,9 @@ const INSTALL_SH: &str = include_str!("../../images/sandbox/install.sh");
 const LANG_DEPS_DOCKERFILE: &str = include_str!("../../images/sandbox/lang-deps.Dockerfile");
 const RUST_DEPS_SH: &str = include_str!("../../images/sandbox/rust-deps.sh");
 const NODE_DEPS_SH: &str = include_str!("../../images/sandbox/node-deps.sh");
+const GO_DEPS_SH: &str = include_str!("../../images/sandbox/go-deps.sh");
 const RUST_BUILD_SH: &str = include_str!("../../images/sandbox/rust-build.sh");
+const GO_BUILD_SH: &str = include_str!("../../images/sandbox/go-build.sh");
 /// Runs Rust/Node suites with JUnit output (shared with the verifier and `run_tests`).
 pub const PL_JUNIT: &str = include_str!("../../images/harness/pl_junit.py");
 
@@ -63,6 +66,9 @@ pub struct PrepareOptions {
     pub kind: Option<ProjectKind>,
     /// Base image options (offline, mirror, CA, progress).
     pub base: BaseOptions,
+    /// Requirements to add to / drop from the Python test environment, on top of the
+    /// checkout's `.github/patchloop.yml` `dependencies:`.
+    pub deps: pydeps::DepsOverrides,
 }
 
 /// A built sandbox image and what the harness needs to know about it.
@@ -79,6 +85,10 @@ pub struct PreparedImage {
     /// for [`inspect_prepared`]).
     pub deps_reused: bool,
     pub kind: ProjectKind,
+    /// Where the Python test dependencies came from (label `patchloop.deps_source`).
+    pub deps_source: Option<String>,
+    /// Requirements that failed to install and were left out (label `patchloop.deps_skipped`).
+    pub deps_skipped: Vec<String>,
 }
 
 /// Dependency files at the checkout root that key the (Python) dependencies layer.
@@ -101,7 +111,7 @@ pub fn project_kind(
     });
     lang::detect(top, tree.python_files).ok_or_else(|| ImageError::Unsupported {
         path: path_display.to_string(),
-        reason: "no Python files, Cargo.toml or package.json found; patchloop prepares Python, Rust and Node projects (name the kind with --lang)".into(),
+        reason: "no Python files, Cargo.toml, go.mod or package.json found; patchloop prepares Python, Rust, Go and Node projects (name the kind with --lang)".into(),
     })
 }
 
@@ -159,7 +169,9 @@ pub fn plan_for(
         if kind == ProjectKind::Node && tree.dirs.contains("__tests__") {
             found.push("__tests__".into());
         }
-        if found.is_empty() {
+        // Go tests usually sit next to the code (`*_test.go`): no directory to mount read-only;
+        // the patch policy still refuses changes to test files.
+        if found.is_empty() && kind != ProjectKind::Go {
             return Err(ImageError::NoTests {
                 path: path_display.to_string(),
             });
@@ -271,6 +283,35 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     for n in &ci_plan.notes {
         image::say(&progress, &format!("CI: {n}"));
     }
+    // What deps.py installs for the tests: the CI's evidence, the repository's corrections.
+    let (ci_json, ci_files) = if kind == ProjectKind::Python {
+        let mut ov = pydeps::repo_overrides(&root).map_err(|reason| ImageError::Unsupported {
+            path: display.clone(),
+            reason,
+        })?;
+        ov.extend(opts.deps.clone());
+        if !ov.add.is_empty() || !ov.skip.is_empty() {
+            image::say(
+                &progress,
+                &format!(
+                    "dependencies: add [{}], skip [{}] (dependencies: in .github/patchloop.yml, --add-dep/--skip-dep)",
+                    ov.add.join(", "),
+                    ov.skip.join(", ")
+                ),
+            );
+        }
+        let files = ci_plan
+            .deps
+            .as_ref()
+            .map(|d| pydeps::referenced_files(&root, d))
+            .unwrap_or_default();
+        (
+            Some(pydeps::ci_deps_json(ci_plan.deps.as_ref(), &ov)),
+            files,
+        )
+    } else {
+        (None, Vec::new())
+    };
     let ci_cmd = ci_test_cmd(&ci_plan);
     let (tests_dirs, test_cmd) = plan_for(
         &display,
@@ -311,7 +352,16 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         image::ensure_base_image_for(docker, &opts.base, kind).await?
     };
     let ca = opts.base.ca_bytes()?;
-    let (deps, deps_reused) = ensure_deps(docker, &base, kind, &tree, &ca, &progress).await?;
+    let (deps, deps_reused) = ensure_deps(
+        docker,
+        &base,
+        kind,
+        &tree,
+        &ca,
+        &progress,
+        (ci_json.as_deref(), &ci_files),
+    )
+    .await?;
     let installable = tree.entries.iter().any(
         |e| matches!(e, Entry::File { dest, .. } if dest == "pyproject.toml" || dest == "setup.py"),
     );
@@ -374,6 +424,12 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
             &progress,
             &format!("{tag} exists (same source); reusing it"),
         );
+        let labels = existing
+            .config
+            .as_ref()
+            .and_then(|c| c.labels.clone())
+            .unwrap_or_default();
+        let (deps_source, deps_skipped) = deps_labels(&labels);
         return Ok(PreparedImage {
             tag,
             image_id: existing.id.unwrap_or_default(),
@@ -382,11 +438,14 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
             base,
             deps_reused,
             kind,
+            deps_source,
+            deps_skipped,
         });
     }
     image::say(&progress, &format!("building {tag}"));
-    let image_id = commit_source(docker, &parent, kind, &labels, entries, &tag, &progress).await?;
-    Ok(PreparedImage {
+    let (image_id, report) =
+        commit_source(docker, &parent, kind, &labels, entries, &tag, &progress).await?;
+    let img = PreparedImage {
         tag,
         image_id,
         tests_dirs,
@@ -394,7 +453,101 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         base,
         deps_reused,
         kind,
-    })
+        deps_source: report.as_ref().map(|r| r.source.clone()),
+        deps_skipped: report
+            .as_ref()
+            .map(pydeps::DepsReport::skipped_names)
+            .unwrap_or_default(),
+    };
+    if let Some(r) = &report {
+        image::say(&progress, &format!("dependencies: {}", r.note()));
+    }
+    // Degrade, don't die: requirements left out fail the prepare only when the tests then
+    // cannot even be collected (the image is removed, so a rerun checks again).
+    if !img.deps_skipped.is_empty() {
+        let problem = collection_problem(docker, &img).await;
+        if let Some(log_tail) = problem {
+            let _ = docker
+                .remove_image(
+                    &img.tag,
+                    Some(
+                        bollard::query_parameters::RemoveImageOptionsBuilder::new()
+                            .force(true)
+                            .build(),
+                    ),
+                    None,
+                )
+                .await;
+            return Err(ImageError::MissingDependencies {
+                skipped: img.deps_skipped.join(", "),
+                log_tail,
+                hint: pydeps::fix_hint(&img.deps_skipped),
+            });
+        }
+        image::say(
+            &progress,
+            "the tests are collected without the requirements left out",
+        );
+    }
+    Ok(img)
+}
+
+/// (source, skipped) from a prepared image's labels.
+fn deps_labels(
+    labels: &std::collections::HashMap<String, String>,
+) -> (Option<String>, Vec<String>) {
+    let source = labels.get(pydeps::LABEL_DEPS_SOURCE).cloned();
+    let skipped = labels
+        .get(pydeps::LABEL_DEPS_SKIPPED)
+        .and_then(|s| serde_json::from_str::<Vec<pydeps::Skipped>>(s).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|s| s.requirement)
+        .collect();
+    (source, skipped)
+}
+
+/// Collects the tests of a fresh image in a hardened, network-less container: `None` when
+/// collection works (or finds no tests), else the output's tail.
+async fn collection_problem(docker: &Docker, img: &PreparedImage) -> Option<String> {
+    use super::Sandbox;
+    let policy = super::policy::ContainerPolicy {
+        read_only_paths: img.tests_dirs.clone(),
+        lifetime_secs: 600,
+        ..Default::default()
+    };
+    let run_id = format!("prepare-collect-{:08x}", rand::random::<u32>());
+    let c = match super::container::Container::start(docker, &img.tag, &policy, &run_id, "collect")
+        .await
+    {
+        Ok(c) => c,
+        Err(e) => {
+            return Some(format!(
+                "cannot start a container to collect the tests: {e}"
+            ));
+        }
+    };
+    let cmd = super::pytest::collect_command(&img.test_cmd, &img.tests_dirs);
+    let r = c
+        .exec(super::ExecRequest::shell(cmd).timeout(std::time::Duration::from_secs(300)))
+        .await;
+    let _ = c.remove().await;
+    match r {
+        Ok(r)
+            if matches!(
+                r.status,
+                super::ExecStatus::Exited(0) | super::ExecStatus::Exited(5)
+            ) =>
+        {
+            None
+        }
+        Ok(r) => {
+            let text = r.output.render();
+            let lines: Vec<&str> = text.lines().collect();
+            Some(lines[lines.len().saturating_sub(30)..].join("\n"))
+        }
+        Err(e) => Some(format!("collecting the tests failed: {e}")),
+    }
 }
 
 /// The source layer without `docker build`, whose every instruction is a container and a commit
@@ -411,7 +564,7 @@ async fn commit_source(
     entries: Vec<Entry>,
     tag: &str,
     progress: &Option<ProgressFn>,
-) -> Result<String, ImageError> {
+) -> Result<(String, Option<pydeps::DepsReport>), ImageError> {
     use bollard::models::{ContainerConfig, ContainerCreateBody, HostConfig};
     use bollard::query_parameters::{
         CommitContainerOptionsBuilder, CreateContainerOptionsBuilder, LogsOptionsBuilder,
@@ -428,6 +581,9 @@ async fn commit_source(
     let script = match kind {
         ProjectKind::Rust => {
             "/bin/sh /opt/patchloop/finalize.sh && /bin/sh /opt/patchloop/rust-build.sh"
+        }
+        ProjectKind::Go => {
+            "/bin/sh /opt/patchloop/finalize.sh && /bin/sh /opt/patchloop/go-build.sh"
         }
         _ => "/bin/sh /opt/patchloop/finalize.sh",
     };
@@ -494,6 +650,7 @@ async fn commit_source(
         None => -1,
     };
     let mut tail = image::LogTail::new(40);
+    let mut report = None;
     let mut logs = docker.logs(
         &guard.id,
         Some(LogsOptionsBuilder::new().stdout(true).stderr(true).build()),
@@ -502,6 +659,10 @@ async fn commit_source(
         for line in String::from_utf8_lossy(&chunk.into_bytes()).lines() {
             let line = image::strip_ansi(line);
             if line.trim().is_empty() {
+                continue;
+            }
+            if let Some(r) = pydeps::DepsReport::from_log([line.as_str()]) {
+                report = Some(r);
                 continue;
             }
             image::say(progress, &format!("{SOURCE_STAGE}: {line}"));
@@ -514,6 +675,24 @@ async fn commit_source(
             &tail.render(),
             &format!("The command '{script}' returned a non-zero code: {code}"),
         ));
+    }
+    // Where the test dependencies came from, and what was left out: not part of the tag (the
+    // parent's tag decides them), so they are added here.
+    let mut labels: std::collections::HashMap<String, String> = labels
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    if let Some(r) = &report {
+        labels.insert(pydeps::LABEL_DEPS_SOURCE.into(), r.source.clone());
+        labels.insert(
+            pydeps::LABEL_DEPS_SKIPPED.into(),
+            serde_json::to_string(&r.skipped).unwrap_or_else(|_| "[]".into()),
+        );
+        let note = match labels.get(image::LABEL_ENV_NOTE) {
+            Some(n) => format!("{n}; {}", r.note()),
+            None => r.note(),
+        };
+        labels.insert(image::LABEL_ENV_NOTE.into(), note);
     }
     let (repo, version) = tag.rsplit_once(':').unwrap_or((tag, "latest"));
     let committed = docker
@@ -536,12 +715,7 @@ async fn commit_source(
                 entrypoint: parent_cfg.entrypoint.clone().or_else(|| Some(vec![])),
                 working_dir: parent_cfg.working_dir.clone(),
                 env: parent_cfg.env.clone(),
-                labels: Some(
-                    labels
-                        .iter()
-                        .map(|(k, v)| (k.to_string(), v.to_string()))
-                        .collect(),
-                ),
+                labels: Some(labels),
                 ..Default::default()
             },
         )
@@ -551,7 +725,7 @@ async fn commit_source(
             tail.render(),
         ))?;
     guard.remove().await;
-    Ok(committed.id)
+    Ok((committed.id, report))
 }
 
 /// A Docker error of the source layer: [`ImageError::DiskFull`] (with the log's tail) when the
@@ -651,11 +825,14 @@ async fn ensure_deps(
     tree: &SourceTree,
     ca: &[u8],
     progress: &Option<ProgressFn>,
+    ci: (Option<&str>, &[String]),
 ) -> Result<(String, bool), ImageError> {
+    // Python: deps.py's ci-deps.json and the requirement files it names.
+    let (ci_json, ci_files) = ci;
     let mut dep_files: Vec<Entry> = Vec::new();
     for e in &tree.entries {
         if let Entry::File { src, dest, mode } = e
-            && lang::is_dependency_file(kind, dest)
+            && (lang::is_dependency_file(kind, dest) || ci_files.contains(dest))
         {
             dep_files.push(Entry::File {
                 src: src.clone(),
@@ -669,17 +846,16 @@ async fn ensure_deps(
         ProjectKind::Python => (DEPS_DOCKERFILE, DEPS_PY, "deps.py"),
         ProjectKind::Rust => (LANG_DEPS_DOCKERFILE, RUST_DEPS_SH, "deps.sh"),
         ProjectKind::Node => (LANG_DEPS_DOCKERFILE, NODE_DEPS_SH, "deps.sh"),
+        ProjectKind::Go => (LANG_DEPS_DOCKERFILE, GO_DEPS_SH, "deps.sh"),
     };
-    let hash = hashed(
-        dep_files.clone(),
-        vec![
-            base.to_string(),
-            dockerfile.into(),
-            script.into(),
-            WITH_CA.into(),
-        ],
-    )
-    .await?;
+    let mut keys = vec![
+        base.to_string(),
+        dockerfile.into(),
+        script.into(),
+        WITH_CA.into(),
+    ];
+    keys.extend(ci_json.map(str::to_string));
+    let hash = hashed(dep_files.clone(), keys).await?;
     let tag = format!("{DEPS_REPO}:{}", &hash[..16]);
     if docker.inspect_image(&tag).await.is_ok() {
         image::say(
@@ -696,6 +872,9 @@ async fn ensure_deps(
         Entry::data(format!("patchloop/{script_name}"), script, 0o644),
         dir("patchloop/project"),
     ];
+    if let Some(j) = ci_json {
+        entries.push(Entry::data("patchloop/ci-deps.json", j, 0o644));
+    }
     // Manifests below the top (cargo workspace members) need their directories.
     let mut parents: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     for e in &dep_files {
@@ -801,10 +980,15 @@ fn source_context_for(kind: ProjectKind, deps: &str, labels: &str, tree: Vec<Ent
     let mut dockerfile = SOURCE_DOCKERFILE
         .replace("{{DEPS}}", deps)
         .replace("{{LABELS}}", labels);
-    if kind == ProjectKind::Rust {
+    let build = match kind {
+        ProjectKind::Rust => Some(("rust-build.sh", RUST_BUILD_SH)),
+        ProjectKind::Go => Some(("go-build.sh", GO_BUILD_SH)),
+        _ => None,
+    };
+    if let Some((name, _)) = build {
         dockerfile = dockerfile.replace(
             "RUN /bin/sh /opt/patchloop/finalize.sh\n",
-            "RUN /bin/sh /opt/patchloop/finalize.sh\nRUN /bin/sh /opt/patchloop/rust-build.sh\n",
+            &format!("RUN /bin/sh /opt/patchloop/finalize.sh\nRUN /bin/sh /opt/patchloop/{name}\n"),
         );
     }
     let mut entries = vec![
@@ -816,12 +1000,8 @@ fn source_context_for(kind: ProjectKind, deps: &str, labels: &str, tree: Vec<Ent
             mode: 0o555,
         },
     ];
-    if kind == ProjectKind::Rust {
-        entries.push(Entry::data(
-            "patchloop-opt/rust-build.sh",
-            RUST_BUILD_SH,
-            0o700,
-        ));
+    if let Some((name, script)) = build {
+        entries.push(Entry::data(format!("patchloop-opt/{name}"), script, 0o700));
     }
     for (name, content) in HARNESS_FILES {
         entries.push(Entry::data(
@@ -883,6 +1063,7 @@ pub async fn inspect_prepared(docker: &Docker, tag: &str) -> Result<PreparedImag
                 reason: format!("label {key} is missing"),
             })
     };
+    let (deps_source, deps_skipped) = deps_labels(&labels);
     let tests_dirs: Vec<String> =
         serde_json::from_str(&get(LABEL_TESTS_DIRS)?).map_err(|e| ImageError::NotPrepared {
             tag: tag.to_string(),
@@ -896,6 +1077,8 @@ pub async fn inspect_prepared(docker: &Docker, tag: &str) -> Result<PreparedImag
         base: get(LABEL_BASE)?,
         deps_reused: false,
         kind: ProjectKind::parse(labels.get(LABEL_KIND).map(String::as_str).unwrap_or("")),
+        deps_source,
+        deps_skipped,
     })
 }
 

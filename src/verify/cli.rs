@@ -131,6 +131,7 @@ async fn prepare(
                     ca_cert: args.base.ca_cert.clone(),
                     progress: Some(std::sync::Arc::new(|line: &str| eprintln!("{line}"))),
                 },
+                ..Default::default()
             };
             let prepared = crate::sandbox::prepare::prepare(&docker, &opts)
                 .await

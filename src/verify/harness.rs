@@ -8,8 +8,12 @@ use serde::{Deserialize, Serialize};
 use crate::sandbox::WORKSPACE;
 
 /// The run script: reads its JSON config from stdin, appends the workspace to `sys.path`,
-/// loads the guard and calls `pytest.main`.
-pub const PL_RUN: &str = include_str!("../../images/harness/pl_run.py");
+/// loads the guard and calls `pytest.main`. pl_pytest.py, prepended, chooses the pytest the
+/// same way `run_tests` does (`sandbox::pytest`).
+pub const PL_RUN: &str = concat!(
+    include_str!("../../images/harness/pl_pytest.py"),
+    include_str!("../../images/harness/pl_run.py")
+);
 /// The guard plugin (checks pytest's internals at session end, records outcomes).
 pub const PL_GUARD: &str = include_str!("../../images/harness/pl_guard.py");
 /// Helper commands: `ini`, `snapshot`, `collect`, `put`, `find_spec`.

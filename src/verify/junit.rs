@@ -225,7 +225,7 @@ pub fn merge(cases: &mut BTreeMap<String, CaseResult>, k: String, new: CaseResul
 
 /// pytest writes `timestamp="2026-11-29T13:48:27.172173"` (no zone), which quick-junit rejects;
 /// the verdict never needs it.
-fn strip_timestamps(xml: &str) -> String {
+pub fn strip_timestamps(xml: &str) -> String {
     const ATTR: &str = " timestamp=\"";
     let mut out = String::with_capacity(xml.len());
     let mut rest = xml;

@@ -1,4 +1,4 @@
-//! JUnit runs of Rust and Node suites (`images/harness/pl_junit.py`): the run's input, and its
+//! JUnit runs of Rust, Node and Go suites (`images/harness/pl_junit.py`): the run's input, and its
 //! result turned into per-test outcomes under stable ids. Pure; the verifier's runner and the
 //! agent's `run_tests` do the I/O.
 //!
@@ -9,6 +9,8 @@
 //!   cargo's build messages) and from libtest's own JUnit (one report per test binary).
 //! - Node (jest): `<test file>::<describe blocks and title joined by " › ">`:
 //!   `tests/stats.test.js::median › even length averages the middle pair`.
+//! - Go: `<_test.go file declaring the test>::<test>[/<subtest>]`:
+//!   `tests/stats_test.go::TestMedian/even_length` (`go test -json`, converted by pl_junit.py).
 
 use std::collections::BTreeMap;
 
@@ -74,6 +76,14 @@ pub fn display_command(kind: ProjectKind, runner: Option<&str>) -> Vec<String> {
             "-c",
             "<pl_junit.py>",
             "node <jest.js> --ci --watchman=false --reporters=default --reporters=<harness jest-junit>",
+        ],
+        (ProjectKind::Go, _) => &[
+            "python3",
+            "-I",
+            "-B",
+            "-c",
+            "<pl_junit.py>",
+            "go test -json -count=1 ./... (events converted to JUnit)",
         ],
         (ProjectKind::Python, _) => &["python3", "-I", "-B", "-c", "<pl_run.py>"],
     };
@@ -286,6 +296,7 @@ pub fn outcomes(
                         jest_title(&c.name)
                     )
                 }
+                (ProjectKind::Go, _) => format!("{}::{}", c.classname, c.name),
                 (ProjectKind::Python, _) => junit::key(&c.classname, &c.name),
             };
             junit::merge(&mut out, id, c.result);
@@ -361,6 +372,41 @@ mod tests {
                 executable: "/workspace/target/debug/deps/median-272e".into(),
             },
         ]
+    }
+
+    #[test]
+    fn go_cases_are_keyed_by_their_test_file() {
+        let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuites><testsuite name="example.com/godemo/tests" tests="3"><testcase classname="tests/median_test.go" name="TestOdd" time="0.000"/><testcase classname="tests/median_test.go" name="TestEmpty/nil" time="0.000"><failure message="test failed">    median_test.go:9: boom</failure></testcase></testsuite><testsuite name="example.com/godemo/stats" tests="1"><testcase classname="stats/stats_test.go" name="TestMean"><error message="the package does not build">stats.go:3: undefined: x</error></testcase></testsuite></testsuites>
+"#;
+        let r = JunitResult {
+            kind: Some("go".into()),
+            runner: Some("go test -json".into()),
+            reports: vec![JunitReport {
+                executable: None,
+                xml: xml.into(),
+            }],
+            ..Default::default()
+        };
+        let o = outcomes(ProjectKind::Go, &r, "/workspace").unwrap();
+        let got: Vec<(&str, junit::Outcome)> =
+            o.iter().map(|(k, v)| (k.as_str(), v.outcome)).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("stats/stats_test.go::TestMean", junit::Outcome::Error),
+                (
+                    "tests/median_test.go::TestEmpty/nil",
+                    junit::Outcome::Failed
+                ),
+                ("tests/median_test.go::TestOdd", junit::Outcome::Passed),
+            ]
+        );
+        assert!(
+            display_command(ProjectKind::Go, None)
+                .join(" ")
+                .contains("go test -json")
+        );
     }
 
     #[test]

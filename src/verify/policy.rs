@@ -433,7 +433,11 @@ pub fn is_test_path(path: &str, cfg: &PolicyConfig) -> bool {
             || name.contains(".test.")
             || name.contains(".spec.")
     };
+    // Go: `*_test.go` next to the code, and `testdata/` (go test's fixtures).
+    let go_test = cfg.kind == crate::sandbox::lang::ProjectKind::Go
+        && (lower.ends_with("_test.go") || lower.split('/').any(|c| c == "testdata"));
     node_test
+        || go_test
         || cfg.tests_dirs.iter().any(|d| {
             let d = d.trim_matches('/').to_ascii_lowercase();
             !d.is_empty() && (lower == d || lower.starts_with(&format!("{d}/")))
@@ -475,6 +479,19 @@ pub fn lang_config_reason(
                 Some("the toolchain pin is part of the image")
             } else if parts.first() == Some(&"target") {
                 Some("cargo build output: stale artefacts can replace the code under test")
+            } else {
+                None
+            }
+        }
+        ProjectKind::Go => {
+            if lower == "go.mod"
+                || lower == "go.sum"
+                || lower == "go.work"
+                || lower == "go.work.sum"
+            {
+                Some("go.mod/go.sum pin the toolchain and the modules built into the image")
+            } else if parts.first() == Some(&"vendor") {
+                Some("vendored modules replace the ones the image was built with")
             } else {
                 None
             }

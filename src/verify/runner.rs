@@ -566,6 +566,7 @@ fn junit_snapshot_input(kind: ProjectKind, tests_dirs: &[String]) -> serde_json:
     let exts: &[&str] = match kind {
         ProjectKind::Rust => &[".rs", "Cargo.lock"],
         ProjectKind::Node => &[".js", ".cjs", ".mjs", ".ts", ".jsx", ".tsx", ".json"],
+        ProjectKind::Go => &[".go", "go.mod", "go.sum"],
         ProjectKind::Python => &[],
     };
     serde_json::json!({

@@ -207,3 +207,53 @@ async fn tests_run_from_the_checkout_when_ci_does() {
         .args(["rmi", "--no-prune", &img.tag])
         .output();
 }
+
+/// Issue #24: the pinned-pytest repository's gold fix through `patchloop fix` (a scripted model
+/// playing the gold patch). Every test run of the episode — the reproduction, the agent's
+/// run_tests, the check after submit — and the verifier take the harness's pytest, and say so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gold_fix_of_a_pinned_pytest_repository_is_verified_through_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    // Its own name: its own sandbox tag, removed at the end.
+    let root = dir.path().join("shapes-fix");
+    copy_dir(&fixture(), &root);
+    let out = dir.path().join("out");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/scripted/pinned-pytest-fix.yaml");
+    let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_patchloop"))
+        .arg("fix")
+        .arg("--repo")
+        .arg(&root)
+        .arg("--model")
+        .arg(format!("scripted:{}", model.display()))
+        .args(["--strategy", "loop", "--reruns", "1", "--out"])
+        .arg(&out)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stdout}\n{stderr}");
+    let receipt: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("receipt.json")).unwrap()).unwrap();
+    assert_eq!(receipt["verdict"], "verified", "{receipt:#}");
+    for r in receipt["runs"].as_array().unwrap() {
+        let note = r["pytest"].as_str().unwrap_or("");
+        assert!(note.starts_with("harness "), "{note}");
+    }
+    // The agent saw which pytest ran: the reproduction and both of its run_tests calls.
+    let trajectory = std::fs::read_to_string(out.join("trajectory.jsonl")).unwrap();
+    assert!(
+        trajectory.matches("Test runner: pytest harness").count() >= 2,
+        "{trajectory}"
+    );
+    assert!(
+        trajectory.contains("the project's pytest 3.0.7 is not usable"),
+        "{trajectory}"
+    );
+    if let Some(tag) = receipt["image"]["tag"].as_str() {
+        let _ = Command::new("docker")
+            .args(["rmi", "--no-prune", tag])
+            .output();
+    }
+}

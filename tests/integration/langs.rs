@@ -1,6 +1,6 @@
-//! Rust and Node end to end against the real Docker daemon: the offline base of each kind
-//! (debootstrap + Debian's cargo/rustc or nodejs/npm; cached by tag, `scripts/test` builds them
-//! first), `prepare` of the example repositories in `examples/`, the agent's `run_tests`, and
+//! Rust, Node and Go end to end against the real Docker daemon: the offline base of each kind
+//! (debootstrap + Debian's cargo/rustc, nodejs/npm or golang-go; cached by tag, `scripts/test`
+//! builds them first), `prepare` of the example repositories in `examples/`, the agent's `run_tests`, and
 //! the verifier on the known-good patch (`verified`), tampering patches (`policy`) and an
 //! unrelated patch (`still_failing`). Needs Docker (fails without it; never skips).
 
@@ -96,7 +96,9 @@ async fn check_verdicts(dir: &str, img: &PreparedImage, f2p: &str, test_file: &s
     // The receipt names what ran (for Rust: nextest or libtest's JUnit, whichever the image has).
     let cmd = r.command.join(" ");
     assert!(
-        cmd.contains("nextest run") != cmd.contains("--format junit") || cmd.contains("jest"),
+        cmd.contains("nextest run") != cmd.contains("--format junit")
+            || cmd.contains("jest")
+            || cmd.contains("go test -json"),
         "{cmd}"
     );
     // Every other test of the suite was enforced as pass-to-pass.
@@ -385,6 +387,30 @@ async fn node_example_end_to_end() {
     remove_image(&img.tag).await;
 }
 
+#[tokio::test]
+async fn go_example_end_to_end() {
+    let img = prepared("go-demo", ProjectKind::Go).await;
+    let f2p = "tests/median_test.go::TestEvenLengthAveragesTheMiddlePair";
+    check_run_tests(&img, f2p).await;
+    check_verdicts("go-demo", &img, f2p, "tests/median_test.go", "go.mod").await;
+    // A test next to the code is a test file too (no directory of it is mounted read-only).
+    let docker = connect().await.unwrap();
+    let beside = append_line("go-demo", "stats/stats_test.go", "// patched");
+    let r = verify(
+        &docker,
+        &request(&img, &beside, f2p, 1),
+        &DirTree(example("go-demo")),
+    )
+    .await;
+    assert_eq!(r.decision.verdict, Verdict::Policy, "{:#?}", r.decision);
+    assert!(
+        r.policy.violations.iter().any(|v| v.rule == Rule::TestFile),
+        "{:?}",
+        r.policy.violations
+    );
+    remove_image(&img.tag).await;
+}
+
 /// The sandbox (source) image goes; base and dependencies images stay cached by tag.
 async fn remove_image(tag: &str) {
     let docker = connect()
@@ -407,8 +433,19 @@ async fn remove_image(tag: &str) {
 /// run_tests, the agent loop's tools in a hardened container, and the verifier — exit 0, a
 /// verified receipt, and the patch equal in effect to the known-good one.
 #[tokio::test]
-async fn fix_repairs_both_examples_with_a_scripted_model() {
+async fn fix_repairs_the_rust_and_node_examples_with_a_scripted_model() {
     for dir in ["rust-demo", "node-demo"] {
+        fix_example(dir).await;
+    }
+}
+
+#[tokio::test]
+async fn fix_repairs_the_go_example_with_a_scripted_model() {
+    fix_example("go-demo").await;
+}
+
+async fn fix_example(dir: &str) {
+    {
         let out = tempfile::tempdir().unwrap();
         // A copy under another name: its own sandbox tag, which the other tests (removing theirs
         // when done) never touch.

@@ -391,8 +391,11 @@ async fn bad_input_is_reported_with_the_fix() {
     assert!(matches!(err, ImageError::BadTestsDir { .. }), "{err}");
 }
 
+/// Nothing narrower declares the test dependencies, so a top-level requirements-dev.txt is
+/// installed; its broken line is retried alone, left out and named, and the image still works
+/// (the tests are collected without it).
 #[tokio::test]
-async fn failed_dependency_install_names_the_command_and_shows_the_log() {
+async fn a_broken_requirement_line_is_left_out_and_named() {
     let _turn = SAME_FIXTURE.lock().await;
     let dir = dirty_checkout();
     let root = project(&dir);
@@ -401,25 +404,18 @@ async fn failed_dependency_install_names_the_command_and_shows_the_log() {
         "requirements-dev.txt",
         "-e .\nthis is not a requirement!!\n",
     );
-    let err = prepare_at(&root).await.unwrap_err();
-    match &err {
-        ImageError::BuildFailed {
-            stage,
-            command,
-            log_tail,
-            ..
-        } => {
-            assert_eq!(stage, "dependencies layer");
-            assert!(command.contains("requirements-dev.txt"), "{command}");
-            assert!(
-                log_tail.contains("this is not a requirement!!"),
-                "{log_tail}"
-            );
-            assert!(log_tail.contains("skipping '-e .'"), "{log_tail}");
-        }
-        other => panic!("expected BuildFailed, got {other}"),
-    }
-    assert_eq!(err.exit_code(), 2);
+    let img = prepare_at(&root).await.unwrap();
+    let _cleanup = Images(vec![img.tag.clone()]);
+    assert_eq!(img.deps_skipped, vec!["this is not a requirement!!"]);
+    assert_eq!(
+        img.deps_source.as_deref(),
+        Some("requirements-dev.txt (nothing narrower declares the test dependencies)")
+    );
+    let back = prepare::inspect_prepared(&connect().await.unwrap(), &img.tag)
+        .await
+        .unwrap();
+    assert_eq!(back.deps_skipped, img.deps_skipped);
+    assert_eq!(back.deps_source, img.deps_source);
 }
 
 #[tokio::test]

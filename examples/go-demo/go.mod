@@ -1,0 +1,3 @@
+module example.com/godemo
+
+go 1.19

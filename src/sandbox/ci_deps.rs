@@ -1,0 +1,678 @@
+//! What the repository's CI installs for its tests (pure): the evidence prepare's dependencies
+//! layer follows before it falls back to the project's own metadata.
+//!
+//! Read here, in this order (the first that names anything wins):
+//! 1. the tox environment or nox session the workflow's test step runs: tox `deps` (factor
+//!    conditions and `{[section]key}` references resolved, `-r`/`-c` files, `.[extra]`) and
+//!    `extras`; nox `session.install(...)` of the session that runs the tests;
+//! 2. the `pip install` lines of that job before the test line (tox, nox, pip, build tools and
+//!    coverage uploaders left out; `-e .[test]` counts as the extra `test`).
+//!
+//! Levels 3 to 5 (test extras and dependency groups, `requirements-test*.txt`, a top-level
+//! `requirements.txt`/`requirements-dev.txt` when nothing narrower exists) need the project's
+//! metadata parsed as TOML/Python: `images/sandbox/deps.py` applies them when this finds nothing.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::ci_text as ci;
+
+/// What to install for the tests, and the evidence it came from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DepsSource {
+    /// Human-readable evidence, e.g. "tox.ini [testenv:py] deps (CI runs `tox -e py`)".
+    pub source: String,
+    /// PEP 508 requirement strings.
+    #[serde(default)]
+    pub requirements: Vec<String>,
+    /// `-r` files, relative to the checkout.
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// `-c` files, relative to the checkout.
+    #[serde(default)]
+    pub constraints: Vec<String>,
+    /// Extras of the project itself (`.[test]`, tox `extras = test`).
+    #[serde(default)]
+    pub extras: Vec<String>,
+}
+
+impl DepsSource {
+    pub fn is_empty(&self) -> bool {
+        self.requirements.is_empty()
+            && self.files.is_empty()
+            && self.constraints.is_empty()
+            && self.extras.is_empty()
+    }
+
+    /// Adds one install argument list (already split into words, options included).
+    fn add_args(&mut self, words: &[String]) {
+        let mut i = 0;
+        while i < words.len() {
+            let w = words[i].as_str();
+            let next = words.get(i + 1).map(String::as_str);
+            let (opt, inline) = match w.split_once('=') {
+                Some((o, v)) if o.starts_with("--") => (o, Some(v)),
+                _ => (w, None),
+            };
+            match opt {
+                "-r" | "--requirement" => {
+                    if let Some(v) = inline.or(next) {
+                        push_path(&mut self.files, v);
+                        i += usize::from(inline.is_none());
+                    }
+                }
+                "-c" | "--constraint" => {
+                    if let Some(v) = inline.or(next) {
+                        push_path(&mut self.constraints, v);
+                        i += usize::from(inline.is_none());
+                    }
+                }
+                "-e" | "--editable" => {
+                    if let Some(v) = inline.or(next) {
+                        self.add_item(v);
+                        i += usize::from(inline.is_none());
+                    }
+                }
+                _ if w.starts_with("-r") && w.len() > 2 => push_path(&mut self.files, &w[2..]),
+                _ if w.starts_with("-c") && w.len() > 2 => {
+                    push_path(&mut self.constraints, &w[2..])
+                }
+                _ if w.starts_with("-e") && w.len() > 2 => self.add_item(&w[2..]),
+                _ if w.starts_with('-') => {
+                    if OPTS_WITH_VALUE.contains(&opt) && inline.is_none() {
+                        i += 1;
+                    }
+                }
+                _ => self.add_item(w),
+            }
+            i += 1;
+        }
+    }
+
+    /// One positional install argument: the project itself (its extras), a local path or a
+    /// built artefact (skipped), or a requirement.
+    fn add_item(&mut self, item: &str) {
+        let item = item.trim().trim_start_matches("{toxinidir}/");
+        if item.is_empty() || item.contains("${{") || item.contains('{') {
+            return;
+        }
+        if let Some(extras) = project_extras(item) {
+            for e in extras {
+                if !self.extras.contains(&e) {
+                    self.extras.push(e);
+                }
+            }
+            return;
+        }
+        let local = item.starts_with(['.', '/'])
+            || item.starts_with("file:")
+            || item.ends_with(".whl")
+            || item.ends_with(".tar.gz")
+            || item.ends_with(".zip");
+        if local || is_tool(item) {
+            return;
+        }
+        if !self.requirements.iter().any(|r| r == item) {
+            self.requirements.push(item.to_string());
+        }
+    }
+}
+
+/// Options of `pip install` that take a value (skipped with it).
+const OPTS_WITH_VALUE: &[&str] = &[
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "--progress-bar",
+    "--prefix",
+    "-t",
+    "--target",
+    "--root",
+    "--timeout",
+    "--retries",
+    "--cache-dir",
+    "--python-version",
+    "--platform",
+    "--only-binary",
+    "--no-binary",
+    "--upgrade-strategy",
+    "--python",
+    "-p",
+    "--trusted-host",
+];
+
+/// Tools that install, drive or report on the tests rather than being needed by them.
+const TOOLS: &[&str] = &[
+    "pip",
+    "setuptools",
+    "wheel",
+    "tox",
+    "tox-gh-actions",
+    "tox-gh",
+    "tox-uv",
+    "nox",
+    "virtualenv",
+    "build",
+    "twine",
+    "uv",
+    "poetry",
+    "pipenv",
+    "pdm",
+    "hatch",
+    "flit",
+    "codecov",
+    "coveralls",
+    "coveralls-python",
+    "python-coveralls",
+    "pre-commit",
+];
+
+fn normalize(name: &str) -> String {
+    let mut out = String::new();
+    let mut sep = false;
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            sep = true;
+            continue;
+        }
+        if sep && !out.is_empty() {
+            out.push('-');
+        }
+        sep = false;
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// The distribution name of a requirement string (`Foo[bar]>=1; python_version<"3.9"` → `foo`).
+pub fn requirement_name(req: &str) -> String {
+    let end = req
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .unwrap_or(req.len());
+    normalize(&req[..end])
+}
+
+fn is_tool(item: &str) -> bool {
+    let name = requirement_name(item);
+    TOOLS.contains(&name.as_str())
+}
+
+/// `.` / `.[test,docs]` / `-e.[test]` → the extras named (empty for a plain `.`).
+fn project_extras(item: &str) -> Option<Vec<String>> {
+    let rest = item.strip_prefix('.')?;
+    let rest = rest.strip_prefix('/').unwrap_or(rest);
+    if rest.is_empty() {
+        return Some(Vec::new());
+    }
+    let inner = rest.strip_prefix('[')?.split(']').next()?;
+    Some(
+        inner
+            .split(',')
+            .map(|e| e.trim().to_string())
+            .filter(|e| !e.is_empty())
+            .collect(),
+    )
+}
+
+fn push_path(v: &mut Vec<String>, p: &str) {
+    let p = p
+        .trim()
+        .trim_start_matches("{toxinidir}/")
+        .trim_start_matches("./");
+    if p.is_empty() || p.contains('{') || p.contains("${{") || p.starts_with('/') {
+        return;
+    }
+    if !v.iter().any(|x| x == p) {
+        v.push(p.to_string());
+    }
+}
+
+/// The tox configuration: `tox.ini`, else pyproject's `legacy_tox_ini`, else setup.cfg's
+/// `[tox:tox]` (whose `[testenv*]` sections read as in tox.ini). Returns (file, text).
+pub fn tox_config(files: &BTreeMap<String, String>) -> Option<(String, String)> {
+    if let Some(t) = files.get("tox.ini") {
+        return Some(("tox.ini".into(), t.clone()));
+    }
+    if let Some(p) = files.get("pyproject.toml")
+        && let Some(text) = legacy_tox_ini(p)
+    {
+        return Some(("pyproject.toml legacy_tox_ini".into(), text));
+    }
+    if let Some(c) = files.get("setup.cfg")
+        && c.contains("[tox:tox]")
+    {
+        return Some(("setup.cfg".into(), c.clone()));
+    }
+    None
+}
+
+/// The string of `legacy_tox_ini = """..."""` (or `'''`) in pyproject.toml.
+fn legacy_tox_ini(pyproject: &str) -> Option<String> {
+    let at = pyproject.find("legacy_tox_ini")?;
+    let rest = &pyproject[at..];
+    let rest = &rest[rest.find('=')? + 1..];
+    let rest = rest.trim_start();
+    for q in ["\"\"\"", "'''"] {
+        if let Some(body) = rest.strip_prefix(q) {
+            let end = body.find(q)?;
+            return Some(body[..end].to_string());
+        }
+    }
+    None
+}
+
+/// Whether a factor condition (`py38,py39`, `!py27`, `py3-django42`) holds for an env's
+/// factors.
+fn factors_match(cond: &str, factors: &[String]) -> bool {
+    cond.split(',').any(|alt| {
+        alt.split('-').all(|f| {
+            let f = f.trim();
+            match f.strip_prefix('!') {
+                Some(neg) => !factors.iter().any(|x| x == neg),
+                None => factors.iter().any(|x| x == f),
+            }
+        })
+    })
+}
+
+/// A tox value with `{[section]key}` references replaced (one level deep is what configs use;
+/// two are followed) and `{posargs}`/`{toxinidir}` dropped.
+fn substitute(value: &str, ini: &BTreeMap<String, BTreeMap<String, String>>, depth: u8) -> String {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("{[") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(close) = after.find("]") else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let section = &after[..close];
+        let tail = &after[close + 1..];
+        let Some(end) = tail.find('}') else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let key = tail[..end].trim();
+        let section = section.trim();
+        let section = if section == "tox" && !ini.contains_key("tox") {
+            "tox:tox"
+        } else {
+            section
+        };
+        if let Some(v) = ini.get(section).and_then(|s| s.get(key))
+            && depth > 0
+        {
+            out.push_str(&substitute(v, ini, depth - 1));
+        }
+        rest = &tail[end + 1..];
+    }
+    out.push_str(rest);
+    out.replace("{posargs}", "").replace("{toxinidir}/", "")
+}
+
+/// The deps and extras of a tox environment (`None`: the environment names none).
+pub fn tox_deps(ini: &BTreeMap<String, BTreeMap<String, String>>, env: Option<&str>) -> DepsSource {
+    let mut merged = ini.get("testenv").cloned().unwrap_or_default();
+    if let Some(e) = env
+        && let Some(s) = ini.get(&format!("testenv:{e}"))
+    {
+        merged.extend(s.clone());
+    }
+    let factors: Vec<String> = env
+        .map(|e| e.split('-').map(str::to_string).collect())
+        .unwrap_or_default();
+    let mut d = DepsSource::default();
+    let conditional = |line: &str| -> Option<String> {
+        // `py38,py39: mock`, `!py27: x` (a URL's `https://` is not a condition).
+        if let Some((cond, value)) = line.split_once(':') {
+            let cond = cond.trim();
+            let value = value.trim();
+            let is_cond = !cond.is_empty()
+                && !value.starts_with('/')
+                && cond
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '!' | ',' | '-' | '_'));
+            if is_cond {
+                return factors_match(cond, &factors).then(|| value.to_string());
+            }
+        }
+        Some(line.to_string())
+    };
+    if let Some(deps) = merged.get("deps") {
+        for line in substitute(deps, ini, 2).lines() {
+            let line = line.split(" #").next().unwrap_or("").trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if let Some(l) = conditional(line) {
+                d.add_args(&shlex::split(&l).unwrap_or_else(|| vec![l.clone()]));
+            }
+        }
+    }
+    let skip = merged
+        .get("skip_install")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        || merged
+            .get("package")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("skip"));
+    if !skip && let Some(extras) = merged.get("extras") {
+        for line in substitute(extras, ini, 2).lines() {
+            if let Some(l) = conditional(line.trim()) {
+                for e in l.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+                    if !d.extras.iter().any(|x| x == e) {
+                        d.extras.push(e.to_string());
+                    }
+                }
+            }
+        }
+    }
+    d
+}
+
+/// The tox environment a command runs: `-e ENV` (first of a list), else `[gh-actions]`'s
+/// mapping for the CI's Python, else the first `py*` env of `envlist`.
+pub fn tox_env(
+    line: &str,
+    ini: &BTreeMap<String, BTreeMap<String, String>>,
+    python: Option<&str>,
+) -> Option<String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let flag = words
+        .iter()
+        .position(|w| *w == "-e" || *w == "--envlist")
+        .and_then(|i| words.get(i + 1).copied())
+        .or_else(|| words.iter().find_map(|w| w.strip_prefix("-e")));
+    if let Some(e) = flag {
+        let e = e.split(',').next().unwrap_or(e).trim();
+        if !e.is_empty() && !e.contains('$') {
+            return Some(e.to_string());
+        }
+    }
+    if let (Some(v), Some(gh)) = (python, ini.get("gh-actions"))
+        && let Some(map) = gh.get("python")
+    {
+        for l in map.lines() {
+            if let Some((ver, envs)) = l.split_once(':')
+                && ver.trim() == v
+            {
+                let first = envs.split([',', ' ']).find(|e| !e.trim().is_empty());
+                if let Some(e) = first {
+                    return Some(e.trim().to_string());
+                }
+            }
+        }
+    }
+    let section = ini.get("tox").or_else(|| ini.get("tox:tox"))?;
+    let envs = expand_envlist(section.get("envlist")?);
+    // CPython before PyPy: `py312`, `py3`, `py`, then anything `py*`.
+    envs.iter()
+        .find(|e| e.starts_with("py") && !e.starts_with("pypy"))
+        .or_else(|| envs.iter().find(|e| e.starts_with("py")))
+        .cloned()
+}
+
+/// A tox `envlist` with its `{a,b}` factor groups expanded: `py{38,39}-x, lint` →
+/// `py38-x, py39-x, lint`.
+pub fn expand_envlist(list: &str) -> Vec<String> {
+    // Split on commas and whitespace outside braces.
+    let mut items = Vec::new();
+    let (mut cur, mut depth) = (String::new(), 0usize);
+    for c in list.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                cur.push(c);
+            }
+            '}' => {
+                depth = depth.saturating_sub(1);
+                cur.push(c);
+            }
+            ',' | '\n' | ' ' | '\t' if depth == 0 => {
+                if !cur.trim().is_empty() {
+                    items.push(std::mem::take(&mut cur));
+                }
+                cur.clear();
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.trim().is_empty() {
+        items.push(cur);
+    }
+    let mut out = Vec::new();
+    for item in items {
+        let mut done = vec![String::new()];
+        let mut rest = item.trim();
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}').map(|i| open + i) else {
+                break;
+            };
+            let (pre, alts) = (&rest[..open], &rest[open + 1..close]);
+            done = done
+                .iter()
+                .flat_map(|d| {
+                    alts.split(',')
+                        .map(move |a| format!("{d}{pre}{}", a.trim()))
+                })
+                .collect();
+            rest = &rest[close + 1..];
+        }
+        out.extend(done.into_iter().map(|d| format!("{d}{rest}")));
+    }
+    out
+}
+
+/// Whether a tox command runs an environment that does not run the tests (docs, linters, type
+/// checkers, packaging): such a CI step is not the test step.
+pub fn is_non_test_tox(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some(env) = words
+        .iter()
+        .position(|w| *w == "-e" || *w == "--envlist")
+        .and_then(|i| words.get(i + 1).copied())
+        .or_else(|| words.iter().find_map(|w| w.strip_prefix("-e")))
+    else {
+        return false;
+    };
+    env.split(',').all(|e| {
+        let e = e.trim().to_ascii_lowercase();
+        [
+            "docs",
+            "doc",
+            "lint",
+            "linting",
+            "typing",
+            "mypy",
+            "pre-commit",
+            "style",
+            "format",
+            "flake8",
+            "pylint",
+            "ruff",
+            "black",
+            "isort",
+            "build",
+            "release",
+            "check-manifest",
+            "readme",
+            "pyright",
+            "spelling",
+            "linkcheck",
+        ]
+        .iter()
+        .any(|n| e == *n || e.starts_with(&format!("{n}-")))
+    })
+}
+
+/// nox: the `session.install(...)` calls of the session function whose `session.run(...)`
+/// is the test command `cmd` (the whole file when no function holds it).
+pub fn nox_deps(noxfile: &str, cmd: &str) -> DepsSource {
+    let runs_tests = |body: &str| {
+        ci::call_args(body, "session.run(")
+            .iter()
+            .any(|a| a.join(" ") == cmd)
+    };
+    let body = noxfile
+        .split("\ndef ")
+        .skip(1)
+        .find(|f| runs_tests(f))
+        .unwrap_or(noxfile);
+    let mut d = DepsSource::default();
+    for args in ci::call_args(body, "session.install(") {
+        d.add_args(&args);
+    }
+    d
+}
+
+/// The `pip install` parts of job script lines (before the test line).
+pub fn pip_deps(lines: &[String]) -> DepsSource {
+    let mut d = DepsSource::default();
+    for line in lines {
+        for part in line.split("&&").flat_map(|p| p.split(';')) {
+            let words = shlex::split(part.trim()).unwrap_or_default();
+            // `pip install`, `pip3 install`, `python -m pip install`, `uv pip install`.
+            let at = words.iter().enumerate().position(|(i, w)| {
+                w == "install"
+                    && i > 0
+                    && (matches!(words[i - 1].as_str(), "pip" | "pip3" | "pip3.exe")
+                        || words[i - 1].ends_with("/pip"))
+            });
+            if let Some(at) = at {
+                d.add_args(&words[at + 1..]);
+            }
+        }
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ini(text: &str) -> BTreeMap<String, BTreeMap<String, String>> {
+        ci::ini(text)
+    }
+
+    #[test]
+    fn tox_deps_follow_factors_references_and_files() {
+        let tox = "[tox]\nenvlist = py{38,39,310}, lint\n\n[base]\ndeps =\n    hypothesis\n\n[testenv]\ndeps =\n    pytest>=6\n    pytest-cov\n    {[base]deps}\n    py38: mock\n    !py38: rich\n    -r{toxinidir}/requirements/test.txt\n    -cconstraints.txt\n    .[speedups]\nextras = test\ncommands = pytest {posargs}\n\n[testenv:lint]\ndeps = ruff\ncommands = ruff check .\n";
+        let d = tox_deps(&ini(tox), Some("py"));
+        assert_eq!(
+            d.requirements,
+            vec!["pytest>=6", "pytest-cov", "hypothesis", "rich"]
+        );
+        assert_eq!(d.files, vec!["requirements/test.txt"]);
+        assert_eq!(d.constraints, vec!["constraints.txt"]);
+        assert_eq!(d.extras, vec!["speedups", "test"]);
+        let d = tox_deps(&ini(tox), Some("py38"));
+        assert!(d.requirements.contains(&"mock".to_string()));
+        assert!(!d.requirements.contains(&"rich".to_string()));
+        // The lint env overrides deps.
+        let d = tox_deps(&ini(tox), Some("lint"));
+        assert_eq!(d.requirements, vec!["ruff"]);
+        // skip_install: the project's extras are not installed.
+        let d = tox_deps(
+            &ini("[testenv]\nskip_install = true\nextras = test\ndeps = pytest\n"),
+            None,
+        );
+        assert!(d.extras.is_empty());
+        assert_eq!(d.requirements, vec!["pytest"]);
+    }
+
+    #[test]
+    fn tox_env_from_flag_gh_actions_or_envlist() {
+        let t = ini(
+            "[tox]\nenvlist = lint, py311, py312\n\n[gh-actions]\npython =\n    3.11: py311\n    3.12: py312, lint\n",
+        );
+        assert_eq!(tox_env("tox -e py", &t, None).as_deref(), Some("py"));
+        assert_eq!(
+            tox_env("tox -epy312,lint", &t, None).as_deref(),
+            Some("py312")
+        );
+        assert_eq!(tox_env("tox", &t, Some("3.12")).as_deref(), Some("py312"));
+        assert_eq!(tox_env("tox", &t, None).as_deref(), Some("py311"));
+        // Factor groups expand; CPython comes before PyPy.
+        let t2 = ini("[tox]\nenvlist =\n    pypy310, py{37,38,py3}-x, mypy-test\n");
+        assert_eq!(tox_env("tox", &t2, None).as_deref(), Some("py37-x"));
+        assert_eq!(
+            expand_envlist("py{37,38}-{a,b}, lint"),
+            vec!["py37-a", "py37-b", "py38-a", "py38-b", "lint"]
+        );
+        assert!(is_non_test_tox("tox -e docs"));
+        assert!(is_non_test_tox("tox -e lint,typing"));
+        assert!(!is_non_test_tox("tox -e py"));
+        assert!(!is_non_test_tox("tox"));
+        assert_eq!(
+            tox_env("tox -e ${{ matrix.env }}", &t, None).as_deref(),
+            Some("py311")
+        );
+    }
+
+    #[test]
+    fn tox_config_from_pyproject_and_setup_cfg() {
+        let mut files = BTreeMap::new();
+        files.insert(
+            "pyproject.toml".to_string(),
+            "[tool.tox]\nlegacy_tox_ini = \"\"\"\n[testenv]\ndeps = pytest\n\"\"\"\n".to_string(),
+        );
+        let (from, text) = tox_config(&files).unwrap();
+        assert_eq!(from, "pyproject.toml legacy_tox_ini");
+        assert_eq!(tox_deps(&ini(&text), None).requirements, vec!["pytest"]);
+        files.insert("tox.ini".into(), "[testenv]\ndeps = nose\n".into());
+        assert_eq!(tox_config(&files).unwrap().0, "tox.ini");
+    }
+
+    #[test]
+    fn pip_lines_without_tools() {
+        let lines: Vec<String> = [
+            "python -m pip install --upgrade pip setuptools wheel",
+            "pip install tox tox-gh-actions",
+            "pip install -e .[test,docs] && pip install pytest-xdist==3.5 'hypothesis>=6'",
+            "python -m pip install -r requirements/ci.txt -c constraints.txt --progress-bar off",
+            "pip install codecov; pip install dist/*.whl",
+            "uv pip install --system pytest-timeout",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let d = pip_deps(&lines);
+        assert_eq!(
+            d.requirements,
+            vec!["pytest-xdist==3.5", "hypothesis>=6", "pytest-timeout"]
+        );
+        assert_eq!(d.extras, vec!["test", "docs"]);
+        assert_eq!(d.files, vec!["requirements/ci.txt"]);
+        assert_eq!(d.constraints, vec!["constraints.txt"]);
+        assert!(pip_deps(&["pip install tox".to_string()]).is_empty());
+    }
+
+    #[test]
+    fn nox_installs_of_the_test_session() {
+        let nox = "import nox\n\n@nox.session\ndef lint(session):\n    session.install(\"ruff\")\n    session.run(\"ruff\", \"check\")\n\n@nox.session(python=[\"3.11\"])\ndef tests(session):\n    session.install(\"-r\", \"requirements-test.txt\")\n    session.install(\"-e\", \".[tests]\")\n    session.run(\"pytest\", \"-q\")\n";
+        let d = nox_deps(nox, "pytest -q");
+        assert_eq!(d.files, vec!["requirements-test.txt"]);
+        assert_eq!(d.extras, vec!["tests"]);
+        assert!(d.requirements.is_empty(), "{:?}", d.requirements);
+    }
+
+    #[test]
+    fn names_are_normalised() {
+        assert_eq!(
+            requirement_name("Foo_Bar[x]>=1; python_version<'3.9'"),
+            "foo-bar"
+        );
+        assert_eq!(requirement_name("zope.interface"), "zope-interface");
+        assert!(is_tool("tox>=4"));
+        assert!(!is_tool("pytest"));
+        assert_eq!(
+            project_extras(".[a, b]"),
+            Some(vec!["a".into(), "b".into()])
+        );
+        assert_eq!(project_extras("."), Some(vec![]));
+        assert_eq!(project_extras("pytest"), None);
+    }
+}

@@ -1,0 +1,263 @@
+//! The Python dependencies layer's inputs and report (pure, plus reading checkout files).
+//!
+//! Prepare hands `images/sandbox/deps.py` a `ci-deps.json`: what the CI's test job installs
+//! ([`super::ci_deps::DepsSource`], when it says) and the repository's own corrections,
+//! `dependencies.add` / `dependencies.skip` in `.github/patchloop.yml` (plus `prepare`'s
+//! `--add-dep` / `--skip-dep`). deps.py writes `/opt/patchloop/deps.json` — which evidence it
+//! followed, what it installed and what it left out — and the source layer prints it, so the
+//! image's labels and every receipt say where the test dependencies came from.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::ci_deps::DepsSource;
+
+/// Label: where the test dependencies came from (deps.py's evidence).
+pub const LABEL_DEPS_SOURCE: &str = "patchloop.deps_source";
+/// Label: JSON list of the requirements left out (`[{"requirement", "error"}]`).
+pub const LABEL_DEPS_SKIPPED: &str = "patchloop.deps_skipped";
+/// The source layer's log line carrying deps.json.
+pub const REPORT_PREFIX: &str = "patchloop: deps.json ";
+
+/// Requirements a repository adds to or drops from its test environment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DepsOverrides {
+    #[serde(default)]
+    pub add: Vec<String>,
+    #[serde(default)]
+    pub skip: Vec<String>,
+}
+
+impl DepsOverrides {
+    pub fn extend(&mut self, other: DepsOverrides) {
+        for a in other.add {
+            if !self.add.contains(&a) {
+                self.add.push(a);
+            }
+        }
+        for s in other.skip {
+            if !self.skip.contains(&s) {
+                self.skip.push(s);
+            }
+        }
+    }
+}
+
+/// `dependencies:` of the checkout's `.github/patchloop.yml` (none when the file or the key is
+/// absent). `Err` names the file and what is wrong.
+pub fn repo_overrides(root: &Path) -> Result<DepsOverrides, String> {
+    let path = root.join(".github/patchloop.yml");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(DepsOverrides::default());
+    };
+    overrides_from_yaml(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The `dependencies:` mapping of a patchloop.yml text.
+pub fn overrides_from_yaml(text: &str) -> Result<DepsOverrides, String> {
+    let doc: serde_yaml::Value =
+        serde_yaml::from_str(text).map_err(|e| format!("not valid YAML ({e})"))?;
+    let Some(d) = doc.get("dependencies") else {
+        return Ok(DepsOverrides::default());
+    };
+    if d.is_null() {
+        return Ok(DepsOverrides::default());
+    }
+    serde_yaml::from_value::<DepsOverrides>(d.clone()).map_err(|e| {
+        format!("`dependencies` must be a mapping with `add` and `skip` lists of requirement strings ({e})")
+    })
+}
+
+/// The `ci-deps.json` deps.py reads.
+pub fn ci_deps_json(ci: Option<&DepsSource>, ov: &DepsOverrides) -> String {
+    serde_json::json!({ "ci": ci, "add": ov.add, "skip": ov.skip }).to_string()
+}
+
+/// Requirement files the CI's install names (`-r`, `-c`), and the files those include,
+/// checkout-relative, in the order found (at most 64; unreadable ones are left to deps.py).
+pub fn referenced_files(root: &Path, ci: &DepsSource) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut todo: Vec<String> = ci.files.iter().chain(&ci.constraints).cloned().collect();
+    let mut seen = BTreeSet::new();
+    while let Some(rel) = todo.pop() {
+        let Some(rel) = clean_rel(&rel) else { continue };
+        if !seen.insert(rel.clone()) || out.len() >= 64 {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(root.join(&rel)) else {
+            continue;
+        };
+        out.push(rel.clone());
+        let dir = Path::new(&rel).parent().map(Path::to_path_buf);
+        for line in text.lines() {
+            let l = line.split(" #").next().unwrap_or("").trim();
+            let target = ["--requirement", "--constraint", "-r", "-c"]
+                .iter()
+                .find_map(|o| l.strip_prefix(o))
+                .map(|r| r.trim_start_matches(['=', ' ']).trim());
+            if let Some(t) = target.filter(|t| !t.is_empty()) {
+                let joined = match &dir {
+                    Some(d) => d.join(t).to_string_lossy().into_owned(),
+                    None => t.to_string(),
+                };
+                todo.push(joined);
+            }
+        }
+    }
+    out
+}
+
+/// `a/./b/../c.txt` → `a/c.txt`; `None` when it leaves the checkout or is absolute.
+fn clean_rel(rel: &str) -> Option<String> {
+    if rel.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for p in rel.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// A requirement deps.py left out, with pip's last error line.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub requirement: String,
+    #[serde(default)]
+    pub error: String,
+}
+
+/// `/opt/patchloop/deps.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DepsReport {
+    pub source: String,
+    #[serde(default)]
+    pub installed: Vec<String>,
+    #[serde(default)]
+    pub skipped: Vec<Skipped>,
+}
+
+impl DepsReport {
+    /// From the source layer's log (the last report line wins).
+    pub fn from_log<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<DepsReport> {
+        lines
+            .into_iter()
+            .filter_map(|l| l.trim().strip_prefix(REPORT_PREFIX))
+            .filter_map(|j| serde_json::from_str(j).ok())
+            .last()
+    }
+
+    /// The names left out, for messages.
+    pub fn skipped_names(&self) -> Vec<String> {
+        self.skipped.iter().map(|s| s.requirement.clone()).collect()
+    }
+
+    /// The sentence the image's environment note (and so every receipt) carries.
+    pub fn note(&self) -> String {
+        let mut s = format!("test dependencies from {}", self.source);
+        if !self.skipped.is_empty() {
+            s.push_str(&format!(
+                "; left out (failed to install): {}",
+                self.skipped_names().join(", ")
+            ));
+        }
+        s
+    }
+}
+
+/// The hint of a prepare that failed because left-out requirements break test collection.
+pub fn fix_hint(skipped: &[String]) -> String {
+    let names: Vec<String> = skipped
+        .iter()
+        .map(|s| super::ci_deps::requirement_name(s))
+        .collect();
+    format!(
+        "the tests cannot be collected without {}: pin a version that installs under \
+         `dependencies.add` in .github/patchloop.yml (e.g. `add: [\"{}==<version>\"]`), or, when \
+         the tests do not need it, drop it with `dependencies.skip: [{}]` and fix what imports it",
+        skipped.join(", "),
+        names.first().cloned().unwrap_or_default(),
+        names.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_are_read_and_bad_ones_named() {
+        let o = overrides_from_yaml(
+            "model: x\ndependencies:\n  add: [\"numpy<2\"]\n  skip: [pytest-benchmark]\n",
+        )
+        .unwrap();
+        assert_eq!(o.add, vec!["numpy<2"]);
+        assert_eq!(o.skip, vec!["pytest-benchmark"]);
+        assert_eq!(
+            overrides_from_yaml("model: x\n").unwrap(),
+            DepsOverrides::default()
+        );
+        let e = overrides_from_yaml("dependencies:\n  drop: [x]\n").unwrap_err();
+        assert!(e.contains("`dependencies` must be a mapping"), "{e}");
+        assert!(overrides_from_yaml("dependencies: [x").is_err());
+    }
+
+    #[test]
+    fn referenced_files_follow_includes_inside_the_checkout() {
+        let d = tempfile::tempdir().unwrap();
+        let w = |rel: &str, t: &str| {
+            let p = d.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, t).unwrap();
+        };
+        w(
+            "requirements/test.txt",
+            "-r base.txt\n-c ../constraints.txt\npytest\n",
+        );
+        w("requirements/base.txt", "attrs\n-r ../../outside.txt\n");
+        w("constraints.txt", "attrs<24\n");
+        let ci = DepsSource {
+            files: vec!["requirements/test.txt".into()],
+            ..Default::default()
+        };
+        let mut got = referenced_files(d.path(), &ci);
+        got.sort();
+        assert_eq!(
+            got,
+            vec![
+                "constraints.txt",
+                "requirements/base.txt",
+                "requirements/test.txt"
+            ]
+        );
+        assert_eq!(clean_rel("a/./b/../c"), Some("a/c".into()));
+        assert_eq!(clean_rel("../x"), None);
+    }
+
+    #[test]
+    fn report_from_the_log_and_its_note() {
+        let log = [
+            "patchloop: baseline abc",
+            r#"patchloop: deps.json {"source": "tox.ini [testenv] deps", "installed": ["pytest"], "skipped": [{"requirement": "pytest-benchmark[histogram]", "error": "ERROR: x"}]}"#,
+        ];
+        let r = DepsReport::from_log(log).unwrap();
+        assert_eq!(r.skipped_names(), vec!["pytest-benchmark[histogram]"]);
+        assert_eq!(
+            r.note(),
+            "test dependencies from tox.ini [testenv] deps; left out (failed to install): pytest-benchmark[histogram]"
+        );
+        let h = fix_hint(&r.skipped_names());
+        assert!(h.contains("dependencies.add"), "{h}");
+        assert!(h.contains("skip: [pytest-benchmark]"), "{h}");
+        assert!(DepsReport::from_log(["nothing"]).is_none());
+    }
+}

@@ -1,0 +1,224 @@
+//! What prepare installs for a Python project's tests, against the real Docker daemon and PyPI:
+//! the CI's tox env rather than the maintainers' `requirements.txt` (a sortedcontainers-style
+//! checkout), a requirement that cannot install left out with a note (degrade, don't die), a
+//! prepare that fails when the tests then cannot be collected, naming the requirement and the
+//! `dependencies.add`/`skip` keys, and `dependencies.skip` honoured. Needs Docker (fails without
+//! it) and PyPI (the dependencies layer downloads pytest).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use patchloop::sandbox::docker::connect;
+use patchloop::sandbox::image::{BaseOptions, ImageError};
+use patchloop::sandbox::prepare::{self, PrepareOptions, PreparedImage};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), dst).unwrap();
+        }
+    }
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// A copy of a fixture under a name of this module's own (its own sandbox tag).
+fn checkout(name: &str, as_name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join(as_name);
+    copy_dir(&fixture(name), &root);
+    (dir, root)
+}
+
+async fn prepare_at(root: &Path) -> (Result<PreparedImage, ImageError>, String) {
+    let docker = connect()
+        .await
+        .expect("Docker must be running for these tests");
+    let lines = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = lines.clone();
+    let r = prepare::prepare(
+        &docker,
+        &PrepareOptions {
+            path: root.to_path_buf(),
+            base: BaseOptions {
+                progress: Some(Arc::new(move |l: &str| {
+                    sink.lock().unwrap().push(l.to_string());
+                })),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    )
+    .await;
+    let out = lines.lock().unwrap().join("\n");
+    (r, out)
+}
+
+fn label(tag: &str, key: &str) -> String {
+    let o = Command::new("docker")
+        .args(["image", "inspect", "-f"])
+        .arg(format!("{{{{index .Config.Labels \"{key}\"}}}}"))
+        .arg(tag)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+fn run_in(tag: &str, script: &str) -> std::process::Output {
+    Command::new("docker")
+        .args(["run", "--rm", "--network", "none", tag, "sh", "-c", script])
+        .output()
+        .unwrap()
+}
+
+/// Removes the sandbox images a test made (not their cached layers), also when it fails.
+struct Images(Vec<String>);
+
+impl Drop for Images {
+    fn drop(&mut self) {
+        for tag in &self.0 {
+            let _ = Command::new("docker")
+                .args(["rmi", "--no-prune", tag])
+                .output();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ci_tox_env_is_installed_not_the_dev_requirements() {
+    let (_dir, root) = checkout("tox-narrow", "deps-tox-narrow");
+    let (r, out) = prepare_at(&root).await;
+    let img = r.unwrap_or_else(|e| panic!("prepare: {e}\n{out}"));
+    let _cleanup = Images(vec![img.tag.clone()]);
+    assert_eq!(
+        img.deps_source.as_deref(),
+        Some("tox.ini [testenv:py] deps/extras (CI runs `tox -e py`)"),
+        "{out}"
+    );
+    assert!(img.deps_skipped.is_empty(), "{:?}", img.deps_skipped);
+    // requirements.txt was never tried: its uninstallable line is not even mentioned.
+    assert!(!out.contains("patchloop-fixture-no-such-dist"), "{out}");
+    assert_eq!(
+        label(&img.tag, "patchloop.deps_source"),
+        img.deps_source.clone().unwrap()
+    );
+    assert!(
+        label(&img.tag, "patchloop.env_note").contains("test dependencies from tox.ini"),
+        "{}",
+        label(&img.tag, "patchloop.env_note")
+    );
+    let o = run_in(
+        &img.tag,
+        "python -c 'import sphinx' 2>/dev/null && echo sphinx=yes || echo sphinx=no; python -m pytest -q -p no:cacheprovider tests",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("sphinx=no"), "{text}");
+    assert!(text.contains("2 passed"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_requirement_that_cannot_install_is_left_out_unless_the_tests_need_it() {
+    let missing = "patchloop-fixture-no-such-dist>=1.0";
+    // Nothing imports it: left out, named, and the image works.
+    let (_dir, root) = checkout("optional-dep", "deps-optional");
+    let (r, out) = prepare_at(&root).await;
+    let img = r.unwrap_or_else(|e| panic!("prepare: {e}\n{out}"));
+    let _cleanup = Images(vec![img.tag.clone()]);
+    assert_eq!(img.deps_skipped, vec![missing.to_string()], "{out}");
+    assert_eq!(
+        img.deps_source.as_deref(),
+        Some("the project's extra `test`")
+    );
+    // (Cached layers from an earlier run print neither step.)
+    if !img.deps_reused {
+        assert!(out.contains("retrying each alone"), "{out}");
+    }
+    if out.contains("building patchloop-sandbox:") {
+        assert!(
+            out.contains("the tests are collected without the requirements left out"),
+            "{out}"
+        );
+    }
+    let skipped = label(&img.tag, "patchloop.deps_skipped");
+    assert!(skipped.contains(missing), "{skipped}");
+    assert!(
+        label(&img.tag, "patchloop.env_note")
+            .contains(&format!("left out (failed to install): {missing}")),
+        "{}",
+        label(&img.tag, "patchloop.env_note")
+    );
+    // pytest (the other requirement of the same extra) was still installed.
+    let o = run_in(&img.tag, "python -m pytest -q -p no:cacheprovider tests");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+
+    // A test module imports it: the tests cannot be collected, so prepare fails, naming the
+    // requirement and the keys that fix it, and leaves no image behind.
+    write(
+        &root,
+        "tests/test_plugin.py",
+        "import patchloop_fixture_no_such_dist\n\n\ndef test_plugin():\n    pass\n",
+    );
+    let (r, out) = prepare_at(&root).await;
+    let err = r.expect_err("collection fails without the left-out requirement");
+    assert!(
+        matches!(err, ImageError::MissingDependencies { .. }),
+        "{err}"
+    );
+    let msg = err.to_string();
+    for want in [
+        missing,
+        "No module named 'patchloop_fixture_no_such_dist'",
+        "dependencies.add",
+        "dependencies.skip: [patchloop-fixture-no-such-dist]",
+    ] {
+        assert!(msg.contains(want), "{want:?} missing in:\n{msg}");
+    }
+    assert_eq!(err.exit_code(), 2);
+    let tag_line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("building patchloop-sandbox:"))
+        .unwrap_or_else(|| panic!("{out}"))
+        .to_string();
+    let left = Command::new("docker")
+        .args(["image", "inspect", &format!("patchloop-sandbox:{tag_line}")])
+        .output()
+        .unwrap();
+    assert!(!left.status.success(), "the failed image was kept");
+
+    // The repository drops it: nothing is left out, so prepare succeeds (the import error is
+    // then the repository's to fix, as any failing test).
+    write(
+        &root,
+        ".github/patchloop.yml",
+        "dependencies:\n  skip: [patchloop-fixture-no-such-dist]\n",
+    );
+    let (r, out) = prepare_at(&root).await;
+    let img = r.unwrap_or_else(|e| panic!("prepare: {e}\n{out}"));
+    let _cleanup2 = Images(vec![img.tag.clone()]);
+    assert!(img.deps_skipped.is_empty(), "{:?}", img.deps_skipped);
+    assert!(
+        !img.deps_reused || !out.contains("building dependencies image"),
+        "{out}"
+    );
+    assert!(
+        img.deps_reused
+            || out.contains("leaving out patchloop-fixture-no-such-dist>=1.0 (dependencies.skip)"),
+        "{out}"
+    );
+}
