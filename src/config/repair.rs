@@ -151,7 +151,9 @@ impl Default for Repair {
 #[serde(deny_unknown_fields)]
 pub struct RepairFile {
     /// Strategies tried in order on each model until one gives a verified patch:
-    /// `candidates`, `loop` (default: [candidates, loop]).
+    /// `candidates`, `loop`. Default: chosen per tier by the model's size read from its name
+    /// — up to 3B the candidates alone, a larger or escalated model the loop, a model of
+    /// unknown size the candidates then the loop (the receipt says which and why).
     pub strategies: Option<Vec<Strategy>>,
     /// Model specs escalated to, in order, when every strategy failed on the model before
     /// (e.g. [ollama:qwen2.5-coder:14b]). Default: none.
@@ -178,8 +180,9 @@ pub struct RepairFile {
 /// The repair flags shared by `fix` and `eval` (each unset flag leaves the configured value).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RepairArgs {
-    /// Strategies in order, comma-separated: candidates, loop [default: candidates,loop, or
-    /// the config's repair.strategies].
+    /// Strategies in order, comma-separated: candidates, loop [default: the config's
+    /// repair.strategies, else per tier by model size: ≤ 3B candidates, larger or escalated
+    /// the loop, unknown size candidates then the loop].
     #[arg(long = "strategy", value_enum, value_delimiter = ',')]
     pub strategies: Vec<Strategy>,
     /// A model spec to escalate to when every strategy failed on the models before

@@ -642,6 +642,7 @@ mod tests {
             wall_ms: 2000,
             candidates: cands,
             passing,
+            why: String::new(),
         };
         let mut rs = vec![result("t1", 0, false), result("t2", 0, true)];
         rs[0].attempts = vec![att(1, "loop", "big", "not_verified", 0, 0)];

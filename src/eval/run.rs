@@ -480,6 +480,7 @@ async fn run_episode(
         cancel_on_signal: false,
         run_id: args.run_id.clone(),
         strategies: Vec::new(),
+        routed: false,
         candidates: Default::default(),
         edge_probe: true,
     }

@@ -975,6 +975,7 @@ mod tests {
                 wall_ms: 70_000,
                 candidates: 4,
                 passing: 0,
+                why: String::new(),
             },
             RepairAttempt {
                 tier: 1,

@@ -132,6 +132,9 @@ pub struct Plan {
     pub run_id: String,
     /// Tried in order on each model tier until one patch is verified.
     pub strategies: Vec<Strategy>,
+    /// `strategies` were not configured: each tier gets its own ([`plan::routed`]: by the
+    /// model's size and the tier), and the receipt says why.
+    pub routed: bool,
     pub candidates: CandidateConfig,
     /// Probe the verified patch with extra inputs around the changed functions (the
     /// receipt's informational `edge_probe`).
@@ -157,6 +160,7 @@ impl Plan {
             cancel_on_signal: false,
             run_id: run_id.into(),
             strategies: crate::config::repair::DEFAULT_STRATEGIES.to_vec(),
+            routed: false,
             candidates: CandidateConfig::default(),
             edge_probe: true,
         }
@@ -166,7 +170,10 @@ impl Plan {
     /// re-runs and the verifier's policy (its test globs and allowed CI paths).
     pub fn with_plan(mut self, r: &plan::RepairPlan) -> Plan {
         self.episode.budgets = r.budgets.clone();
-        self.strategies = r.strategies.clone();
+        self.routed = r.strategies.is_none();
+        if let Some(st) = &r.strategies {
+            self.strategies = st.clone();
+        }
         self.candidates = r.candidates.clone();
         self.episode.tools.context_budget = r.context_bytes;
         self.verify_reruns = r.reruns;
@@ -961,6 +968,7 @@ impl Search {
             wall_ms: wall.as_millis() as u64,
             candidates: a.drawn,
             passing: a.passing,
+            why: String::new(),
         }
     }
 
@@ -1024,7 +1032,11 @@ async fn search(
     };
     let mut s = Search::default();
     'tiers: for (tier, model) in models.iter().enumerate() {
-        for &strategy in &plan.strategies {
+        let (strategies, why) = match plan.routed {
+            true => plan::routed(tier, &model.spec()),
+            false => (plan.strategies.clone(), String::new()),
+        };
+        for strategy in strategies {
             if let Some(cap) = ledger.check() {
                 s.stop = Some(cap);
                 s.detail = format!("the budget is spent ({cap}) before {}", strategy.as_str());
@@ -1040,7 +1052,8 @@ async fn search(
             let j = judge
                 .attempt(sandbox, &st.baseline, &a, &head, &mut traj)
                 .await?;
-            let rec = s.fold(&head, strategy, a, j, t0.elapsed());
+            let mut rec = s.fold(&head, strategy, a, j, t0.elapsed());
+            rec.why.clone_from(&why);
             head.status = rec.result.as_str().into();
             (head.tokens, head.model_ms) = (rec.tokens, rec.model_ms);
             traj.node(&head);

@@ -31,7 +31,9 @@ pub struct RepairPlan {
     pub model: Option<String>,
     /// Escalation tiers, resolved, in order.
     pub escalate: Vec<String>,
-    pub strategies: Vec<Strategy>,
+    /// The configured strategies, for every tier; `None`: not configured, each tier's own
+    /// ([`routed`]).
+    pub strategies: Option<Vec<Strategy>>,
     pub candidates: CandidateConfig,
     /// Bytes of failing-code context shown to the loop (0 = off).
     pub context_bytes: usize,
@@ -169,7 +171,11 @@ pub fn build(
     Ok(RepairPlan {
         model: first,
         escalate,
-        strategies: r.strategies.clone(),
+        strategies: cfg
+            .sources
+            .get("repair.strategies")
+            .is_some_and(|s| *s != Source::Default)
+            .then(|| r.strategies.clone()),
         candidates: CandidateConfig {
             count: r.candidates,
             format: r.edit_format,
@@ -187,6 +193,49 @@ pub fn build(
             ..PolicyConfig::default()
         },
     })
+}
+
+/// A model's size in billions of parameters, read from its name (`qwen2.5-coder:1.5b`,
+/// `llama3-70b-instruct`). Pure.
+pub fn size_of(spec: &str) -> Option<f64> {
+    static SIZE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)(?:^|[^0-9.])(\d+(?:\.\d+)?)b(?:$|[^a-z0-9])")
+            .expect("static regex")
+    });
+    let name = spec.split_once(':').map_or(spec, |(_, n)| n);
+    SIZE.captures_iter(name)
+        .filter_map(|c| c[1].parse::<f64>().ok())
+        .last()
+}
+
+/// Models up to this size (billions of parameters) run the candidates alone.
+pub const SMALL_MODEL_B: f64 = 3.0;
+
+/// The strategies of a tier when none are configured, and why: a small model (≤ 3B by its
+/// name) on the first tier runs the candidates alone (on the benchmark the loop after them
+/// resolved 0 of 8 with a model of the same size, spending most of the budget); an escalated
+/// tier or a larger model runs the loop with the ranked context; a first model of unknown
+/// size (a hosted API, a test double) both, candidates first. Pure.
+pub fn routed(tier: usize, spec: &str) -> (Vec<Strategy>, String) {
+    let size = size_of(spec);
+    match (tier, size) {
+        (_, Some(b)) if b <= SMALL_MODEL_B => (
+            vec![Strategy::Candidates],
+            format!("a small model ({b}B): the candidates alone"),
+        ),
+        (0, Some(b)) => (
+            vec![Strategy::Loop],
+            format!("a larger model ({b}B): the loop with the ranked context"),
+        ),
+        (0, None) => (
+            vec![Strategy::Candidates, Strategy::Loop],
+            "a model of unknown size: the candidates, then the loop".into(),
+        ),
+        (t, _) => (
+            vec![Strategy::Loop],
+            format!("an escalated tier ({t}): the loop with the ranked context"),
+        ),
+    }
 }
 
 impl RepairPlan {
@@ -264,6 +313,34 @@ mod tests {
     }
 
     #[test]
+    fn sizes_are_read_from_model_names_and_route_the_tiers() {
+        for (spec, b) in [
+            ("openai:qwen2.5-coder-1.5b", Some(1.5)),
+            ("ollama:qwen2.5-coder:14b", Some(14.0)),
+            ("ollama:llama3-70b-instruct", Some(70.0)),
+            ("openai:gpt-4o", None),
+            ("anthropic:claude-sonnet-4-5", None),
+            ("scripted:examples/scripted/demo-fix.yaml", None),
+        ] {
+            assert_eq!(size_of(spec), b, "{spec}");
+        }
+        let s = |t, spec| routed(t, spec).0;
+        assert_eq!(s(0, "openai:qwen2.5-coder-1.5b"), [Strategy::Candidates]);
+        assert_eq!(s(1, "ollama:qwen2.5-coder:0.5b"), [Strategy::Candidates]);
+        assert_eq!(s(0, "ollama:qwen2.5-coder:14b"), [Strategy::Loop]);
+        assert_eq!(s(1, "openai:gpt-4o"), [Strategy::Loop]);
+        assert_eq!(
+            s(0, "openai:gpt-4o"),
+            [Strategy::Candidates, Strategy::Loop]
+        );
+        assert!(
+            routed(0, "openai:qwen2.5-coder-1.5b")
+                .1
+                .contains("small model (1.5B)")
+        );
+    }
+
+    #[test]
     fn bad_values_fail_with_their_key_and_source() {
         let repo = Source::Repo(".github/patchloop.yml".into());
         let c = cfg("repair:\n  escalate: ['ollama:']\n", repo.clone());
@@ -309,7 +386,10 @@ mod tests {
             [".github/workflows/ci.yml"]
         );
         assert_eq!((p.reruns, p.budgets.max_steps), (2, 7));
-        assert_eq!(p.strategies, [Strategy::Loop]);
+        assert_eq!(p.strategies, Some(vec![Strategy::Loop]));
+        // Not configured: routed by tier.
+        let d = build(&Config::default(), Some("m"), true, &opts(None)).unwrap();
+        assert_eq!(d.strategies, None);
         assert_eq!(p.candidates.count, 6);
     }
 }

@@ -26,6 +26,10 @@ pub struct RepairAttempt {
     pub candidates: usize,
     #[serde(default)]
     pub passing: usize,
+    /// Why this tier ran this strategy when none were configured (routing by model size and
+    /// tier), e.g. `a small model (1.5B): the candidates alone`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub why: String,
 }
 
 /// The ledger's figures for the receipt and the job summary.

@@ -638,6 +638,10 @@ fn render_attempts(s: &mut String, attempts: &[RepairAttempt]) {
             }
             other => other.as_str().to_string(),
         };
+        let strategy = match a.why.as_str() {
+            "" => strategy,
+            why => format!("{strategy}; routed: {why}"),
+        };
         let _ = writeln!(
             s,
             "| {} | `{}` | {} | `{}` | {} | {:.1} s | {:.1} s |",

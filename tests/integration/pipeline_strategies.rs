@@ -272,6 +272,42 @@ async fn infill_draws_until_k_pass_and_the_most_faithful_passing_fill_is_verifie
 }
 
 #[tokio::test]
+async fn unconfigured_strategies_are_routed_by_model_size_and_the_receipt_says_why() {
+    let (_image, d, img, _out, mut p) = setup("strategy-routed").await;
+    p.routed = true;
+    // A small model by its name: the candidates alone (no loop turns are scripted; a loop
+    // would end in an error the attempts would show).
+    let tiny = scripted(&candidates_yaml(&[WRONG, WRONG]), "tiny-0.5b");
+    let big = scripted(&candidates_yaml(&[]), "big-14b");
+    let tiers: [&dyn Model; 2] = [&tiny, &big];
+    p.candidates.count = 2;
+    p.candidates.format = patchloop::config::repair::EditFormat::Function;
+    let o = pipeline::run_tiers(&d, &img, &tiers, &p).await.unwrap();
+    let tried: Vec<(usize, &str, &str)> = o
+        .attempts
+        .iter()
+        .map(|a| (a.tier, a.strategy.as_str(), a.why.as_str()))
+        .collect();
+    assert_eq!(
+        tried,
+        [
+            (
+                0,
+                "candidates",
+                "a small model (0.5B): the candidates alone"
+            ),
+            (
+                1,
+                "loop",
+                "an escalated tier (1): the loop with the ranked context"
+            ),
+        ],
+        "{}",
+        o.one_line()
+    );
+}
+
+#[tokio::test]
 async fn escalation_resets_the_workspace_and_the_next_tier_wins() {
     let (_image, d, img, out, mut p) = setup("strategy-esc").await;
     p.strategies = vec![Strategy::Candidates, Strategy::Loop];
