@@ -282,13 +282,37 @@ pub fn infill_context(src: &str, site: &Site) -> (String, String) {
     let lines: Vec<&str> = src.lines().collect();
     let from = site.func.0.saturating_sub(INFILL_ABOVE).max(1);
     let to = (site.func.1 + INFILL_BELOW).min(lines.len());
-    let mut prefix = lines[(from - 1).min(site.line - 1)..site.line - 1].join("\n");
-    if !prefix.is_empty() {
+    // The file's imports come first when the window does not reach them: every fill of the
+    // file starts with the same text, so the server's prompt cache serves it, and the model
+    // knows the names the function uses.
+    let head = file_head(&lines, from);
+    let mut prefix = head;
+    prefix.push_str(&lines[(from - 1).min(site.line - 1)..site.line - 1].join("\n"));
+    if !prefix.is_empty() && !prefix.ends_with('\n') {
         prefix.push('\n');
     }
     let mut suffix = lines[site.end.min(to)..to].join("\n");
     suffix.push('\n');
     (prefix, suffix)
+}
+
+/// Import lines of a file at most in a fill's prefix.
+const HEAD_LINES: usize = 12;
+
+/// The file's leading import lines above line `from` (where the fill's window starts), then
+/// a `...` line: empty when the window starts at the top or the file starts with no import.
+/// Pure.
+fn file_head(lines: &[&str], from: usize) -> String {
+    let imports: Vec<&str> = lines[..(from - 1).min(lines.len())]
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("import ") || l.starts_with("from "))
+        .take(HEAD_LINES)
+        .collect();
+    if imports.is_empty() {
+        return String::new();
+    }
+    format!("{}\n# ...\n", imports.join("\n"))
 }
 
 /// The lines a multi-line fill means: up to the first line indented less than the gap (the

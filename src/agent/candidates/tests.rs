@@ -585,6 +585,40 @@ fn blocks_inserts_and_bodies_mask_around_the_hottest_lines() {
 }
 
 #[test]
+fn a_fill_far_down_a_file_starts_with_its_imports() {
+    let mut src = String::from("import os\nfrom re import compile as rx\n\n");
+    for i in 0..40 {
+        src.push_str(&format!("X{i} = {i}\n"));
+    }
+    src.push_str("\ndef f(p):\n    return os.path.basename(p)\n");
+    let n = src.lines().count();
+    let site = Site {
+        path: "m.py".into(),
+        line: n,
+        end: n,
+        shape: InfillShape::Line,
+        func: (n - 1, n),
+        score: 1.0,
+    };
+    let (prefix, _) = infill_context(&src, &site);
+    assert!(
+        prefix.starts_with("import os\nfrom re import compile as rx\n# ...\nX21 = 21\n"),
+        "{prefix}"
+    );
+    assert!(prefix.ends_with("def f(p):\n"), "{prefix}");
+    // A window that starts at the top: no head repeated.
+    let (p2, _) = infill_context(
+        CORE,
+        &infill_sites(
+            &[ranked(&locs()[0], 1.0, &[10])],
+            &files(),
+            &[InfillShape::Line],
+        )[0],
+    );
+    assert!(p2.starts_with("import math\n\n\ndef clamp"), "{p2}");
+}
+
+#[test]
 fn a_block_is_the_innermost_compound_body_that_fits() {
     let src = "def f(xs):\n    out = []\n    for x in xs:\n        if x:\n            y = x + 1\n            out.append(y)\n        z = 2\n    return out\n";
     let files: BTreeMap<String, String> = [("m.py".to_string(), src.to_string())].into();
