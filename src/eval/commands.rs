@@ -6,6 +6,7 @@ use anyhow::Context;
 
 use crate::eval::report::{episode_model_ms, render_markdown, summarize};
 use crate::eval::results::{EpisodeResult, episodes_dir, load_run, run_dir};
+use crate::eval::speed::Speed;
 use crate::eval::trajectory::{self, Trajectory};
 use crate::eval::viewer::render_html;
 
@@ -43,17 +44,22 @@ pub fn report(results_root: &Path, run_id: &str, vs: &[String]) -> anyhow::Resul
     let episodes = load_episodes(results_root, run_id)?;
     let results: Vec<EpisodeResult> = episodes.iter().map(|(r, _)| r.clone()).collect();
     let summary = summarize(run_id, &results);
+    let speed_of = |eps: &[(EpisodeResult, Option<Trajectory>)]| {
+        Speed::of(eps.iter().filter_map(|(_, t)| t.as_ref()))
+    };
+    let mut speeds = vec![(run_id.to_string(), speed_of(&episodes))];
     let others = vs
         .iter()
         .map(|v| {
-            let rs: Vec<EpisodeResult> = load_episodes(results_root, v)?
-                .into_iter()
-                .map(|(r, _)| r)
-                .collect();
+            let eps = load_episodes(results_root, v)?;
+            speeds.push((v.clone(), speed_of(&eps)));
+            let rs: Vec<EpisodeResult> = eps.into_iter().map(|(r, _)| r).collect();
             Ok(summarize(v, &rs))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let markdown = render_markdown(&summary, &others);
+    let mut markdown = render_markdown(&summary, &others);
+    let rows: Vec<(&str, &Speed)> = speeds.iter().map(|(id, s)| (id.as_str(), s)).collect();
+    markdown.push_str(&crate::eval::speed::table(&rows));
     let dir = run_dir(results_root, run_id);
     let markdown_path = dir.join("report.md");
     std::fs::write(&markdown_path, &markdown)

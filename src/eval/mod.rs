@@ -7,6 +7,7 @@ pub mod plan;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod speed;
 pub mod stats;
 pub mod trajectory;
 pub mod viewer;

@@ -62,6 +62,10 @@ pub struct Node {
     pub diff: String,
     pub tokens: u64,
     pub model_ms: u64,
+    /// Candidates: the model's reply as recorded (`path:line ← text` for a fill).
+    pub reply: String,
+    /// Fills: the server's prompt and generation time.
+    pub timings: Option<crate::agent::model::FillTimings>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -758,6 +758,7 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
         Targets::Reproduce { .. } => baseline.targets.clone(),
     };
     // The candidates' suspects, and the loop's context when it has one.
+    let t_loc = Instant::now();
     let (ranked, localization) = if wants_context {
         localize(
             sandbox,
@@ -770,6 +771,7 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
     } else {
         (Vec::new(), String::new())
     };
+    let localization_ms = t_loc.elapsed().as_millis() as u64;
     let shown = if tools.context_budget > 0 {
         with_ranking(context.clone(), &ranked)
     } else {
@@ -823,6 +825,7 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
             files,
             ranked,
             localization,
+            localization_ms,
         },
         baseline,
         failing,

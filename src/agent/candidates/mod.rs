@@ -136,4 +136,6 @@ pub struct Problem {
     pub ranked: Vec<Ranked>,
     /// What the fault localization did, for the trajectory.
     pub localization: String,
+    /// How long the fault localization took (reading the files it ranks included).
+    pub localization_ms: u64,
 }

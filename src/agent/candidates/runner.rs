@@ -197,6 +197,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
             "system": SYSTEM,
             "prompt": user,
             "localization": problem.localization,
+            "localization_ms": problem.localization_ms,
             "ranked": problem.ranked.iter().take(8).map(|r| serde_json::json!({
                 "at": format!("{}:{}", r.loc.path, r.loc.start),
                 "name": r.loc.name,
