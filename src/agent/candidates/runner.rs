@@ -283,6 +283,9 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
             match reply {
                 Err(e) => {
                     cand.detail = format!("the model call failed: {e}");
+                    if e.is_setup() {
+                        out.infrastructure = Some(e.to_string());
+                    }
                 }
                 Ok((text, usage, timings)) => {
                     cand.timings = timings;

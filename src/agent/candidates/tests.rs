@@ -690,3 +690,63 @@ fn sample_zero_is_greedy_and_the_rest_differ_by_seed() {
     assert_eq!(sampling(1, 0.8).temperature, 0.8);
     assert_ne!(sampling(1, 0.8).seed, sampling(2, 0.8).seed);
 }
+
+/// No server behind it: every call is [`ModelError::Unreachable`].
+struct NoServer;
+
+#[async_trait::async_trait]
+impl Model for NoServer {
+    async fn complete(
+        &self,
+        _req: &Request<'_>,
+    ) -> Result<crate::agent::model::Response, ModelError> {
+        Err(ModelError::Unreachable {
+            url: "http://127.0.0.1:9".into(),
+            reason: "connection refused".into(),
+            hint: "start one".into(),
+        })
+    }
+    fn spec(&self) -> String {
+        "test:no-server".into()
+    }
+    fn describe(&self) -> String {
+        self.spec()
+    }
+}
+
+#[tokio::test]
+async fn an_unreachable_server_is_infrastructure_not_a_row_of_failed_candidates() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = crate::agent::testing::HostDir::with_files(dir.path(), &[("pkg/core.py", CORE)])
+        .await
+        .unwrap();
+    let problem = clamp_problem();
+    let cfg = CandidateConfig {
+        count: 4,
+        format: EditFormat::Lines,
+        ..CandidateConfig::default()
+    };
+    let ledger = Ledger::new(Budgets::default());
+    let out = run(
+        Run {
+            model: &NoServer,
+            tier: 0,
+            sandbox: &sandbox,
+            problem: &problem,
+            baseline_failing: &[],
+            config: &cfg,
+            tools: &ToolConfig::default(),
+            ledger: &ledger,
+            attempt: "t0.candidates",
+        },
+        &mut Trajectory::to_writer(Box::new(std::io::sink())),
+    )
+    .await;
+    let why = out.infrastructure.expect("an infrastructure error");
+    assert!(why.contains("http://127.0.0.1:9"), "{why}");
+    assert_eq!(
+        out.candidates.len(),
+        1,
+        "the first failure stops the drawing"
+    );
+}

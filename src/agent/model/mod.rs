@@ -261,6 +261,18 @@ impl ModelError {
             ModelError::Transient { .. } | ModelError::Unreachable { .. }
         )
     }
+
+    /// The server or its setup failed, not this one request: no further request can do
+    /// better, so a strategy stops with an infrastructure error instead of drawing on.
+    pub fn is_setup(&self) -> bool {
+        matches!(
+            self,
+            ModelError::Unreachable { .. }
+                | ModelError::ModelNotFound { .. }
+                | ModelError::RetriesExhausted { .. }
+                | ModelError::Config(_)
+        )
+    }
 }
 
 /// A chat model that can call tools.
