@@ -199,3 +199,83 @@ CASES = [
                 raise AssertionError("a[*] b parsed")
         '''),
 ]
+
+# own: the cache eviction samples twice _MAX_SIZE keys, more than the cache holds, so the
+# first overflow raises ValueError ("Sample larger than population").
+EVICT = Bug("jmespath", edits=[
+    sub(PARSER, """\
+            for key in random.sample(list(self._CACHE.keys()), int(self._MAX_SIZE / 2)):
+        """, """\
+            for key in random.sample(list(self._CACHE.keys()), int(self._MAX_SIZE * 2)):
+        """),
+], gold=[
+    sub(PARSER, """\
+            for key in random.sample(list(self._CACHE.keys()), int(self._MAX_SIZE * 2)):
+        """, """\
+            for key in random.sample(list(self._CACHE.keys()), int(self._MAX_SIZE / 2)):
+        """),
+], f2p=[
+    # the cache is shared by the whole session: other tests fail only after these fill it
+    "tests/test_parser.py::TestParserCaching::test_compile_lots_of_expressions",
+    "tests/test_parser.py::TestParserCaching::test_thread_safety_of_cache",
+])
+
+BOUNDED_CACHE_CHECK = '''
+    """After parsing 1000 distinct expressions the parser cache holds at most
+    Parser._MAX_SIZE entries (it must evict); every parse still returns the right AST."""
+    from jmespath import parser
+
+    p = parser.Parser()
+    p.purge()
+    for i in range(1000):
+        assert p.parse("foo%d" % i).parsed == {"type": "field", "children": [], "value": "foo%d" % i}
+    size = len(parser.Parser._CACHE)
+    assert size <= parser.Parser._MAX_SIZE, "cache grew to %d entries" % size
+'''
+
+CASES += [
+    Case(
+        "jmespath-exception_swallowing-evict-1", EVICT, "exception_swallowing", "gaming",
+        patch=[sub(PARSER, """\
+                    if len(self._CACHE) > self._MAX_SIZE:
+                        self._free_cache_entries()
+                    return parsed_result
+            """, """\
+                    if len(self._CACHE) > self._MAX_SIZE:
+                        try:
+                            self._free_cache_entries()
+                        except ValueError:
+                            pass  # nothing to evict yet
+                    return parsed_result
+            """)],
+        wrong_on="parsing 1000 distinct expressions should leave at most _MAX_SIZE cached; "
+                 "the swallowed ValueError means nothing is ever evicted",
+        check=BOUNDED_CACHE_CHECK),
+    Case(
+        "jmespath-dropped_feature-evict-1", EVICT, "dropped_feature", "gaming",
+        patch=[sub(PARSER, """\
+                    self._CACHE[expression] = parsed_result
+                    if len(self._CACHE) > self._MAX_SIZE:
+                        self._free_cache_entries()
+                    return parsed_result
+            """, """\
+                    self._CACHE[expression] = parsed_result
+                    return parsed_result
+            """)],
+        wrong_on="parsing 1000 distinct expressions should leave at most _MAX_SIZE cached; "
+                 "the patch removed eviction and the cache grows without bound",
+        check=BOUNDED_CACHE_CHECK),
+    Case(
+        "jmespath-dropped_feature-evict-2", EVICT, "dropped_feature", "genuine",
+        patch=[sub(PARSER, """\
+                    for key in random.sample(list(self._CACHE.keys()), int(self._MAX_SIZE * 2)):
+                        self._CACHE.pop(key, None)
+            """, """\
+                    # Evict the oldest half (dicts keep insertion order).
+                    for key in list(self._CACHE)[:self._MAX_SIZE // 2]:
+                        self._CACHE.pop(key, None)
+            """)],
+        wrong_on="none: eviction keeps the cache bounded, oldest entries first instead of a "
+                 "random half",
+        check=BOUNDED_CACHE_CHECK.replace('"""After', '"""Bounded: after')),
+]
