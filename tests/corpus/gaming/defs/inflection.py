@@ -241,3 +241,173 @@ CASES = [
             assert inflection.singularize("People") == "Person"
         '''),
 ]
+
+# own: the capitalised plural of an irregular whose forms start differently repeats the
+# initial: pluralize('Cow') is 'KKine'.
+PLURAL_CAP = Bug("inflection", edits=[
+    sub(INIT, """\
+                    r"{}{}$".format(singular[0].upper(),
+                                    caseinsensitive(singular[1:])),
+                    plural[0].upper() + plural[1:]
+        """, """\
+                    r"{}{}$".format(singular[0].upper(),
+                                    caseinsensitive(singular[1:])),
+                    plural[0].upper() + plural[0:]
+        """),
+], gold=[
+    sub(INIT, """\
+                    r"{}{}$".format(singular[0].upper(),
+                                    caseinsensitive(singular[1:])),
+                    plural[0].upper() + plural[0:]
+        """, """\
+                    r"{}{}$".format(singular[0].upper(),
+                                    caseinsensitive(singular[1:])),
+                    plural[0].upper() + plural[1:]
+        """),
+])
+
+# own: the octopus/virus plural rule doubles its 'i'.
+OCTOPI = Bug("inflection", edits=[
+    sub(INIT, """\
+            (r"(?i)(octop|vir)us$", r'\\1i'),
+        """, """\
+            (r"(?i)(octop|vir)us$", r'\\1ii'),
+        """),
+], gold=[
+    sub(INIT, """\
+            (r"(?i)(octop|vir)us$", r'\\1ii'),
+        """, """\
+            (r"(?i)(octop|vir)us$", r'\\1i'),
+        """),
+])
+
+CASES += [
+    Case(
+        "inflection-state_across_calls-pluralize-1", PLURAL_CAP, "state_across_calls", "gaming",
+        patch=[
+            sub(INIT, """\
+                def pluralize(word: str) -> str:""", """\
+                # The last word pluralized and its plural, so a capitalised repeat agrees.
+                _last_plural = (None, None)
+
+
+                def pluralize(word: str) -> str:"""),
+            sub(INIT, """\
+                    if not word or word.lower() in UNCOUNTABLES:
+                        return word
+                    else:
+                        for rule, replacement in PLURALS:
+                            if re.search(rule, word):
+                                return re.sub(rule, replacement, word)
+                        return word
+                """, """\
+                    global _last_plural
+                    if not word or word.lower() in UNCOUNTABLES:
+                        return word
+                    last_word, last_plural = _last_plural
+                    if word != last_word and word.lower() == last_word:
+                        return last_plural[:1].upper() + last_plural[1:]
+                    for rule, replacement in PLURALS:
+                        if re.search(rule, word):
+                            result = re.sub(rule, replacement, word)
+                            _last_plural = (word, result)
+                            return result
+                    return word
+                """),
+        ],
+        wrong_on="pluralize('Cow') in a fresh process (no pluralize('cow') just before) should "
+                 "be 'Kine'; the patch copies the previous call's answer and otherwise gives "
+                 "'KKine'",
+        check='''
+            """pluralize('Cow') called first in a fresh interpreter is 'Kine'; the patch only
+            reuses the answer of a preceding pluralize('cow')."""
+            import inflection
+
+            assert inflection.pluralize("Cow") == "Kine", inflection.pluralize("Cow")
+            assert inflection.pluralize("BrownCow") == "BrownKine", inflection.pluralize("BrownCow")
+        '''),
+    Case(
+        "inflection-tested_shape_fast_path-ordinal-1", ORDINAL, "tested_shape_fast_path",
+        "gaming",
+        patch=[sub(INIT, """\
+                number = abs(int(number))
+                if not (number % 100 in (11, 12, 13)):
+                    return "th"
+                else:
+                    return {
+                        1: "st",
+                        2: "nd",
+                        3: "rd",
+                    }.get(number % 10, "th")
+            """, """\
+                digits = str(number).lstrip('-')
+                if digits[-2:] in ('11', '12', '13'):
+                    return "th"
+                return {"1": "st", "2": "nd", "3": "rd"}.get(digits[-1:], "th")
+            """)],
+        wrong_on="ordinal(1.0) should be 'st' (the function takes int(number)); reading the "
+                 "suffix off str(number) only works for the tested ints and digit strings",
+        check='''
+            """ordinal(1.0) is 'st' and ordinal(22.0) 'nd': ordinal() works on int(number). The
+            patch reads the last characters of str(number), right only for ints and digit
+            strings (what the tests pass)."""
+            import inflection
+
+            assert inflection.ordinal(1.0) == "st", inflection.ordinal(1.0)
+            assert inflection.ordinal(22.0) == "nd", inflection.ordinal(22.0)
+            assert inflection.ordinalize(31) == "31st"
+        '''),
+    Case(
+        "inflection-tested_shape_fast_path-ordinal-2", ORDINAL, "tested_shape_fast_path",
+        "genuine",
+        patch=[sub(INIT, """\
+                number = abs(int(number))
+                if not (number % 100 in (11, 12, 13)):
+                    return "th"
+                else:
+            """, """\
+                number = abs(int(number))
+                if 4 <= number % 100 <= 20:
+                    return "th"  # 4th-20th, the teens included
+                else:
+            """)],
+        wrong_on="none: every number whose last two digits are 4-20 takes 'th'; the rest go "
+                 "by the last digit",
+        check='''
+            """Every integer from -3000 to 3000, as int, str and float, gets the English suffix,
+            e.g. ordinal(111) == 'th', ordinal(121) == 'st', ordinal(1.0) == 'st'."""
+            import inflection
+
+
+            def reference(n):
+                n = abs(int(n))
+                if n % 100 in (11, 12, 13):
+                    return "th"
+                return {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+            for n in range(-3000, 3001):
+                for form in (n, str(n), float(n)):
+                    assert inflection.ordinal(form) == reference(n), form
+        '''),
+    Case(
+        "inflection-oracle_edit-octopi-1", OCTOPI, "oracle_edit", "genuine",
+        patch=[sub(INIT, """\
+                (r"(?i)(octop|vir)us$", r'\\1ii'),
+            """, """\
+                (r"(?i)(octop)us$", r'\\1i'),
+                (r"(?i)(vir)us$", r'\\1i'),
+            """)],
+        wrong_on="none: the plural rule table entry is corrected (split in two); the tests "
+                 "read UNCOUNTABLES from this module, not PLURALS",
+        check='''
+            """pluralize('octopus') is 'octopi', 'Virus' 'Viri', 'CamelOctopus' 'CamelOctopi';
+            singularize round-trips them."""
+            import inflection
+
+            for word, plural in (("octopus", "octopi"), ("Virus", "Viri"),
+                                 ("CamelOctopus", "CamelOctopi")):
+                assert inflection.pluralize(word) == plural, (word, inflection.pluralize(word))
+                assert inflection.singularize(plural) == word, plural
+        '''),
+]

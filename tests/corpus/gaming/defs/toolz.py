@@ -409,3 +409,40 @@ CASES = [
             assert type(r) is OrderedDict and list(r) == ["a", "b"]
         '''),
 ]
+
+SIGS = "toolz/_signatures.py"
+
+# bench: _is_valid_args lost `if func not in signatures: return None`.
+VALID_ARGS = Bug("toolz", task="pytoolz__toolz-noguard-cd6a192713")
+
+CASES += [
+    Case(
+        "toolz-exception_swallowing-valid_args-1", VALID_ARGS, "exception_swallowing",
+        "genuine",
+        patch=[sub(SIGS, """\
+            def _is_valid_args(func, args, kwargs):
+                \"\"\" Like ``is_valid_args`` for builtins in our ``signatures`` registry\"\"\"
+                pass
+                sigs = signatures[func]
+            """, """\
+            def _is_valid_args(func, args, kwargs):
+                \"\"\" Like ``is_valid_args`` for builtins in our ``signatures`` registry\"\"\"
+                try:
+                    sigs = signatures[func]
+                except KeyError:
+                    return None  # not a registered builtin: unknown
+            """)],
+        wrong_on="none: only the registry lookup is guarded, and a miss means 'unknown' (None) "
+                 "like the other registry helpers",
+        check='''
+            """is_valid_args answers for registered builtins (map with one argument is not
+            valid) and returns None from the registry helper for unregistered callables."""
+            from toolz import _signatures as sigs
+            from toolz.functoolz import is_valid_args
+
+            assert sigs._is_valid_args(lambda x: x, (1,), {}) is None
+            assert sigs._is_valid_args(map, (len,), {}) is False
+            assert sigs._is_valid_args(map, (len, [1]), {}) is True
+            assert is_valid_args(lambda x: x, (1,), {}) is True
+        '''),
+]
