@@ -63,6 +63,7 @@
 
 pub mod cli;
 pub mod diff;
+pub mod exec;
 pub mod glob;
 pub mod harness;
 pub mod junit;
@@ -75,3 +76,80 @@ pub mod scan;
 pub mod verdict;
 
 pub use runner::{Holdout, PreparedImage, RerunScope, VerifyRequest, error_receipt, verify};
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::Path;
+
+    /// File → the sibling files its non-test code names (`super::x`, `crate::verify::x`,
+    /// `use super::{x, y::z}`).
+    fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/verify");
+        let files: BTreeSet<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| {
+                let p = e.unwrap().path();
+                (p.extension()? == "rs").then(|| p.file_stem().unwrap().to_string_lossy().into())
+            })
+            .filter(|n: &String| n != "mod")
+            .collect();
+        let single = regex::Regex::new(r"(?:super|crate::verify)::(\w+)").unwrap();
+        let group = regex::Regex::new(r"(?:super|crate::verify)::\{([^}]*)\}").unwrap();
+        let mut g = BTreeMap::new();
+        for f in &files {
+            let text = std::fs::read_to_string(dir.join(format!("{f}.rs"))).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            let code: String = code
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let mut deps = BTreeSet::new();
+            for c in single.captures_iter(&code) {
+                deps.insert(c[1].to_string());
+            }
+            for c in group.captures_iter(&code) {
+                for item in c[1].split(',') {
+                    let name = item.trim().split("::").next().unwrap_or("").trim();
+                    deps.insert(name.to_string());
+                }
+            }
+            deps.retain(|d| files.contains(d) && d != f);
+            g.insert(f.clone(), deps);
+        }
+        g
+    }
+
+    /// `verify/`'s files import downhill only (a cycle between files inside a module is what
+    /// the string helpers once made: runner → receipt → probe → runner).
+    #[test]
+    fn files_import_acyclically() {
+        let g = file_graph();
+        assert!(g["runner"].contains("receipt") && g["receipt"].contains("probe"));
+        // Depth-first with colours: grey on the stack, black done.
+        fn visit<'a>(
+            g: &'a BTreeMap<String, BTreeSet<String>>,
+            n: &'a str,
+            grey: &mut Vec<&'a str>,
+            black: &mut BTreeSet<&'a str>,
+        ) {
+            if black.contains(n) {
+                return;
+            }
+            if let Some(i) = grey.iter().position(|x| *x == n) {
+                panic!("file cycle in verify/: {} -> {n}", grey[i..].join(" -> "));
+            }
+            grey.push(n);
+            for d in g.get(n).into_iter().flatten() {
+                visit(g, d, grey, black);
+            }
+            grey.pop();
+            black.insert(n);
+        }
+        let mut black = BTreeSet::new();
+        for n in g.keys() {
+            visit(&g, n, &mut Vec::new(), &mut black);
+        }
+    }
+}

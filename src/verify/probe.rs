@@ -33,11 +33,12 @@ use bollard::Docker;
 use serde::{Deserialize, Serialize};
 
 use super::diff::{self, FilePatch, HunkLine};
+use super::exec::{PreparedImage, apply_patch};
 use super::harness;
 use super::policy::{self, PolicyConfig};
-use super::runner::PreparedImage;
 use crate::sandbox::container::Container;
 use crate::sandbox::lang::{LABEL_KIND, ProjectKind};
+use crate::sandbox::output::clip_chars;
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::{ExecRequest, Sandbox, WORKSPACE};
 
@@ -314,8 +315,8 @@ pub fn compare(
             r.changed.push(ProbeChange {
                 function: functions.get(inp.fn_index).cloned().unwrap_or_default(),
                 input: render_call(name, &inp.call),
-                before: truncate(&b.out, VALUE_CHARS),
-                after: truncate(&a.out, VALUE_CHARS),
+                before: clip_chars(&b.out, VALUE_CHARS),
+                after: clip_chars(&a.out, VALUE_CHARS),
             });
         }
     }
@@ -358,14 +359,6 @@ fn render(v: &PyVal) -> String {
         PyVal::List(xs) => format!("[{}]", seq(xs)),
         PyVal::Tuple(xs) if xs.len() == 1 => format!("({},)", seq(xs)),
         PyVal::Tuple(xs) => format!("({})", seq(xs)),
-    }
-}
-
-/// At most `n` characters, with `…` when cut.
-pub fn truncate(s: &str, n: usize) -> String {
-    match s.char_indices().nth(n) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
     }
 }
 
@@ -632,7 +625,7 @@ impl Probe<'_> {
         before_lines: Lines,
         after_lines: Lines,
     ) -> Result<EdgeProbe, String> {
-        super::runner::apply_patch(p, patch).await?;
+        apply_patch(p, patch).await?;
         let (lu, lp) = tokio::join!(
             script::<Located>(
                 u,
@@ -796,7 +789,7 @@ fn parse_output<T: for<'de> Deserialize<'de>>(
         return Err(format!(
             "the probe's `{mode}` step printed {} result lines: {}",
             lines.len(),
-            truncate(output.trim(), 300)
+            clip_chars(output.trim(), 300)
         ));
     };
     #[derive(Deserialize)]
@@ -1064,8 +1057,6 @@ diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @
             render_call("K.m", &c),
             "K.m('it\\'s\\n', (1,), [True, None], 1.5, d={'a': 1})"
         );
-        assert_eq!(truncate("ééé", 2), "éé…");
-        assert_eq!(truncate("ab", 2), "ab");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use super::diff::FilePatch;
 use super::junit::Outcome;
 use super::policy::{Rule, Violation};
 use super::verdict::{Decision, Phase, RunRecord, Verdict};
+use crate::sandbox::output::clip_chars;
 use crate::sandbox::policy::ContainerPolicy;
 
 pub const SCHEMA: u32 = 1;
@@ -686,7 +687,7 @@ fn render_probe(s: &mut String, p: &super::probe::EdgeProbe) {
         s,
         "Inputs the target tests never used whose result the patch changes:\n\n| function | input | before | after |\n|---|---|---|---|"
     );
-    let cut = |v: &str| md_escape(&super::probe::truncate(v, PROBE_VALUE_CHARS));
+    let cut = |v: &str| md_escape(&clip_chars(v, PROBE_VALUE_CHARS));
     for c in p.changed.iter().take(PROBE_ROWS) {
         let _ = writeln!(
             s,

@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 use bollard::Docker;
 use serde::{Deserialize, Serialize};
 
+pub use super::exec::PreparedImage;
+use super::exec::{apply_patch, snapshot, tool};
 use super::harness::{self, HarnessConfig};
 use super::junit;
 use super::junit_run;
@@ -17,56 +19,9 @@ use super::scan;
 use super::verdict::{self, Decision, GuardStatus, Inputs, Phase, RunRecord, RunScope, Verdict};
 use crate::sandbox::container::Container;
 use crate::sandbox::lang::{LABEL_KIND, ProjectKind};
+use crate::sandbox::output::tail_chars;
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::{ExecRequest, ExecStatus, Sandbox, WORKSPACE};
-
-/// What verification needs to know about the prepared image (its labels).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PreparedImage {
-    pub tag: String,
-    /// Workspace-relative test directories (`patchloop.tests_dirs`).
-    pub tests_dirs: Vec<String>,
-    /// The project's test command (`patchloop.test_cmd`), e.g. `PYTHONPATH=src python -m pytest`.
-    pub test_cmd: String,
-}
-
-impl PreparedImage {
-    /// Read the labels `patchloop prepare` put on an image.
-    pub async fn inspect(docker: &Docker, tag: &str) -> Result<(PreparedImage, String), String> {
-        let info = docker.inspect_image(tag).await.map_err(|e| {
-            format!(
-                "image `{tag}` cannot be inspected ({e}); build it with `patchloop prepare` first"
-            )
-        })?;
-        let labels = info.config.and_then(|c| c.labels).unwrap_or_default();
-        let tests_dirs = labels
-            .get("patchloop.tests_dirs")
-            .and_then(|s| serde_json::from_str::<Vec<String>>(s).ok())
-            .unwrap_or_default();
-        let test_cmd = labels
-            .get("patchloop.test_cmd")
-            .cloned()
-            .unwrap_or_else(|| "python -m pytest".into());
-        Ok((
-            PreparedImage {
-                tag: tag.to_string(),
-                tests_dirs,
-                test_cmd,
-            },
-            info.id.unwrap_or_default(),
-        ))
-    }
-}
-
-impl From<crate::sandbox::prepare::PreparedImage> for PreparedImage {
-    fn from(p: crate::sandbox::prepare::PreparedImage) -> Self {
-        PreparedImage {
-            tag: p.tag,
-            tests_dirs: p.tests_dirs,
-            test_cmd: p.test_cmd,
-        }
-    }
-}
 
 /// A held-out test file, copied into the workspace only for verification.
 #[derive(Debug, Clone)]
@@ -496,7 +451,7 @@ fn parse_second(output: &str, nonce: &str) -> verdict::SecondRun {
         },
         [] => problem(format!(
             "the second runner reported no result: {}",
-            tail(output, 300).trim()
+            tail_chars(output, 300).trim()
         )),
         more => problem(format!(
             "{} second-runner result lines (something printed fakes)",
@@ -659,7 +614,7 @@ async fn one_run_junit(
         guard: GuardStatus::NotApplicable,
         external_findings: external,
         pytest: None,
-        output_tail: tail(&text, 3000),
+        output_tail: tail_chars(&text, 3000).to_string(),
     };
     Ok((record, runner))
 }
@@ -680,94 +635,6 @@ async fn put_holdouts(c: &dyn Sandbox, req: &VerifyRequest) -> Result<(), String
         .await?;
     }
     Ok(())
-}
-
-/// The helper commands that only read (workspace snapshots, a run's reports): answered by the
-/// sandbox's long-lived read-only helper when it has one (another uid than the code under
-/// test: see [`Sandbox::helper_call`]), else by a fresh exec. A few ms instead of ~80.
-const HELPER_COMMANDS: &[&str] = &["snapshot", "collect", "sources"];
-
-async fn tool<T: for<'de> Deserialize<'de>>(
-    c: &dyn Sandbox,
-    cmd: &str,
-    input: &serde_json::Value,
-) -> Result<T, String> {
-    if HELPER_COMMANDS.contains(&cmd) {
-        let argv: Vec<String> = ["python3", "-I", "-S", "-B", "-c", harness::PL_TOOL, "serve"]
-            .into_iter()
-            .map(String::from)
-            .collect();
-        let request = serde_json::json!({"cmd": cmd, "input": input}).to_string();
-        match c
-            .helper_call(&argv, &request, Duration::from_secs(120))
-            .await
-        {
-            Some(Ok(line)) => {
-                #[derive(Deserialize)]
-                #[serde(rename_all = "lowercase")]
-                enum Answer<T> {
-                    Ok(T),
-                    Error(String),
-                }
-                match serde_json::from_str::<Answer<T>>(&line) {
-                    Ok(Answer::Ok(v)) => return Ok(v),
-                    Ok(Answer::Error(e)) => {
-                        return Err(format!("the harness helper `{cmd}` failed: {e}"));
-                    }
-                    Err(e) => {
-                        return Err(format!(
-                            "the harness helper `{cmd}` answered no usable JSON ({e}): {}",
-                            tail(&line, 500)
-                        ));
-                    }
-                }
-            }
-            // The helper is gone: this and later requests go through fresh execs.
-            Some(Err(e)) => tracing::warn!("{e}; using one exec per request"),
-            None => {}
-        }
-    }
-    let res = c
-        .exec(
-            ExecRequest::argv(["python3", "-I", "-B", "-c", harness::PL_TOOL, cmd])
-                .stdin(input.to_string())
-                .timeout(Duration::from_secs(120))
-                .output_cap(64 << 20),
-        )
-        .await
-        .map_err(|e| format!("sandbox failure running the harness helper `{cmd}`: {e}"))?;
-    let text = res.output.render();
-    if !res.status.success() {
-        return Err(format!(
-            "the harness helper `{cmd}` failed ({:?}): {}",
-            res.status,
-            tail(&text, 2000)
-        ));
-    }
-    // Output is stdout+stderr combined; the JSON document is the last line.
-    let line = text
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("");
-    serde_json::from_str(line).map_err(|e| {
-        format!(
-            "the harness helper `{cmd}` printed no usable JSON ({e}): {}",
-            tail(&text, 500)
-        )
-    })
-}
-
-async fn snapshot(
-    c: &dyn Sandbox,
-    tests_dirs: &[String],
-) -> Result<BTreeMap<String, String>, String> {
-    tool(
-        c,
-        "snapshot",
-        &serde_json::json!({"workspace": WORKSPACE, "tests_dirs": tests_dirs}),
-    )
-    .await
 }
 
 #[derive(Deserialize)]
@@ -1005,7 +872,7 @@ async fn one_run(
         guard,
         external_findings: external,
         pytest,
-        output_tail: tail(&text, 3000),
+        output_tail: tail_chars(&text, 3000).to_string(),
     })
 }
 
@@ -1045,8 +912,10 @@ fn parse_stream(output: &str, nonce: &str) -> Stream {
         let (when, outcome, id) = (parts.next(), parts.next(), parts.next());
         let id: Option<String> = id.and_then(|j| serde_json::from_str(j).ok());
         let (Some(when), Some(outcome), Some(id)) = (when, outcome, id) else {
-            s.problems
-                .push(format!("an unreadable outcome record: {}", tail(rest, 200)));
+            s.problems.push(format!(
+                "an unreadable outcome record: {}",
+                tail_chars(rest, 200)
+            ));
             continue;
         };
         let o = match (outcome, when) {
@@ -1056,8 +925,10 @@ fn parse_stream(output: &str, nonce: &str) -> Stream {
             ("failed", "call") => Outcome::Failed,
             ("failed", _) => Outcome::Error,
             _ => {
-                s.problems
-                    .push(format!("an unreadable outcome record: {}", tail(rest, 200)));
+                s.problems.push(format!(
+                    "an unreadable outcome record: {}",
+                    tail_chars(rest, 200)
+                ));
                 continue;
             }
         };
@@ -1104,66 +975,6 @@ fn tree_changes(
         }
     }
     out
-}
-
-fn tail(s: &str, n: usize) -> String {
-    let start = s.len().saturating_sub(n);
-    let mut i = start;
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    s[i..].to_string()
-}
-
-/// `git apply` in the workspace: as is, then ignoring whitespace drift, then with the patch's
-/// line endings converted to the other convention. The first failure's message is reported.
-pub(crate) async fn apply_patch(c: &dyn Sandbox, patch: &str) -> Result<(), String> {
-    let lf = patch.replace("\r\n", "\n");
-    let crlf = harness::hunks_to_crlf(&lf);
-    let stripped = harness::strip_context_trailing_ws(&lf);
-    let attempts: [(&str, &[&str]); 6] = [
-        (patch, &[]),
-        (patch, &["--ignore-whitespace"]),
-        (&lf, &[]),
-        (&lf, &["--ignore-whitespace"]),
-        (&stripped, &["--ignore-whitespace"]),
-        (&crlf, &["--ignore-whitespace"]),
-    ];
-    let mut first_error = None;
-    for (text, extra) in attempts {
-        let mut argv: Vec<&str> = vec![
-            "git",
-            "-c",
-            "core.hooksPath=/dev/null",
-            "-c",
-            "core.fsmonitor=",
-            "-c",
-            "core.autocrlf=false",
-            "apply",
-            "--verbose",
-            "--whitespace=nowarn",
-        ];
-        argv.extend_from_slice(extra);
-        argv.push("-");
-        let res = c
-            .exec(
-                ExecRequest::argv(argv)
-                    .stdin(text.as_bytes().to_vec())
-                    .env("GIT_CONFIG_NOSYSTEM=1")
-                    .env("GIT_CONFIG_GLOBAL=/dev/null")
-                    .timeout(Duration::from_secs(120)),
-            )
-            .await
-            .map_err(|e| format!("sandbox failure while applying the patch: {e}"))?;
-        if res.status == ExecStatus::Exited(0) {
-            return Ok(());
-        }
-        first_error.get_or_insert_with(|| tail(&res.output.render(), 3000));
-    }
-    Err(format!(
-        "the patch does not apply to the prepared image (tried as is, ignoring whitespace, and with LF/CRLF line endings): {}",
-        first_error.unwrap_or_default().trim()
-    ))
 }
 
 #[cfg(test)]
@@ -1340,12 +1151,6 @@ mod tests {
         assert_eq!(m.pytest_note().as_deref(), Some("project 7.2.1"));
         let two = format!("@@PATCHLOOP-RUN@@ rc=0 junit=x guard=y\n{one}");
         assert!(parse_marker(&two).is_err());
-    }
-
-    #[test]
-    fn tail_respects_char_boundaries() {
-        assert_eq!(tail("ééé", 3), "é");
-        assert_eq!(tail("abc", 10), "abc");
     }
 
     #[test]
