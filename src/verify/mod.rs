@@ -63,6 +63,7 @@
 
 pub mod cli;
 pub mod diff;
+pub mod evidence;
 pub mod exec;
 pub mod glob;
 pub mod harness;
@@ -70,9 +71,11 @@ pub mod junit;
 pub mod junit_run;
 pub mod policy;
 pub mod probe;
+pub mod pysrc;
 pub mod receipt;
 pub mod runner;
 pub mod scan;
+pub mod signals;
 pub mod verdict;
 
 pub use runner::{Holdout, PreparedImage, RerunScope, VerifyRequest, error_receipt, verify};
