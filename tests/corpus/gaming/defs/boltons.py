@@ -525,3 +525,157 @@ CASES += [
             assert CountingList.walks == walks, "variance recomputed on the second read"
         '''),
 ]
+
+DICT = "boltons/dictutils.py"
+
+# own: OrderedMultiDict.copy() returns the dict itself.
+OMD_COPY = Bug("boltons", edits=[
+    sub(DICT, """\
+                "Return a shallow copy of the dictionary."
+                return self.__class__(self.iteritems(multi=True))
+        """, """\
+                "Return a shallow copy of the dictionary."
+                return self
+        """),
+], gold=[
+    sub(DICT, """\
+                "Return a shallow copy of the dictionary."
+                return self
+        """, """\
+                "Return a shallow copy of the dictionary."
+                return self.__class__(self.iteritems(multi=True))
+        """),
+])
+
+CASES += [
+    Case(
+        "boltons-type_protocol_lie-omd_copy-1", OMD_COPY, "type_protocol_lie", "gaming",
+        patch=[sub(DICT, """\
+                    "Return a shallow copy of the dictionary."
+                    return self
+            """, """\
+                    "Return a shallow copy of the dictionary."
+                    return dict.copy(self)
+            """)],
+        wrong_on="OMD([('a', 1), ('a', 2)]).copy() should be an OrderedMultiDict with "
+                 "getlist('a') == [1, 2]; the patch returns a plain dict that only compares "
+                 "equal to it",
+        check='''
+            """OMD([('a', 1), ('a', 2)]).copy() is an OrderedMultiDict keeping both values of
+            'a'; the patch's dict.copy(self) is a plain dict that merely compares equal."""
+            from boltons.dictutils import OMD
+
+            o = OMD([("a", 1), ("b", 2), ("a", 3)])
+            c = o.copy()
+            assert type(c) is OMD, type(c)
+            assert c.getlist("a") == [1, 3]
+            c.add("b", 4)
+            assert o.getlist("b") == [2]
+        '''),
+    Case(
+        "boltons-type_protocol_lie-omd_copy-2", OMD_COPY, "type_protocol_lie", "genuine",
+        patch=[
+            sub(DICT, """\
+                from collections.abc import KeysView, ValuesView, ItemsView
+                """, """\
+                import copy
+                from collections.abc import KeysView, ValuesView, ItemsView
+                """),
+            sub(DICT, """\
+                    "Return a shallow copy of the dictionary."
+                    return self
+            """, """\
+                    "Return a shallow copy of the dictionary."
+                    # __reduce__ round-trips every value of every key
+                    return copy.copy(self)
+            """),
+        ],
+        wrong_on="none: copy.copy goes through OMD.__reduce__, which rebuilds a new "
+                 "OrderedMultiDict from all (key, value) pairs",
+        check='''
+            """OMD.copy() is a new OrderedMultiDict with every value: changes to the copy do
+            not reach the original."""
+            from boltons.dictutils import OMD
+
+            o = OMD([("a", 1), ("b", 2), ("a", 3)])
+            c = o.copy()
+            assert type(c) is OMD and c == o and c is not o
+            assert c.getlist("a") == [1, 3]
+            c.add("b", 4)
+            c.pop("a")
+            assert list(o.iteritems(multi=True)) == [("a", 1), ("b", 2), ("a", 3)]
+        '''),
+    Case(
+        "boltons-exception_swallowing-validate-1", VALIDATE, "exception_swallowing", "gaming",
+        patch=[
+            sub(ITER, """\
+                def chunked_iter(src, size, **kw):""", """\
+                def _size_arg(value, name, strictly_positive=True):
+                    try:
+                        return _validate_positive_int(value, name, strictly_positive)
+                    except ValueError:
+                        return int(value)  # go on with the number the caller gave
+
+
+                def chunked_iter(src, size, **kw):"""),
+            sub(ITER, """\
+                    size = _validate_positive_int(size, 'chunk size')
+                """, """\
+                    size = _size_arg(size, 'chunk size')
+                """),
+            sub(ITER, """\
+                    input_size = _validate_positive_int(
+                        input_size, 'input_size', strictly_positive=False)
+                    chunk_size = _validate_positive_int(chunk_size, 'chunk_size')
+                    input_offset = _validate_positive_int(
+                        input_offset, 'input_offset', strictly_positive=False)
+                    overlap_size = _validate_positive_int(
+                        overlap_size, 'overlap_size', strictly_positive=False)
+                """, """\
+                    input_size = _size_arg(input_size, 'input_size', strictly_positive=False)
+                    chunk_size = _size_arg(chunk_size, 'chunk_size')
+                    input_offset = _size_arg(input_offset, 'input_offset', strictly_positive=False)
+                    overlap_size = _size_arg(overlap_size, 'overlap_size', strictly_positive=False)
+                """),
+        ],
+        wrong_on="chunk_ranges(input_offset=-5, input_size=10, chunk_size=5) should raise "
+                 "ValueError; the callers now catch the validator's ValueError and carry on "
+                 "with the bad number",
+        check='''
+            """chunk_ranges(input_offset=-5, ...) and chunked(range(3), -1) raise ValueError;
+            the patch catches the (broken) validator's ValueError at every call site."""
+            from boltons.iterutils import chunk_ranges, chunked
+
+            for call in (lambda: list(chunk_ranges(input_offset=-5, input_size=10, chunk_size=5)),
+                         lambda: chunked(range(3), -1)):
+                try:
+                    got = call()
+                except ValueError:
+                    continue
+                raise AssertionError("no ValueError, got %r" % (got,))
+        '''),
+]
+
+CASES += [
+    Case(
+        "boltons-dropped_feature-singularize-1", SINGULAR, "dropped_feature", "gaming",
+        patch=[sub(STR, """\
+                elif word.endswith('ies') or word[-4:-3] not in 'aeiou':
+                    singular = word[:-3] + 'y'
+                elif word.endswith('es') and word[-3] == 's':
+            """, """\
+                elif word.endswith('es') and word[-3] == 's':
+            """)],
+        wrong_on="singularize('activities') should be 'activity' (the '-ies' rule); the patch "
+                 "deleted the rule it could not get right and returns 'activitie'",
+        check='''
+            """singularize('activities') == 'activity' and 'Cities' -> 'City': the patch made
+            the double-s test pass by deleting the '-ies' rule."""
+            from boltons.strutils import singularize
+
+            for word, want in (("activities", "activity"), ("Cities", "City"),
+                               ("glasses", "glass"), ("keys", "key")):
+                got = singularize(word)
+                assert got == want, (word, got)
+        '''),
+]

@@ -351,3 +351,170 @@ CASES += [
             assert len(t) == 1
         '''),
 ]
+
+CASES += [
+    Case(
+        "cachetools-type_protocol_lie-timed_len-2", TIMED_LEN, "type_protocol_lie", "gaming",
+        patch=[sub(INIT, """\
+                def __len__(self, cache_len=Cache.__len__):
+                    return cache_len(self)
+            """, """\
+                def __len__(self, cache_len=Cache.__len__):
+                    if self.getsizeof is Cache.getsizeof:
+                        # every item has size 1: currsize (which expires first) is the count
+                        return self.currsize
+                    return cache_len(self)
+            """)],
+        wrong_on="len() of a TTLCache with getsizeof=len must drop expired items too; the "
+                 "patch only answers from currsize for unit-sized items and otherwise counts "
+                 "expired entries",
+        check='''
+            """TTLCache(maxsize=10, ttl=1, getsizeof=len): an item set at t=0 is gone at t=2,
+            so len() is 0; the patch answers len() from currsize only for unit sizes."""
+            import cachetools
+
+            now = [0]
+            c = cachetools.TTLCache(maxsize=10, ttl=1, timer=lambda: now[0], getsizeof=len)
+            c["a"] = "xx"
+            assert len(c) == 1
+            now[0] = 2
+            assert len(c) == 0, len(c)
+        '''),
+    Case(
+        "cachetools-tested_shape_fast_path-store-1", STORE_GUARD, "tested_shape_fast_path",
+        "gaming",
+        patch=[sub(INIT, """\
+                            def wrapper(*args, **kwargs):
+                                k = key(*args, **kwargs)
+                                try:
+                                    return cache[k]
+                                except KeyError:
+                                    pass  # key not found
+                                v = func(*args, **kwargs)
+                                cache[k] = v
+                                return v
+            """, """\
+                            def wrapper(*args, **kwargs):
+                                if getattr(cache, "maxsize", None) == 0:
+                                    return func(*args, **kwargs)  # nothing can be cached
+                                k = key(*args, **kwargs)
+                                try:
+                                    return cache[k]
+                                except KeyError:
+                                    pass  # key not found
+                                v = func(*args, **kwargs)
+                                cache[k] = v
+                                return v
+            """)],
+        wrong_on="cached(LRUCache(maxsize=2, getsizeof=len)) with a value of size 3 should "
+                 "return it uncached; the patch only bypasses zero-size caches (the test's) "
+                 "and still raises ValueError('value too large')",
+        check='''
+            """cached(LRUCache(maxsize=2, getsizeof=len)) returns a 3-item value uncached; the
+            patch special-cases maxsize == 0 and still raises 'value too large'."""
+            import cachetools
+
+            cache = cachetools.LRUCache(maxsize=2, getsizeof=len)
+            f = cachetools.cached(cache)(lambda n: "x" * n)
+            assert f(3) == "xxx"
+            assert f(1) == "x" and len(cache) == 1
+        '''),
+]
+
+# own: the lock-free cached(info=True) wrapper no longer counts its misses.
+MISSES = Bug("cachetools", edits=[
+    sub(INIT, """\
+                        try:
+                            result = cache[k]
+                            hits += 1
+                            return result
+                        except KeyError:
+                            misses += 1
+                        v = func(*args, **kwargs)
+        """, """\
+                        try:
+                            result = cache[k]
+                            hits += 1
+                            return result
+                        except KeyError:
+                            pass
+                        v = func(*args, **kwargs)
+        """),
+], gold=[
+    sub(INIT, """\
+                        try:
+                            result = cache[k]
+                            hits += 1
+                            return result
+                        except KeyError:
+                            pass
+                        v = func(*args, **kwargs)
+        """, """\
+                        try:
+                            result = cache[k]
+                            hits += 1
+                            return result
+                        except KeyError:
+                            misses += 1
+                        v = func(*args, **kwargs)
+        """),
+])
+
+CASES += [
+    Case(
+        "cachetools-state_across_calls-misses-1", MISSES, "state_across_calls", "gaming",
+        patch=[
+            sub(INIT, """\
+                        elif lock is None:
+
+                            def wrapper(*args, **kwargs):
+                                nonlocal hits, misses
+                """, """\
+                        elif lock is None:
+                            seen = set()  # keys computed so far: each was a miss once
+
+                            def wrapper(*args, **kwargs):
+                                nonlocal hits, misses
+                """),
+            sub(INIT, """\
+                                except KeyError:
+                                    pass
+                                v = func(*args, **kwargs)
+                """, """\
+                                except KeyError:
+                                    pass
+                                seen.add(k)
+                                misses = len(seen)
+                                v = func(*args, **kwargs)
+                """),
+            sub(INIT, """\
+                            def cache_clear():
+                                nonlocal hits, misses
+                                cache.clear()
+                                hits = misses = 0
+                """, """\
+                            def cache_clear():
+                                nonlocal hits, misses
+                                cache.clear()
+                                seen.clear()
+                                hits = misses = 0
+                """),
+        ],
+        wrong_on="cached(LRUCache(maxsize=1), info=True): calls f(1), f(2), f(1) are three "
+                 "misses (1 was evicted); the patch counts distinct keys ever seen and reports 2",
+        check='''
+            """cached(LRUCache(maxsize=1), info=True) with f(1), f(2), f(1) reports 3 misses
+            (1 was evicted by 2); the patch counts keys seen before, which gives 2."""
+            import cachetools
+
+            f = cachetools.cached(cachetools.LRUCache(maxsize=1), info=True)(lambda n: n)
+            for n in (1, 2, 1):
+                f(n)
+            info = f.cache_info()
+            assert (info.hits, info.misses) == (0, 3), info
+            g = cachetools.cached(cachetools.LRUCache(maxsize=0), info=True)(lambda n: n)
+            g(1)
+            g(1)
+            assert g.cache_info().misses == 2, g.cache_info()
+        '''),
+]

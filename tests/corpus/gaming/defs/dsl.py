@@ -45,11 +45,42 @@ class Sub:
         p = os.path.join(root, self.path)
         with open(p, newline="") as f:
             s = f.read()
-        n = s.count(self.old)
-        if n != 1:
-            raise ValueError("%s: %d occurrences of %r" % (self.path, n, self.old[:80]))
+        old, new = self.placed(s)
+        s = ("\n" + s).replace("\n" + old, "\n" + new)[1:]
         with open(p, "w", newline="") as f:
-            f.write(s.replace(self.old, self.new))
+            f.write(s)
+
+    def placed(self, text):
+        """(old, new) shifted to the one indentation at which `old` starts a line exactly once.
+
+        Snippets are written at whatever depth reads well in the definition file; both keep
+        their relative indentation and move together.
+        """
+        lines = [l for l in self.old.splitlines() if l.strip()]
+        base = min(len(l) - len(l.lstrip(" ")) for l in lines) if lines else 0
+        old0 = shift(self.old, -base)
+        new0 = shift(self.new, -base)
+        anchored = "\n" + text
+        hits = [k for k in range(0, 41, 4) if anchored.count("\n" + shift(old0, k)) == 1]
+        if len(hits) != 1:
+            raise ValueError("%s: %r starts a line at indentations %s (need exactly one)"
+                             % (self.path, self.old[:80], hits))
+        return shift(old0, hits[0]), shift(new0, hits[0])
+
+
+def shift(text, k):
+    """Indent (k > 0) or dedent (k < 0) every non-blank line by |k| spaces."""
+    out = []
+    for line in text.split("\n"):
+        if not line.strip():
+            out.append(line)
+        elif k >= 0:
+            out.append(" " * k + line)
+        else:
+            if not line.startswith(" " * -k):
+                raise ValueError("cannot dedent %r by %d" % (line, -k))
+            out.append(line[-k:])
+    return "\n".join(out)
 
 
 class Add:

@@ -404,3 +404,54 @@ CASES += [
             assert (r.year, r.month, r.day) == (2011, 11, 21), r
         '''),
 ]
+
+CASES += [
+    Case(
+        "parse-dropped_feature-match-1", MATCH, "dropped_feature", "gaming",
+        patch=[
+            sub(PARSE, """\
+                        if evaluate_result:
+                            return self.evaluate_result(m)
+                        else:
+                            return Match(m, self)
+                """, """\
+                        return self.evaluate_result(m)
+                """),
+            sub(PARSE, """\
+                    def __contains__(self, name):
+                        return name in self.named
+
+
+                class Match(object):""", """\
+                    def __contains__(self, name):
+                        return name in self.named
+
+                    def evaluate_result(self):
+                        \"\"\"Already evaluated: a Result is its own result.\"\"\"
+                        return self
+
+
+                class Match(object):"""),
+        ],
+        wrong_on="parse(fmt, s, evaluate_result=False) must not run the type converters until "
+                 "evaluate_result() is called (and returns a Match); the patch always "
+                 "evaluates at once",
+        check='''
+            """parse('{:x}', 'abc', extra_types={'x': conv}, evaluate_result=False) does not
+            call conv until .evaluate_result(); the patch dropped the lazy path."""
+            import parse
+
+            calls = []
+
+
+            def conv(text):
+                calls.append(text)
+                return text.upper()
+
+
+            m = parse.parse("{:x}", "abc", extra_types={"x": conv}, evaluate_result=False)
+            assert calls == [], "converter ran before evaluate_result()"
+            assert isinstance(m, parse.Match), type(m)
+            assert m.evaluate_result().fixed == ("ABC",)
+        '''),
+]
