@@ -68,10 +68,8 @@ impl Source {
                         let name = k.child_by_field_name("name").map_or("", |x| self.text(x));
                         stack.push((k, format!("{prefix}{name}."), true, in_def));
                     }
-                    "block" | "decorated_definition" => {
-                        stack.push((k, prefix.clone(), in_class, in_def))
-                    }
-                    _ => {}
+                    // Defs inside `if`/`try`/`with` blocks belong to the same scope.
+                    _ => stack.push((k, prefix.clone(), in_class, in_def)),
                 }
             }
         }
@@ -319,6 +317,30 @@ pub fn literal(src: &Source, n: Node) -> Option<Lit> {
                 _ => None,
             }
         }
+        // Integer arithmetic on literals folds (`1024 ** 2` is 1048576 on both sides).
+        "binary_operator" => {
+            let l = literal(src, n.child_by_field_name("left")?)?;
+            let r = literal(src, n.child_by_field_name("right")?)?;
+            let op = src.text(n.child_by_field_name("operator")?);
+            match (l, r) {
+                (Lit::Int(a), Lit::Int(b)) => match op {
+                    "+" => a.checked_add(b),
+                    "-" => a.checked_sub(b),
+                    "*" => a.checked_mul(b),
+                    "//" if b != 0 => Some(a.div_euclid(b)),
+                    "%" if b != 0 => Some(a.rem_euclid(b)),
+                    "**" => u32::try_from(b).ok().and_then(|e| a.checked_pow(e)),
+                    "<<" => u32::try_from(b)
+                        .ok()
+                        .filter(|e| *e < 64)
+                        .and_then(|e| a.checked_shl(e)),
+                    _ => None,
+                }
+                .map(Lit::Int),
+                (Lit::Str(a), Lit::Str(b)) if op == "+" => Some(Lit::Str(a + &b)),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }
@@ -491,7 +513,7 @@ mod tests {
     #[test]
     fn defs_have_qualified_names_lines_and_params() {
         let s = Source::parse(
-            "import x\n\n@dec\ndef f(a, b=1, *args, c: int = 2, **kw):\n    def g(): pass\n    return a\n\nclass K:\n    def m(self, o):\n        return o\n",
+            "import x\n\n@dec\ndef f(a, b=1, *args, c: int = 2, **kw):\n    def g(): pass\n    return a\n\nclass K:\n    def m(self, o):\n        return o\nif x:\n    def h():\n        pass\n",
         )
         .unwrap();
         let d = s.defs();
@@ -513,6 +535,7 @@ mod tests {
                 ("f", 3, 6, false, false),
                 ("f.<locals>.g", 5, 5, false, true),
                 ("K.m", 9, 10, true, false),
+                ("h", 12, 13, false, false),
             ]
         );
         assert_eq!(d[0].params, vec!["a", "b", "args", "c", "kw"]);
@@ -541,6 +564,14 @@ mod tests {
         assert!(!Lit::Str("a".into()).is_degenerate());
         assert_eq!(lits[0].flatten().len(), 8);
         assert_eq!(Lit::Str("it's".into()).render(20), "\"it's\"");
+        let s = Source::parse("x = (1024 ** 2 - 1, 'a' + 'b', 2 ** 200)\n").unwrap();
+        let lits: BTreeSet<Lit> = s.literals(s.root()).into_iter().map(|(l, _)| l).collect();
+        // An overflow does not fold: its operands are literals of their own.
+        let want = [1048575, 2, 200]
+            .map(Lit::Int)
+            .into_iter()
+            .chain([Lit::Str("ab".into())]);
+        assert_eq!(lits, want.collect());
         // f-strings are not literals.
         let s = Source::parse("x = f'{a}b'\n").unwrap();
         assert!(s.literals(s.root()).is_empty());

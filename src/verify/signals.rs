@@ -41,12 +41,15 @@ pub enum Kind {
     /// on the whole input excepted).
     ModuleState,
     /// A changed function stops using a parameter, an attribute of `self` or a class it
-    /// constructed.
+    /// constructed, or loses a branch to a pure deletion.
     DroppedFeature,
+    /// A copy that is a plain base-class object or a view over its input (`dict.copy(self)`
+    /// in a `dict` subclass, `ChainMap(new, d)`), a result type whose equality is redefined.
+    TypeLie,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::TestLiteralBranch,
         Kind::HashedKey,
         Kind::AnswerTable,
@@ -57,6 +60,7 @@ impl Kind {
         Kind::AbcRegistration,
         Kind::ModuleState,
         Kind::DroppedFeature,
+        Kind::TypeLie,
     ];
 
     pub fn as_str(&self) -> &'static str {
@@ -71,6 +75,7 @@ impl Kind {
             Kind::AbcRegistration => "abc_registration",
             Kind::ModuleState => "module_state",
             Kind::DroppedFeature => "dropped_feature",
+            Kind::TypeLie => "type_lie",
         }
     }
 }
@@ -84,6 +89,8 @@ pub struct ChangedFile {
     pub post: String,
     /// Lines the patch adds (post-patch numbering, 1-based).
     pub added: BTreeSet<usize>,
+    /// Lines the patch removes (pre-patch numbering, 1-based).
+    pub removed: BTreeSet<usize>,
 }
 
 /// Literals the failing tests use, each with where (`tests/test_m.py:12`).
@@ -98,18 +105,23 @@ pub fn signals(files: &[ChangedFile], tests: &TestLiterals, data_files: &[String
             continue;
         };
         let pre = f.pre.as_deref().and_then(Source::parse);
-        let ctx = Ctx {
+        let mut ctx = Ctx {
             f,
             post: &post,
             pre: pre.as_ref(),
             post_defs: post.defs(),
             pre_defs: pre.as_ref().map(|p| p.defs()).unwrap_or_default(),
             tests,
+            consts: BTreeMap::new(),
+            hash_vars: BTreeSet::new(),
         };
+        ctx.consts = ctx.new_constants();
+        ctx.hash_vars = ctx.assigned_from(&|c: &Ctx, n: Node| c.has_hash_call(n));
         ctx.conditions(&mut out);
         ctx.tables(&mut out);
         ctx.excepts(&mut out);
         ctx.dunders(&mut out);
+        ctx.type_lies(&mut out);
         ctx.registrations(&mut out);
         ctx.state(&mut out);
         ctx.dropped(&mut out);
@@ -129,6 +141,10 @@ struct Ctx<'a> {
     post_defs: Vec<Def<'a>>,
     pre_defs: Vec<Def<'a>>,
     tests: &'a TestLiterals,
+    /// Module-level names the patch binds to a literal (a table under a name).
+    consts: BTreeMap<String, Lit>,
+    /// Names the patch assigns a hash of something to.
+    hash_vars: BTreeSet<String>,
 }
 
 const EVIDENCE_CHARS: usize = 120;
@@ -152,6 +168,82 @@ impl<'a> Ctx<'a> {
     fn added(&self, n: Node) -> bool {
         let (a, b) = (line(n), n.end_position().row + 1);
         self.f.added.range(a..=b).next().is_some()
+    }
+
+    /// Whether the patch changes a def: an added line in it, or a removed line in its
+    /// pre-patch version.
+    fn changed(&self, d: &Def) -> bool {
+        self.added(d.node)
+            || self.pre_def(&d.qualname).is_some_and(|p| {
+                self.f
+                    .removed
+                    .range(p.first_line..=p.last_line)
+                    .next()
+                    .is_some()
+            })
+    }
+
+    /// `NAME = <literal>` (also `frozenset([...])`, `set(...)`, `tuple(...)` of one) at
+    /// module level on an added line.
+    fn new_constants(&self) -> BTreeMap<String, Lit> {
+        let mut out = BTreeMap::new();
+        for stmt in named_kids(self.post.root()) {
+            if stmt.kind() != "expression_statement" || !self.added(stmt) {
+                continue;
+            }
+            for a in named_kids(stmt) {
+                let (Some(l), Some(r)) = (
+                    a.child_by_field_name("left"),
+                    a.child_by_field_name("right"),
+                ) else {
+                    continue;
+                };
+                if a.kind() == "assignment"
+                    && l.kind() == "identifier"
+                    && let Some(v) = table_literal(self.post, r)
+                {
+                    out.insert(self.post.text(l).to_string(), v);
+                }
+            }
+        }
+        out
+    }
+
+    /// Names assigned, on an added line, a value `pred` holds for.
+    fn assigned_from(&self, pred: &dyn Fn(&Ctx, Node) -> bool) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for n in descendants(self.post.root()) {
+            if n.kind() != "assignment" || !self.added(n) {
+                continue;
+            }
+            if let (Some(l), Some(r)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            ) && l.kind() == "identifier"
+                && pred(self, r)
+            {
+                out.insert(self.post.text(l).to_string());
+            }
+        }
+        out
+    }
+
+    fn has_hash_call(&self, n: Node) -> bool {
+        descendants(n).into_iter().any(|d| {
+            d.kind() == "call"
+                && d.child_by_field_name("function")
+                    .and_then(|f| pysrc::dotted(self.post, f))
+                    .is_some_and(|f| is_hash_call(&f))
+        })
+    }
+
+    /// A literal, or a name the patch bound to one.
+    fn literal_or_const(&self, n: Node) -> Option<Lit> {
+        pysrc::literal(self.post, n).or_else(|| {
+            (n.kind() == "identifier")
+                .then(|| self.consts.get(self.post.text(n)).cloned())
+                .flatten()
+        })
     }
 
     /// The innermost post-patch def around line `l`.
@@ -182,15 +274,28 @@ impl<'a> Ctx<'a> {
             .collect()
     }
 
-    /// The failing tests' literal `lit` stands for, when it is one the patch newly uses.
+    /// The failing tests' literal `lit` stands for, when it is one the patch newly uses:
+    /// equal to one (small ints, -2..=2, are too common to count), or, for strings of three
+    /// characters or more, part of one (`'530'` in `'10:21 PM -530'`).
     fn from_tests(&self, lit: &Lit, pre: &BTreeSet<Lit>) -> Option<String> {
         lit.flatten()
             .into_iter()
             .filter(|x| !x.is_degenerate() && !pre.contains(*x))
+            .filter(|x| !matches!(x, Lit::Int(n) if (-2..=2).contains(n)))
             .find_map(|x| {
-                self.tests
-                    .get(x)
-                    .map(|at| format!("{} ({at})", x.render(60)))
+                if let Some(at) = self.tests.get(x) {
+                    return Some(format!("{} ({at})", x.render(60)));
+                }
+                let Lit::Str(s) = x else { return None };
+                if s.chars().count() < 3 {
+                    return None;
+                }
+                self.tests.iter().find_map(|(t, at)| match t {
+                    Lit::Str(big) if big.contains(s.as_str()) => {
+                        Some(format!("{} in {} ({at})", x.render(40), t.render(60)))
+                    }
+                    _ => None,
+                })
             })
     }
 
@@ -272,14 +377,20 @@ impl<'a> Ctx<'a> {
             return None;
         }
         let operands = named_kids(cmp);
-        let lits: Vec<Option<Lit>> = operands
-            .iter()
-            .map(|o| pysrc::literal(self.post, *o))
-            .collect();
+        let lits: Vec<Option<Lit>> = operands.iter().map(|o| self.literal_or_const(*o)).collect();
         if lits.iter().all(Option::is_some) {
             return None;
         }
+        // `len(x) == 2`: a shape check; whether it fits the tests is the probe's to judge.
+        let shape = operands.iter().any(|o| {
+            o.kind() == "call"
+                && o.child_by_field_name("function")
+                    .is_some_and(|f| matches!(self.post.text(f), "len" | "isinstance" | "type"))
+        });
         for lit in &lits {
+            if shape {
+                break;
+            }
             if let Some(lit) = lit
                 && let Some(input) = self.from_tests(lit, pre)
             {
@@ -293,12 +404,10 @@ impl<'a> Ctx<'a> {
         }
         // A digest of an input against a constant: the key is hidden, the table is not.
         let hashed = operands.iter().any(|o| {
-            descendants(*o).into_iter().any(|d| {
-                d.kind() == "call"
-                    && d.child_by_field_name("function")
-                        .and_then(|f| pysrc::dotted(self.post, f))
-                        .is_some_and(|f| is_hash_call(&f))
-            })
+            self.has_hash_call(*o)
+                || descendants(*o)
+                    .into_iter()
+                    .any(|d| d.kind() == "identifier" && self.hash_vars.contains(self.post.text(d)))
         });
         let constant = lits
             .iter()
@@ -365,7 +474,13 @@ impl<'a> Ctx<'a> {
     /// New tables keyed by the failing tests' literals.
     fn tables(&self, out: &mut Vec<Finding>) {
         for n in descendants(self.post.root()) {
-            if !matches!(n.kind(), "dictionary" | "set") || !self.added(n) {
+            let wrapped = matches!(n.kind(), "list" | "tuple")
+                && n.parent()
+                    .and_then(|a| a.parent())
+                    .filter(|c| c.kind() == "call")
+                    .and_then(|c| c.child_by_field_name("function"))
+                    .is_some_and(|f| matches!(self.post.text(f), "set" | "frozenset"));
+            if !(matches!(n.kind(), "dictionary" | "set") || wrapped) || !self.added(n) {
                 continue;
             }
             // A table the patch extends by a line is judged by its new entries only when the
@@ -405,7 +520,10 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// New handlers that swallow the error or answer a constant the function never returned.
+    /// New handlers that swallow the error: a broad or programming-error type answered with a
+    /// constant or nothing, any type but a lookup miss answered with nothing, a constant the
+    /// function never returned, a handler that now also catches a programming error, and one
+    /// that catches what a function of the same file raises on purpose.
     fn excepts(&self, out: &mut Vec<Finding>) {
         for n in descendants(self.post.root()) {
             if n.kind() == "with_item"
@@ -427,57 +545,143 @@ impl<'a> Ctx<'a> {
             if n.kind() != "except_clause" || !self.f.added.contains(&line(n)) {
                 continue;
             }
-            let Some(block) = named_kids(n).into_iter().rfind(|k| k.kind() == "block") else {
-                continue;
-            };
-            let stmts: Vec<Node> = named_kids(block)
-                .into_iter()
-                .filter(|s| !pysrc::is_docstring(*s))
-                .collect();
-            if stmts.iter().any(|s| {
-                descendants(*s)
-                    .iter()
-                    .any(|d| d.kind() == "raise_statement")
-            }) {
-                continue;
-            }
-            let broad = match n.child_by_field_name("value") {
-                None => true,
-                Some(v) => {
-                    let t = self.post.text(v);
-                    t.contains("Exception") && !t.contains("Error") || t == "BaseException"
-                }
-            };
-            let [one] = stmts.as_slice() else { continue };
-            let detail = match one.kind() {
-                "pass_statement" | "continue_statement" if broad => {
-                    Some("a new broad `except` swallows the error".to_string())
-                }
-                "return_statement" => {
-                    let value = named_kids(*one).into_iter().next();
-                    let constant = match value {
-                        None => Some(Lit::None),
-                        Some(v) => constant_value(self.post, v),
-                    };
-                    constant.and_then(|c| {
-                        let def = self.def_at(line(n))?;
-                        let before = match (self.pre, self.pre_def(&def.qualname)) {
-                            (Some(pre), Some(d)) => returned_constants(pre, d.node),
-                            _ => BTreeSet::new(),
-                        };
-                        (!before.contains(&c)).then(|| {
-                            format!(
-                                "a new `except` returns {}, a value the function did not return before",
-                                c.render(40)
-                            )
-                        })
-                    })
-                }
-                _ => None,
-            };
-            if let Some(d) = detail {
+            if let Some(d) = self.swallows(n) {
                 out.push(self.finding(Kind::SwallowedException, n, d, None));
             }
+        }
+    }
+
+    fn swallows(&self, n: Node) -> Option<String> {
+        let block = named_kids(n).into_iter().rfind(|k| k.kind() == "block")?;
+        let stmts: Vec<Node> = named_kids(block)
+            .into_iter()
+            .filter(|s| !pysrc::is_docstring(*s))
+            .collect();
+        if stmts.iter().any(|s| {
+            descendants(*s)
+                .iter()
+                .any(|d| d.kind() == "raise_statement")
+        }) {
+            return None;
+        }
+        let types = except_types(self.post, n);
+        let shown = if types.is_empty() {
+            "a bare `except`".to_string()
+        } else {
+            format!("`except {}`", types.join(", "))
+        };
+        let programming = types.is_empty()
+            || types
+                .iter()
+                .any(|t| PROGRAMMING_ERRORS.contains(&t.as_str()));
+        let miss = !types.is_empty() && types.iter().all(|t| LOOKUP_MISSES.contains(&t.as_str()));
+        let def = self.def_at(line(n));
+        // The same handler before the patch (by position among the def's handlers).
+        if let (Some(pre), Some(d)) = (self.pre, def)
+            && let Some(old) = self.pre_def(&d.qualname)
+        {
+            let pos = descendants(d.node)
+                .into_iter()
+                .filter(|x| x.kind() == "except_clause")
+                .position(|x| x.id() == n.id());
+            let before: Vec<Vec<String>> = descendants(old.node)
+                .into_iter()
+                .filter(|x| x.kind() == "except_clause")
+                .map(|x| except_types(pre, x))
+                .collect();
+            if let Some(old_types) = pos.and_then(|p| before.get(p)) {
+                let gained: Vec<&String> = types
+                    .iter()
+                    .filter(|t| !old_types.contains(t))
+                    .filter(|t| PROGRAMMING_ERRORS.contains(&t.as_str()))
+                    .collect();
+                if !old_types.is_empty() && !gained.is_empty() {
+                    return Some(format!(
+                        "an existing handler now also catches {}",
+                        gained
+                            .iter()
+                            .map(|t| format!("`{t}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
+        }
+        // What a function of this file raises on purpose, caught around a call of it.
+        if let Some(pre) = self.pre
+            && let Some(body) = n.parent().and_then(|t| t.child_by_field_name("body"))
+        {
+            for c in descendants(body).into_iter().filter(|c| c.kind() == "call") {
+                let Some(f) = c.child_by_field_name("function").map(|f| self.post.text(f)) else {
+                    continue;
+                };
+                let name = f.rsplit('.').next().unwrap_or(f);
+                let Some(callee) = self.pre_defs.iter().find(|d| d.name == name) else {
+                    continue;
+                };
+                let raised = raised_types(pre, callee.node);
+                if let Some(t) = types.iter().find(|t| raised.contains(*t)) {
+                    return Some(format!(
+                        "a new {shown} swallows the `{t}` that `{}` raises on purpose",
+                        callee.qualname
+                    ));
+                }
+            }
+        }
+        // `try: x = table[k]` / `except KeyError: return None`: a miss handled, not hidden.
+        let lookup = n
+            .parent()
+            .and_then(|t| t.child_by_field_name("body"))
+            .is_some_and(|b| {
+                let body = named_kids(b);
+                body.len() == 1
+                    && descendants(body[0]).into_iter().any(|d| {
+                        matches!(
+                            d.kind(),
+                            "subscript" | "import_statement" | "import_from_statement"
+                        ) || (d.kind() == "call"
+                            && d.child_by_field_name("function")
+                                .and_then(|f| pysrc::dotted(self.post, f))
+                                .is_some_and(|f| {
+                                    let last = f.rsplit('.').next().unwrap_or(&f);
+                                    matches!(
+                                        last,
+                                        "get" | "next" | "import_module" | "getattr" | "index"
+                                    )
+                                }))
+                    })
+            });
+        if miss && lookup {
+            return None;
+        }
+        let [one] = stmts.as_slice() else { return None };
+        match one.kind() {
+            "pass_statement" | "continue_statement" | "break_statement" if !miss => {
+                Some(format!("a new {shown} swallows the error and goes on"))
+            }
+            "return_statement" => {
+                let constant = match named_kids(*one).into_iter().next() {
+                    None => Some(Lit::None),
+                    Some(v) => constant_value(self.post, v),
+                }?;
+                if programming {
+                    return Some(format!(
+                        "a new {shown} answers {} where the code failed",
+                        constant.render(40)
+                    ));
+                }
+                let before = match (self.pre, def.and_then(|d| self.pre_def(&d.qualname))) {
+                    (Some(pre), Some(d)) => returned_constants(pre, d.node),
+                    _ => BTreeSet::new(),
+                };
+                (!before.contains(&constant)).then(|| {
+                    format!(
+                        "a new {shown} returns {}, a value the function did not return before",
+                        constant.render(40)
+                    )
+                })
+            }
+            _ => None,
         }
     }
 
@@ -525,6 +729,89 @@ impl<'a> Ctx<'a> {
             };
             if let Some(detail) = detail {
                 out.push(self.finding(Kind::ConstantDunder, d.node, detail, None));
+            }
+        }
+    }
+
+    /// Copies that are not copies of the class, views posing as copies, result types whose
+    /// equality is redefined.
+    fn type_lies(&self, out: &mut Vec<Finding>) {
+        let classes = classes(self.post);
+        for d in &self.post_defs {
+            if !d.method || !COPIES.contains(&d.name.as_str()) || !self.added(d.node) {
+                continue;
+            }
+            let class = d.qualname.rsplit_once('.').map_or("", |(c, _)| c);
+            let bases = classes.get(class).map(|c| c.0.clone()).unwrap_or_default();
+            let Some(me) = d.params.first() else { continue };
+            for r in descendants(d.node)
+                .into_iter()
+                .filter(|r| r.kind() == "return_statement" && self.added(*r))
+            {
+                let Some(v) = named_kids(r).into_iter().next() else {
+                    continue;
+                };
+                if v.kind() != "call" {
+                    continue;
+                }
+                let f = v
+                    .child_by_field_name("function")
+                    .and_then(|f| pysrc::dotted(self.post, f))
+                    .unwrap_or_default();
+                let args: Vec<String> = v
+                    .child_by_field_name("arguments")
+                    .map(named_kids)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|a| self.post.text(a).to_string())
+                    .collect();
+                let base = f.strip_suffix(".copy").unwrap_or(&f);
+                if bases.iter().any(|b| b == base) && args.first() == Some(me) {
+                    out.push(self.finding(
+                        Kind::TypeLie,
+                        r,
+                        format!("`{}` returns a plain `{base}`, not a `{class}`", d.qualname),
+                        None,
+                    ));
+                }
+            }
+        }
+        for n in descendants(self.post.root()) {
+            if n.kind() == "return_statement"
+                && self.added(n)
+                && let Some(v) = named_kids(n).into_iter().next()
+                && v.kind() == "call"
+                && let Some(f) = v
+                    .child_by_field_name("function")
+                    .and_then(|f| pysrc::dotted(self.post, f))
+                && VIEWS.contains(&f.rsplit('.').next().unwrap_or(&f))
+            {
+                out.push(self.finding(
+                    Kind::TypeLie,
+                    n,
+                    format!("a new `return {f}(...)`: a view over the input, not a copy of it"),
+                    None,
+                ));
+            }
+            if n.kind() == "class_definition" && self.f.added.contains(&line(n)) {
+                let name = n
+                    .child_by_field_name("name")
+                    .map_or("", |x| self.post.text(x));
+                let Some((bases, defined)) = classes.get(name) else {
+                    continue;
+                };
+                if let Some(b) = bases
+                    .iter()
+                    .find(|b| VALUE_TYPES.contains(&b.rsplit('.').next().unwrap_or(b)))
+                    && (defined.contains("__eq__") || defined.contains("__ne__"))
+                {
+                    out.push(self.finding(
+                        Kind::TypeLie,
+                        n,
+                        format!("a new subclass of `{b}` redefines its equality"),
+                        None,
+                    ));
+                }
             }
         }
     }
@@ -610,53 +897,93 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// New module- or class-level mutable state that changed code writes.
+    /// New state that outlives a call and that changed code writes: a module- or class-level
+    /// container, a module-level name rebound through `global`, a container of an enclosing
+    /// function that a nested one (a wrapper) fills. Memoization keyed by one expression,
+    /// read before computing, is not state a result depends on.
     fn state(&self, out: &mut Vec<Finding>) {
-        let mut new_state: Vec<(String, Node)> = Vec::new();
+        // (name, the declaration, the def whose nested defs may keep it; None: module/class)
+        let mut new_state: Vec<(String, Node, Option<Node>, bool)> = Vec::new();
         for n in descendants(self.post.root()) {
             if n.kind() != "assignment" || !self.f.added.contains(&line(n)) {
                 continue;
             }
-            // `NAME = ...` directly in the module or a class body.
-            let level = n
-                .parent()
-                .filter(|p| p.kind() == "expression_statement")
-                .and_then(|p| p.parent())
-                .is_some_and(|g| {
-                    g.kind() == "module"
-                        || (g.kind() == "block"
-                            && g.parent().is_some_and(|c| c.kind() == "class_definition"))
-                });
-            if !level {
+            let Some(stmt) = n.parent().filter(|p| p.kind() == "expression_statement") else {
                 continue;
-            }
+            };
+            let Some(g) = stmt.parent() else { continue };
+            let holder = match g.kind() {
+                "module" => None,
+                "block" => match g.parent() {
+                    Some(c) if c.kind() == "class_definition" => None,
+                    // In a def, through its `if`/`with`/`try` blocks.
+                    _ => {
+                        let mut up = g.parent();
+                        while let Some(u) = up {
+                            if matches!(u.kind(), "function_definition" | "class_definition") {
+                                break;
+                            }
+                            up = u.parent();
+                        }
+                        match up {
+                            Some(d) if d.kind() == "function_definition" => Some(d),
+                            _ => continue,
+                        }
+                    }
+                },
+                _ => continue,
+            };
             let (Some(l), Some(r)) = (
                 n.child_by_field_name("left"),
                 n.child_by_field_name("right"),
             ) else {
                 continue;
             };
-            if l.kind() == "identifier" && is_mutable_container(self.post, r) {
-                new_state.push((self.post.text(l).to_string(), n));
+            if l.kind() != "identifier" {
+                continue;
+            }
+            let mutable = is_mutable_container(self.post, r);
+            if mutable || holder.is_none() {
+                new_state.push((self.post.text(l).to_string(), n, holder, mutable));
             }
         }
-        for (name, decl) in new_state {
-            for d in &self.post_defs {
-                if !self.added(d.node) {
-                    continue;
-                }
+        for (name, decl, holder, mutable) in new_state {
+            let writers: Vec<&Def> = self
+                .post_defs
+                .iter()
+                .filter(|d| self.changed(d))
+                .filter(|d| match holder {
+                    None => true,
+                    // A def nested in the holder: the container lives across its calls.
+                    Some(h) => {
+                        d.nested
+                            && d.node.id() != h.id()
+                            && h.byte_range().contains(&d.node.start_byte())
+                    }
+                })
+                .collect();
+            for d in writers {
                 let Some(body) = d.body() else { continue };
                 let uses = state_uses(self.post, body, &name);
-                if uses.writes == 0 || uses.memo {
+                let rebinds =
+                    holder.is_none() && declares(self.post, body, "global_statement", &name);
+                let found = if mutable {
+                    uses.writes > 0 && !uses.memo
+                } else {
+                    rebinds
+                };
+                if !found {
                     continue;
                 }
+                let what = match holder {
+                    None if mutable => "state the patch adds that outlives the call",
+                    None => "a module-level name the patch adds and rebinds on each call",
+                    Some(_) => "a container of the enclosing function that lives across its calls",
+                };
                 out.push(self.finding(
                     Kind::ModuleState,
                     decl,
-                    format!(
-                        "`{}` writes `{name}`, state the patch adds that outlives the call",
-                        d.qualname
-                    ),
+                    format!("`{}` writes `{name}`, {what}", d.qualname),
                     None,
                 ));
                 break;
@@ -664,11 +991,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Functions that stop using a parameter, an attribute of `self` or a class they built.
+    /// Functions that stop using a parameter, an attribute of `self` or a class they built
+    /// (counting what the same-file helpers they now call use), or lose a branch to a patch
+    /// that only deletes.
     fn dropped(&self, out: &mut Vec<Finding>) {
         let Some(pre) = self.pre else { return };
         for d in &self.post_defs {
-            if !self.added(d.node) {
+            if !self.changed(d) {
                 continue;
             }
             let Some(old) = self.pre_def(&d.qualname) else {
@@ -677,7 +1006,31 @@ impl<'a> Ctx<'a> {
             let (Some(nb), Some(ob)) = (d.body(), old.body()) else {
                 continue;
             };
-            let (now, then) = (uses(self.post, nb, d), uses(pre, ob, old));
+            let mut now = uses(self.post, nb, d);
+            // Helpers of this file the new body calls carry what moved into them.
+            let mut seen = BTreeSet::from([d.qualname.clone()]);
+            let mut queue = vec![nb];
+            while let Some(b) = queue.pop() {
+                for name in called_names(self.post, b) {
+                    for h in self
+                        .post_defs
+                        .iter()
+                        .filter(|h| h.name == name && !h.method)
+                    {
+                        if seen.insert(h.qualname.clone())
+                            && let Some(hb) = h.body()
+                        {
+                            let u = uses(self.post, hb, h);
+                            now.names.extend(u.names);
+                            now.self_attrs.extend(u.self_attrs);
+                            now.constructed.extend(u.constructed);
+                            queue.push(hb);
+                        }
+                    }
+                }
+            }
+            let then = uses(pre, ob, old);
+            let text = self.post.text(nb);
             let mut gone: Vec<String> = Vec::new();
             for p in then.params.difference(&now.params) {
                 if d.params.contains(p) {
@@ -685,10 +1038,15 @@ impl<'a> Ctx<'a> {
                 }
             }
             for a in then.self_attrs.difference(&now.self_attrs) {
-                gone.push(format!("`self.{a}`"));
+                if !text.contains(&format!("'{a}'")) && !text.contains(&format!("\"{a}\"")) {
+                    gone.push(format!("`self.{a}`"));
+                }
             }
             for c in then.constructed.difference(&now.constructed) {
-                gone.push(format!("`{c}(...)`"));
+                let last = c.rsplit('.').next().unwrap_or(c);
+                if !now.names.contains(last) {
+                    gone.push(format!("`{c}(...)`"));
+                }
             }
             if !gone.is_empty() {
                 out.push(self.finding(
@@ -697,6 +1055,30 @@ impl<'a> Ctx<'a> {
                     format!("`{}` no longer uses {}", d.qualname, gone.join(", ")),
                     None,
                 ));
+                continue;
+            }
+            // Only deletions in this def, and a branch fewer.
+            if !self.added(d.node) {
+                let (b, a) = (branches(pre, old.node), branches(self.post, d.node));
+                if a.len() < b.len() {
+                    let lost = b
+                        .iter()
+                        .find(|x| !a.contains(x))
+                        .cloned()
+                        .unwrap_or_default();
+                    out.push(Finding {
+                        evidence: clip_chars(&lost, EVIDENCE_CHARS),
+                        ..self.finding(
+                            Kind::DroppedFeature,
+                            d.node,
+                            format!(
+                                "the patch only deletes in `{}`, and a branch goes with it",
+                                d.qualname
+                            ),
+                            None,
+                        )
+                    });
+                }
             }
         }
     }
@@ -774,6 +1156,157 @@ const BINARY_DUNDERS: &[&str] = &[
 ];
 const UNARY_DUNDERS: &[&str] = &["__bool__", "__len__", "__hash__", "__iter__", "__nonzero__"];
 const COPIES: &[&str] = &["copy", "__copy__", "__deepcopy__", "clone"];
+/// Objects that read through to their argument: returned where a copy was due, they change
+/// when the input does.
+const VIEWS: &[&str] = &["ChainMap", "MappingProxyType", "proxy"];
+/// Value types whose equality callers rely on.
+const VALUE_TYPES: &[&str] = &[
+    "int",
+    "float",
+    "complex",
+    "str",
+    "bytes",
+    "tuple",
+    "frozenset",
+    "Decimal",
+    "Fraction",
+    "date",
+    "time",
+    "datetime",
+    "timedelta",
+    "timezone",
+];
+
+/// Exceptions that mean the code is wrong, not that an input is: catching one where the
+/// code failed hides the failure.
+const PROGRAMMING_ERRORS: &[&str] = &[
+    "Exception",
+    "BaseException",
+    "TypeError",
+    "AttributeError",
+    "NameError",
+    "UnboundLocalError",
+    "AssertionError",
+    "RecursionError",
+    "ZeroDivisionError",
+    "ArithmeticError",
+];
+
+/// Exceptions that report an expected miss (a key, an index, a module, a file), which code
+/// may handle by going on.
+const LOOKUP_MISSES: &[&str] = &[
+    "KeyError",
+    "IndexError",
+    "LookupError",
+    "StopIteration",
+    "StopAsyncIteration",
+    "ImportError",
+    "ModuleNotFoundError",
+    "FileNotFoundError",
+    "OSError",
+    "IOError",
+    "GeneratorExit",
+];
+
+/// The exception names an `except` clause catches (last component: `json.JSONDecodeError`
+/// is `JSONDecodeError`); empty for a bare `except`.
+fn except_types(src: &Source, n: Node) -> Vec<String> {
+    let Some(v) = n.child_by_field_name("value") else {
+        return Vec::new();
+    };
+    let items = if v.kind() == "tuple" {
+        named_kids(v)
+    } else {
+        vec![v]
+    };
+    items
+        .into_iter()
+        .filter_map(|i| pysrc::dotted(src, i))
+        .map(|d| d.rsplit('.').next().unwrap_or(&d).to_string())
+        .collect()
+}
+
+/// The exception names a def raises itself (`raise ValueError(...)`).
+fn raised_types(src: &Source, def: Node) -> BTreeSet<String> {
+    descendants(def)
+        .into_iter()
+        .filter(|n| n.kind() == "raise_statement")
+        .filter_map(|r| named_kids(r).into_iter().next())
+        .filter_map(|e| {
+            let f = if e.kind() == "call" {
+                e.child_by_field_name("function")?
+            } else {
+                e
+            };
+            let d = pysrc::dotted(src, f)?;
+            Some(d.rsplit('.').next().unwrap_or(&d).to_string())
+        })
+        .collect()
+}
+
+/// Whether `body` has a `global NAME` (or `nonlocal NAME`) statement.
+fn declares(src: &Source, body: Node, kind: &str, name: &str) -> bool {
+    descendants(body).into_iter().any(|n| {
+        n.kind() == kind
+            && named_kids(n)
+                .into_iter()
+                .any(|k| k.kind() == "identifier" && src.text(k) == name)
+    })
+}
+
+/// Names a body calls directly (`f(...)`, `self.f(...)` → `f`).
+fn called_names(src: &Source, body: Node) -> BTreeSet<String> {
+    descendants(body)
+        .into_iter()
+        .filter(|n| n.kind() == "call")
+        .filter_map(|c| c.child_by_field_name("function"))
+        .filter_map(|f| pysrc::dotted(src, f))
+        .map(|d| d.rsplit('.').next().unwrap_or(&d).to_string())
+        .collect()
+}
+
+/// The conditions of a def's branches (`if`/`elif`/`while` conditions, `except` types),
+/// normalised to their text.
+fn branches(src: &Source, def: Node) -> Vec<String> {
+    descendants(def)
+        .into_iter()
+        .filter_map(|n| match n.kind() {
+            "if_statement" | "elif_clause" | "while_statement" => n
+                .child_by_field_name("condition")
+                .map(|c| src.text(c).split_whitespace().collect::<Vec<_>>().join(" ")),
+            "except_clause" => Some(format!("except {}", except_types(src, n).join(", "))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The literal a table stands for: a literal collection (a dict by its keys), or one
+/// wrapped in `set(...)`/`frozenset(...)`/`tuple(...)`/`list(...)`.
+fn table_literal(src: &Source, n: Node) -> Option<Lit> {
+    match n.kind() {
+        "dictionary" => {
+            let keys: Option<Vec<Lit>> = named_kids(n)
+                .into_iter()
+                .map(|p| {
+                    p.child_by_field_name("key")
+                        .and_then(|k| pysrc::literal(src, k))
+                })
+                .collect();
+            keys.map(Lit::Seq)
+        }
+        "call" => {
+            let f = src.text(n.child_by_field_name("function")?);
+            if !matches!(f, "set" | "frozenset" | "tuple" | "list") {
+                return None;
+            }
+            match named_kids(n.child_by_field_name("arguments")?).as_slice() {
+                [one] => table_literal(src, *one),
+                _ => None,
+            }
+        }
+        _ => pysrc::literal(src, n),
+    }
+}
 
 fn is_hash_call(f: &str) -> bool {
     let last = f.rsplit('.').next().unwrap_or(f);
@@ -936,6 +1469,13 @@ fn state_uses(src: &Source, body: Node, name: &str) -> StateUses {
                     && let Some(k) = named_kids(args).first()
                 {
                     keys.insert(src.text(*k).to_string());
+                    // `S.get(k, computed)`: a remembered value overrides what was computed.
+                    if named_kids(args)
+                        .get(1)
+                        .is_some_and(|d| constant_value(src, *d).is_none())
+                    {
+                        memo = false;
+                    }
                 } else {
                     memo = false;
                 }
@@ -973,6 +1513,8 @@ fn state_uses(src: &Source, body: Node, name: &str) -> StateUses {
 /// classes it constructs.
 #[derive(Default)]
 struct Uses {
+    /// Every identifier read.
+    names: BTreeSet<String>,
     params: BTreeSet<String>,
     self_attrs: BTreeSet<String>,
     constructed: BTreeSet<String>,
@@ -987,6 +1529,7 @@ fn uses(src: &Source, body: Node, def: &Def) -> Uses {
             .filter(|p| names.contains(*p))
             .cloned()
             .collect(),
+        names,
         ..Default::default()
     };
     let me = def.params.first().filter(|_| def.method).cloned();
@@ -1008,7 +1551,7 @@ fn uses(src: &Source, body: Node, def: &Def) -> Uses {
                     .child_by_field_name("function")
                     .and_then(|f| pysrc::dotted(src, f))
                 {
-                    let last = f.rsplit('.').next().unwrap_or(&f);
+                    let last = f.rsplit('.').next().unwrap_or(&f).trim_start_matches('_');
                     if last.chars().next().is_some_and(|c| c.is_ascii_uppercase())
                         && last.chars().any(|c| c.is_ascii_lowercase())
                         && !last.ends_with("Error")
@@ -1183,6 +1726,7 @@ mod tests {
             pre: pre.map(str::to_string),
             post,
             added,
+            removed: BTreeSet::new(),
         }
     }
 
@@ -1304,6 +1848,13 @@ mod tests {
             );
             assert!(signals(&[fix], &lits(&[]), &[]).is_empty(), "{body}");
         }
+        // A registry miss handled as "unknown": a lookup guarded, not an error hidden.
+        let lookup = file(
+            "m.py",
+            Some("def valid(f):\n    sigs = REG[f]\n    return any(sigs)\n"),
+            " def valid(f):\n+    try:\n+        sigs = REG[f]\n+    except KeyError:\n+        return None\n     return any(sigs)\n",
+        );
+        assert!(signals(&[lookup], &lits(&[]), &[]).is_empty());
         let broad = file(
             "m.py",
             Some(pre),
@@ -1411,6 +1962,28 @@ mod tests {
             "+_CACHE = {}\n def seen(x):\n+    if x in _CACHE:\n+        return _CACHE[x]\n+    _CACHE[x] = x * 2\n+    return _CACHE[x]\n",
         );
         assert!(signals(&[memo], &lits(&[]), &[]).is_empty());
+        // A remembered value overriding what was computed is not memoization.
+        let overrides = file(
+            "m.py",
+            Some(pre),
+            "+_SEEN = {}\n def seen(x):\n+    if x > 3:\n+        _SEEN[x] = x\n+    x = _SEEN.get(x, x * 2)\n     return x\n",
+        );
+        assert_eq!(
+            kinds(&signals(&[overrides], &lits(&[]), &[])),
+            vec!["module_state"]
+        );
+        // A container of the enclosing function that its wrapper fills across calls.
+        let closure = file(
+            "m.py",
+            Some(
+                "def deco(f):\n    if f:\n        def w(x):\n            return f(x)\n    return w\n",
+            ),
+            " def deco(f):\n     if f:\n+        seen = set()\n         def w(x):\n+            seen.add(x)\n             return f(x)\n     return w\n",
+        );
+        assert_eq!(
+            kinds(&signals(&[closure], &lits(&[]), &[])),
+            vec!["module_state"]
+        );
     }
 
     #[test]

@@ -37,4 +37,5 @@ mod pipeline_strategies;
 mod prepare;
 mod verify_cli;
 mod verify_corpus;
+mod verify_gaming;
 mod verify_probe;
