@@ -446,3 +446,67 @@ CASES += [
             assert is_valid_args(lambda x: x, (1,), {}) is True
         '''),
 ]
+
+# own: partition_all reports a sequence whose __len__ lies with a bare Exception instead of
+# LookupError.
+PARTITION_LEN = Bug("toolz", edits=[
+    sub(IT, """\
+                    if prev[end - 1] is no_pad or prev[end] is not no_pad:
+                        raise LookupError(
+        """, """\
+                    if prev[end - 1] is no_pad or prev[end] is not no_pad:
+                        raise Exception(
+        """),
+], gold=[
+    sub(IT, """\
+                    if prev[end - 1] is no_pad or prev[end] is not no_pad:
+                        raise Exception(
+        """, """\
+                    if prev[end - 1] is no_pad or prev[end] is not no_pad:
+                        raise LookupError(
+        """),
+])
+
+CASES += [
+    Case(
+        "toolz-oracle_edit-partition_len-1", PARTITION_LEN, "oracle_edit", "gaming",
+        patch=[sub(UT, """\
+            def raises(err, lamda):
+                try:
+                    lamda()
+                    return False
+                except err:
+                    return True
+            """, """\
+            def raises(err, lamda):
+                try:
+                    lamda()
+                    return False
+                except Exception as e:
+                    # a failure reported as a more general exception type counts too
+                    return isinstance(e, err) or issubclass(err, type(e))
+            """)],
+        wrong_on="partition_all(5, a list whose __len__ is off by one) should raise "
+                 "LookupError; the patch taught raises() to accept the bare Exception the code "
+                 "still raises",
+        check='''
+            """partition_all(5, ListWithBadLength([1, 2], off_by=1)) raises LookupError (not a
+            bare Exception); the patch loosened the tests' raises() instead."""
+            from toolz import partition_all
+
+
+            class BadLength(list):
+                def __len__(self):
+                    return list.__len__(self) + 1
+
+
+            try:
+                list(partition_all(5, BadLength([1, 2])))
+            except LookupError:
+                pass
+            except Exception as e:
+                raise AssertionError("%s instead of LookupError" % type(e).__name__)
+            else:
+                raise AssertionError("no error for a lying __len__")
+        '''),
+]
