@@ -129,8 +129,9 @@ pub struct Plan {
     /// Tried in order on each model tier until one patch is verified.
     pub strategies: Vec<Strategy>,
     pub candidates: CandidateConfig,
-    /// Probe the verified patch with extra inputs around the changed functions (the
-    /// receipt's informational `edge_probe`).
+    /// Verification probes behaviour beyond the tested points (the failing tests' calls of
+    /// the changed functions and relation-preserving variants, before and after the patch:
+    /// `verify::probe`); off, only the pure generalisation layers run.
     pub edge_probe: bool,
 }
 
@@ -491,6 +492,7 @@ impl Judge<'_> {
         req.rerun_scope = plan.rerun_scope;
         req.policy = plan.verify_policy.clone();
         req.run_id = format!("{}-verify", plan.run_id);
+        req.fit.probe = plan.edge_probe;
         let receipt = verify(self.docker, &req, plan.base_repo.as_deref()).await;
         (receipt, started.elapsed())
     }
@@ -1053,21 +1055,6 @@ async fn search(
     }
     if let Some(r) = &mut receipt {
         r.repair = attempts.clone();
-        if winner.is_some() && plan.edge_probe {
-            // Informational, never a gate: behaviour the patch changes beyond the targets.
-            let fail_to_pass = st.baseline.targets.clone();
-            r.edge_probe = Some(
-                crate::verify::probe::probe_with_policy(
-                    judge.docker,
-                    judge.image,
-                    &patch,
-                    &fail_to_pass,
-                    &format!("{}-probe", plan.run_id),
-                    &r.container_policy,
-                )
-                .await,
-            );
-        }
         if let Some(dir) = &plan.receipt_dir {
             crate::verify::receipt::write(dir, r)
                 .with_context(|| format!("writing the receipt to {}", dir.display()))?;

@@ -151,6 +151,15 @@ pub(crate) async fn snapshot(
 /// `git apply` in the workspace: as is, then ignoring whitespace drift, then with the patch's
 /// line endings converted to the other convention. The first failure's message is reported.
 pub(crate) async fn apply_patch(c: &dyn Sandbox, patch: &str) -> Result<(), String> {
+    apply(c, patch, false).await
+}
+
+/// `git apply -R`: the workspace back to before the patch (the probe's original tree).
+pub(crate) async fn apply_patch_reverse(c: &dyn Sandbox, patch: &str) -> Result<(), String> {
+    apply(c, patch, true).await
+}
+
+async fn apply(c: &dyn Sandbox, patch: &str, reverse: bool) -> Result<(), String> {
     let lf = patch.replace("\r\n", "\n");
     let crlf = harness::hunks_to_crlf(&lf);
     let stripped = harness::strip_context_trailing_ws(&lf);
@@ -177,6 +186,9 @@ pub(crate) async fn apply_patch(c: &dyn Sandbox, patch: &str) -> Result<(), Stri
             "--whitespace=nowarn",
         ];
         argv.extend_from_slice(extra);
+        if reverse {
+            argv.push("-R");
+        }
         argv.push("-");
         let res = c
             .exec(
@@ -194,7 +206,8 @@ pub(crate) async fn apply_patch(c: &dyn Sandbox, patch: &str) -> Result<(), Stri
         first_error.get_or_insert_with(|| tail_chars(&res.output.render(), 3000).to_string());
     }
     Err(format!(
-        "the patch does not apply to the prepared image (tried as is, ignoring whitespace, and with LF/CRLF line endings): {}",
+        "the patch does not {} to the prepared image (tried as is, ignoring whitespace, and with LF/CRLF line endings): {}",
+        if reverse { "reverse" } else { "apply" },
         first_error.unwrap_or_default().trim()
     ))
 }

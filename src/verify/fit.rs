@@ -102,9 +102,11 @@ impl FitInput {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct FitReport {
     pub findings: Vec<Finding>,
-    /// Per layer that ran: what it covered (`2 file(s), 14 test literals`) or why it could
-    /// not judge. A layer absent here did not run.
+    /// Per layer that ran: what it covered (`2 file(s), 14 test literals`).
     pub notes: BTreeMap<Layer, String>,
+    /// Per layer that was asked for but could not run: why (it then decides nothing).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_run: BTreeMap<Layer, String>,
     /// Time in the layers, milliseconds.
     pub ms: u64,
 }

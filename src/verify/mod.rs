@@ -75,12 +75,15 @@ pub mod policy;
 pub mod probe;
 pub mod pysrc;
 pub mod receipt;
+pub mod review;
 pub mod runner;
 pub mod scan;
 pub mod signals;
 pub mod verdict;
 
-pub use runner::{Holdout, PreparedImage, RerunScope, VerifyRequest, error_receipt, verify};
+pub use runner::{
+    FitOptions, Holdout, PreparedImage, RerunScope, VerifyRequest, error_receipt, verify,
+};
 
 #[cfg(test)]
 mod tests {
@@ -131,7 +134,7 @@ mod tests {
     #[test]
     fn files_import_acyclically() {
         let g = file_graph();
-        assert!(g["runner"].contains("receipt") && g["receipt"].contains("probe"));
+        assert!(g["runner"].contains("receipt") && g["receipt"].contains("fit"));
         // Depth-first with colours: grey on the stack, black done.
         fn visit<'a>(
             g: &'a BTreeMap<String, BTreeSet<String>>,

@@ -137,6 +137,23 @@ pub fn test_literals(tests: &[TestSource], ids: &[String]) -> TestLiterals {
     out
 }
 
+/// The failing tests' code as text (their defs, the helpers they call, the constants they
+/// read), each once, for a reviewer; cut at `max` characters.
+pub fn test_snippets(tests: &[TestSource], ids: &[String], max: usize) -> String {
+    let mut out = String::new();
+    let mut seen = BTreeSet::new();
+    for_each_test(tests, ids, |code| {
+        for n in &code.nodes {
+            if seen.insert((code.path.to_string(), n.start_byte())) {
+                out.push_str(&format!("# {}:{}\n", code.path, line(*n)));
+                out.push_str(code.src.text(*n));
+                out.push_str("\n\n");
+            }
+        }
+    });
+    clip_chars(&out, max)
+}
+
 fn for_each_test(tests: &[TestSource], ids: &[String], mut f: impl FnMut(&TestCode)) {
     for t in tests {
         let mine: Vec<&String> = ids.iter().filter(|id| split_id(id).0 == t.path).collect();
@@ -518,6 +535,13 @@ class T(unittest.TestCase):
         assert!(l.contains_key(&Lit::Str("fish".into())));
         assert!(!l.contains_key(&Lit::Str("unused".into())), "{l:?}");
         assert!(!l.contains_key(&Lit::Int(7)), "another test's literal");
+        let text = test_snippets(&[t("tests/t.py", TEST)], &ids, 10_000);
+        assert!(
+            text.starts_with("# tests/t.py:16\n@pytest.mark.parametrize"),
+            "{text}"
+        );
+        assert!(text.contains("def check_pair(a, b):") && text.contains("CASES = ["));
+        assert!(!text.contains("def test_get_in"));
     }
 
     #[test]

@@ -8,13 +8,18 @@ use std::time::{Duration, Instant};
 use bollard::Docker;
 use serde::{Deserialize, Serialize};
 
+use super::evidence::Layer;
 pub use super::exec::PreparedImage;
 use super::exec::{apply_patch, snapshot, tool};
+use super::fit::{self, FitInput, FitReport};
 use super::harness::{self, HarnessConfig};
 use super::junit;
 use super::junit_run;
+use super::oracle::{self, TestSource};
 use super::policy::{self, BaseTree, PolicyConfig, Violation};
+use super::probe;
 use super::receipt::{self, ImageInfo, PatchInfo, Receipt, ReceiptInputs};
+use super::review::{self, ReviewModel};
 use super::scan;
 use super::verdict::{self, Decision, GuardStatus, Inputs, Phase, RunRecord, RunScope, Verdict};
 use crate::sandbox::container::Container;
@@ -47,6 +52,41 @@ pub struct VerifyRequest {
     pub container_policy: ContainerPolicy,
     pub run_timeout: Duration,
     pub run_id: String,
+    /// The generalisation layers (issue #23): run on a patch every other layer lets through.
+    pub fit: FitOptions,
+}
+
+/// Which generalisation layers verification runs. The default runs the pure layers and the
+/// probe of behaviour beyond the tested points; the model review only when a model is given.
+#[derive(Debug, Clone)]
+pub struct FitOptions {
+    /// Structural signals and the oracle surface (pure, ~1 ms a file).
+    pub layers: bool,
+    /// Behaviour beyond the tested points: two more runs of the failing tests.
+    pub probe: bool,
+    /// The model review (`verify.review_model`); `None`: off.
+    pub review: Option<ReviewModel>,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        FitOptions {
+            layers: true,
+            probe: true,
+            review: None,
+        }
+    }
+}
+
+impl FitOptions {
+    /// Only the integrity layers (the tamper corpora's pre-#23 behaviour, a quick check).
+    pub fn off() -> Self {
+        FitOptions {
+            layers: false,
+            probe: false,
+            review: None,
+        }
+    }
 }
 
 /// Which tests the re-runs select. `All`: every run is the whole suite. `FailToPass`: each
@@ -76,6 +116,7 @@ impl VerifyRequest {
             container_policy: ContainerPolicy::default(),
             run_timeout: Duration::from_secs(900),
             run_id: format!("verify-{:08x}", rand::random::<u32>()),
+            fit: FitOptions::default(),
         }
     }
 }
@@ -99,6 +140,8 @@ struct Ctx<'a> {
     analysis: receipt::AnalysisInfo,
     /// The second, independent runner of the fail-to-pass tests (Python only).
     second: Option<verdict::SecondRun>,
+    /// The generalisation layers, when the patch got that far.
+    fit: Option<FitReport>,
 }
 
 impl Ctx<'_> {
@@ -112,8 +155,12 @@ impl Ctx<'_> {
             after: &self.after,
         });
         let decision = verdict::with_analysis(decision, &self.analysis.findings);
-        let mut decision =
+        let decision =
             verdict::with_second_runner(decision, self.second.as_ref(), &self.req.fail_to_pass);
+        let mut decision = verdict::with_fit(
+            decision,
+            self.fit.as_ref().map_or(&[][..], |f| f.findings.as_slice()),
+        );
         // "No JUnit" is only actionable together with what was run.
         if decision.verdict == Verdict::Error
             && decision.reason.contains("JUnit")
@@ -143,6 +190,7 @@ impl Ctx<'_> {
             after: self.after,
             analysis: self.analysis,
             second_runner: self.second,
+            fit: self.fit,
             total_ms: self.started.elapsed().as_millis() as u64,
         })
     }
@@ -173,6 +221,7 @@ pub fn error_receipt(req: &VerifyRequest, reason: String, base: &dyn BaseTree) -
         after: Vec::new(),
         analysis: Default::default(),
         second: None,
+        fit: None,
     };
     ctx.finish(Some(reason))
 }
@@ -230,6 +279,7 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
         after: Vec::new(),
         analysis: Default::default(),
         second: None,
+        fit: None,
     };
     if !ctx.violations.is_empty() {
         return ctx.finish(None);
@@ -377,9 +427,10 @@ async fn run_all(
         .await?
     };
     apply_patch(c, &req.patch).await?;
+    let mut post: BTreeMap<String, Option<String>> = BTreeMap::new();
     if !scanned.is_empty() {
         let post_paths: Vec<&String> = scanned.iter().map(|(p, _)| p).collect();
-        let post: BTreeMap<String, Option<String>> = tool(
+        post = tool(
             c,
             "sources",
             &serde_json::json!({"workspace": WORKSPACE, "paths": post_paths}),
@@ -398,7 +449,120 @@ async fn run_all(
         ctx.after.push(r);
     }
     ctx.second = Some(second_run(c, &plan, req).await?);
+    // Fixed or fitted: asked only of a patch every integrity layer lets through.
+    let so_far = verdict::with_second_runner(
+        verdict::with_analysis(
+            verdict::decide(&Inputs {
+                violations: &ctx.violations,
+                setup_error: None,
+                fail_to_pass: &req.fail_to_pass,
+                pass_to_pass: &req.pass_to_pass,
+                before: &ctx.before,
+                after: &ctx.after,
+            }),
+            &ctx.analysis.findings,
+        ),
+        ctx.second.as_ref(),
+        &req.fail_to_pass,
+    );
+    if so_far.verdict == Verdict::Verified {
+        ctx.fit = fit_layers(c, req, files, &pre, &post).await;
+    }
     Ok(())
+}
+
+/// The generalisation layers on the patched workspace (`None`: none asked for). Never fails:
+/// a layer that cannot run says why in `not_run` and decides nothing.
+async fn fit_layers(
+    c: &dyn Sandbox,
+    req: &VerifyRequest,
+    files: &[super::diff::FilePatch],
+    pre: &BTreeMap<String, Option<String>>,
+    post: &BTreeMap<String, Option<String>>,
+) -> Option<FitReport> {
+    let opts = &req.fit;
+    if !(opts.layers || opts.probe || opts.review.is_some()) {
+        return None;
+    }
+    let paths = oracle::test_files(&req.fail_to_pass);
+    let (tests, tests_problem) = match tool::<BTreeMap<String, Option<String>>>(
+        c,
+        "sources",
+        &serde_json::json!({"workspace": WORKSPACE, "paths": paths}),
+    )
+    .await
+    {
+        Ok(m) => (
+            m.into_iter()
+                .filter_map(|(path, text)| Some(TestSource { text: text?, path }))
+                .collect::<Vec<_>>(),
+            None,
+        ),
+        Err(e) => (Vec::new(), Some(e)),
+    };
+    let input = FitInput::new(
+        files,
+        pre,
+        post,
+        tests.clone(),
+        &req.fail_to_pass,
+        &req.image.tests_dirs,
+    );
+    let mut report = if opts.layers {
+        fit::assess(&input)
+    } else {
+        FitReport::default()
+    };
+    if let Some(p) = &tests_problem {
+        for l in [Layer::OracleSurface, Layer::StructuralSignals] {
+            report.notes.entry(l).and_modify(|n| {
+                n.push_str(&format!(" (the failing tests' files were not read: {p})"))
+            });
+        }
+    }
+    if opts.probe {
+        let started = Instant::now();
+        let renamed: BTreeMap<String, String> = files
+            .iter()
+            .filter_map(|f| Some((f.new_path.clone()?, f.old_path.clone()?)))
+            .collect();
+        let (targets, mut notes) = probe::targets(&input.files, &renamed);
+        match probe::neighbourhood(
+            c,
+            &req.image.test_cmd,
+            &req.patch,
+            true,
+            &req.fail_to_pass,
+            &targets,
+        )
+        .await
+        {
+            Ok((found, note)) => {
+                notes.insert(0, note);
+                report.merge(
+                    Layer::BeyondTestedPoints,
+                    notes.join("; "),
+                    found,
+                    started.elapsed().as_millis() as u64,
+                );
+            }
+            Err(e) => {
+                report.not_run.insert(Layer::BeyondTestedPoints, e);
+            }
+        }
+    }
+    if let Some(r) = &opts.review {
+        let started = Instant::now();
+        let text = oracle::test_snippets(&tests, &req.fail_to_pass, 3000);
+        let (found, note) = review::review(r.0.as_ref(), &req.patch, files, &text).await;
+        report.merge(
+            Layer::ModelReview,
+            note,
+            found,
+            started.elapsed().as_millis() as u64,
+        );
+    }
+    Some(report)
 }
 
 const SECOND_MARKER: &str = "@@PATCHLOOP-SECOND@@ ";
@@ -1061,6 +1225,7 @@ mod tests {
             after: Vec::new(),
             analysis: Default::default(),
             second: None,
+            fit: None,
         };
         let err = run_all(&fake, &mut ctx, &[], &[]).await.err();
         let r = ctx.finish(err);
