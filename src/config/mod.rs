@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 mod budgets;
 pub mod repair;
+pub mod verify;
 
 pub use budgets::{BudgetArgs, Budgets};
 
@@ -159,6 +160,8 @@ pub struct ConfigFile {
     pub no_pr_fallback: Option<NoPrFallback>,
     /// How the repair searches: strategies, model tiers, candidates.
     pub repair: Option<repair::RepairFile>,
+    /// How verification judges a patch beyond the tests: the probe, a model review.
+    pub verify: Option<verify::VerifyFile>,
 }
 
 /// Where a value came from.
@@ -205,6 +208,8 @@ pub struct Config {
     pub no_pr_fallback: NoPrFallback,
     /// Strategies, escalation tiers and the candidate strategy's knobs.
     pub repair: repair::Repair,
+    /// The costlier generalisation layers of verification.
+    pub verify: verify::Verify,
     /// Dotted key → where its value came from.
     pub sources: BTreeMap<&'static str, Source>,
 }
@@ -231,6 +236,7 @@ impl Default for Config {
             report_unverified: false,
             no_pr_fallback: NoPrFallback::Pr,
             repair: repair::Repair::default(),
+            verify: verify::Verify::default(),
             sources: BTreeMap::new(),
         };
         for k in KEYS {
@@ -241,7 +247,7 @@ impl Default for Config {
 }
 
 /// Every dotted key, in display order.
-pub const KEYS: [&str; 22] = [
+pub const KEYS: [&str; 24] = [
     "model",
     "mode",
     "test_command",
@@ -264,6 +270,8 @@ pub const KEYS: [&str; 22] = [
     "repair.edit_format",
     "repair.parallel",
     "repair.context_bytes",
+    "verify.probe",
+    "verify.review_model",
 ];
 
 /// A config file that could not be used.
@@ -464,6 +472,24 @@ impl Config {
                 s,
             );
         }
+        if let Some(v) = &f.verify {
+            set(
+                &mut self.verify.probe,
+                v.probe.as_ref(),
+                "verify.probe",
+                &source,
+                s,
+            );
+            if v.review_model.is_some() {
+                set(
+                    &mut self.verify.review_model,
+                    Some(&v.review_model),
+                    "verify.review_model",
+                    &source,
+                    s,
+                );
+            }
+        }
     }
 
     /// Merge the layers: inputs > repo > org > defaults.
@@ -524,6 +550,12 @@ impl Config {
             "repair.edit_format" => self.repair.edit_format.as_str().into(),
             "repair.parallel" => self.repair.parallel.to_string(),
             "repair.context_bytes" => self.repair.context_bytes.to_string(),
+            "verify.probe" => self.verify.probe.to_string(),
+            "verify.review_model" => self
+                .verify
+                .review_model
+                .clone()
+                .unwrap_or_else(|| "(off)".into()),
             _ => String::new(),
         }
     }
@@ -759,6 +791,30 @@ mod tests {
                 && l.ends_with("# org (org/.github/patchloop.yml)")),
             "{show}"
         );
+    }
+
+    #[test]
+    fn the_verify_section_turns_the_costlier_layers_on_and_off() {
+        let c = Config::default();
+        assert!(c.verify.probe && c.verify.review_model.is_none());
+        assert!(c.render_show().contains("verify.review_model"));
+        let repo = parse_file(
+            ".github/patchloop.yml",
+            "verify:\n  probe: false\n  review_model: ollama:qwen2.5-coder:7b\n",
+        )
+        .unwrap();
+        let c = Config::merge(None, Some((".github/patchloop.yml", &repo)), &[]);
+        assert!(!c.verify.probe);
+        assert_eq!(
+            c.verify.review_model.as_deref(),
+            Some("ollama:qwen2.5-coder:7b")
+        );
+        assert_eq!(
+            c.sources["verify.review_model"],
+            Source::Repo(".github/patchloop.yml".into())
+        );
+        let e = parse_file(".github/patchloop.yml", "verify:\n  reviewer: x\n").unwrap_err();
+        assert_eq!(e.key, "verify.reviewer");
     }
 
     #[test]

@@ -479,7 +479,11 @@ async fn run_episode(
         run_id: args.run_id.clone(),
         strategies: Vec::new(),
         candidates: Default::default(),
-        edge_probe: true,
+        edge_probe: cfg.verify.probe,
+        review: crate::pipeline::review::from_config(
+            cfg.verify.review_model.as_deref(),
+            &args.model_options,
+        )?,
     }
     .with_repair(&cfg.repair);
     let mut tiers: Vec<&dyn Model> = vec![model.as_ref()];

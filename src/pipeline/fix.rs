@@ -138,6 +138,11 @@ pub fn plan_for(
         super::run_id("fix"),
     );
     let mut plan = plan.with_repair(&cfg.repair);
+    plan.edge_probe = cfg.verify.probe;
+    plan.review = super::review::from_config(
+        cfg.verify.review_model.as_deref(),
+        &model::ModelOptions::default(),
+    )?;
     plan.verify_reruns = reruns;
     plan.base_repo = base_repo.map(Path::to_path_buf);
     plan.verify_policy.allowed_ci_paths = cfg.allowed_ci_paths.clone();

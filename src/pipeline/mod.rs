@@ -18,6 +18,7 @@
 
 pub mod fix;
 pub mod repair;
+pub mod review;
 #[doc(hidden)]
 pub mod testing;
 
@@ -133,6 +134,8 @@ pub struct Plan {
     /// the changed functions and relation-preserving variants, before and after the patch:
     /// `verify::probe`); off, only the pure generalisation layers run.
     pub edge_probe: bool,
+    /// The verifier's optional model review (`verify.review_model`; `None`: off).
+    pub review: Option<crate::verify::review::ReviewModel>,
 }
 
 impl Plan {
@@ -156,6 +159,7 @@ impl Plan {
             strategies: crate::config::repair::DEFAULT_STRATEGIES.to_vec(),
             candidates: CandidateConfig::default(),
             edge_probe: true,
+            review: None,
         }
     }
 
@@ -493,6 +497,7 @@ impl Judge<'_> {
         req.policy = plan.verify_policy.clone();
         req.run_id = format!("{}-verify", plan.run_id);
         req.fit.probe = plan.edge_probe;
+        req.fit.review = plan.review.clone();
         let receipt = verify(self.docker, &req, plan.base_repo.as_deref()).await;
         (receipt, started.elapsed())
     }
