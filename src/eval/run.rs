@@ -484,6 +484,7 @@ async fn run_episode(
             cfg.verify.review_model.as_deref(),
             &args.model_options,
         )?,
+        held_out: Default::default(),
     }
     .with_repair(&cfg.repair);
     let mut tiers: Vec<&dyn Model> = vec![model.as_ref()];

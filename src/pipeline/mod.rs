@@ -136,6 +136,16 @@ pub struct Plan {
     pub edge_probe: bool,
     /// The verifier's optional model review (`verify.review_model`; `None`: off).
     pub review: Option<crate::verify::review::ReviewModel>,
+    /// Test files held out of the episode (absent from its image) and their failing tests,
+    /// which verification requires too (`verify::holdout`; `Reproduce` targets only).
+    pub held_out: HeldOut,
+}
+
+/// Held-out test files and the failing tests in them.
+#[derive(Debug, Clone, Default)]
+pub struct HeldOut {
+    pub files: Vec<Holdout>,
+    pub tests: Vec<String>,
 }
 
 impl Plan {
@@ -160,6 +170,7 @@ impl Plan {
             candidates: CandidateConfig::default(),
             edge_probe: true,
             review: None,
+            held_out: HeldOut::default(),
         }
     }
 
@@ -487,7 +498,15 @@ impl Judge<'_> {
                 pass_to_pass,
                 holdouts,
             } => (fail_to_pass.clone(), pass_to_pass.clone(), holdouts.clone()),
-            Targets::Reproduce { .. } => (self.targets.clone(), Vec::new(), Vec::new()),
+            Targets::Reproduce { .. } => (
+                self.targets
+                    .iter()
+                    .chain(&plan.held_out.tests)
+                    .cloned()
+                    .collect(),
+                Vec::new(),
+                plan.held_out.files.clone(),
+            ),
         };
         let mut req = VerifyRequest::new(self.image.clone(), patch.to_string(), fail_to_pass);
         req.pass_to_pass = pass_to_pass;
