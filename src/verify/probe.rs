@@ -11,7 +11,8 @@
 //!    -R`), then after it, with a profile hook: at each call of a changed function (a distinct
 //!    input at most [`MAX_POINTS`] times per function) it calls the function again on deep
 //!    copies of that input (the *point*) and of its variants: **retypes** that keep every
-//!    value (int → float, list ↔ tuple, list → iterator) and **moves** that shift or scale
+//!    value (int → float, `'3.5'` → 3.5, list ↔ tuple, list → iterator), every date a day on (differences
+//!    kept: "other dates") and **moves** that shift or scale
 //!    every int away from zero and Caesar-shift every letter and digit the same way, keeping
 //!    equalities between arguments, signs, zero, emptiness, and the landmarks (a value that is
 //!    one, or whose move would cross one, stays; a landmark string inside an argument stays
@@ -262,7 +263,8 @@ pub struct Point {
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct VariantOut {
-    /// `float`, `tuple`, `list`, `iter` (retypes) or `shift1`, `shift3`, `scale2` (moves).
+    /// `float`, `number`, `tuple`, `list`, `iter`, `days` (answered like the tested input) or `shift1`,
+    /// `shift3`, `scale2` (moves: answered with the tested answer moved).
     pub name: String,
     pub call: String,
     pub out: String,
@@ -273,8 +275,19 @@ pub struct VariantOut {
 }
 
 impl VariantOut {
+    /// A variant whose value a function may legitimately answer with (formatting echoes
+    /// `'NaN'` and `nan` differently): compared by failing or not, not by the answer.
+    fn echoable(&self) -> bool {
+        matches!(self.name.as_str(), "number" | "days")
+    }
+
+    /// A variant the function should answer like the tested input (a value kept, dates a
+    /// day on): the relation is equality; for the others (moves) it is the answer moved.
     fn retype(&self) -> bool {
-        matches!(self.name.as_str(), "float" | "tuple" | "list" | "iter")
+        matches!(
+            self.name.as_str(),
+            "float" | "number" | "tuple" | "list" | "iter" | "days"
+        )
     }
 }
 
@@ -291,7 +304,7 @@ pub struct Compared {
     pub broken: usize,
 }
 
-/// `3.0` and `3` are one value for a retype to float.
+/// `3.0` and `3` are one value for a retype to a number.
 fn numeric(s: &str) -> String {
     static INTEGRAL: std::sync::LazyLock<regex::Regex> =
         std::sync::LazyLock::new(|| regex::Regex::new(r"(\d)\.0([^\d.]|$)").unwrap());
@@ -328,21 +341,29 @@ pub fn relations(
                 continue;
             };
             let norm = |s: &str| {
-                if bv.name == "float" {
+                if matches!(bv.name.as_str(), "float" | "number") {
                     numeric(s)
                 } else {
                     s.to_string()
                 }
             };
             let (held, holds, want) = if bv.retype() {
+                let raises = |s: &str| s.starts_with("raise ") || s.starts_with("timeout ");
                 (
                     norm(&bv.out) == norm(&b.point),
-                    norm(&av.out) == norm(&a.point),
+                    // A type the patched code rejects is outside its domain, not a lie.
+                    norm(&av.out) == norm(&a.point)
+                        || av.out.starts_with("raise TypeError")
+                        // A numeral's number and a date a day on may be echoed back in
+                        // other words: only failing on one and not the other breaks it.
+                        || (bv.echoable() && raises(&av.out) == raises(&a.point)),
                     a.point.clone(),
                 )
             } else {
                 (
-                    bv.moved.as_deref() == Some(bv.out.as_str()),
+                    // Only a relation the move changes counts: an answer the move leaves as
+                    // it is (a landmark, a constant) would make any coincidence a relation.
+                    bv.moved.as_deref() == Some(bv.out.as_str()) && bv.out != b.point,
                     av.moved.as_deref() == Some(av.out.as_str()),
                     av.moved
                         .clone()
@@ -668,6 +689,52 @@ mod tests {
         // An input only one tree saw is not compared.
         let other = vec![point(0, "4", "'high'", vec![])];
         assert_eq!(relations(&[target()], &before, &other).1.points, 0);
+    }
+
+    #[test]
+    fn moves_that_leave_the_answer_and_types_the_patch_rejects_are_no_relation() {
+        // ordinal('-1') → 'th' before; the move to '-2' leaves 'th' (a landmark string):
+        // that the original answered 'th' at '-2' too is a coincidence, not a relation.
+        let before = vec![point(
+            0,
+            "'-1'",
+            "'th'",
+            vec![v("shift1", "'th'", Some("'th'"))],
+        )];
+        let after = vec![point(
+            0,
+            "'-1'",
+            "'st'",
+            vec![v("shift1", "'nd'", Some("'st'"))],
+        )];
+        let (f, c) = relations(&[target()], &before, &after);
+        assert!(f.is_empty(), "{f:?}");
+        assert_eq!(c.relations, 0);
+        // `n=3.0` where the fixed code needs an int: not a broken relation.
+        let before = vec![point(0, "n=3", "'34.2'", vec![v("float", "'34.2'", None)])];
+        let after = vec![point(
+            0,
+            "n=3",
+            "'34.200'",
+            vec![v("float", "raise TypeError: * wants int", None)],
+        )];
+        assert!(relations(&[target()], &before, &after).0.is_empty());
+        // A numeral's number is compared by failing or not: 'NaN' and nan may print apart.
+        let before = vec![point(
+            0,
+            "'NaN'",
+            "raise ValueError: x",
+            vec![v("number", "raise ValueError: x", None)],
+        )];
+        let fixed = vec![point(0, "'NaN'", "'NaN'", vec![v("number", "'nan'", None)])];
+        assert!(relations(&[target()], &before, &fixed).0.is_empty());
+        let fitted = vec![point(
+            0,
+            "'NaN'",
+            "'NaN'",
+            vec![v("number", "raise ValueError: x", None)],
+        )];
+        assert_eq!(relations(&[target()], &before, &fitted).0.len(), 1);
     }
 
     #[test]
