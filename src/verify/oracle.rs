@@ -416,7 +416,7 @@ pub fn findings(judges: &[Judge], files: &[ChangedFile]) -> Vec<Finding> {
     for j in judges {
         for f in files {
             let mods = modules_of(&f.path);
-            let same = mods.iter().any(|m| *m == j.module);
+            let same = mods.contains(&j.module);
             let inside = mods
                 .iter()
                 .any(|m| m.starts_with(&format!("{}.", j.module)));

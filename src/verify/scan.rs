@@ -1064,10 +1064,9 @@ impl<'a> Scanner<'a> {
                         if a.kind() == "keyword_argument"
                             && a.child_by_field_name("name")
                                 .is_some_and(|k| self.text(k) == "metaclass")
-                            && !a
-                                .child_by_field_name("value")
+                            && a.child_by_field_name("value")
                                 .and_then(|v| self.resolve(v))
-                                .is_some_and(|p| p == "abc.ABCMeta")
+                                .is_none_or(|p| p != "abc.ABCMeta")
                         {
                             self.push(n, Capability::ClassHook, "metaclass=".into());
                         }

@@ -277,7 +277,7 @@ impl<'a> Ctx<'a> {
     /// The failing tests' literal `lit` stands for, when it is one the patch newly uses:
     /// equal to one (small ints, -2..=2, are too common to count), or, for strings of three
     /// characters or more, part of one (`'530'` in `'10:21 PM -530'`).
-    fn from_tests(&self, lit: &Lit, pre: &BTreeSet<Lit>) -> Option<String> {
+    fn test_literal_of(&self, lit: &Lit, pre: &BTreeSet<Lit>) -> Option<String> {
         lit.flatten()
             .into_iter()
             .filter(|x| !x.is_degenerate() && !pre.contains(*x))
@@ -340,7 +340,7 @@ impl<'a> Ctx<'a> {
                     && let Some(lit) = named_kids(c)
                         .first()
                         .and_then(|k| pysrc::literal(self.post, *k))
-                    && let Some(input) = self.from_tests(&lit, &pre)
+                    && let Some(input) = self.test_literal_of(&lit, &pre)
                 {
                     out.push(self.finding(
                         Kind::TestLiteralBranch,
@@ -392,7 +392,7 @@ impl<'a> Ctx<'a> {
                 break;
             }
             if let Some(lit) = lit
-                && let Some(input) = self.from_tests(lit, pre)
+                && let Some(input) = self.test_literal_of(lit, pre)
             {
                 return Some(self.finding(
                     Kind::TestLiteralBranch,
@@ -503,7 +503,7 @@ impl<'a> Ctx<'a> {
             let hits: Vec<String> = keys
                 .iter()
                 .filter_map(|k| pysrc::literal(self.post, *k))
-                .filter_map(|l| self.from_tests(&l, &pre))
+                .filter_map(|l| self.test_literal_of(&l, &pre))
                 .collect();
             if !hits.is_empty() && hits.len() * 2 >= keys.len() {
                 out.push(self.finding(
@@ -2016,7 +2016,11 @@ mod tests {
             Some("def f(x):\n    return x\n"),
             "+import json, os\n def f(x):\n+    t = json.load(open(os.path.join(os.path.dirname(__file__), 'answers.json')))\n+    return t.get(x, x)\n",
         );
-        let got = signals(&[f.clone()], &lits(&[]), &["pkg/answers.json".into()]);
+        let got = signals(
+            std::slice::from_ref(&f),
+            &lits(&[]),
+            &["pkg/answers.json".into()],
+        );
         assert_eq!(kinds(&got), vec!["data_file_answers"]);
         assert!(signals(&[f], &lits(&[]), &[]).is_empty());
     }
