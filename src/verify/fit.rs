@@ -9,6 +9,9 @@
 //!   tests (one per tree) under a profile hook, plus a few calls per recorded call; its
 //!   findings are merged in with [`FitReport::merge`].
 //!
+//! [`assess_candidate`] runs both on a candidate in the repair search's own container (no
+//! verification, no fresh container): the one call the search ranks passing candidates with.
+//!
 //! Every finding makes a passing patch `needs_review` (see `verdict::with_fit`); none is
 //! proof of gaming, each names its evidence (file:line, the literal, the input).
 
@@ -19,10 +22,13 @@ use serde::Serialize;
 
 use super::diff::{ChangeKind, FilePatch};
 use super::evidence::{Finding, Layer};
+use super::exec::{apply_patch, apply_patch_reverse, tool};
 use super::oracle::{self, TestSource};
 use super::policy::{self, PolicyConfig};
 use super::probe;
+use super::scan;
 use super::signals::{self, ChangedFile};
+use crate::sandbox::{Sandbox, WORKSPACE};
 
 /// What the pure layers read.
 #[derive(Debug, Clone, Default)]
@@ -51,7 +57,6 @@ impl FitInput {
             tests_dirs: tests_dirs.to_vec(),
             ..PolicyConfig::default()
         };
-        let (removed, added) = probe::changed_lines(patch, tests_dirs);
         let mut files = Vec::new();
         let mut data_files = Vec::new();
         for f in patch {
@@ -74,18 +79,13 @@ impl FitInput {
                 ChangeKind::Added => None,
                 _ => f.old_path.clone().or_else(|| Some(new.clone())),
             };
+            let before = old.and_then(|o| pre.get(&o).cloned().flatten());
+            let (removed, added) = line_changes(before.as_deref().unwrap_or(""), text);
             files.push(ChangedFile {
-                removed: old
-                    .as_ref()
-                    .and_then(|o| removed.get(o))
-                    .map(|v| v.iter().copied().collect())
-                    .unwrap_or_default(),
-                pre: old.and_then(|o| pre.get(&o).cloned().flatten()),
+                removed,
+                pre: before,
                 post: text.clone(),
-                added: added
-                    .get(&new)
-                    .map(|v| v.iter().copied().collect())
-                    .unwrap_or_default(),
+                added,
                 path: new,
             });
         }
@@ -96,6 +96,29 @@ impl FitInput {
             data_files,
         }
     }
+}
+
+/// Removed lines (pre numbering) and added lines (post numbering) of code, 1-based, from the
+/// two texts themselves: a patch's hunk headers may be off (`git apply` tolerates offsets),
+/// the texts are what ran. Blank and comment-only lines change no behaviour.
+pub fn line_changes(pre: &str, post: &str) -> (BTreeSet<usize>, BTreeSet<usize>) {
+    let code = |l: &str| {
+        let t = l.trim();
+        !t.is_empty() && !t.starts_with('#')
+    };
+    let (mut removed, mut added) = (BTreeSet::new(), BTreeSet::new());
+    for c in similar::TextDiff::from_lines(pre, post).iter_all_changes() {
+        match c.tag() {
+            similar::ChangeTag::Delete if code(c.value()) => {
+                removed.extend(c.old_index().map(|i| i + 1));
+            }
+            similar::ChangeTag::Insert if code(c.value()) => {
+                added.extend(c.new_index().map(|i| i + 1));
+            }
+            _ => {}
+        }
+    }
+    (removed, added)
 }
 
 /// What the generalisation layers found, and what each of them looked at.
@@ -172,9 +195,107 @@ pub fn assess(input: &FitInput) -> FitReport {
     report
 }
 
+/// Read one set of workspace files through the sandbox's read-only helper.
+async fn read(
+    c: &dyn Sandbox,
+    paths: &[&String],
+) -> Result<BTreeMap<String, Option<String>>, String> {
+    if paths.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    tool(
+        c,
+        "sources",
+        &serde_json::json!({"workspace": WORKSPACE, "paths": paths}),
+    )
+    .await
+}
+
+/// The generalisation layers for a candidate patch, in a sandbox of the prepared image (the
+/// repair search's episode container), without a verification: what the verifier would say
+/// about fitting if the candidate passed. `applied` says whether the patch is in the
+/// workspace now; it ends as it started.
+///
+/// Cost: the pure layers take about a millisecond per changed file, after reading the
+/// changed and test files (two helper calls and a `git apply` round trip, ~0.1–0.3 s); the
+/// probe (`probe: true`) adds two runs of the failing tests under the profile hook plus a few
+/// calls per recorded input (a few seconds on the benchmark's libraries).
+#[allow(clippy::too_many_arguments)]
+pub async fn assess_candidate(
+    c: &dyn Sandbox,
+    patch: &str,
+    applied: bool,
+    fail_to_pass: &[String],
+    tests_dirs: &[String],
+    test_cmd: &str,
+    probe: bool,
+) -> Result<FitReport, String> {
+    let started = Instant::now();
+    let files = super::diff::parse(patch).map_err(|e| format!("the patch does not parse: {e}"))?;
+    let scanned = scan::targets(&files, tests_dirs, &PolicyConfig::default());
+    let pre_paths: Vec<&String> = scanned.iter().filter_map(|(_, p)| p.as_ref()).collect();
+    let post_paths: Vec<&String> = scanned.iter().map(|(p, _)| p).collect();
+    let (pre, post) = if applied {
+        let post = read(c, &post_paths).await?;
+        apply_patch_reverse(c, patch).await?;
+        let pre = read(c, &pre_paths).await;
+        apply_patch(c, patch).await?;
+        (pre?, post)
+    } else {
+        let pre = read(c, &pre_paths).await?;
+        apply_patch(c, patch).await?;
+        let post = read(c, &post_paths).await;
+        apply_patch_reverse(c, patch).await?;
+        (pre, post?)
+    };
+    let test_paths = oracle::test_files(fail_to_pass);
+    let tests = read(c, &test_paths.iter().collect::<Vec<_>>())
+        .await?
+        .into_iter()
+        .filter_map(|(path, text)| Some(TestSource { text: text?, path }))
+        .collect();
+    let input = FitInput::new(&files, &pre, &post, tests, fail_to_pass, tests_dirs);
+    let mut report = assess(&input);
+    if probe {
+        let renamed: BTreeMap<String, String> = files
+            .iter()
+            .filter_map(|f| Some((f.new_path.clone()?, f.old_path.clone()?)))
+            .collect();
+        let (targets, mut notes) = probe::targets(&input.files, &renamed);
+        let t = Instant::now();
+        match probe::neighbourhood(c, test_cmd, patch, applied, fail_to_pass, &targets).await {
+            Ok((found, note)) => {
+                notes.insert(0, note);
+                report.merge(
+                    Layer::BeyondTestedPoints,
+                    notes.join("; "),
+                    found,
+                    t.elapsed().as_millis() as u64,
+                );
+            }
+            Err(e) => {
+                report.not_run.insert(Layer::BeyondTestedPoints, e);
+            }
+        }
+    }
+    report.ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_changes_come_from_the_texts_not_the_hunk_headers() {
+        let pre = "a = 1\n\ndef f():\n    return 1\n";
+        let post = "a = 1\n\ndef f():\n    # why\n    if x:\n        return 2\n    return 1\n";
+        let (removed, added) = line_changes(pre, post);
+        assert!(removed.is_empty());
+        assert_eq!(added, BTreeSet::from([5, 6]), "the comment is no code");
+        let (removed, added) = line_changes(post, pre);
+        assert_eq!((removed, added), (BTreeSet::from([5, 6]), BTreeSet::new()));
+    }
 
     #[test]
     fn assess_reads_the_patch_and_names_what_each_layer_covered() {
@@ -197,6 +318,7 @@ diff --git a/pkg/answers.json b/pkg/answers.json\nnew file mode 100644\n--- /dev
         let input = FitInput::new(&files, &pre, &post, tests, &ids, &["tests".into()]);
         assert_eq!(input.files.len(), 1);
         assert_eq!(input.files[0].added, BTreeSet::from([2, 3]));
+        assert!(input.files[0].removed.is_empty());
         assert_eq!(input.data_files, vec!["pkg/answers.json"]);
         let r = assess(&input);
         let kinds: Vec<&str> = r.findings.iter().map(|f| f.kind.as_str()).collect();

@@ -35,11 +35,9 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::diff::{FilePatch, HunkLine};
 use super::evidence::{Finding, Layer};
 use super::exec::{apply_patch, apply_patch_reverse};
 use super::harness;
-use super::policy::{self, PolicyConfig};
 use super::pysrc::{Lit, Source, named_kids};
 use super::signals::ChangedFile;
 use crate::sandbox::output::clip_chars;
@@ -59,56 +57,6 @@ pub const SHADOW_DEADLINE: Duration = Duration::from_secs(60);
 const PER_CALL_SECS: f64 = 2.0;
 const MARKER: &str = "@@PATCHLOOP-PROBE@@ ";
 const VALUE_CHARS: usize = 80;
-
-/// Lines the patch changes in non-test Python files: removed lines by pre-patch path and
-/// number, added lines by post-patch path and number (a pure insertion is found in the patched
-/// tree, a pure deletion in the original one).
-pub type Lines = BTreeMap<String, Vec<usize>>;
-
-pub fn changed_lines(files: &[FilePatch], tests_dirs: &[String]) -> (Lines, Lines) {
-    let cfg = PolicyConfig {
-        tests_dirs: tests_dirs.to_vec(),
-        ..PolicyConfig::default()
-    };
-    let py = |p: &Option<String>| {
-        p.clone()
-            .filter(|p| p.ends_with(".py") && !policy::is_test_path(p, &cfg))
-    };
-    let (mut before, mut after) = (Lines::new(), Lines::new());
-    for f in files.iter().filter(|f| !f.binary) {
-        let (old, new) = (py(&f.old_path), py(&f.new_path));
-        for h in &f.hunks {
-            let (mut o, mut n) = (h.old_start, h.new_start);
-            for l in &h.lines {
-                match l {
-                    HunkLine::Context(_) => {
-                        o += 1;
-                        n += 1;
-                    }
-                    HunkLine::Removed(t) => {
-                        if let Some(p) = old.as_ref().filter(|_| is_code(t)) {
-                            before.entry(p.clone()).or_default().push(o);
-                        }
-                        o += 1;
-                    }
-                    HunkLine::Added(t) => {
-                        if let Some(p) = new.as_ref().filter(|_| is_code(t)) {
-                            after.entry(p.clone()).or_default().push(n);
-                        }
-                        n += 1;
-                    }
-                }
-            }
-        }
-    }
-    (before, after)
-}
-
-/// Blank and comment-only lines change no behaviour (and often sit between functions).
-fn is_code(line: &str) -> bool {
-    let t = line.trim();
-    !t.is_empty() && !t.starts_with('#')
-}
 
 /// A changed function to probe.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -567,7 +515,6 @@ fn parse_output<T: for<'de> Deserialize<'de>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::diff;
 
     fn point(f: usize, key: &str, out: &str, variants: Vec<VariantOut>) -> Point {
         Point {
@@ -765,35 +712,6 @@ mod tests {
     fn a_retype_to_float_compares_numbers_by_value() {
         assert_eq!(numeric("[3.0, 2.5, 10.0]"), "[3, 2.5, 10]");
         assert_eq!(numeric("'v1.0.2'"), "'v1.0.2'");
-    }
-
-    #[test]
-    fn removed_lines_count_in_the_old_tree_added_ones_in_the_new() {
-        let patch = "diff --git a/pkg/grade.py b/pkg/grade.py\n--- a/pkg/grade.py\n+++ b/pkg/grade.py\n\
-@@ -10,4 +10,7 @@ def level(v):\n     x = 1\n-    if v > 3:\n+    if v >= 3:\n+        pass\n+\n+    # why\n     y = 2\n     z = 3\n\
-@@ -40,4 +43,2 @@\n a\n-b\n-  \n c\n\
-diff --git a/tests/test_grade.py b/tests/test_grade.py\n--- a/tests/test_grade.py\n+++ b/tests/test_grade.py\n\
-@@ -1 +1 @@\n-x\n+y\n\
-diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-x\n+y\n";
-        let files = diff::parse(patch).unwrap();
-        let (before, after) = changed_lines(&files, &["tests".into()]);
-        assert_eq!(
-            before,
-            Lines::from([("pkg/grade.py".to_string(), vec![11, 41])])
-        );
-        assert_eq!(
-            after,
-            Lines::from([("pkg/grade.py".to_string(), vec![11, 12])])
-        );
-    }
-
-    #[test]
-    fn renames_keep_each_side_under_its_own_path() {
-        let patch = "diff --git a/old.py b/new.py\nsimilarity index 90%\nrename from old.py\nrename to new.py\n\
---- a/old.py\n+++ b/new.py\n@@ -1,2 +1,2 @@\n-def f(): return 1\n+def f(): return 2\n x = 1\n";
-        let (before, after) = changed_lines(&diff::parse(patch).unwrap(), &[]);
-        assert_eq!(before, Lines::from([("old.py".to_string(), vec![1])]));
-        assert_eq!(after, Lines::from([("new.py".to_string(), vec![1])]));
     }
 
     #[test]

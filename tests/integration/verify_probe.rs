@@ -246,6 +246,47 @@ async fn fitted_patches_break_relations_genuine_fixes_keep_them() {
     );
     assert_eq!(layer(&off, "beyond_tested_points").status, "not_run");
 
+    // The repair search's call: the same layers on a candidate in an episode-like container,
+    // without a verification; the workspace ends as it started.
+    use patchloop::sandbox::Sandbox;
+    let c = patchloop::sandbox::container::Container::start(
+        &d,
+        TAG,
+        &patchloop::sandbox::policy::ContainerPolicy::default(),
+        "test-verify-probe",
+        "candidate",
+    )
+    .await
+    .unwrap();
+    let ids: Vec<String> = fitted_ids.iter().map(|s| s.to_string()).collect();
+    let t = Instant::now();
+    let r = patchloop::verify::fit::assess_candidate(
+        &c,
+        FITTED,
+        false,
+        &ids,
+        &["tests".into()],
+        "python -m pytest",
+        true,
+    )
+    .await
+    .unwrap();
+    let candidate_secs = t.elapsed().as_secs_f64();
+    use patchloop::verify::evidence::Layer;
+    assert_eq!(r.of(Layer::BeyondTestedPoints).count(), 2, "{r:#?}");
+    assert!(
+        r.of(Layer::StructuralSignals)
+            .any(|f| f.kind == "test_literal_branch"),
+        "{r:#?}"
+    );
+    assert!(
+        c.diff().await.unwrap().trim().is_empty(),
+        "the workspace changed"
+    );
+    let _ = c.remove().await;
+
     remove_image(&d, TAG).await;
-    eprintln!("verify with the probe: fixed {fixed_secs:.1} s, fitted {fitted_secs:.1} s");
+    eprintln!(
+        "verify with the probe: fixed {fixed_secs:.1} s, fitted {fitted_secs:.1} s; a candidate assessed in {candidate_secs:.1} s"
+    );
 }
