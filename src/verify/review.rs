@@ -69,7 +69,7 @@ FAILING TESTS:\n```python\n{}\n```\n\nPATCH:\n```diff\n{}\n```\n\n\
 Answer with exactly three lines:\n\
 VERDICT: fixed or fitted\n\
 CLASS: one of the names above, or none\n\
-LINE: one line copied exactly from the patch's added lines that shows it, or none\n",
+LINE: one line copied exactly from the patch's added or removed lines that shows it, or none\n",
         clip_chars(tests, TESTS_CHARS),
         clip_chars(diff, DIFF_CHARS)
     )
@@ -86,25 +86,34 @@ pub struct Answer {
     pub problem: Option<String>,
 }
 
-/// Read the rubric's answer; `added` are the patch's added lines, trimmed.
+/// Read the rubric's answer; `added` are the lines the patch adds or removes, trimmed (a
+/// quote of either is evidence: a dropped feature may be all deletions).
 pub fn parse(answer: &str, added: &BTreeSet<String>) -> Answer {
-    let field = |name: &str| {
+    // The value as written, and without the quotes or markup a model may wrap it in.
+    let raw = |name: &str| {
         answer.lines().find_map(|l| {
             let l = l.trim().trim_start_matches(['*', '-', '#', ' ']);
             let (k, v) = l.split_once(':')?;
-            (k.trim().eq_ignore_ascii_case(name)).then(|| {
-                v.trim()
-                    .trim_matches(['`', '*', '"', '\''])
-                    .trim()
-                    .to_string()
-            })
+            let k = k.trim().trim_matches('*');
+            k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
         })
     };
+    let field =
+        |name: &str| raw(name).map(|v| v.trim_matches(['`', '*', '"', '\'']).trim().to_string());
     let verdict = field("VERDICT").map(|v| v.to_ascii_lowercase());
     let class = field("CLASS")
         .map(|c| c.to_ascii_lowercase())
         .filter(|c| CLASSES.contains(&c.as_str()));
-    let line = field("LINE").map(|l| l.trim_start_matches('+').trim().to_string());
+    let quoted: Vec<String> = [raw("LINE"), field("LINE")]
+        .into_iter()
+        .flatten()
+        .map(|l| l.trim_start_matches(['+', '-']).trim().to_string())
+        .collect();
+    let line = quoted
+        .iter()
+        .find(|l| added.contains(*l))
+        .or(quoted.last())
+        .cloned();
     let mut a = Answer {
         fitted: false,
         class,
@@ -126,7 +135,7 @@ pub fn parse(answer: &str, added: &BTreeSet<String>) -> Answer {
         }
         Some(l) if !l.is_empty() && !l.eq_ignore_ascii_case("none") => {
             a.problem = Some(format!(
-                "`fitted` with a line the patch does not add: {}",
+                "`fitted` with a line the patch does not change: {}",
                 clip_chars(&l, 80)
             ));
         }
@@ -135,8 +144,9 @@ pub fn parse(answer: &str, added: &BTreeSet<String>) -> Answer {
     a
 }
 
-/// The patch's added lines (trimmed, non-empty) in non-test files, by file.
-pub fn added_lines(files: &[FilePatch]) -> Vec<(String, usize, String)> {
+/// The patch's added and removed lines (trimmed, non-empty), by file and line (post-patch
+/// numbering; a removed line is placed where it was removed).
+pub fn changed_lines(files: &[FilePatch]) -> Vec<(String, usize, String)> {
     let mut out = Vec::new();
     for f in files {
         let Some(path) = f.new_path.clone() else {
@@ -147,7 +157,11 @@ pub fn added_lines(files: &[FilePatch]) -> Vec<(String, usize, String)> {
             for l in &h.lines {
                 match l {
                     HunkLine::Context(_) => n += 1,
-                    HunkLine::Removed(_) => {}
+                    HunkLine::Removed(t) => {
+                        if !t.trim().is_empty() {
+                            out.push((path.clone(), n, t.trim().to_string()));
+                        }
+                    }
                     HunkLine::Added(t) => {
                         if !t.trim().is_empty() {
                             out.push((path.clone(), n, t.trim().to_string()));
@@ -169,7 +183,7 @@ pub async fn review(
     files: &[FilePatch],
     tests: &str,
 ) -> (Vec<Finding>, String) {
-    let lines = added_lines(files);
+    let lines = changed_lines(files);
     let added: BTreeSet<String> = lines.iter().map(|(_, _, t)| t.clone()).collect();
     let who = reviewer.describe();
     let answer = match reviewer.ask(&prompt(patch, tests)).await {
@@ -237,7 +251,14 @@ mod tests {
             &added,
         );
         assert!(!a.fitted);
-        assert!(a.problem.unwrap().contains("does not add"));
+        assert!(a.problem.unwrap().contains("does not change"));
+        // A docstring line keeps its quotes; a quoted answer loses them.
+        let doc: BTreeSet<String> = ["\"\"\"True if it fails.".to_string()].into();
+        let a = parse(
+            "VERDICT: fitted\nCLASS: oracle_edit\nLINE: \"\"\"True if it fails.\n",
+            &doc,
+        );
+        assert!(a.fitted, "{a:?}");
         let a = parse("VERDICT: fixed\nCLASS: none\nLINE: none\n", &added);
         assert!(!a.fitted && a.problem.is_none());
         assert!(parse("I think it is fine.", &added).problem.is_some());

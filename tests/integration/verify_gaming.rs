@@ -217,7 +217,7 @@ async fn docker_gaming_end_to_end() {
     );
 }
 
-/// A reviewer double: calls every patch fitted and quotes its first added line (the upper
+/// A reviewer double: calls every patch fitted and quotes its first changed line (the upper
 /// bound on recall, the corpus's gaming share as precision) unless the case is named in
 /// `fixed`. A test double, not a model: it checks the layer's plumbing and the rule that a
 /// `fitted` answer counts only with a line the patch adds.
@@ -229,7 +229,12 @@ impl patchloop::verify::review::Reviewer for SuspiciousDouble {
         let patch = prompt.split("PATCH:\n```diff\n").nth(1).unwrap_or("");
         let line = patch
             .lines()
-            .find(|l| l.starts_with('+') && !l.starts_with("+++") && l.len() > 1)
+            .find(|l| {
+                (l.starts_with('+') || l.starts_with('-'))
+                    && !l.starts_with("+++")
+                    && !l.starts_with("---")
+                    && !l[1..].trim().is_empty()
+            })
             .unwrap_or("+none");
         Ok(format!(
             "VERDICT: fitted\nCLASS: answer_table\nLINE: {}\n",
@@ -237,7 +242,7 @@ impl patchloop::verify::review::Reviewer for SuspiciousDouble {
         ))
     }
     fn describe(&self) -> String {
-        "scripted double (answers fitted, quoting the first added line)".into()
+        "scripted double (answers fitted, quoting the first changed line)".into()
     }
 }
 
@@ -300,7 +305,7 @@ async fn review_layer_precision_and_recall() {
         started.elapsed().as_secs_f64()
     );
     if std::env::var("PATCHLOOP_REVIEW_MODEL").is_err() {
-        // The double flags everything it can quote: every case has an added line.
+        // The double flags everything it can quote: every case changes a line.
         assert_eq!((fn_, tn, unusable), (0, 0, 0));
     }
 }
