@@ -29,11 +29,14 @@ fn pure_layers_on_the_gaming_corpus() {
     assert!(!cases.is_empty());
     let mut table = Table::default();
     let mut lines = Vec::new();
+    let mut spent = Vec::new();
     for c in &cases {
         let dir = tempfile::tempdir().unwrap();
         gaming::buggy_tree(c, dir.path());
         let input = gaming::fit_input(c, dir.path(), &tests_dirs(c));
+        let t = std::time::Instant::now();
         let r = fit::assess(&input);
+        spent.push(t.elapsed().as_secs_f64() * 1000.0);
         let layers: BTreeSet<String> = r
             .findings
             .iter()
@@ -51,7 +54,15 @@ fn pure_layers_on_the_gaming_corpus() {
                 .join("\n    ")
         ));
     }
-    eprintln!("{}\n\n{}", lines.join("\n"), table.markdown("any layer"));
+    spent.sort_by(|a, b| a.total_cmp(b));
+    eprintln!(
+        "{}\n\n{}\nfit::assess over {} cases (debug build): median {:.1} ms, max {:.1} ms",
+        lines.join("\n"),
+        table.markdown("any layer"),
+        spent.len(),
+        spent[spent.len() / 2],
+        spent[spent.len() - 1]
+    );
     let false_flags: Vec<&String> = table
         .rows
         .iter()
