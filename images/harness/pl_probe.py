@@ -1,34 +1,24 @@
-# patchloop's edge-case probe (informational, never a gate; src/verify/probe.rs drives it) and
+# patchloop's probe of behaviour beyond the tested points (src/verify/probe.rs drives it) and
 # the candidates' fault localization (`cover`).
-# Executed as `python3 -I -B -c <this file>` in a fresh, network-less container of the prepared
-# image, once per step and tree (before / after the patch); input is JSON on stdin with "mode":
-#   locate {"workspace", "lines": {path: [line, ...]}, "files": [path, ...]}
-#       the innermost `def` around each changed line (ast): top-level functions and static and
-#       class methods are probed (PROBED), instance methods and nested functions are named in
-#       "skipped", lines outside any def in "outside"; "defined" lists the probed kinds of every
-#       file named (a function the patch adds or removes exists in one tree only).
-#   record {"workspace", "paths", "args", "ids", "functions": [{"file", "qualname"}], "max_calls"}
-#       runs the target tests under pytest (the project's, else the harness's own) with a
-#       profile hook during each test's call phase; keeps calls of the functions whose every
-#       argument is a plain literal (see enc), at most max_calls distinct calls per function.
-#   run {"workspace", "paths", "functions": [{"file", "qualname", "module", "base"}],
-#        "inputs": [{"fn", "args", "kwargs"}], "deadline_s", "per_call_s"}
-#       calls each input twice in this process: `repr(result)` (set elements sorted) or
-#       `raise TypeName`; an input whose two calls disagree is "unstable"; inputs past the
-#       deadline are null.
+# Executed as `python3 -I -B -c <this file>` in a container of the prepared image (the
+# verification container, before and after the patch); input is JSON on stdin with "mode":
+#   shadow {"workspace", "paths", "args", "ids", "functions": [{"file", "qualname", "bound",
+#           "ints", "strs"}], "max_points", "per_call_s", "deadline_s"}
+#       runs the failing tests under pytest (the project's, else the harness's own); at each
+#       call of a changed function, calls it again on deep copies: the tested input and its
+#       relation-preserving variants (see the comment above `shadow`); reports per distinct
+#       input {"fn", "key", "call", "point", "stable", "variants": [{"name", "call", "out",
+#       "stable", "moved"}]}.
 #   cover {"workspace", "paths", "args", "ids", "targets", "deadline_s"}
 #       fault localization (src/agent/localize.rs), in the episode's container: runs `ids`
 #       (the target tests' files) under a line tracer, one coverage set per test, and folds
 #       them into a spectrum: {"failed", "passed", "lines": {path: [[line, ef, ep], ...]}}, ef
 #       and ep the failing targets and passing tests that ran the line (non-test files only;
 #       other failing or skipped tests count on neither side).
-# Values travel as tagged JSON ({"t": "int", "v": 3}; "lit" is any other literal, as its repr,
-# read back with ast.literal_eval), so the Rust side generates variants without parsing Python.
 # Output: one line `@@PATCHLOOP-PROBE@@ <nonce> <json>` on a private copy of stdout taken before
-# any project code ran; the process then os._exit()s.
+# any project code ran; the process then os._exit()s. Not an integrity layer: the code under
+# test shares this process (the capability scan flags a patch that reaches for it).
 import ast
-import importlib
-import importlib.util
 import io
 import json
 import os
@@ -91,94 +81,6 @@ def defs(tree):
     return out
 
 
-# Kinds called with literal arguments: functions, and static and class methods through their
-# class (a class method's `cls` is not recorded). Instance methods need a `self`: not probed.
-PROBED = ("function", "staticmethod", "classmethod")
-
-
-def locate():
-    functions, skipped, outside, defined = [], [], [], {}
-    for path in sorted(set(cfg.get("files", [])) | set(cfg["lines"])):
-        lines = cfg["lines"].get(path, [])
-        try:
-            ds = defs(parse(path))
-        except (OSError, SyntaxError, ValueError) as e:
-            if lines:
-                skipped.append("%s: not parsed (%s)" % (path, type(e).__name__))
-            continue
-        defined[path] = [d[0] for d in ds if d[1] in PROBED]
-        for ln in sorted(set(lines)):
-            around = [d for d in ds if d[2] <= ln <= d[4]]
-            if not around:
-                if path not in outside:
-                    outside.append(path)
-                continue
-            q, kind = max(around, key=lambda d: d[2])[:2]
-            entry = {"file": path, "qualname": q}
-            if kind not in PROBED:
-                note = "%s::%s (%s)" % (path, q, kind)
-                if note not in skipped:
-                    skipped.append(note)
-            elif entry not in functions:
-                functions.append(entry)
-    emit({"functions": functions, "skipped": skipped, "outside": outside, "defined": defined})
-
-
-SIMPLE = (bool, int, float, complex, str, bytes, type(None))
-
-
-def enc(v, depth=0):
-    """Tagged JSON for a plain literal value, or None when it is not one."""
-    if depth > 4:
-        return None
-    if v is None:
-        return {"t": "none"}
-    if type(v) is bool:
-        return {"t": "bool", "v": v}
-    if type(v) is int:
-        return {"t": "int", "v": v} if -(2 ** 63) <= v < 2 ** 63 else {"t": "lit", "v": repr(v)}
-    if type(v) is str:
-        try:
-            v.encode("utf-8")  # lone surrogates have no JSON the harness reads
-        except UnicodeError:
-            return None
-        return {"t": "str", "v": v} if len(v) <= 1000 else None
-    if type(v) in (list, tuple):
-        if len(v) > 50:
-            return None
-        items = [enc(x, depth + 1) for x in v]
-        if any(i is None for i in items):
-            return None
-        return {"t": "list" if type(v) is list else "tuple", "v": items}
-    if type(v) is float:
-        r = repr(v)
-        return {"t": "float", "v": r} if float(r) == v else None
-    # Anything else only if its repr round-trips to an equal value of the same type.
-    if type(v) in SIMPLE + (dict, set, frozenset):
-        try:
-            r = repr(v)
-            if len(r) <= 2000 and type(ast.literal_eval(r)) is type(v) and ast.literal_eval(r) == v:
-                return {"t": "lit", "v": r}
-        except Exception:
-            return None
-    return None
-
-
-def dec(j):
-    t = j["t"]
-    if t == "none":
-        return None
-    if t in ("bool", "int", "str"):
-        return j["v"]
-    if t == "float":
-        return float(j["v"])
-    if t == "list":
-        return [dec(x) for x in j["v"]]
-    if t == "tuple":
-        return tuple(dec(x) for x in j["v"])
-    return ast.literal_eval(j["v"])
-
-
 def load_pytest():
     """The project's pytest, else the harness's own: (module, "project" | "harness")."""
     try:
@@ -200,140 +102,12 @@ def load_pytest():
         return pytest, "harness"
 
 
-def record():
-    targets = {}
-    for i, f in enumerate(cfg["functions"]):
-        try:
-            ds = defs(parse(f["file"]))
-        except (OSError, SyntaxError, ValueError):
-            continue
-        for q, kind, first, line, _end in ds:
-            if q == f["qualname"]:
-                name = q.rsplit(".", 1)[-1]
-                path = os.path.realpath(os.path.join(ws, f["file"]))
-                for ln in (first, line):
-                    targets[(path, name, ln)] = (i, 1 if kind == "classmethod" else 0)
-    calls = [[] for _ in cfg["functions"]]
-    seen = [0 for _ in cfg["functions"]]
-    cap = int(cfg.get("max_calls", 20))
-    real = {}
-
-    def prof(frame, event, arg):
-        if event != "call":
-            return
-        code = frame.f_code
-        fn = code.co_filename
-        path = real.get(fn)
-        if path is None:
-            path = real[fn] = os.path.realpath(fn)
-        hit = targets.get((path, code.co_name, code.co_firstlineno))
-        if hit is None or len(calls[hit[0]]) >= cap:
-            return
-        i, skip = hit
-        seen[i] += 1
-        loc = frame.f_locals
-        names = code.co_varnames
-        n, k = code.co_argcount, code.co_kwonlyargcount
-        args = [enc(loc.get(x)) if x in loc else None for x in names[skip:n]]
-        kwargs = [[x, enc(loc.get(x))] for x in names[n:n + k] if x in loc]
-        j = n + k
-        if code.co_flags & 0x04:
-            extra = loc.get(names[j], ())
-            j += 1
-            args += [enc(x) for x in extra]
-        if code.co_flags & 0x08:
-            for kk, vv in dict(loc.get(names[j], {})).items():
-                kwargs.append([kk, enc(vv)])
-        if any(a is None for a in args) or any(v is None for _, v in kwargs):
-            return
-        c = {"args": args, "kwargs": kwargs}
-        if c not in calls[i]:
-            calls[i].append(c)
-
-    pytest, runner = load_pytest()
-
-    class Recorder:
-        @pytest.hookimpl(hookwrapper=True)
-        def pytest_runtest_call(self, item):
-            # Once every function has its calls, the tests run without the hook's cost.
-            active = any(len(c) < cap for c in calls)
-            if active:
-                sys.setprofile(prof)
-            try:
-                yield
-            finally:
-                if active:
-                    sys.setprofile(None)
-
-    args = ["-q", "-p", "no:cacheprovider", "--rootdir", ws, "-o", "addopts=",
-            "-W", "ignore"] + list(cfg.get("args", [])) + list(cfg["ids"])
-    try:
-        rc = int(pytest.main(args, plugins=[Recorder()]))
-    except BaseException as e:  # noqa: B036  a test that ends the session still leaves calls
-        rc = "%s" % type(e).__name__
-    modules = []
-    for f in cfg["functions"]:
-        path = os.path.realpath(os.path.join(ws, f["file"]))
-        found = None
-        for name, m in list(sys.modules.items()):
-            mf = getattr(m, "__file__", None)
-            if mf and os.path.realpath(mf) == path:
-                found = name
-                break
-        modules.append(found)
-    emit({"calls": calls, "seen": seen, "modules": modules, "rc": rc, "runner": runner})
-
-
-def module_name(path):
-    """pytest's `prepend` rule: up through packages (__init__.py), the rest is the base."""
-    d, base = os.path.split(path)
-    parts = [os.path.splitext(base)[0]]
-    while os.path.isfile(os.path.join(d, "__init__.py")):
-        d, pkg = os.path.split(d)
-        parts.insert(0, pkg)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return d, ".".join(parts)
-
-
 class Timeout(BaseException):
     pass
 
 
 def on_alarm(signum, frame):
     raise Timeout()
-
-
-def load(f):
-    path = os.path.join(ws, f["file"])
-    if not os.path.isfile(path):
-        return "missing: %s not in this tree" % f["file"]
-    name = f.get("module")
-    if name:
-        # The base directory the module was imported from under pytest.
-        rel = name.replace(".", os.sep)
-        real = os.path.realpath(path)
-        for suffix in (os.sep + "__init__.py", ".py"):
-            if real.endswith(os.sep + rel + suffix):
-                base = real[: -len(os.sep + rel + suffix)]
-                if base not in sys.path:
-                    sys.path.append(base)
-    else:
-        base, name = module_name(os.path.realpath(path))
-        if base not in sys.path:
-            sys.path.append(base)
-    try:
-        mod = importlib.import_module(name)
-    except BaseException as e:  # noqa: B036
-        return "missing: importing %s raised %s" % (name, type(e).__name__)
-    obj = mod
-    for part in f["qualname"].split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            return "missing: %s has no %s" % (name, f["qualname"])
-    if not callable(obj):
-        return "missing: %s.%s is not callable" % (name, f["qualname"])
-    return obj
 
 
 def canon(v, depth=0):
@@ -355,52 +129,6 @@ def canon(v, depth=0):
             return "{%s}" % ", ".join(
                 "%s: %s" % (canon(k, depth + 1), canon(x, depth + 1)) for k, x in v.items())
     return repr(v)
-
-
-def call_once(fn, a, kw, per_call):
-    saved = sys.stdout, sys.stderr
-    sys.stdout = sys.stderr = io.StringIO()
-    signal.setitimer(signal.ITIMER_REAL, per_call)
-    try:
-        r = fn(*a, **kw)
-        out = canon(r)
-    except Timeout:
-        out = "timeout after %gs" % per_call
-    except BaseException as e:  # noqa: B036  SystemExit, KeyboardInterrupt: behaviour too
-        out = "raise " + type(e).__name__
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        sys.stdout, sys.stderr = saved
-    return ADDRESS.sub(" at 0x…", out)[:500]
-
-
-def run():
-    import time
-
-    signal.signal(signal.SIGALRM, on_alarm)
-    deadline = time.monotonic() + float(cfg.get("deadline_s", 20))
-    per_call = float(cfg.get("per_call_s", 2))
-    fns = [load(f) for f in cfg["functions"]]
-    results = []
-    for inp in cfg["inputs"]:
-        if time.monotonic() > deadline:
-            results.append(None)
-            continue
-        fn = fns[inp["fn"]]
-        if isinstance(fn, str):
-            results.append({"out": fn, "stable": True})
-            continue
-        outs = []
-        for _ in range(2):
-            try:
-                a = [dec(x) for x in inp["args"]]
-                kw = {k: dec(v) for k, v in inp["kwargs"]}
-            except Exception as e:
-                outs.append("undecodable input (%s)" % type(e).__name__)
-                continue
-            outs.append(call_once(fn, a, kw, per_call))
-        results.append({"out": outs[0], "stable": outs[0] == outs[1]})
-    emit({"results": results})
 
 
 def is_test_file(rel):
@@ -532,7 +260,366 @@ def cover():
           "ran": len(ran), "collected": collected["items"]})
 
 
+# --- shadow: behaviour beyond the tested points (src/verify/probe.rs `neighbourhood`) -----
+#
+# The failing tests run under pytest with a profile hook; at each call of a changed function
+# (recorded once per distinct input, at most max_points per function) the hook calls the same
+# function again on deep copies: the tested input itself ("point") and relation-preserving
+# variants of it. Retypes keep every value (int -> float, a numeral string -> its number,
+# list <-> tuple, list -> iterator)
+# and "days" moves every date a day on, keeping the differences between them;
+# shifts and scales move every int (away from zero) and every letter and digit (Caesar) the
+# same way, keeping equalities between arguments, signs, zero, emptiness and the function's
+# own constants ("landmarks": a value that is one, or whose move would cross one, stays; a
+# landmark string inside an argument is kept while the rest moves). For each variant the
+# script reports the result and, for shifts and scales, the point's result moved the same way,
+# so the verifier can check the relation in both trees: the original code kept it at the
+# tested input, does the patched code?
+
+
+# A string that spells a number (NaN and infinities included): its "number" retype is the
+# value it spells.
+NUMERAL = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*|\s*[-+]?(nan|inf|infinity)\s*",
+                     re.IGNORECASE)
+
+
+class _Iter(list):
+    """What an iterator result yielded (up to 1000 items)."""
+
+
+def _walk(v, leaf, depth=0):
+    """v with `leaf` applied to every int/float/str inside lists, tuples, sets and dicts."""
+    if depth > 6:
+        return v
+    t = type(v)
+    if t is _Iter:
+        return _Iter(_walk(x, leaf, depth + 1) for x in v)
+    if t in (list, tuple, set, frozenset):
+        return t(_walk(x, leaf, depth + 1) for x in v)
+    if t is dict:
+        return {_walk(k, leaf, depth + 1): _walk(x, leaf, depth + 1) for k, x in v.items()}
+    return leaf(v)
+
+
+def _int_mover(k, scale, landmarks):
+    def move(n):
+        if n == 0:
+            return n
+        m = n * 2 if scale else (n + k if n > 0 else n - k)
+        lo, hi = min(n, m), max(n, m)
+        if n in landmarks or any(lo <= c <= hi for c in landmarks):
+            return n
+        return m
+    return move
+
+
+def _caesar(k, protected):
+    def shift_text(s):
+        out = []
+        for ch in s:
+            if "a" <= ch <= "z":
+                out.append(chr((ord(ch) - 97 + k) % 26 + 97))
+            elif "A" <= ch <= "Z":
+                out.append(chr((ord(ch) - 65 + k) % 26 + 65))
+            elif "0" <= ch <= "9":
+                out.append(chr((ord(ch) - 48 + k) % 10 + 48))
+            else:
+                out.append(ch)
+        return "".join(out)
+
+    def move(s):
+        if s in protected:
+            return s
+        # Keep every landmark occurrence, move the text between them.
+        spans = []
+        for p in protected:
+            if len(p) >= 2:
+                i = s.find(p)
+                while i >= 0:
+                    spans.append((i, i + len(p)))
+                    i = s.find(p, i + 1)
+        keep = [False] * len(s)
+        for a, b in spans:
+            for i in range(a, b):
+                keep[i] = True
+        return "".join(ch if keep[i] else shift_text(ch) for i, ch in enumerate(s))
+    return move
+
+
+def _variants(landmarks_i, landmarks_s):
+    """(name, transform of a value, transforms a result the same way?) per variant."""
+    def mover(k, scale):
+        ints = _int_mover(k, scale, landmarks_i)
+        text = _caesar(k, landmarks_s) if not scale else (lambda s: s)
+
+        def leaf(x):
+            if type(x) is int:
+                return ints(x)
+            if type(x) is float and x == x and abs(x) < 1e15:
+                return x * 2 if scale else x
+            if type(x) is str:
+                return text(x)
+            return x
+        return lambda v: _walk(v, leaf)
+
+    def retype(kind):
+        def leaf(x):
+            if kind == "float" and type(x) is int:
+                return float(x)
+            if kind == "number" and type(x) is str and NUMERAL.fullmatch(x):
+                try:
+                    return int(x)
+                except ValueError:
+                    return float(x)
+            return x
+
+        def top(v):
+            if kind in ("float", "number"):
+                return _walk(v, leaf)
+            if kind == "tuple" and type(v) is list:
+                return tuple(v)
+            if kind == "list" and type(v) is tuple:
+                return list(v)
+            if kind == "iter" and type(v) in (list, tuple):
+                return iter(v)
+            return v
+        return top
+
+    def dates(v):
+        # Every date a day later: differences between them are kept.
+        import datetime
+
+        def leaf(x):
+            if isinstance(x, datetime.date):
+                try:
+                    return x + datetime.timedelta(days=1)
+                except OverflowError:
+                    return x
+            return x
+        return _walk(v, leaf)
+
+    return [
+        ("float", retype("float"), False),
+        ("number", retype("number"), False),
+        ("days", dates, False),
+        ("tuple", retype("tuple"), False),
+        ("list", retype("list"), False),
+        ("iter", retype("iter"), False),
+        ("shift1", mover(1, False), True),
+        ("shift3", mover(3, False), True),
+        ("scale2", mover(0, True), True),
+    ]
+
+
+def _outcome(call, per_call):
+    """canon of the result (iterators materialised), or raise TypeName."""
+    import itertools
+
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = io.StringIO()
+    signal.setitimer(signal.ITIMER_REAL, per_call)
+    try:
+        r = call()
+        if hasattr(r, "__next__") and not isinstance(r, (str, bytes, dict)):
+            r = _Iter(itertools.islice(r, 1000))
+        return r, None
+    except Timeout:
+        return None, "timeout after %gs" % per_call
+    except BaseException as e:  # noqa: B036  behaviour too
+        msg = ADDRESS.sub(" at 0x…", str(e))[:80]
+        return None, "raise %s: %s" % (type(e).__name__, msg) if msg else "raise " + type(e).__name__
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.stdout, sys.stderr = saved
+
+
+def _show(r, err):
+    if err is not None:
+        return err
+    try:
+        text = "iter:" + canon(list(r)) if type(r) is _Iter else canon(r)
+        if " object at 0x" in text and hasattr(r, "__dict__"):
+            text = "%s%s" % (type(r).__name__, canon(dict(vars(r))))
+    except BaseException as e:  # noqa: B036
+        text = "unrepresentable (%s)" % type(e).__name__
+    return ADDRESS.sub(" at 0x…", text)[:500]
+
+
+def _call_text(qualname, args, kw):
+    def one(x):
+        if hasattr(x, "__next__") and not isinstance(x, (str, bytes)):
+            return "iter(...)"
+        return canon(x)
+    try:
+        parts = [one(a) for a in args] + ["%s=%s" % (k, one(v)) for k, v in kw.items()]
+    except BaseException:  # noqa: B036
+        parts = ["..."]
+    return ADDRESS.sub(" at 0x…", "%s(%s)" % (qualname.rsplit(".", 1)[-1], ", ".join(parts)))[:200]
+
+
+def shadow():
+    import copy
+    import gc
+    import time
+    import types
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    per_call = float(cfg.get("per_call_s", 2))
+    deadline = time.monotonic() + float(cfg.get("deadline_s", 60))
+    cap = int(cfg.get("max_points", 8))
+    fns = cfg["functions"]
+    targets = {}
+    for i, f in enumerate(fns):
+        try:
+            ds = defs(parse(f["file"]))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for q, kind, first, line, _end in ds:
+            if q == f["qualname"]:
+                path = os.path.realpath(os.path.join(ws, f["file"]))
+                for ln in (first, line):
+                    targets[(path, q.rsplit(".", 1)[-1], ln)] = (i, kind)
+    variants = [_variants(set(f.get("ints", [])), set(f.get("strs", []))) for f in fns]
+    points = []
+    keys = [dict() for _ in fns]
+    busy = [False]
+    real = {}
+    funcs = {}
+    started = set()
+    notes = set()
+
+    def function_of(code):
+        """The one function object running `code` (a closure made twice is ambiguous)."""
+        if code not in funcs:
+            found = [o for o in gc.get_referrers(code)
+                     if isinstance(o, types.FunctionType) and o.__code__ is code]
+            funcs[code] = found[0] if len(found) == 1 else None
+        return funcs[code]
+
+    def record(frame, i):
+        code = frame.f_code
+        fn = function_of(code)
+        if fn is None:
+            notes.add("%s: not one function object" % fns[i]["qualname"])
+            return
+        loc = frame.f_locals
+        names = code.co_varnames
+        n, k = code.co_argcount, code.co_kwonlyargcount
+        pos = [loc[x] for x in names[:n] if x in loc]
+        kw = {x: loc[x] for x in names[n:n + k] if x in loc}
+        j = n + k
+        if code.co_flags & 0x04:
+            pos += list(loc.get(names[j], ()))
+            j += 1
+        if code.co_flags & 0x08:
+            kw.update(dict(loc.get(names[j], {})))
+        # A method's (or class method's) first argument is the object, never varied.
+        bound = 1 if fns[i].get("bound") and pos else 0
+        head, args = pos[:bound], pos[bound:]
+        try:
+            # Addresses differ between the trees' processes: the key must not carry them.
+            key = ADDRESS.sub(" at 0x…", canon((args, sorted(kw.items()))))
+        except BaseException:  # noqa: B036
+            return
+        seen = keys[i]
+        if key not in seen and len(seen) >= cap:
+            return
+        seen[key] = seen.get(key, 0) + 1
+        ordinal = seen[key] - 1
+        if ordinal > 0:
+            return
+
+        def copies(a, kw):
+            try:
+                return copy.deepcopy(head), copy.deepcopy(a), copy.deepcopy(kw)
+            except BaseException:  # noqa: B036
+                try:
+                    return [copy.copy(h) for h in head], copy.deepcopy(a), copy.deepcopy(kw)
+                except BaseException:  # noqa: B036
+                    return None
+
+        def twice(a, kw):
+            outs = []
+            for _ in range(2):
+                c = copies(a, kw)
+                if c is None:
+                    return None, "not copyable", False
+                h, a2, kw2 = c
+                r, err = _outcome(lambda: fn(*h, *a2, **kw2), per_call)
+                outs.append((r, err))
+            shown = [_show(*o) for o in outs]
+            return outs[0], shown[0], shown[0] == shown[1]
+
+        point, point_text, stable = twice(args, kw)
+        entry = {"fn": i, "key": key[:300], "point": point_text, "stable": stable, "variants": [],
+                 "call": _call_text(fns[i]["qualname"], args, kw)}
+        for name, move, moves_result in variants[i]:
+            if time.monotonic() > deadline:
+                break
+            try:
+                a2 = [move(x) for x in args]
+                kw2 = {kk: move(x) for kk, x in kw.items()}
+                same = ADDRESS.sub(" at 0x…", canon((a2, sorted(kw2.items())))) == key
+            except BaseException:  # noqa: B036
+                continue
+            if same:
+                continue
+            _, text, ok = twice(a2, kw2)
+            moved = None
+            if moves_result and point is not None and point[1] is None:
+                try:
+                    moved = _show(move(point[0]), None)
+                except BaseException:  # noqa: B036
+                    moved = None
+            entry["variants"].append({"name": name, "out": text, "stable": ok, "moved": moved,
+                                      "call": _call_text(fns[i]["qualname"], a2, kw2)})
+        points.append(entry)
+
+    def prof(frame, event, arg):
+        if event != "call" or busy[0]:
+            return
+        code = frame.f_code
+        path = real.get(code.co_filename)
+        if path is None:
+            path = real[code.co_filename] = os.path.realpath(code.co_filename)
+        hit = targets.get((path, code.co_name, code.co_firstlineno))
+        if hit is None or time.monotonic() > deadline:
+            return
+        if code.co_flags & 0x20:  # a generator: only its first frame entry is a call
+            if id(frame) in started:
+                return
+            started.add(id(frame))
+        busy[0] = True
+        sys.setprofile(None)
+        try:
+            record(frame, hit[0])
+        except BaseException as e:  # noqa: B036  the probe must not break the test run
+            notes.add("%s: %s" % (fns[hit[0]]["qualname"], type(e).__name__))
+        finally:
+            busy[0] = False
+            sys.setprofile(prof)
+
+    pytest, runner = load_pytest()
+
+    class Shadow:
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_call(self, item):
+            sys.setprofile(prof)
+            try:
+                yield
+            finally:
+                sys.setprofile(None)
+
+    args = ["-q", "-p", "no:cacheprovider", "--rootdir", ws, "-o", "addopts=",
+            "-W", "ignore"] + list(cfg.get("args", [])) + list(cfg["ids"])
+    try:
+        rc = int(pytest.main(args, plugins=[Shadow()]))
+    except BaseException as e:  # noqa: B036
+        rc = "%s" % type(e).__name__
+    emit({"points": points, "rc": rc, "runner": runner, "notes": sorted(notes)})
+
+
 try:
-    {"locate": locate, "record": record, "run": run, "cover": cover}[cfg["mode"]]()
+    {"cover": cover, "shadow": shadow}[cfg["mode"]]()
 except BaseException as e:  # noqa: B036
     emit({"error": "%s: %s" % (type(e).__name__, str(e)[:300])})

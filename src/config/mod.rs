@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 mod budgets;
 pub mod repair;
+pub mod verify;
 
 pub use budgets::{BudgetArgs, Budgets};
 
@@ -162,6 +163,8 @@ pub struct ConfigFile {
     /// Corrections to the Python test environment prepare builds from what CI installs; read
     /// from the repository's own `.github/patchloop.yml` when the image is prepared.
     pub dependencies: Option<DependenciesFile>,
+    /// How verification judges a patch beyond the tests: the probe, a model review.
+    pub verify: Option<verify::VerifyFile>,
 }
 
 /// `dependencies:` (Python): what the sandbox installs for the tests besides what CI installs.
@@ -219,6 +222,8 @@ pub struct Config {
     pub no_pr_fallback: NoPrFallback,
     /// Strategies, escalation tiers and the candidate strategy's knobs.
     pub repair: repair::Repair,
+    /// The costlier generalisation layers of verification.
+    pub verify: verify::Verify,
     /// Dotted key → where its value came from.
     pub sources: BTreeMap<&'static str, Source>,
 }
@@ -245,6 +250,7 @@ impl Default for Config {
             report_unverified: false,
             no_pr_fallback: NoPrFallback::Pr,
             repair: repair::Repair::default(),
+            verify: verify::Verify::default(),
             sources: BTreeMap::new(),
         };
         for k in KEYS {
@@ -255,7 +261,7 @@ impl Default for Config {
 }
 
 /// Every dotted key, in display order.
-pub const KEYS: [&str; 23] = [
+pub const KEYS: [&str; 25] = [
     "model",
     "mode",
     "test_command",
@@ -279,6 +285,8 @@ pub const KEYS: [&str; 23] = [
     "repair.parallel",
     "repair.context_bytes",
     "repair.infill_shapes",
+    "verify.probe",
+    "verify.review_model",
 ];
 
 /// A config file that could not be used.
@@ -486,6 +494,24 @@ impl Config {
                 s,
             );
         }
+        if let Some(v) = &f.verify {
+            set(
+                &mut self.verify.probe,
+                v.probe.as_ref(),
+                "verify.probe",
+                &source,
+                s,
+            );
+            if v.review_model.is_some() {
+                set(
+                    &mut self.verify.review_model,
+                    Some(&v.review_model),
+                    "verify.review_model",
+                    &source,
+                    s,
+                );
+            }
+        }
     }
 
     /// Merge the layers: inputs > repo > org > defaults.
@@ -555,6 +581,12 @@ impl Config {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            "verify.probe" => self.verify.probe.to_string(),
+            "verify.review_model" => self
+                .verify
+                .review_model
+                .clone()
+                .unwrap_or_else(|| "(off)".into()),
             _ => String::new(),
         }
     }
@@ -790,6 +822,30 @@ mod tests {
                 && l.ends_with("# org (org/.github/patchloop.yml)")),
             "{show}"
         );
+    }
+
+    #[test]
+    fn the_verify_section_turns_the_costlier_layers_on_and_off() {
+        let c = Config::default();
+        assert!(c.verify.probe && c.verify.review_model.is_none());
+        assert!(c.render_show().contains("verify.review_model"));
+        let repo = parse_file(
+            ".github/patchloop.yml",
+            "verify:\n  probe: false\n  review_model: ollama:qwen2.5-coder:7b\n",
+        )
+        .unwrap();
+        let c = Config::merge(None, Some((".github/patchloop.yml", &repo)), &[]);
+        assert!(!c.verify.probe);
+        assert_eq!(
+            c.verify.review_model.as_deref(),
+            Some("ollama:qwen2.5-coder:7b")
+        );
+        assert_eq!(
+            c.sources["verify.review_model"],
+            Source::Repo(".github/patchloop.yml".into())
+        );
+        let e = parse_file(".github/patchloop.yml", "verify:\n  reviewer: x\n").unwrap_err();
+        assert_eq!(e.key, "verify.reviewer");
     }
 
     #[test]

@@ -482,7 +482,9 @@ async fn run_episode(
         strategies: Vec::new(),
         routed: false,
         candidates: Default::default(),
-        edge_probe: true,
+        edge_probe: rp.probe,
+        review: rp.review(&args.model_options)?,
+        held_out: Default::default(),
     }
     .with_plan(&rp);
     let tiers: Vec<&dyn Model> = models.iter().map(|m| m.as_ref()).collect();

@@ -222,6 +222,7 @@ async fn fix_inner(args: &FixArgs) -> anyhow::Result<RepairResult> {
         }
     };
     let mut plan = plan_for(&rp, &image, &args.out, repo_dir, args.test_cmd.as_deref())?;
+    plan.review = rp.review(&options)?;
     plan.statement = issue;
     let mut named = args.fail_to_pass.clone();
     if let Some(log) = &args.ci_log {

@@ -20,6 +20,7 @@ pub mod env;
 pub mod fix;
 pub mod plan;
 pub mod repair;
+pub mod review;
 #[doc(hidden)]
 pub mod testing;
 
@@ -136,9 +137,22 @@ pub struct Plan {
     /// model's size and the tier), and the receipt says why.
     pub routed: bool,
     pub candidates: CandidateConfig,
-    /// Probe the verified patch with extra inputs around the changed functions (the
-    /// receipt's informational `edge_probe`).
+    /// Verification probes behaviour beyond the tested points (the failing tests' calls of
+    /// the changed functions and relation-preserving variants, before and after the patch:
+    /// `verify::probe`); off, only the pure generalisation layers run.
     pub edge_probe: bool,
+    /// The verifier's optional model review (`verify.review_model`; `None`: off).
+    pub review: Option<crate::verify::review::ReviewModel>,
+    /// Test files held out of the episode (absent from its image) and their failing tests,
+    /// which verification requires too (`verify::holdout`; `Reproduce` targets only).
+    pub held_out: HeldOut,
+}
+
+/// Held-out test files and the failing tests in them.
+#[derive(Debug, Clone, Default)]
+pub struct HeldOut {
+    pub files: Vec<Holdout>,
+    pub tests: Vec<String>,
 }
 
 impl Plan {
@@ -163,6 +177,8 @@ impl Plan {
             routed: false,
             candidates: CandidateConfig::default(),
             edge_probe: true,
+            review: None,
+            held_out: HeldOut::default(),
         }
     }
 
@@ -178,6 +194,7 @@ impl Plan {
         self.episode.tools.context_budget = r.context_bytes;
         self.verify_reruns = r.reruns;
         self.verify_policy = r.verify_policy.clone();
+        self.edge_probe = r.probe;
         self
     }
 }
@@ -662,7 +679,15 @@ impl Judge<'_> {
                 pass_to_pass,
                 holdouts,
             } => (fail_to_pass.clone(), pass_to_pass.clone(), holdouts.clone()),
-            Targets::Reproduce { .. } => (self.targets.clone(), Vec::new(), Vec::new()),
+            Targets::Reproduce { .. } => (
+                self.targets
+                    .iter()
+                    .chain(&plan.held_out.tests)
+                    .cloned()
+                    .collect(),
+                Vec::new(),
+                plan.held_out.files.clone(),
+            ),
         };
         let mut req = VerifyRequest::new(self.image.clone(), patch.to_string(), fail_to_pass);
         req.pass_to_pass = pass_to_pass;
@@ -671,6 +696,8 @@ impl Judge<'_> {
         req.rerun_scope = plan.rerun_scope;
         req.policy = plan.verify_policy.clone();
         req.run_id = format!("{}-verify", plan.run_id);
+        req.fit.probe = plan.edge_probe;
+        req.fit.review = plan.review.clone();
         let receipt = verify(self.docker, &req, plan.base_repo.as_deref()).await;
         (receipt, started.elapsed())
     }
@@ -1093,20 +1120,6 @@ async fn finish(
     if let Some(r) = &mut s.receipt {
         r.repair = s.attempts.clone();
         r.spend = Some(ledger.report(stopped_by));
-        if s.winner.is_some() && plan.edge_probe {
-            // Informational, never a gate: behaviour the patch changes beyond the targets.
-            r.edge_probe = Some(
-                crate::verify::probe::probe_with_policy(
-                    judge.docker,
-                    judge.image,
-                    &s.patch,
-                    &st.baseline.targets,
-                    &format!("{}-probe", plan.run_id),
-                    &r.container_policy,
-                )
-                .await,
-            );
-        }
         if let Some(dir) = &plan.receipt_dir {
             crate::verify::receipt::write(dir, r)
                 .with_context(|| format!("writing the receipt to {}", dir.display()))?;

@@ -45,6 +45,10 @@ pub struct RepairPlan {
     /// The verifier's policy: the configured test globs over the defaults, the allowed CI
     /// paths (`tests_dirs` and the project kind come from the image at run time).
     pub verify_policy: PolicyConfig,
+    /// Verification probes behaviour beyond the tested points (`verify.probe`).
+    pub probe: bool,
+    /// The verifier's model review, resolved (`verify.review_model`; `None`: off).
+    pub review_model: Option<String>,
 }
 
 /// A model spec as users write it, resolved: `ollama:`, `openai:`, `anthropic:` and
@@ -162,6 +166,14 @@ pub fn build(
             ),
         ));
     }
+    let review_model = match cfg.verify.review_model.as_deref().map(str::trim) {
+        Some(m) if !m.is_empty() => Some(spec(
+            "verify.review_model".into(),
+            source("verify.review_model", false),
+            m,
+        )?),
+        _ => None,
+    };
     let mut test_globs = default_test_globs();
     for g in &cfg.test_globs {
         if !test_globs.contains(g) {
@@ -192,6 +204,8 @@ pub fn build(
             allowed_ci_paths: cfg.allowed_ci_paths.clone(),
             ..PolicyConfig::default()
         },
+        probe: cfg.verify.probe,
+        review_model,
     })
 }
 
@@ -257,6 +271,14 @@ impl RepairPlan {
         }
         Ok(tiers)
     }
+
+    /// The verifier's model reviewer, when `verify.review_model` is set.
+    pub fn review(
+        &self,
+        opts: &ModelOptions,
+    ) -> anyhow::Result<Option<crate::verify::review::ReviewModel>> {
+        super::review::from_config(self.review_model.as_deref(), opts)
+    }
 }
 
 #[cfg(test)]
@@ -296,6 +318,24 @@ mod tests {
         ] {
             assert_eq!(resolve_spec(kept, Some("http://x")), kept);
         }
+    }
+
+    #[test]
+    fn the_review_model_resolves_like_a_tier_and_an_empty_one_is_named() {
+        let c = cfg(
+            "verify:\n  probe: false\n  review_model: qwen2.5-coder:7b\n",
+            Source::Repo(".github/patchloop.yml".into()),
+        );
+        let p = build(&c, Some("m"), true, &opts(Some("http://vllm/v1"))).unwrap();
+        assert_eq!(p.review_model.as_deref(), Some("openai:qwen2.5-coder:7b"));
+        assert!(!p.probe);
+        let c = cfg(
+            "verify:\n  review_model: 'ollama:'\n",
+            Source::Repo(".github/patchloop.yml".into()),
+        );
+        let e = build(&c, Some("m"), true, &opts(None)).unwrap_err();
+        assert_eq!(e.key, "verify.review_model");
+        assert!(e.origin.contains(".github/patchloop.yml"), "{e:?}");
     }
 
     #[test]

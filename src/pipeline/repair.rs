@@ -68,9 +68,15 @@ impl Repairer for PipelineRepairer {
         let models = rp.models(None, &opts)?;
         let docker = crate::sandbox::connect_and_reap().await?;
         let test_cmd = req.test_cmd.clone().or(rp.test_cmd.clone());
+        // Hidden targets: with failing tests in several files, one file stays out of the
+        // episode's image and comes back only for verification, which requires its tests.
+        let hidden = crate::verify::holdout::choose(&req.failing_tests);
+        let (episode_tree, held_out) = hold_out(&req.repo_dir, &hidden)?;
         let image = super::prepare_image(
             &docker,
-            &req.repo_dir,
+            episode_tree
+                .as_ref()
+                .map_or(req.repo_dir.as_path(), |t| t.path()),
             test_cmd.as_deref(),
             super::stderr_progress(),
         )
@@ -96,8 +102,10 @@ impl Repairer for PipelineRepairer {
         // The CI log's failing tests are the targets; other baseline failures are
         // pre-existing (environment, unrelated), not the patch's job.
         plan.targets = Targets::Reproduce {
-            named: req.failing_tests.clone(),
+            named: hidden.shown.clone(),
         };
+        plan.held_out = held_out;
+        plan.review = rp.review(&opts)?;
         plan.base_repo = Some(req.repo_dir.clone());
         plan.cancel_on_signal = true;
         tracing::info!(repository = %req.repository, pr = ?req.pr, sha = %req.head_sha, "repairing");
@@ -147,6 +155,68 @@ fn outcome(o: RepairResult, out_dir: &std::path::Path) -> RepairOutcome {
     }
 }
 
+/// A copy of the checkout without its `.git` and the held-out files (`None`: nothing held
+/// out), and the held-out files' contents for verification.
+fn hold_out(
+    repo: &std::path::Path,
+    hidden: &crate::verify::holdout::HiddenChoice,
+) -> anyhow::Result<(Option<tempfile::TempDir>, super::HeldOut)> {
+    if hidden.files.is_empty() {
+        return Ok((None, super::HeldOut::default()));
+    }
+    let mut files = Vec::new();
+    for f in &hidden.files {
+        let contents = std::fs::read(repo.join(f))
+            .with_context(|| format!("reading the held-out test file {f}"))?;
+        files.push(crate::verify::Holdout {
+            dest: f.clone(),
+            contents,
+        });
+    }
+    let tmp = tempfile::tempdir().context("creating the episode's copy of the checkout")?;
+    copy_tree(repo, tmp.path(), &|rel| {
+        rel == std::path::Path::new(".git")
+            || hidden.files.iter().any(|f| rel == std::path::Path::new(f))
+    })
+    .with_context(|| format!("copying {} without the held-out tests", repo.display()))?;
+    Ok((
+        Some(tmp),
+        super::HeldOut {
+            files,
+            tests: hidden.hidden.clone(),
+        },
+    ))
+}
+
+/// Files and directories of `src` into `dest`, but those `skip` names (by relative path);
+/// symlinks are copied as links.
+fn copy_tree(
+    src: &std::path::Path,
+    dest: &std::path::Path,
+    skip: &dyn Fn(&std::path::Path) -> bool,
+) -> std::io::Result<()> {
+    let mut stack = vec![std::path::PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        std::fs::create_dir_all(dest.join(&rel))?;
+        for e in std::fs::read_dir(src.join(&rel))? {
+            let e = e?;
+            let r = rel.join(e.file_name());
+            if skip(&r) {
+                continue;
+            }
+            let ft = e.file_type()?;
+            if ft.is_dir() {
+                stack.push(r);
+            } else if ft.is_symlink() {
+                std::os::unix::fs::symlink(std::fs::read_link(e.path())?, dest.join(&r))?;
+            } else if ft.is_file() {
+                std::fs::copy(e.path(), dest.join(&r))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +249,38 @@ mod tests {
             episode_wall: Default::default(),
             verify_wall: Default::default(),
         }
+    }
+
+    #[test]
+    fn a_held_out_file_leaves_the_episode_tree_and_goes_to_verification() {
+        let repo = tempfile::tempdir().unwrap();
+        for (p, text) in [
+            (".git/config", "x"),
+            ("pkg/m.py", "def f(): pass\n"),
+            ("tests/test_a.py", "def test_1(): pass\n"),
+            ("tests/test_b.py", "def test_2(): pass\n"),
+        ] {
+            let f = repo.path().join(p);
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, text).unwrap();
+        }
+        let choice = crate::verify::holdout::choose(&[
+            "tests/test_a.py::test_1".to_string(),
+            "tests/test_b.py::test_2".to_string(),
+        ]);
+        let (tree, held) = hold_out(repo.path(), &choice).unwrap();
+        let tree = tree.unwrap();
+        assert!(tree.path().join("pkg/m.py").is_file());
+        assert!(tree.path().join("tests/test_a.py").is_file());
+        assert!(!tree.path().join("tests/test_b.py").exists());
+        assert!(!tree.path().join(".git").exists());
+        assert_eq!(held.files.len(), 1);
+        assert_eq!(held.files[0].dest, "tests/test_b.py");
+        assert_eq!(held.files[0].contents, b"def test_2(): pass\n");
+        assert_eq!(held.tests, vec!["tests/test_b.py::test_2"]);
+        let none = crate::verify::holdout::choose(&["tests/test_a.py::test_1".to_string()]);
+        let (tree, held) = hold_out(repo.path(), &none).unwrap();
+        assert!(tree.is_none() && held.files.is_empty());
     }
 
     #[test]

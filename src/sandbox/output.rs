@@ -95,9 +95,35 @@ pub fn truncate_text(text: &str, cap: usize) -> String {
     out.render()
 }
 
+/// At most `n` characters of `s`, with `…` when cut (for values quoted in reports).
+pub fn clip_chars(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// The last `n` bytes of `s` or fewer, starting on a char boundary (the end of a command's
+/// output is where its error usually is).
+pub fn tail_chars(s: &str, n: usize) -> &str {
+    let mut i = s.len().saturating_sub(n);
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    &s[i..]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clip_and_tail_respect_char_boundaries() {
+        assert_eq!(clip_chars("ééé", 2), "éé…");
+        assert_eq!(clip_chars("ab", 2), "ab");
+        assert_eq!(tail_chars("ééé", 3), "é");
+        assert_eq!(tail_chars("abc", 10), "abc");
+    }
 
     #[test]
     fn small_output_is_kept_verbatim() {

@@ -4,14 +4,16 @@
 //! Pure parts: [`diff`] (patch parsing), [`policy`] (which changes are allowed), [`scan`]
 //! (semantic patch analysis), [`junit`]
 //! (per-test outcomes), [`verdict`] (the decision), [`receipt`] (JSON + Markdown) and
-//! [`harness`] (the hardened invocation as data). I/O: [`runner`] (containers) and [`cli`].
-//! [`probe`] is informational, outside the verdict: inputs around the changed functions run
-//! before and after the patch, behaviour changes beyond the target tests listed in the receipt.
+//! [`harness`] (the hardened invocation as data). I/O: [`runner`] and [`exec`] (containers)
+//! and [`cli`]. The generalisation layers (fixed or fitted, issue #23) are [`fit`]: the pure
+//! [`signals`] and [`oracle`] (over [`pysrc`]), the dynamic [`probe`], the optional
+//! [`review`]; each reports [`evidence::Finding`]s.
 //!
 //! Flow of [`verify`]: policy on the diff → fresh container from the prepared image (tests
 //! read-only unless held-out files must be copied in) → one `setup` exec (pre-patch pytest
 //! config, baseline snapshot, shadowing lookups) → N unpatched runs (the failure must reproduce
-//! N/N) → `git apply` → N patched runs → verdict → receipt.
+//! N/N) → `git apply` → N patched runs → second runner → (only for a patch every integrity
+//! layer lets through) the generalisation layers → verdict → receipt.
 //!
 //! Invariants:
 //! - Every path returns a receipt; nothing here panics on input (errors are verdict `error`).
@@ -49,6 +51,23 @@
 //!    call for argument-free test functions; others are `not_applicable` (listed, never a
 //!    silent pass). pytest passed + second runner failed = `tampered`.
 //!
+//! Generalisation layers (issue #23: verified means fixed, not fitted), each named in the
+//! receipt after the integrity ones; any finding makes a passing patch `needs_review`, never
+//! posted, with its evidence (file:line, the literal or call, the input):
+//! 6. **Behaviour beyond the tested points** ([`probe`]): the failing tests' calls of the
+//!    changed functions and relation-preserving variants of them, before and after the patch;
+//!    a relation the original code kept at a tested input and the patch breaks.
+//! 7. **Oracle surface** ([`oracle`]): a name the failing tests judge with, changed.
+//! 8. **Hidden targets**: held-out test files (`--holdout`, eval's hidden files) are required
+//!    like the rest; a held-out failure is named in its row.
+//! 9. **Structural signals** ([`signals`]): shapes of fitted code in the diff.
+//! 10. **Model review** ([`review`], off by default): a rubric answer quoting an added line.
+//!
+//! [`fit::assess`] is the pure part (signals, oracle surface) the repair search can call on a
+//! passing candidate; [`probe::neighbourhood`] the dynamic one (two runs of the failing tests).
+//! What `verified` covers and cannot is [`receipt::VERIFIED_COVERS`] /
+//! [`receipt::VERIFIED_CANNOT`], in every receipt and in docs/security.md.
+//!
 //! Known limits (honestly): code under test shares the interpreter with pytest and the guard,
 //! so it can reach the guard's memory, the stream's fd and nonce (through `gc`, frames or
 //! closures: exactly the capabilities layer 2 flags when a patch adds them). The stream proves
@@ -64,15 +83,102 @@
 pub mod attempts;
 pub mod cli;
 pub mod diff;
+pub mod evidence;
+pub mod exec;
+pub mod fit;
 pub mod glob;
 pub mod harness;
+pub mod holdout;
 pub mod junit;
 pub mod junit_run;
+pub mod oracle;
 pub mod policy;
 pub mod probe;
+pub mod pysrc;
 pub mod receipt;
+pub mod review;
 pub mod runner;
 pub mod scan;
+pub mod signals;
 pub mod verdict;
 
-pub use runner::{Holdout, PreparedImage, RerunScope, VerifyRequest, error_receipt, verify};
+pub use runner::{
+    FitOptions, Holdout, PreparedImage, RerunScope, VerifyRequest, error_receipt, verify,
+};
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::Path;
+
+    /// File → the sibling files its non-test code names (`super::x`, `crate::verify::x`,
+    /// `use super::{x, y::z}`).
+    fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/verify");
+        let files: BTreeSet<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| {
+                let p = e.unwrap().path();
+                (p.extension()? == "rs").then(|| p.file_stem().unwrap().to_string_lossy().into())
+            })
+            .filter(|n: &String| n != "mod")
+            .collect();
+        let single = regex::Regex::new(r"(?:super|crate::verify)::(\w+)").unwrap();
+        let group = regex::Regex::new(r"(?:super|crate::verify)::\{([^}]*)\}").unwrap();
+        let mut g = BTreeMap::new();
+        for f in &files {
+            let text = std::fs::read_to_string(dir.join(format!("{f}.rs"))).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            let code: String = code
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let mut deps = BTreeSet::new();
+            for c in single.captures_iter(&code) {
+                deps.insert(c[1].to_string());
+            }
+            for c in group.captures_iter(&code) {
+                for item in c[1].split(',') {
+                    let name = item.trim().split("::").next().unwrap_or("").trim();
+                    deps.insert(name.to_string());
+                }
+            }
+            deps.retain(|d| files.contains(d) && d != f);
+            g.insert(f.clone(), deps);
+        }
+        g
+    }
+
+    /// `verify/`'s files import downhill only (a cycle between files inside a module is what
+    /// the string helpers once made: runner → receipt → probe → runner).
+    #[test]
+    fn files_import_acyclically() {
+        let g = file_graph();
+        assert!(g["runner"].contains("receipt") && g["receipt"].contains("fit"));
+        // Depth-first with colours: grey on the stack, black done.
+        fn visit<'a>(
+            g: &'a BTreeMap<String, BTreeSet<String>>,
+            n: &'a str,
+            grey: &mut Vec<&'a str>,
+            black: &mut BTreeSet<&'a str>,
+        ) {
+            if black.contains(n) {
+                return;
+            }
+            if let Some(i) = grey.iter().position(|x| *x == n) {
+                panic!("file cycle in verify/: {} -> {n}", grey[i..].join(" -> "));
+            }
+            grey.push(n);
+            for d in g.get(n).into_iter().flatten() {
+                visit(g, d, grey, black);
+            }
+            grey.pop();
+            black.insert(n);
+        }
+        let mut black = BTreeSet::new();
+        for n in g.keys() {
+            visit(&g, n, &mut Vec::new(), &mut black);
+        }
+    }
+}

@@ -11,10 +11,13 @@ use sha2::{Digest, Sha256};
 
 pub use super::attempts::RepairAttempt;
 use super::diff::FilePatch;
+use super::evidence::Layer as FitLayer;
+use super::fit::FitReport;
 use super::junit::Outcome;
 use super::policy::{Rule, Violation};
 use super::verdict::{Decision, Phase, RunRecord, Verdict};
 use crate::config::repair::Strategy;
+use crate::sandbox::output::clip_chars;
 use crate::sandbox::policy::ContainerPolicy;
 
 pub const SCHEMA: u32 = 1;
@@ -91,12 +94,14 @@ fn layer(layer: &'static str, status: &'static str, detail: String) -> Layer {
 
 /// The layers of the verdict: patch policy, semantic analysis, the in-process guard, the
 /// out-of-process checks (outcome stream, report fingerprints, workspace snapshots) and the
-/// second runner.
+/// second runner; then the generalisation layers (fixed or fitted).
 fn layers(
     violations: &[Violation],
     analysis: &AnalysisInfo,
     runs: &[RunRecord],
     second: Option<&super::verdict::SecondRun>,
+    fit: Option<&FitReport>,
+    hidden: &Hidden,
 ) -> Vec<Layer> {
     use super::verdict::GuardStatus;
     let mut out = vec![match violations.first() {
@@ -226,8 +231,89 @@ fn layers(
             }
         },
     });
+    for l in FitLayer::ALL {
+        out.push(fit_layer(l, fit, hidden));
+    }
     out
 }
+
+/// Held-out test files and what became of their tests.
+#[derive(Debug, Default)]
+struct Hidden {
+    files: Vec<String>,
+    /// Fail-to-pass ids in a held-out file.
+    targets: Vec<String>,
+    /// Of those, the ones still failing after the patch.
+    failing: Vec<String>,
+}
+
+fn fit_layer(l: FitLayer, fit: Option<&FitReport>, hidden: &Hidden) -> Layer {
+    let name = l.as_str();
+    if l == FitLayer::HiddenTargets {
+        return if hidden.files.is_empty() {
+            layer(name, "not_applicable", "no test was held out".into())
+        } else if !hidden.failing.is_empty() {
+            layer(
+                name,
+                "findings",
+                format!(
+                    "held-out test(s) the patch does not make pass: {}",
+                    hidden.failing.join(", ")
+                ),
+            )
+        } else if hidden.targets.is_empty() {
+            layer(
+                name,
+                "clean",
+                format!(
+                    "{} held-out file(s) copied in for verification; no fail-to-pass test among them",
+                    hidden.files.len()
+                ),
+            )
+        } else {
+            layer(
+                name,
+                "clean",
+                format!(
+                    "{} held-out fail-to-pass test(s) required too: {}",
+                    hidden.targets.len(),
+                    hidden.targets.join(", ")
+                ),
+            )
+        };
+    }
+    let Some(f) = fit else {
+        return layer(
+            name,
+            "not_run",
+            "not reached: the patch was stopped earlier, or the layers are off".into(),
+        );
+    };
+    if let Some(why) = f.not_run.get(&l) {
+        return layer(name, "not_run", why.clone());
+    }
+    let Some(note) = f.notes.get(&l) else {
+        return layer(
+            name,
+            "not_run",
+            if l == FitLayer::ModelReview {
+                "off (set `verify.review_model` to turn it on)".into()
+            } else {
+                "off".into()
+            },
+        );
+    };
+    let found: Vec<String> = f.of(l).map(|x| x.to_string()).collect();
+    if found.is_empty() {
+        layer(name, "clean", note.clone())
+    } else {
+        layer(name, "findings", found.join("; "))
+    }
+}
+
+/// What `verified` means, in every receipt (docs/security.md says the same at length).
+pub const VERIFIED_COVERS: &str = "the failing tests fail in every run before the patch and pass in every run after it; no passing test regresses; the patch policy, the capability scan, the in-process guard, the outcome stream and workspace snapshots, and the second runner found no tampering; the generalisation layers (structural signals, oracle surface, behaviour beyond the tested points, held-out tests when given, a model review when configured) found no sign of a patch fitted to the tests";
+pub const VERIFIED_CANNOT: &str = "prove the patch right on inputs no test, variant or signal reaches; probe functions the patch adds, inputs the failing tests never pass to a changed function, or non-Python projects; recognise a fitted patch in a shape none of the layers names; vouch for behaviour the tests do not exercise";
 
 #[derive(Debug, Clone, Serialize)]
 pub struct PolicyInfo {
@@ -267,8 +353,13 @@ pub struct Receipt {
     pub analysis: AnalysisInfo,
     /// The second, independent runner of the fail-to-pass tests (`None`: not run).
     pub second_runner: Option<super::verdict::SecondRun>,
-    /// What each integrity layer found, in the order the verdict consults them.
+    /// The generalisation layers' findings and notes (`None`: not reached or off).
+    #[serde(rename = "generalisation", skip_serializing_if = "Option::is_none")]
+    pub fit: Option<FitReport>,
+    /// What each layer found, integrity layers first, in the order the verdict consults them.
     pub layers: Vec<Layer>,
+    /// What a `verified` verdict covers and what it cannot.
+    pub contract: Contract,
     /// The hardened command every run used (before the test ids).
     pub command: Vec<String>,
     pub holdout_files: Vec<String>,
@@ -285,10 +376,21 @@ pub struct Receipt {
     /// by the pipeline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spend: Option<super::attempts::SpendReport>,
-    /// The edge-case probe of the patch (informational: the verdict never reads it; filled by
-    /// the pipeline, `None` when it did not run).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub edge_probe: Option<super::probe::EdgeProbe>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Contract {
+    pub verified_covers: &'static str,
+    pub verified_cannot: &'static str,
+}
+
+impl Default for Contract {
+    fn default() -> Self {
+        Contract {
+            verified_covers: VERIFIED_COVERS,
+            verified_cannot: VERIFIED_CANNOT,
+        }
+    }
 }
 
 pub struct ReceiptInputs<'a> {
@@ -305,6 +407,7 @@ pub struct ReceiptInputs<'a> {
     pub after: Vec<RunRecord>,
     pub analysis: AnalysisInfo,
     pub second_runner: Option<super::verdict::SecondRun>,
+    pub fit: Option<FitReport>,
     pub total_ms: u64,
 }
 
@@ -345,11 +448,36 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
         .collect();
     tests.sort_by(|a, b| (a.role, &a.id).cmp(&(b.role, &b.id)));
     let runs: Vec<RunRecord> = inp.before.into_iter().chain(inp.after).collect();
+    let in_hidden = |id: &String| {
+        let file = id.split("::").next().unwrap_or("");
+        inp.holdout_files
+            .iter()
+            .any(|h| h == file || file.starts_with(&format!("{}/", h.trim_end_matches('/'))))
+    };
+    let hidden = Hidden {
+        files: inp.holdout_files.clone(),
+        targets: inp
+            .fail_to_pass
+            .iter()
+            .filter(|i| in_hidden(i))
+            .cloned()
+            .collect(),
+        failing: inp
+            .decision
+            .still_failing
+            .iter()
+            .chain(&inp.decision.flaky_ids)
+            .filter(|i| in_hidden(i))
+            .cloned()
+            .collect(),
+    };
     let layers = layers(
         &inp.violations,
         &inp.analysis,
         &runs,
         inp.second_runner.as_ref(),
+        inp.fit.as_ref(),
+        &hidden,
     );
     let tests_ms = runs.iter().map(|r| r.duration.as_millis() as u64).sum();
     Receipt {
@@ -365,7 +493,9 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
         },
         analysis: inp.analysis,
         second_runner: inp.second_runner,
+        fit: inp.fit,
         layers,
+        contract: Contract::default(),
         command: inp.command,
         holdout_files: inp.holdout_files,
         runs,
@@ -374,7 +504,6 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
         tests_ms,
         repair: Vec::new(),
         spend: None,
-        edge_probe: None,
     }
 }
 
@@ -428,7 +557,7 @@ pub fn render_markdown(r: &Receipt) -> String {
     if !r.layers.is_empty() {
         let _ = writeln!(
             s,
-            "**Integrity layers**\n\n| layer | status | what it found |\n|---|---|---|"
+            "**Layers** (integrity, then fixed-or-fitted)\n\n| layer | status | what it found |\n|---|---|---|"
         );
         for l in &r.layers {
             let _ = writeln!(
@@ -529,9 +658,14 @@ pub fn render_markdown(r: &Receipt) -> String {
     for n in notes {
         let _ = writeln!(s, "**Test runner**: pytest {}\n", md_escape(n));
     }
-    if let Some(p) = &r.edge_probe {
-        render_probe(&mut s, p);
+    if let Some(f) = r.fit.as_ref().filter(|f| !f.findings.is_empty()) {
+        render_fit(&mut s, f);
     }
+    let _ = writeln!(
+        s,
+        "**What `verified` covers**: {}. **What it cannot**: {}.\n",
+        r.contract.verified_covers, r.contract.verified_cannot
+    );
     render_attempts(&mut s, &r.repair);
     let _ = writeln!(s, "<details><summary>Patch and environment</summary>\n");
     let _ = writeln!(
@@ -657,40 +791,38 @@ fn render_attempts(s: &mut String, attempts: &[RepairAttempt]) {
     s.push('\n');
 }
 
-/// Changes listed in the Markdown receipt (all are in the JSON).
-const PROBE_ROWS: usize = 10;
-const PROBE_VALUE_CHARS: usize = 60;
+/// Findings listed in the Markdown receipt (all are in the JSON).
+const FIT_ROWS: usize = 10;
+const FIT_VALUE_CHARS: usize = 80;
 
-fn render_probe(s: &mut String, p: &super::probe::EdgeProbe) {
+fn render_fit(s: &mut String, f: &FitReport) {
     let _ = writeln!(
         s,
-        "**Edge-case probe (informational)**: {}\n",
-        md_escape(&p.note)
+        "**Fixed or fitted?** Evidence that the patch fits the tests rather than fixes the code:\n\n| where | layer | rule | evidence | input | why |\n|---|---|---|---|---|---|"
     );
-    if p.changed.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        s,
-        "Inputs the target tests never used whose result the patch changes:\n\n| function | input | before | after |\n|---|---|---|---|"
-    );
-    let cut = |v: &str| md_escape(&super::probe::truncate(v, PROBE_VALUE_CHARS));
-    for c in p.changed.iter().take(PROBE_ROWS) {
+    let cut = |v: &str| md_escape(&clip_chars(v, FIT_VALUE_CHARS));
+    for x in f.findings.iter().take(FIT_ROWS) {
+        let at = if x.line > 0 {
+            format!("{}:{}", x.path, x.line)
+        } else {
+            x.path.clone()
+        };
         let _ = writeln!(
             s,
-            "| `{}` | `{}` | `{}` | `{}` |",
-            md_escape(&c.function),
-            cut(&c.input),
-            cut(&c.before),
-            cut(&c.after)
+            "| `{}` | {} | `{}` | `{}` | {} | {} |",
+            md_escape(&at),
+            x.layer,
+            md_escape(&x.kind),
+            cut(&x.evidence),
+            x.input
+                .as_deref()
+                .map(|i| format!("`{}`", cut(i)))
+                .unwrap_or_else(|| "–".into()),
+            md_escape(&clip_chars(&x.detail, 240)),
         );
     }
-    if p.changed.len() > PROBE_ROWS {
-        let _ = writeln!(
-            s,
-            "\n{} more in receipt.json.",
-            p.changed.len() - PROBE_ROWS
-        );
+    if f.findings.len() > FIT_ROWS {
+        let _ = writeln!(s, "\n{} more in receipt.json.", f.findings.len() - FIT_ROWS);
     }
     s.push('\n');
 }
@@ -835,6 +967,7 @@ mod tests {
             before,
             analysis: Default::default(),
             second_runner: None,
+            fit: None,
             after,
             total_ms: 8000,
         })
@@ -897,47 +1030,82 @@ mod tests {
     }
 
     #[test]
-    fn the_edge_probe_is_rendered_when_present() {
-        use crate::verify::probe::{EdgeProbe, ProbeChange};
+    fn generalisation_layers_and_the_contract_are_in_both_receipts() {
+        use crate::verify::evidence::{Finding, Layer as L};
         let mut r = sample();
-        assert!(!render_markdown(&r).contains("Edge-case probe"));
-        assert!(
-            serde_json::to_value(&r)
-                .unwrap()
-                .get("edge_probe")
-                .is_none()
-        );
-        let change = |i: usize| ProbeChange {
-            function: "grade.py::level".into(),
-            input: format!("level({i})"),
-            before: "'low'".into(),
-            after: format!("raise ValueError{}", "x".repeat(100)),
-        };
-        r.edge_probe = Some(EdgeProbe {
-            functions: vec!["grade.py::level".into()],
-            inputs: 12,
-            changed: (0..12).map(change).collect(),
-            note: "12 input(s) | 12 changed".into(),
-        });
         let md = render_markdown(&r);
+        assert!(md.contains("| structural_signals | `not_run` |"), "{md}");
+        assert!(md.contains("| hidden_targets | `not_applicable` | no test was held out |"));
+        assert!(md.contains("**What `verified` covers**: the failing tests fail"));
+        assert!(!md.contains("Fixed or fitted?"));
+        let json = serde_json::to_value(&r).unwrap();
+        assert!(json.get("generalisation").is_none());
         assert!(
-            md.contains("**Edge-case probe (informational)**: 12 input(s) \\| 12 changed"),
+            json["contract"]["verified_cannot"]
+                .as_str()
+                .unwrap()
+                .contains("probe functions the patch adds")
+        );
+        let f = |i: usize| Finding {
+            layer: L::BeyondTestedPoints,
+            kind: "breaks_relation".into(),
+            path: "pkg/m.py".into(),
+            line: 4,
+            evidence: format!("order((3, 1, {i}))"),
+            input: Some("order([3, 1, 2])".into()),
+            detail: "x".repeat(300),
+        };
+        let mut fit = FitReport::default();
+        fit.merge(
+            L::BeyondTestedPoints,
+            "1 tested input".into(),
+            (0..12).map(f).collect(),
+            5,
+        );
+        fit.notes
+            .insert(L::StructuralSignals, "1 changed file(s)".into());
+        fit.not_run
+            .insert(L::OracleSurface, "could not read the tests".into());
+        r.fit = Some(fit);
+        r.layers = layers(
+            &[],
+            &r.analysis,
+            &r.runs,
+            None,
+            r.fit.as_ref(),
+            &Hidden::default(),
+        );
+        let md = render_markdown(&r);
+        assert!(md.contains("| `pkg/m.py:4` | beyond_tested_points | `breaks_relation` | `order((3, 1, 0))` | `order([3, 1, 2])` |"), "{md}");
+        assert!(md.contains("2 more in receipt.json."));
+        assert!(md.contains("| structural_signals | `clean` | 1 changed file(s) |"));
+        assert!(md.contains("| oracle_surface | `not_run` | could not read the tests |"));
+        assert!(md.contains("| beyond_tested_points | `findings` |"));
+        assert!(
+            md.contains(
+                "| model_review | `not_run` | off (set 'verify.review_model' to turn it on) |"
+            ),
             "{md}"
         );
-        assert!(md.contains("| `grade.py::level` | `level(0)` | `'low'` | `raise ValueError"));
-        assert!(md.contains("level(9)") && !md.contains("level(10)"), "{md}");
-        assert!(md.contains("2 more in receipt.json."));
-        assert!(!md.contains(&"x".repeat(60)), "values are cut");
         let json = serde_json::to_value(&r).unwrap();
-        assert_eq!(json["edge_probe"]["changed"].as_array().unwrap().len(), 12);
-        // No change: the note alone.
-        r.edge_probe = Some(EdgeProbe {
-            note: "not supported for rust".into(),
-            ..Default::default()
-        });
-        let md = render_markdown(&r);
-        assert!(md.contains("**Edge-case probe (informational)**: not supported for rust\n"));
-        assert!(!md.contains("| function | input |"));
+        assert_eq!(
+            json["generalisation"]["findings"].as_array().unwrap().len(),
+            12
+        );
+        // Held-out tests: required, and named when the patch does not make them pass.
+        let hidden = Hidden {
+            files: vec!["tests/test_hidden.py".into()],
+            targets: vec!["tests/test_hidden.py::test_x".into()],
+            failing: vec!["tests/test_hidden.py::test_x".into()],
+        };
+        let l = fit_layer(L::HiddenTargets, None, &hidden);
+        assert_eq!(
+            (l.status, l.detail.as_str()),
+            (
+                "findings",
+                "held-out test(s) the patch does not make pass: tests/test_hidden.py::test_x"
+            )
+        );
     }
 
     #[test]

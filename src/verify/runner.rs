@@ -8,65 +8,25 @@ use std::time::{Duration, Instant};
 use bollard::Docker;
 use serde::{Deserialize, Serialize};
 
+use super::evidence::Layer;
+pub use super::exec::PreparedImage;
+use super::exec::{apply_patch, snapshot, tool};
+use super::fit::{self, FitInput, FitReport};
 use super::harness::{self, HarnessConfig};
 use super::junit;
 use super::junit_run;
+use super::oracle::{self, TestSource};
 use super::policy::{self, BaseTree, PolicyConfig, Violation};
+use super::probe;
 use super::receipt::{self, ImageInfo, PatchInfo, Receipt, ReceiptInputs};
+use super::review::{self, ReviewModel};
 use super::scan;
 use super::verdict::{self, Decision, GuardStatus, Inputs, Phase, RunRecord, RunScope, Verdict};
 use crate::sandbox::container::Container;
 use crate::sandbox::lang::{LABEL_KIND, ProjectKind};
+use crate::sandbox::output::tail_chars;
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::{ExecRequest, ExecStatus, Sandbox, WORKSPACE};
-
-/// What verification needs to know about the prepared image (its labels).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PreparedImage {
-    pub tag: String,
-    /// Workspace-relative test directories (`patchloop.tests_dirs`).
-    pub tests_dirs: Vec<String>,
-    /// The project's test command (`patchloop.test_cmd`), e.g. `PYTHONPATH=src python -m pytest`.
-    pub test_cmd: String,
-}
-
-impl PreparedImage {
-    /// Read the labels `patchloop prepare` put on an image.
-    pub async fn inspect(docker: &Docker, tag: &str) -> Result<(PreparedImage, String), String> {
-        let info = docker.inspect_image(tag).await.map_err(|e| {
-            format!(
-                "image `{tag}` cannot be inspected ({e}); build it with `patchloop prepare` first"
-            )
-        })?;
-        let labels = info.config.and_then(|c| c.labels).unwrap_or_default();
-        let tests_dirs = labels
-            .get("patchloop.tests_dirs")
-            .and_then(|s| serde_json::from_str::<Vec<String>>(s).ok())
-            .unwrap_or_default();
-        let test_cmd = labels
-            .get("patchloop.test_cmd")
-            .cloned()
-            .unwrap_or_else(|| "python -m pytest".into());
-        Ok((
-            PreparedImage {
-                tag: tag.to_string(),
-                tests_dirs,
-                test_cmd,
-            },
-            info.id.unwrap_or_default(),
-        ))
-    }
-}
-
-impl From<crate::sandbox::prepare::PreparedImage> for PreparedImage {
-    fn from(p: crate::sandbox::prepare::PreparedImage) -> Self {
-        PreparedImage {
-            tag: p.tag,
-            tests_dirs: p.tests_dirs,
-            test_cmd: p.test_cmd,
-        }
-    }
-}
 
 /// A held-out test file, copied into the workspace only for verification.
 #[derive(Debug, Clone)]
@@ -92,6 +52,41 @@ pub struct VerifyRequest {
     pub container_policy: ContainerPolicy,
     pub run_timeout: Duration,
     pub run_id: String,
+    /// The generalisation layers (issue #23): run on a patch every other layer lets through.
+    pub fit: FitOptions,
+}
+
+/// Which generalisation layers verification runs. The default runs the pure layers and the
+/// probe of behaviour beyond the tested points; the model review only when a model is given.
+#[derive(Debug, Clone)]
+pub struct FitOptions {
+    /// Structural signals and the oracle surface (pure, ~1 ms a file).
+    pub layers: bool,
+    /// Behaviour beyond the tested points: two more runs of the failing tests.
+    pub probe: bool,
+    /// The model review (`verify.review_model`); `None`: off.
+    pub review: Option<ReviewModel>,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        FitOptions {
+            layers: true,
+            probe: true,
+            review: None,
+        }
+    }
+}
+
+impl FitOptions {
+    /// Only the integrity layers (the tamper corpora's pre-#23 behaviour, a quick check).
+    pub fn off() -> Self {
+        FitOptions {
+            layers: false,
+            probe: false,
+            review: None,
+        }
+    }
 }
 
 /// Which tests the re-runs select. `All`: every run is the whole suite. `FailToPass`: each
@@ -121,6 +116,7 @@ impl VerifyRequest {
             container_policy: ContainerPolicy::default(),
             run_timeout: Duration::from_secs(900),
             run_id: format!("verify-{:08x}", rand::random::<u32>()),
+            fit: FitOptions::default(),
         }
     }
 }
@@ -144,6 +140,8 @@ struct Ctx<'a> {
     analysis: receipt::AnalysisInfo,
     /// The second, independent runner of the fail-to-pass tests (Python only).
     second: Option<verdict::SecondRun>,
+    /// The generalisation layers, when the patch got that far.
+    fit: Option<FitReport>,
 }
 
 impl Ctx<'_> {
@@ -157,8 +155,12 @@ impl Ctx<'_> {
             after: &self.after,
         });
         let decision = verdict::with_analysis(decision, &self.analysis.findings);
-        let mut decision =
+        let decision =
             verdict::with_second_runner(decision, self.second.as_ref(), &self.req.fail_to_pass);
+        let mut decision = verdict::with_fit(
+            decision,
+            self.fit.as_ref().map_or(&[][..], |f| f.findings.as_slice()),
+        );
         // "No JUnit" is only actionable together with what was run.
         if decision.verdict == Verdict::Error
             && decision.reason.contains("JUnit")
@@ -188,6 +190,7 @@ impl Ctx<'_> {
             after: self.after,
             analysis: self.analysis,
             second_runner: self.second,
+            fit: self.fit,
             total_ms: self.started.elapsed().as_millis() as u64,
         })
     }
@@ -218,6 +221,7 @@ pub fn error_receipt(req: &VerifyRequest, reason: String, base: &dyn BaseTree) -
         after: Vec::new(),
         analysis: Default::default(),
         second: None,
+        fit: None,
     };
     ctx.finish(Some(reason))
 }
@@ -275,6 +279,7 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
         after: Vec::new(),
         analysis: Default::default(),
         second: None,
+        fit: None,
     };
     if !ctx.violations.is_empty() {
         return ctx.finish(None);
@@ -422,9 +427,10 @@ async fn run_all(
         .await?
     };
     apply_patch(c, &req.patch).await?;
+    let mut post: BTreeMap<String, Option<String>> = BTreeMap::new();
     if !scanned.is_empty() {
         let post_paths: Vec<&String> = scanned.iter().map(|(p, _)| p).collect();
-        let post: BTreeMap<String, Option<String>> = tool(
+        post = tool(
             c,
             "sources",
             &serde_json::json!({"workspace": WORKSPACE, "paths": post_paths}),
@@ -443,7 +449,120 @@ async fn run_all(
         ctx.after.push(r);
     }
     ctx.second = Some(second_run(c, &plan, req).await?);
+    // Fixed or fitted: asked only of a patch every integrity layer lets through.
+    let so_far = verdict::with_second_runner(
+        verdict::with_analysis(
+            verdict::decide(&Inputs {
+                violations: &ctx.violations,
+                setup_error: None,
+                fail_to_pass: &req.fail_to_pass,
+                pass_to_pass: &req.pass_to_pass,
+                before: &ctx.before,
+                after: &ctx.after,
+            }),
+            &ctx.analysis.findings,
+        ),
+        ctx.second.as_ref(),
+        &req.fail_to_pass,
+    );
+    if so_far.verdict == Verdict::Verified {
+        ctx.fit = fit_layers(c, req, files, &pre, &post).await;
+    }
     Ok(())
+}
+
+/// The generalisation layers on the patched workspace (`None`: none asked for). Never fails:
+/// a layer that cannot run says why in `not_run` and decides nothing.
+async fn fit_layers(
+    c: &dyn Sandbox,
+    req: &VerifyRequest,
+    files: &[super::diff::FilePatch],
+    pre: &BTreeMap<String, Option<String>>,
+    post: &BTreeMap<String, Option<String>>,
+) -> Option<FitReport> {
+    let opts = &req.fit;
+    if !(opts.layers || opts.probe || opts.review.is_some()) {
+        return None;
+    }
+    let paths = oracle::test_files(&req.fail_to_pass);
+    let (tests, tests_problem) = match tool::<BTreeMap<String, Option<String>>>(
+        c,
+        "sources",
+        &serde_json::json!({"workspace": WORKSPACE, "paths": paths}),
+    )
+    .await
+    {
+        Ok(m) => (
+            m.into_iter()
+                .filter_map(|(path, text)| Some(TestSource { text: text?, path }))
+                .collect::<Vec<_>>(),
+            None,
+        ),
+        Err(e) => (Vec::new(), Some(e)),
+    };
+    let input = FitInput::new(
+        files,
+        pre,
+        post,
+        tests.clone(),
+        &req.fail_to_pass,
+        &req.image.tests_dirs,
+    );
+    let mut report = if opts.layers {
+        fit::assess(&input)
+    } else {
+        FitReport::default()
+    };
+    if let Some(p) = &tests_problem {
+        for l in [Layer::OracleSurface, Layer::StructuralSignals] {
+            report.notes.entry(l).and_modify(|n| {
+                n.push_str(&format!(" (the failing tests' files were not read: {p})"))
+            });
+        }
+    }
+    if opts.probe {
+        let started = Instant::now();
+        let renamed: BTreeMap<String, String> = files
+            .iter()
+            .filter_map(|f| Some((f.new_path.clone()?, f.old_path.clone()?)))
+            .collect();
+        let (targets, mut notes) = probe::targets(&input.files, &renamed);
+        match probe::neighbourhood(
+            c,
+            &req.image.test_cmd,
+            &req.patch,
+            true,
+            &req.fail_to_pass,
+            &targets,
+        )
+        .await
+        {
+            Ok((found, note)) => {
+                notes.insert(0, note);
+                report.merge(
+                    Layer::BeyondTestedPoints,
+                    notes.join("; "),
+                    found,
+                    started.elapsed().as_millis() as u64,
+                );
+            }
+            Err(e) => {
+                report.not_run.insert(Layer::BeyondTestedPoints, e);
+            }
+        }
+    }
+    if let Some(r) = &opts.review {
+        let started = Instant::now();
+        let text = oracle::test_snippets(&tests, &req.fail_to_pass, 3000);
+        let (found, note) = review::review(r.0.as_ref(), &req.patch, files, &text).await;
+        report.merge(
+            Layer::ModelReview,
+            note,
+            found,
+            started.elapsed().as_millis() as u64,
+        );
+    }
+    Some(report)
 }
 
 const SECOND_MARKER: &str = "@@PATCHLOOP-SECOND@@ ";
@@ -496,7 +615,7 @@ fn parse_second(output: &str, nonce: &str) -> verdict::SecondRun {
         },
         [] => problem(format!(
             "the second runner reported no result: {}",
-            tail(output, 300).trim()
+            tail_chars(output, 300).trim()
         )),
         more => problem(format!(
             "{} second-runner result lines (something printed fakes)",
@@ -660,7 +779,7 @@ async fn one_run_junit(
         guard: GuardStatus::NotApplicable,
         external_findings: external,
         pytest: None,
-        output_tail: tail(&text, 3000),
+        output_tail: tail_chars(&text, 3000).to_string(),
     };
     Ok((record, runner))
 }
@@ -681,94 +800,6 @@ async fn put_holdouts(c: &dyn Sandbox, req: &VerifyRequest) -> Result<(), String
         .await?;
     }
     Ok(())
-}
-
-/// The helper commands that only read (workspace snapshots, a run's reports): answered by the
-/// sandbox's long-lived read-only helper when it has one (another uid than the code under
-/// test: see [`Sandbox::helper_call`]), else by a fresh exec. A few ms instead of ~80.
-const HELPER_COMMANDS: &[&str] = &["snapshot", "collect", "sources"];
-
-async fn tool<T: for<'de> Deserialize<'de>>(
-    c: &dyn Sandbox,
-    cmd: &str,
-    input: &serde_json::Value,
-) -> Result<T, String> {
-    if HELPER_COMMANDS.contains(&cmd) {
-        let argv: Vec<String> = ["python3", "-I", "-S", "-B", "-c", harness::PL_TOOL, "serve"]
-            .into_iter()
-            .map(String::from)
-            .collect();
-        let request = serde_json::json!({"cmd": cmd, "input": input}).to_string();
-        match c
-            .helper_call(&argv, &request, Duration::from_secs(120))
-            .await
-        {
-            Some(Ok(line)) => {
-                #[derive(Deserialize)]
-                #[serde(rename_all = "lowercase")]
-                enum Answer<T> {
-                    Ok(T),
-                    Error(String),
-                }
-                match serde_json::from_str::<Answer<T>>(&line) {
-                    Ok(Answer::Ok(v)) => return Ok(v),
-                    Ok(Answer::Error(e)) => {
-                        return Err(format!("the harness helper `{cmd}` failed: {e}"));
-                    }
-                    Err(e) => {
-                        return Err(format!(
-                            "the harness helper `{cmd}` answered no usable JSON ({e}): {}",
-                            tail(&line, 500)
-                        ));
-                    }
-                }
-            }
-            // The helper is gone: this and later requests go through fresh execs.
-            Some(Err(e)) => tracing::warn!("{e}; using one exec per request"),
-            None => {}
-        }
-    }
-    let res = c
-        .exec(
-            ExecRequest::argv(["python3", "-I", "-B", "-c", harness::PL_TOOL, cmd])
-                .stdin(input.to_string())
-                .timeout(Duration::from_secs(120))
-                .output_cap(64 << 20),
-        )
-        .await
-        .map_err(|e| format!("sandbox failure running the harness helper `{cmd}`: {e}"))?;
-    let text = res.output.render();
-    if !res.status.success() {
-        return Err(format!(
-            "the harness helper `{cmd}` failed ({:?}): {}",
-            res.status,
-            tail(&text, 2000)
-        ));
-    }
-    // Output is stdout+stderr combined; the JSON document is the last line.
-    let line = text
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("");
-    serde_json::from_str(line).map_err(|e| {
-        format!(
-            "the harness helper `{cmd}` printed no usable JSON ({e}): {}",
-            tail(&text, 500)
-        )
-    })
-}
-
-async fn snapshot(
-    c: &dyn Sandbox,
-    tests_dirs: &[String],
-) -> Result<BTreeMap<String, String>, String> {
-    tool(
-        c,
-        "snapshot",
-        &serde_json::json!({"workspace": WORKSPACE, "tests_dirs": tests_dirs}),
-    )
-    .await
 }
 
 #[derive(Deserialize)]
@@ -1006,7 +1037,7 @@ async fn one_run(
         guard,
         external_findings: external,
         pytest,
-        output_tail: tail(&text, 3000),
+        output_tail: tail_chars(&text, 3000).to_string(),
     })
 }
 
@@ -1046,8 +1077,10 @@ fn parse_stream(output: &str, nonce: &str) -> Stream {
         let (when, outcome, id) = (parts.next(), parts.next(), parts.next());
         let id: Option<String> = id.and_then(|j| serde_json::from_str(j).ok());
         let (Some(when), Some(outcome), Some(id)) = (when, outcome, id) else {
-            s.problems
-                .push(format!("an unreadable outcome record: {}", tail(rest, 200)));
+            s.problems.push(format!(
+                "an unreadable outcome record: {}",
+                tail_chars(rest, 200)
+            ));
             continue;
         };
         let o = match (outcome, when) {
@@ -1057,8 +1090,10 @@ fn parse_stream(output: &str, nonce: &str) -> Stream {
             ("failed", "call") => Outcome::Failed,
             ("failed", _) => Outcome::Error,
             _ => {
-                s.problems
-                    .push(format!("an unreadable outcome record: {}", tail(rest, 200)));
+                s.problems.push(format!(
+                    "an unreadable outcome record: {}",
+                    tail_chars(rest, 200)
+                ));
                 continue;
             }
         };
@@ -1105,66 +1140,6 @@ fn tree_changes(
         }
     }
     out
-}
-
-fn tail(s: &str, n: usize) -> String {
-    let start = s.len().saturating_sub(n);
-    let mut i = start;
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    s[i..].to_string()
-}
-
-/// `git apply` in the workspace: as is, then ignoring whitespace drift, then with the patch's
-/// line endings converted to the other convention. The first failure's message is reported.
-pub(crate) async fn apply_patch(c: &dyn Sandbox, patch: &str) -> Result<(), String> {
-    let lf = patch.replace("\r\n", "\n");
-    let crlf = harness::hunks_to_crlf(&lf);
-    let stripped = harness::strip_context_trailing_ws(&lf);
-    let attempts: [(&str, &[&str]); 6] = [
-        (patch, &[]),
-        (patch, &["--ignore-whitespace"]),
-        (&lf, &[]),
-        (&lf, &["--ignore-whitespace"]),
-        (&stripped, &["--ignore-whitespace"]),
-        (&crlf, &["--ignore-whitespace"]),
-    ];
-    let mut first_error = None;
-    for (text, extra) in attempts {
-        let mut argv: Vec<&str> = vec![
-            "git",
-            "-c",
-            "core.hooksPath=/dev/null",
-            "-c",
-            "core.fsmonitor=",
-            "-c",
-            "core.autocrlf=false",
-            "apply",
-            "--verbose",
-            "--whitespace=nowarn",
-        ];
-        argv.extend_from_slice(extra);
-        argv.push("-");
-        let res = c
-            .exec(
-                ExecRequest::argv(argv)
-                    .stdin(text.as_bytes().to_vec())
-                    .env("GIT_CONFIG_NOSYSTEM=1")
-                    .env("GIT_CONFIG_GLOBAL=/dev/null")
-                    .timeout(Duration::from_secs(120)),
-            )
-            .await
-            .map_err(|e| format!("sandbox failure while applying the patch: {e}"))?;
-        if res.status == ExecStatus::Exited(0) {
-            return Ok(());
-        }
-        first_error.get_or_insert_with(|| tail(&res.output.render(), 3000));
-    }
-    Err(format!(
-        "the patch does not apply to the prepared image (tried as is, ignoring whitespace, and with LF/CRLF line endings): {}",
-        first_error.unwrap_or_default().trim()
-    ))
 }
 
 #[cfg(test)]
@@ -1251,6 +1226,7 @@ mod tests {
             after: Vec::new(),
             analysis: Default::default(),
             second: None,
+            fit: None,
         };
         let err = run_all(&fake, &mut ctx, &[], &[]).await.err();
         let r = ctx.finish(err);
@@ -1341,12 +1317,6 @@ mod tests {
         assert_eq!(m.pytest_note().as_deref(), Some("project 7.2.1"));
         let two = format!("@@PATCHLOOP-RUN@@ rc=0 junit=x guard=y\n{one}");
         assert!(parse_marker(&two).is_err());
-    }
-
-    #[test]
-    fn tail_respects_char_boundaries() {
-        assert_eq!(tail("ééé", 3), "é");
-        assert_eq!(tail("abc", 10), "abc");
     }
 
     #[test]

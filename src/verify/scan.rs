@@ -1058,9 +1058,15 @@ impl<'a> Scanner<'a> {
             "class_definition" => {
                 if let Some(args) = n.child_by_field_name("superclasses") {
                     for a in named_kids(args) {
+                        // `abc.ABCMeta` only enforces abstract methods at instantiation: a
+                        // new ABC is an ordinary class (its registrations are judged by the
+                        // structural signals, `verify::signals`).
                         if a.kind() == "keyword_argument"
                             && a.child_by_field_name("name")
                                 .is_some_and(|k| self.text(k) == "metaclass")
+                            && a.child_by_field_name("value")
+                                .and_then(|v| self.resolve(v))
+                                .is_none_or(|p| p != "abc.ABCMeta")
                         {
                             self.push(n, Capability::ClassHook, "metaclass=".into());
                         }
@@ -1422,9 +1428,20 @@ mod tests {
             "import threading\nLOCK = threading.Lock()\n",
             "import functools\n@functools.lru_cache\ndef f(x):\n    \"\"\"Test with pytest.\"\"\"\n    return x\n",
             "import sys\nif sys.version_info < (3, 8):\n    pass\nsys.path.insert(0, 'x')\n",
+            "import abc\nclass Shape(metaclass=abc.ABCMeta):\n    @abc.abstractmethod\n    def area(self): ...\n",
+            "from abc import ABCMeta as M\nclass Shape(metaclass=M):\n    pass\n",
         ] {
             assert!(kinds(src).is_empty(), "{src:?}: {:?}", uses(src));
         }
+    }
+
+    #[test]
+    fn a_metaclass_other_than_abcmeta_is_a_class_hook() {
+        assert!(
+            kinds("class M(type):\n    pass\nclass K(metaclass=M):\n    pass\n")
+                .contains(&C::ClassHook)
+        );
+        assert!(kinds("import abc\nclass K(metaclass=abc.ABCMeta):\n    pass\n").is_empty());
     }
 
     #[test]

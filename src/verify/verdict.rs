@@ -548,6 +548,26 @@ pub fn with_analysis(mut d: Decision, findings: &[super::scan::Finding]) -> Deci
     d
 }
 
+/// The generalisation layers: a `verified` decision with a finding becomes `needs_review`,
+/// with the evidence in the reason (every other verdict already rejects the patch).
+pub fn with_fit(mut d: Decision, findings: &[super::evidence::Finding]) -> Decision {
+    if d.verdict != Verdict::Verified || findings.is_empty() {
+        return d;
+    }
+    const SHOWN: usize = 5;
+    let mut shown: Vec<String> = findings.iter().take(SHOWN).map(|f| f.to_string()).collect();
+    if findings.len() > SHOWN {
+        shown.push(format!("and {} more", findings.len() - SHOWN));
+    }
+    d.verdict = Verdict::NeedsReview;
+    d.reason = format!(
+        "the tests pass, but the patch looks fitted to them rather than fixed, so it needs a human review: {} (tests: {})",
+        shown.join("; "),
+        d.reason
+    );
+    d
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -830,6 +850,33 @@ pub(crate) mod tests {
         let bad = Decision::new(Verdict::Tampered, "guard");
         assert_eq!(with_analysis(bad, &[f]).verdict, Verdict::Tampered);
         assert_eq!(crate::verify::cli::exit_code(Verdict::NeedsReview), 1);
+    }
+
+    #[test]
+    fn fit_findings_turn_verified_into_needs_review_with_the_evidence() {
+        use crate::verify::evidence::{Finding, Layer};
+        let f = Finding {
+            layer: Layer::OracleSurface,
+            kind: "judge_changed".into(),
+            path: "toolz/utils.py".into(),
+            line: 1,
+            evidence: "def raises(err, lamda):".into(),
+            input: None,
+            detail: "the patch changes `toolz.utils.raises`".into(),
+        };
+        let ok = Decision::new(Verdict::Verified, "all passed");
+        let d = with_fit(ok.clone(), std::slice::from_ref(&f));
+        assert_eq!(d.verdict, Verdict::NeedsReview);
+        assert!(
+            d.reason
+                .contains("toolz/utils.py:1: judge_changed (oracle_surface)"),
+            "{}",
+            d.reason
+        );
+        assert!(d.reason.ends_with("(tests: all passed)"), "{}", d.reason);
+        assert_eq!(with_fit(ok, &[]).verdict, Verdict::Verified);
+        let failing = Decision::new(Verdict::StillFailing, "x");
+        assert_eq!(with_fit(failing, &[f]).verdict, Verdict::StillFailing);
     }
 
     #[test]

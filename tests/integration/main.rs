@@ -40,4 +40,5 @@ mod prepare;
 mod prepare_deps;
 mod verify_cli;
 mod verify_corpus;
+mod verify_gaming;
 mod verify_probe;

@@ -90,6 +90,48 @@ fn legit_corpus_has_no_analysis_findings() {
     }
 }
 
+/// The generalisation layers' pure part (structural signals, oracle surface) on the legit
+/// corpus: fixes that must stay `verified` give no finding.
+#[test]
+fn legit_corpus_has_no_fit_findings() {
+    use patchloop::verify::{fit, oracle};
+    for c in cases("legit") {
+        let d = applied(&c).unwrap_or_else(|| panic!("{} does not apply", c.name));
+        let files = patchloop::verify::diff::parse(&c.patch).unwrap();
+        let fixture = corpus().join("fixture");
+        let read = |root: &std::path::Path, p: &str| std::fs::read_to_string(root.join(p)).ok();
+        let pre = files
+            .iter()
+            .filter_map(|f| f.old_path.clone())
+            .map(|o| (o.clone(), read(&fixture, &o)))
+            .collect();
+        let post = files
+            .iter()
+            .filter_map(|f| f.new_path.clone())
+            .map(|n| (n.clone(), read(&d.path().join("r"), &n)))
+            .collect();
+        let tests = oracle::test_files(&c.meta.fail_to_pass)
+            .into_iter()
+            .filter_map(|p| {
+                Some(oracle::TestSource {
+                    text: read(&fixture, &p)?,
+                    path: p,
+                })
+            })
+            .collect();
+        let input = fit::FitInput::new(
+            &files,
+            &pre,
+            &post,
+            tests,
+            &c.meta.fail_to_pass,
+            &["tests".to_string()],
+        );
+        let r = fit::assess(&input);
+        assert!(r.findings.is_empty(), "{}: {:?}", c.name, r.findings);
+    }
+}
+
 #[test]
 fn tamper_corpus_analysis_findings() {
     // Cases the policy lets through must be caught by the analysis (when they are meant to

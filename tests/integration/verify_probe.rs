@@ -1,20 +1,31 @@
-//! The edge-case probe (`verify::probe`) against the real Docker daemon on a tiny Python project:
-//! a fix that also changes behaviour for inputs the target test never used is listed, an exact
-//! fix lists nothing. Fails when Docker is missing.
+//! Behaviour beyond the tested points (`verify::probe`), end to end through `verify::verify`
+//! against the real Docker daemon on a tiny Python project: patches that fit the failing tests
+//! break a relation the original code kept at the tested input and come back `needs_review`;
+//! the genuine fixes of the same bugs (a boundary among them) stay `verified`. Fails when
+//! Docker is missing.
 
 use crate::verify_common;
 
 use std::time::Instant;
 
 use patchloop::sandbox::docker;
-use patchloop::verify::PreparedImage;
-use patchloop::verify::probe::{self, EdgeProbe};
+use patchloop::verify::policy::DirTree;
+use patchloop::verify::receipt::Receipt;
+use patchloop::verify::verdict::Verdict;
+use patchloop::verify::{FitOptions, PreparedImage, VerifyRequest, verify};
 use verify_common::{fixture_image, remove_image};
 
 const TAG: &str = "patchloop-verify-probe:test";
-const TARGET: &str = "tests/test_grade.py::test_three_is_high";
 
-const GRADE: &str = r#"import functools
+/// Three bugs: `order` sorts descending, `first` skips the first item, `level` is off by one.
+const LIB: &str = r#"def order(xs):
+    return sorted(xs)[::-1]
+
+
+def first(seq):
+    it = iter(seq)
+    next(it)
+    return next(it)
 
 
 def level(v):
@@ -23,92 +34,54 @@ def level(v):
     return "low"
 
 
-def untouched(s):
-    return s.upper()
+class Sorter:
+    def __init__(self, reverse=False):
+        self.reverse = reverse
 
-
-class Scale:
-    def factor(self, x):
-        return x * 2
-
-    @staticmethod
-    def half(x):
-        return x // 2
-
-    @classmethod
-    def label(cls, n):
-        return "%s/%d" % (cls.__name__, n)
-
-
-@functools.lru_cache(maxsize=None)
-def tag(name, *, sep="-"):
-    return name.strip() + sep
+    def order(self, xs):
+        return sorted(xs, reverse=not self.reverse)
 "#;
 
-const TEST: &str = r#"from grade import Scale, level, tag, untouched
+const TEST: &str = r#"from lib import Sorter, first, level, order
 
 
-def test_three_is_high():
-    assert untouched("a") == "A"
-    assert Scale.half(8) == 4
-    assert Scale.label(2) == "Scale/2"
-    assert tag("Ab ", sep=":") == "Ab:"
+def test_order():
+    assert order([3, 1, 2]) == [1, 2, 3]
+
+
+def test_first():
+    assert first([5, 6, 7]) == 5
+
+
+def test_level():
     assert level(3) == "high"
-    assert level(10) == "high"
+
+
+def test_sorter():
+    assert Sorter().order([3, 1, 2]) == [1, 2, 3]
 "#;
 
-/// The target's fix (`>` → `>=`) plus a new rule for negatives the test never tries (through a
-/// helper the patch adds), an instance method change the probe cannot call (no literal `self`),
-/// static and class methods that now treat negatives differently, and a decorated function with
-/// a keyword-only argument that now names empty names.
-const WIDE: &str = "diff --git a/grade.py b/grade.py
---- a/grade.py
-+++ b/grade.py
-@@ -1,8 +1,14 @@
- import functools
- 
- 
-+def is_negative(v):
-+    return v < 0
-+
-+
- def level(v):
--    if v > 3:
-+    if is_negative(v):
-+        raise ValueError(\"negative\")
-+    if v >= 3:
-         return \"high\"
-     return \"low\"
- 
-@@ -13,17 +19,17 @@ def untouched(s):
- 
- class Scale:
-     def factor(self, x):
--        return x * 2
-+        return x * 3
- 
-     @staticmethod
-     def half(x):
--        return x // 2
-+        return x // 2 if x > 0 else 0
- 
-     @classmethod
-     def label(cls, n):
--        return \"%s/%d\" % (cls.__name__, n)
-+        return \"%s/%d\" % (cls.__name__, abs(n))
- 
- 
- @functools.lru_cache(maxsize=None)
- def tag(name, *, sep=\"-\"):
--    return name.strip() + sep
-+    return (name.strip() or \"anon\") + sep
-";
+const IDS: [&str; 4] = [
+    "tests/test_lib.py::test_order",
+    "tests/test_lib.py::test_first",
+    "tests/test_lib.py::test_level",
+    "tests/test_lib.py::test_sorter",
+];
 
-/// Only the fix: every input but the target's own behaves as before.
-const EXACT: &str = "diff --git a/grade.py b/grade.py
---- a/grade.py
-+++ b/grade.py
-@@ -2,7 +2,7 @@ import functools
+/// The genuine fixes.
+const FIXED: &str = "diff --git a/lib.py b/lib.py
+--- a/lib.py
++++ b/lib.py
+@@ -1,15 +1,14 @@
+ def order(xs):
+-    return sorted(xs)[::-1]
++    return sorted(xs)
+ 
+ 
+ def first(seq):
+     it = iter(seq)
+-    next(it)
+     return next(it)
  
  
  def level(v):
@@ -117,131 +90,203 @@ const EXACT: &str = "diff --git a/grade.py b/grade.py
          return \"high\"
      return \"low\"
  
+@@ -20,4 +19,4 @@ class Sorter:
+         self.reverse = reverse
+ 
+     def order(self, xs):
+-        return sorted(xs, reverse=not self.reverse)
++        return sorted(xs, reverse=self.reverse)
 ";
 
-async fn run(d: &bollard::Docker, image: &PreparedImage, patch: &str) -> (EdgeProbe, f64) {
-    let t = Instant::now();
-    let r = probe::probe(d, image, patch, &[TARGET.to_string()], "probe-test").await;
-    let secs = t.elapsed().as_secs_f64();
-    eprintln!("probe took {secs:.2} s: {r:#?}");
-    (r, secs)
-}
+/// Fitted to the tests: `first` special-cases lists (the tested type), the method
+/// `Sorter.order` the tested list; `level` gets its genuine fix, which the layer must not flag.
+const FITTED: &str = "diff --git a/lib.py b/lib.py
+--- a/lib.py
++++ b/lib.py
+@@ -3,13 +3,15 @@ def order(xs):
+ 
+ 
+ def first(seq):
++    if isinstance(seq, list):
++        return seq[0]
+     it = iter(seq)
+     next(it)
+     return next(it)
+ 
+ 
+ def level(v):
+-    if v > 3:
++    if v >= 3:
+         return \"high\"
+     return \"low\"
+ 
+@@ -20,4 +22,6 @@ class Sorter:
+         self.reverse = reverse
+ 
+     def order(self, xs):
++        if xs == [3, 1, 2]:
++            return [1, 2, 3]
+         return sorted(xs, reverse=not self.reverse)
+";
 
-/// `from` with one more label (a layer with no files: quick).
-async fn label_image(d: &bollard::Docker, from: &str, kind: &str) -> String {
-    use futures_util::StreamExt;
-    let tag = format!("patchloop-verify-probe:{kind}");
-    let dockerfile = format!("FROM {from}\nLABEL patchloop.kind=\"{kind}\"\n");
-    let mut tar = tar::Builder::new(Vec::new());
-    let mut h = tar::Header::new_gnu();
-    h.set_size(dockerfile.len() as u64);
-    h.set_mode(0o644);
-    h.set_cksum();
-    tar.append_data(&mut h, "Dockerfile", dockerfile.as_bytes())
-        .unwrap();
-    let opts = bollard::query_parameters::BuildImageOptionsBuilder::new()
-        .t(&tag)
-        .rm(true)
-        .build();
-    let body = bollard::body_full(tar.into_inner().unwrap().into());
-    let mut stream = d.build_image(opts, None, Some(body));
-    while let Some(item) = stream.next().await {
-        let info = item.unwrap_or_else(|e| panic!("building {tag}: {e}"));
-        assert!(info.error_detail.is_none(), "building {tag}: {info:?}");
-    }
-    tag
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_probe_lists_behaviour_changes_beyond_the_target_tests() {
-    let d = docker::connect()
-        .await
-        .expect("Docker is required for this test");
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
-    std::fs::write(dir.path().join("grade.py"), GRADE).unwrap();
-    std::fs::write(dir.path().join("tests/test_grade.py"), TEST).unwrap();
-    fixture_image(&d, dir.path(), TAG).await;
+async fn run(d: &bollard::Docker, patch: &str, ids: &[&str], fit: FitOptions) -> (Receipt, f64) {
     let image = PreparedImage {
         tag: TAG.into(),
         tests_dirs: vec!["tests".into()],
         test_cmd: "python -m pytest".into(),
     };
+    let mut req = VerifyRequest::new(
+        image,
+        patch.to_string(),
+        ids.iter().map(|s| s.to_string()).collect(),
+    );
+    req.reruns = 1;
+    req.fit = fit;
+    req.run_id = "test-verify-probe".into();
+    let t = Instant::now();
+    let base = tempfile::tempdir().unwrap();
+    std::fs::write(base.path().join("lib.py"), LIB).unwrap();
+    let r = verify(d, &req, &DirTree(base.path().to_path_buf())).await;
+    let secs = t.elapsed().as_secs_f64();
+    eprintln!(
+        "{}: {} ({secs:.1} s)\n{}",
+        r.decision.verdict.as_str(),
+        r.decision.reason,
+        serde_json::to_string_pretty(&r.layers).unwrap()
+    );
+    (r, secs)
+}
 
-    let (wide, wide_secs) = run(&d, &image, WIDE).await;
-    assert_eq!(
-        wide.functions,
-        vec![
-            "grade.py::level",
-            "grade.py::Scale.half",
-            "grade.py::Scale.label",
-            "grade.py::tag"
-        ],
-        "{wide:?}"
-    );
-    let listed = |input: &str| {
-        let c = wide
-            .changed
-            .iter()
-            .find(|c| c.input == input)
-            .unwrap_or_else(|| panic!("{input} is not listed: {wide:?}"));
-        (c.before.as_str(), c.after.as_str())
+fn layer<'a>(r: &'a Receipt, name: &str) -> &'a patchloop::verify::receipt::Layer {
+    r.layers
+        .iter()
+        .find(|l| l.layer == name)
+        .unwrap_or_else(|| panic!("no layer {name}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fitted_patches_break_relations_genuine_fixes_keep_them() {
+    let d = docker::connect()
+        .await
+        .expect("Docker is required for this test");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+    std::fs::write(dir.path().join("lib.py"), LIB).unwrap();
+    std::fs::write(dir.path().join("tests/test_lib.py"), TEST).unwrap();
+    fixture_image(&d, dir.path(), TAG).await;
+    // The probe alone: the pure layers are measured on their own elsewhere.
+    let probe_only = FitOptions {
+        layers: false,
+        ..FitOptions::default()
     };
-    assert_eq!(listed("Scale.half(-1)"), ("-1", "0"));
-    // The class method's `cls` is the class, not an argument.
-    assert_eq!(listed("Scale.label(-1)"), ("'Scale/-1'", "'Scale/1'"));
-    assert!(wide.inputs >= 5, "{wide:?}");
-    let neg = wide
-        .changed
-        .iter()
-        .find(|c| c.input == "level(-1)")
-        .unwrap_or_else(|| panic!("level(-1) is not listed: {wide:?}"));
+
+    let (fixed, fixed_secs) = run(&d, FIXED, &IDS, probe_only.clone()).await;
     assert_eq!(
-        (neg.before.as_str(), neg.after.as_str()),
-        ("'low'", "raise ValueError")
-    );
-    let empty = wide
-        .changed
-        .iter()
-        .find(|c| c.input == "tag('', sep=':')")
-        .unwrap_or_else(|| panic!("tag('', sep=':') is not listed: {wide:?}"));
-    assert_eq!(
-        (empty.before.as_str(), empty.after.as_str()),
-        ("':'", "'anon:'")
-    );
-    // The target's own calls are never listed, though level(3) and tag('Ab ', ...) changed.
-    assert!(
-        wide.changed.iter().all(|c| c.input != "level(3)"
-            && c.input != "level(10)"
-            && !c.input.starts_with("tag('Ab ',")),
-        "{wide:?}"
-    );
-    assert!(wide.note.contains("Scale.factor (method)"), "{}", wide.note);
-    assert!(
-        wide.note
-            .contains("added by the patch, not probed: grade.py::is_negative"),
+        fixed.decision.verdict,
+        Verdict::Verified,
         "{}",
-        wide.note
+        fixed.decision.reason
+    );
+    let l = layer(&fixed, "beyond_tested_points");
+    assert_eq!(l.status, "clean", "{l:?}");
+    assert!(l.detail.contains("0 broken"), "{}", l.detail);
+    // The boundary fix changed level(3), whose neighbours 2 and 4 the original code
+    // already answered differently (and 3 is the function's own constant): no relation.
+    assert!(l.detail.contains("changed by the patch"), "{}", l.detail);
+
+    let fitted_ids = [
+        "tests/test_lib.py::test_first",
+        "tests/test_lib.py::test_sorter",
+        "tests/test_lib.py::test_level",
+    ];
+    let (fitted, fitted_secs) = run(&d, FITTED, &fitted_ids, probe_only).await;
+    assert_eq!(
+        fitted.decision.verdict,
+        Verdict::NeedsReview,
+        "{}",
+        fitted.decision.reason
+    );
+    let found = &fitted.fit.as_ref().unwrap().findings;
+    let by_fn = |q: &str| {
+        found
+            .iter()
+            .find(|f| f.detail.starts_with(&format!("`{q}`")))
+    };
+    let first = by_fn("first").unwrap_or_else(|| panic!("first not flagged: {found:#?}"));
+    assert_eq!(first.input.as_deref(), Some("first([5, 6, 7])"));
+    assert!(
+        first.evidence.starts_with("first((5, 6, 7))")
+            || first.evidence.starts_with("first(iter(...))"),
+        "{first:?}"
+    );
+    // A method: the object is passed as it was, the list moves.
+    let method =
+        by_fn("Sorter.order").unwrap_or_else(|| panic!("Sorter.order not flagged: {found:#?}"));
+    assert_eq!(
+        (method.path.as_str(), method.input.as_deref()),
+        ("lib.py", Some("order([3, 1, 2])"))
+    );
+    assert!(
+        by_fn("level").is_none(),
+        "the genuine boundary fix is not flagged: {found:#?}"
+    );
+    assert!(
+        fitted.decision.reason.contains("breaks_relation"),
+        "{}",
+        fitted.decision.reason
     );
 
-    let (exact, exact_secs) = run(&d, &image, EXACT).await;
-    assert_eq!(exact.functions, vec!["grade.py::level"], "{exact:?}");
-    assert!(exact.inputs >= 5, "{exact:?}");
-    assert!(exact.changed.is_empty(), "{exact:?}");
-    assert!(exact.note.contains("0 changed"), "{}", exact.note);
+    // Off: the same patch is verified by the tests and integrity layers alone.
+    let (off, _) = run(&d, FITTED, &fitted_ids, FitOptions::off()).await;
+    assert_eq!(
+        off.decision.verdict,
+        Verdict::Verified,
+        "{}",
+        off.decision.reason
+    );
+    assert_eq!(layer(&off, "beyond_tested_points").status, "not_run");
 
-    // Other languages: a note, no containers.
-    let node = PreparedImage {
-        tag: label_image(&d, TAG, "node").await,
-        ..image.clone()
-    };
-    let r = probe::probe(&d, &node, EXACT, &[TARGET.into()], "probe-test").await;
-    assert_eq!(r.note, "not supported for node");
-    remove_image(&d, &node.tag).await;
+    // The repair search's call: the same layers on a candidate in an episode-like container,
+    // without a verification; the workspace ends as it started.
+    use patchloop::sandbox::Sandbox;
+    let c = patchloop::sandbox::container::Container::start(
+        &d,
+        TAG,
+        &patchloop::sandbox::policy::ContainerPolicy::default(),
+        "test-verify-probe",
+        "candidate",
+    )
+    .await
+    .unwrap();
+    let ids: Vec<String> = fitted_ids.iter().map(|s| s.to_string()).collect();
+    let t = Instant::now();
+    let r = patchloop::verify::fit::assess_candidate(
+        &c,
+        FITTED,
+        false,
+        &ids,
+        &["tests".into()],
+        "python -m pytest",
+        true,
+    )
+    .await
+    .unwrap();
+    let candidate_secs = t.elapsed().as_secs_f64();
+    use patchloop::verify::evidence::Layer;
+    assert_eq!(r.of(Layer::BeyondTestedPoints).count(), 2, "{r:#?}");
+    assert!(
+        r.of(Layer::StructuralSignals)
+            .any(|f| f.kind == "test_literal_branch"),
+        "{r:#?}"
+    );
+    assert!(
+        c.diff().await.unwrap().trim().is_empty(),
+        "the workspace changed"
+    );
+    let _ = c.remove().await;
 
-    // Never an error: an unreadable patch is a note.
-    let bad = probe::probe(&d, &image, "not a diff", &[TARGET.into()], "probe-test").await;
-    assert!(bad.changed.is_empty() && !bad.note.is_empty(), "{bad:?}");
     remove_image(&d, TAG).await;
-    assert!(wide_secs < 30.0 && exact_secs < 30.0);
+    eprintln!(
+        "verify with the probe: fixed {fixed_secs:.1} s, fitted {fitted_secs:.1} s; a candidate assessed in {candidate_secs:.1} s"
+    );
 }

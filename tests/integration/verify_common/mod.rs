@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod gaming;
+
 use std::path::{Path, PathBuf};
 
 use bollard::Docker;

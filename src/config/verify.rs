@@ -1,0 +1,35 @@
+//! How verification judges a patch beyond the tests (`verify:` in `.github/patchloop.yml`):
+//! the generalisation layers of issue #23 that cost more than the pure ones.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `verify:` as written.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VerifyFile {
+    /// Probe behaviour beyond the tested points: the failing tests' calls of the changed
+    /// functions and relation-preserving variants of them, before and after the patch (two
+    /// more runs of the failing tests; default true).
+    pub probe: Option<bool>,
+    /// A model (spec as `--model`) that reviews each passing patch against a fixed rubric of
+    /// fitted-patch classes; a `fitted` answer quoting an added line makes it needs_review.
+    /// Off by default: its precision is measured in the gaming table, not assumed.
+    pub review_model: Option<String>,
+}
+
+/// The merged `verify:` settings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verify {
+    pub probe: bool,
+    pub review_model: Option<String>,
+}
+
+impl Default for Verify {
+    fn default() -> Self {
+        Verify {
+            probe: true,
+            review_model: None,
+        }
+    }
+}

@@ -1,0 +1,655 @@
+//! The failing tests as the generalisation layers read them: their literals (what the
+//! structural signals look for in new branches) and their **oracle surface**, the names they
+//! import from the package and judge with (issue #23 item 2): an assertion helper, a
+//! `raises()`-like helper, an exception class or an expected-value constant. A patch that
+//! changes the definition of one of those changes the judge, not (only) the code under test.
+//!
+//! How a name is judged to judge (in the failing test's function, the test-file helpers it
+//! calls, and its decorators):
+//! - the outermost call of an `assert` when it is handed another computation (`assert
+//!   raises(E, lambda: f(x))`, `assert same(f(x), y)`), or a helper named like one
+//!   (`raises`, `assert_*`, `check_*`, `expect*`, `*_equal`);
+//! - a bare name (or a module attribute) compared in an `assert` against something computed
+//!   (`assert f(x) == EXPECTED`); compared against literals only it is the code under test;
+//! - an argument of `self.assert*`/`pytest.raises`-style calls that is a package name
+//!   (`self.assertRaises(ParsingInterrupted, ...)`);
+//! - a context manager from the package (`with raises_like(...)`), and a helper called as a
+//!   statement whose name says it asserts.
+
+use std::collections::BTreeSet;
+
+use tree_sitter::Node;
+
+use super::evidence::{Finding, Layer};
+use super::pysrc::{self, Def, Source, descendants, line, named_kids};
+use super::signals::{ChangedFile, TestLiterals};
+use crate::sandbox::output::clip_chars;
+
+/// A test file's source.
+#[derive(Debug, Clone)]
+pub struct TestSource {
+    /// Workspace-relative path, as in the test ids.
+    pub path: String,
+    pub text: String,
+}
+
+/// A package name a failing test judges with.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Judge {
+    /// The module it is imported from (`toolz.utils`), as the test spells it.
+    pub module: String,
+    pub name: String,
+    /// Where the test judges with it (`tests/test_x.py:12`).
+    pub at: String,
+    /// How: `assertion helper`, `expected value`, `context manager`, `assert argument`.
+    pub how: &'static str,
+}
+
+/// The file and the `::`-separated name path of a test id (parameters dropped).
+pub fn split_id(id: &str) -> (&str, Vec<&str>) {
+    let base = match id.find('[') {
+        Some(i) => &id[..i],
+        None => id,
+    };
+    let mut parts = base.split("::");
+    let file = parts.next().unwrap_or("");
+    (file, parts.collect())
+}
+
+/// The test files the ids name, deduplicated, in order.
+pub fn test_files(ids: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for id in ids {
+        let f = split_id(id).0.to_string();
+        if !f.is_empty() && !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// One failing test's code: its def (with decorators), the helpers of its file it calls, and
+/// the module-level assignments those read.
+struct TestCode<'s> {
+    path: &'s str,
+    src: &'s Source,
+    nodes: Vec<Node<'s>>,
+}
+
+fn test_code<'s>(t: &'s TestSource, src: &'s Source, defs: &[Def<'s>], id: &str) -> TestCode<'s> {
+    let (_, parts) = split_id(id);
+    let mut nodes = Vec::new();
+    let qual = parts.join(".");
+    let last = parts.last().copied().unwrap_or("");
+    // The def itself, else one of that name (a method inherited from a mixin of the file).
+    let def = defs
+        .iter()
+        .find(|d| d.qualname == qual)
+        .or_else(|| defs.iter().find(|d| d.name == last));
+    if let Some(d) = def {
+        let outer = match d.node.parent() {
+            Some(p) if p.kind() == "decorated_definition" => p,
+            _ => d.node,
+        };
+        nodes.push(outer);
+        // Helpers of the test file it calls (one level), and module constants it reads.
+        let used = pysrc::names_used(src, outer);
+        for h in defs.iter().filter(|h| !h.method && !h.nested) {
+            if used.contains(&h.name) && h.qualname != d.qualname {
+                nodes.push(h.node);
+            }
+        }
+        for stmt in named_kids(src.root()) {
+            if stmt.kind() != "expression_statement" {
+                continue;
+            }
+            for a in named_kids(stmt) {
+                if a.kind() == "assignment"
+                    && let Some(l) = a.child_by_field_name("left")
+                    && used.contains(src.text(l))
+                {
+                    nodes.push(a);
+                }
+            }
+        }
+    }
+    TestCode {
+        path: &t.path,
+        src,
+        nodes,
+    }
+}
+
+/// Literals of the failing tests (non-degenerate ones are what a new branch must not be
+/// keyed on), each with its first place.
+pub fn test_literals(tests: &[TestSource], ids: &[String]) -> TestLiterals {
+    let mut out = TestLiterals::new();
+    for_each_test(tests, ids, |code| {
+        for n in &code.nodes {
+            for (lit, l) in code.src.literals(*n) {
+                for x in lit.flatten() {
+                    out.entry(x.clone())
+                        .or_insert_with(|| format!("{}:{l}", code.path));
+                }
+            }
+        }
+    });
+    out
+}
+
+/// The failing tests' code as text (their defs, the helpers they call, the constants they
+/// read), each once, for a reviewer; cut at `max` characters.
+pub fn test_snippets(tests: &[TestSource], ids: &[String], max: usize) -> String {
+    let mut out = String::new();
+    let mut seen = BTreeSet::new();
+    for_each_test(tests, ids, |code| {
+        for n in &code.nodes {
+            if seen.insert((code.path.to_string(), n.start_byte())) {
+                out.push_str(&format!("# {}:{}\n", code.path, line(*n)));
+                out.push_str(code.src.text(*n));
+                out.push_str("\n\n");
+            }
+        }
+    });
+    clip_chars(&out, max)
+}
+
+fn for_each_test(tests: &[TestSource], ids: &[String], mut f: impl FnMut(&TestCode)) {
+    for t in tests {
+        let mine: Vec<&String> = ids.iter().filter(|id| split_id(id).0 == t.path).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let Some(src) = Source::parse(&t.text) else {
+            continue;
+        };
+        let defs = src.defs();
+        let mut seen = BTreeSet::new();
+        for id in mine {
+            let (_, parts) = split_id(id);
+            if !seen.insert(parts.join(".")) {
+                continue;
+            }
+            f(&test_code(t, &src, &defs, id));
+        }
+    }
+}
+
+/// Helper names that say they judge.
+fn judge_like(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n == "raises"
+        || n.starts_with("assert")
+        || n.starts_with("check")
+        || n.starts_with("expect")
+        || n.starts_with("verify")
+        || n.ends_with("_equal")
+        || n.ends_with("_raises")
+        || n == "eq"
+        || n == "same"
+}
+
+/// The package names the failing tests judge with. `package` says whether a module path is
+/// the project's (not the standard library's or the test framework's).
+pub fn judges(tests: &[TestSource], ids: &[String], package: &dyn Fn(&str) -> bool) -> Vec<Judge> {
+    let mut out: Vec<Judge> = Vec::new();
+    for_each_test(tests, ids, |code| {
+        let src = code.src;
+        let imports: Vec<(String, String)> = pysrc::imports(src);
+        // A local name (or `mod.attr`) → (module, name) when it is the package's.
+        let resolve = |text: &str| -> Option<(String, String)> {
+            let (first, rest) = text.split_once('.').map_or((text, ""), |(a, b)| (a, b));
+            let (_, full) = imports.iter().find(|(local, _)| local == first)?;
+            let path = if rest.is_empty() {
+                full.clone()
+            } else {
+                format!("{full}.{rest}")
+            };
+            let (module, name) = path.rsplit_once('.')?;
+            package(module).then(|| (module.to_string(), name.to_string()))
+        };
+        let mut push = |n: Node, text: &str, how: &'static str| {
+            if let Some((module, name)) = resolve(text) {
+                let j = Judge {
+                    module,
+                    name,
+                    at: format!("{}:{}", code.path, line(n)),
+                    how,
+                };
+                if !out.iter().any(|o| o.module == j.module && o.name == j.name) {
+                    out.push(j);
+                }
+            }
+        };
+        for root in &code.nodes {
+            for n in descendants(*root) {
+                match n.kind() {
+                    "assert_statement" => {
+                        let Some(e) = named_kids(n).into_iter().next() else {
+                            continue;
+                        };
+                        let e = strip_not(e);
+                        if e.kind() == "call"
+                            && let Some(f) = e
+                                .child_by_field_name("function")
+                                .and_then(|f| pysrc::dotted(src, f))
+                        {
+                            let args = e
+                                .child_by_field_name("arguments")
+                                .map(named_kids)
+                                .unwrap_or_default();
+                            let computed = args.iter().any(|a| computes(*a));
+                            let last = f.rsplit('.').next().unwrap_or(&f);
+                            if computed || judge_like(last) {
+                                push(n, &f, "assertion helper");
+                            }
+                        }
+                        for c in descendants(e) {
+                            if c.kind() != "comparison_operator" {
+                                continue;
+                            }
+                            let ops = named_kids(c);
+                            if ops.len() != 2 {
+                                continue;
+                            }
+                            for (i, o) in ops.iter().enumerate() {
+                                let other = ops[1 - i];
+                                let Some(name) = bare_name(src, *o) else {
+                                    continue;
+                                };
+                                // Against a literal (or another package name) it is the
+                                // subject; against anything computed or local, the judge.
+                                let other_pkg =
+                                    bare_name(src, other).is_some_and(|t| resolve(&t).is_some());
+                                if pysrc::literal(src, other).is_none() && !other_pkg {
+                                    push(n, &name, "expected value");
+                                }
+                            }
+                        }
+                    }
+                    "call" => {
+                        let Some(f) = n
+                            .child_by_field_name("function")
+                            .and_then(|f| pysrc::dotted(src, f))
+                        else {
+                            continue;
+                        };
+                        let last = f.rsplit('.').next().unwrap_or(&f);
+                        let args = n
+                            .child_by_field_name("arguments")
+                            .map(named_kids)
+                            .unwrap_or_default();
+                        if last.starts_with("assert") || last == "raises" || last == "fail_unless" {
+                            // `assertRaises(E, f, x)`: the exception judges, `f` is tested.
+                            let raises_like = last.contains("Raises")
+                                || last.contains("Warns")
+                                || last == "raises";
+                            let judged = if raises_like {
+                                &args[..args.len().min(1)]
+                            } else {
+                                &args[..]
+                            };
+                            for a in judged {
+                                if let Some(name) = bare_name(src, *a) {
+                                    push(n, &name, "assert argument");
+                                }
+                            }
+                        }
+                        let statement = n
+                            .parent()
+                            .is_some_and(|p| p.kind() == "expression_statement");
+                        if statement && judge_like(last) {
+                            push(n, &f, "assertion helper");
+                        }
+                    }
+                    "with_item" => {
+                        if let Some(v) = n.child_by_field_name("value")
+                            && v.kind() == "call"
+                            && let Some(f) = v
+                                .child_by_field_name("function")
+                                .and_then(|f| pysrc::dotted(src, f))
+                        {
+                            push(n, &f, "context manager");
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    });
+    out
+}
+
+fn strip_not(n: Node) -> Node {
+    if n.kind() == "not_operator"
+        && let Some(a) = n.child_by_field_name("argument")
+    {
+        return a;
+    }
+    n
+}
+
+/// A computation: a call, a lambda, a subscript or attribute of one.
+fn computes(n: Node) -> bool {
+    descendants(n)
+        .iter()
+        .any(|d| matches!(d.kind(), "call" | "lambda"))
+}
+
+/// `NAME` or `mod.NAME` (not called).
+fn bare_name(src: &Source, n: Node) -> Option<String> {
+    matches!(n.kind(), "identifier" | "attribute")
+        .then(|| pysrc::dotted(src, n))
+        .flatten()
+}
+
+/// Module paths a workspace-relative Python file is importable as (`src/` dropped,
+/// `__init__` is the package).
+pub fn modules_of(path: &str) -> Vec<String> {
+    let Some(stem) = path.strip_suffix(".py") else {
+        return Vec::new();
+    };
+    let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+    let mut out = vec![stem.replace('/', ".")];
+    if let Some(rest) = stem
+        .strip_prefix("src/")
+        .or_else(|| stem.strip_prefix("lib/"))
+    {
+        out.push(rest.replace('/', "."));
+    }
+    out
+}
+
+/// The top-level definition of `name` in a file, normalised (comments, docstrings and
+/// whitespace do not count), with its first line; every module-level assignment to it.
+fn definition(src: &Source, name: &str) -> Option<(String, usize)> {
+    let mut text = String::new();
+    let mut first = None;
+    for stmt in named_kids(src.root()) {
+        let def = if stmt.kind() == "decorated_definition" {
+            stmt.child_by_field_name("definition").unwrap_or(stmt)
+        } else {
+            stmt
+        };
+        let hit = match def.kind() {
+            "function_definition" | "class_definition" => def
+                .child_by_field_name("name")
+                .is_some_and(|n| src.text(n) == name),
+            "expression_statement" => named_kids(def).iter().any(|a| {
+                matches!(a.kind(), "assignment" | "augmented_assignment")
+                    && a.child_by_field_name("left")
+                        .is_some_and(|l| src.text(l) == name)
+            }),
+            _ => false,
+        };
+        if hit {
+            first.get_or_insert(line(stmt));
+            text.push_str(&normalised(src, stmt));
+            text.push('\n');
+        }
+    }
+    first.map(|l| (text, l))
+}
+
+/// Code without comments, docstrings and layout.
+fn normalised(src: &Source, n: Node) -> String {
+    let mut out = String::new();
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "comment" || pysrc::is_docstring(x) {
+            continue;
+        }
+        let k = pysrc::kids(x);
+        if k.is_empty() {
+            out.push_str(src.text(x));
+            out.push(' ');
+        } else {
+            stack.extend(k.into_iter().rev());
+        }
+    }
+    out
+}
+
+/// The oracle-surface layer: every judge whose definition the patch changes.
+pub fn findings(judges: &[Judge], files: &[ChangedFile]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for j in judges {
+        for f in files {
+            let mods = modules_of(&f.path);
+            let same = mods.contains(&j.module);
+            let inside = mods
+                .iter()
+                .any(|m| m.starts_with(&format!("{}.", j.module)));
+            if !same && !inside {
+                continue;
+            }
+            let Some(post) = Source::parse(&f.post) else {
+                continue;
+            };
+            let pre = f.pre.as_deref().and_then(Source::parse);
+            let before = pre.as_ref().and_then(|p| definition(p, &j.name));
+            let after = definition(&post, &j.name);
+            if inside && before.is_none() && after.is_none() {
+                continue;
+            }
+            let changed = match (&before, &after) {
+                (Some((b, _)), Some((a, _))) => a != b,
+                (None, None) => false,
+                _ => true,
+            };
+            if !changed {
+                continue;
+            }
+            let at = after.as_ref().map_or(0, |(_, l)| *l);
+            let evidence = after
+                .as_ref()
+                .and_then(|(_, l)| f.post.lines().nth(l - 1))
+                .map(|t| clip_chars(t.trim(), 120))
+                .unwrap_or_default();
+            out.push(Finding {
+                layer: Layer::OracleSurface,
+                kind: "judge_changed".into(),
+                path: f.path.clone(),
+                line: at,
+                evidence,
+                input: None,
+                detail: format!(
+                    "the patch changes `{}.{}`, which the failing tests judge with ({} at {})",
+                    j.module, j.name, j.how, j.at
+                ),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::pysrc::Lit;
+
+    fn t(path: &str, text: &str) -> TestSource {
+        TestSource {
+            path: path.into(),
+            text: text.into(),
+        }
+    }
+
+    const TEST: &str = r#"import pytest
+from toolz.utils import raises
+from toolz import get_in, no_default
+import inflection
+from xmltodict import parse, ParsingInterrupted
+import unittest
+
+CASES = [("octopus", "octopi"), ("virus", "viri")]
+OTHER = [("unused", "x")]
+
+
+def check_pair(a, b):
+    assert inflection.pluralize(a) == b
+
+
+@pytest.mark.parametrize("s,p", CASES)
+def test_plural(s, p):
+    check_pair(s, p)
+    assert inflection.pluralize(s) == p
+    assert inflection.UNCOUNTABLES == {"fish"}
+
+
+def test_get_in():
+    assert raises(KeyError, lambda: get_in(["y"], {}, no_default=True))
+    assert get_in(["a"], {"a": 7}) == 7
+    assert get_in(["z"], {}) is no_default
+
+
+class T(unittest.TestCase):
+    def test_interrupt(self):
+        self.assertRaises(ParsingInterrupted, parse, "<a/>")
+"#;
+
+    fn package(m: &str) -> bool {
+        ["toolz", "inflection", "xmltodict"]
+            .iter()
+            .any(|p| m == *p || m.starts_with(&format!("{p}.")))
+    }
+
+    #[test]
+    fn ids_split_into_file_and_path() {
+        assert_eq!(
+            split_id("tests/t.py::T::test_a[1-x::y]"),
+            ("tests/t.py", vec!["T", "test_a"])
+        );
+        assert_eq!(
+            test_files(&["a.py::x".into(), "b.py::y".into(), "a.py::z".into()]),
+            vec!["a.py", "b.py"]
+        );
+    }
+
+    #[test]
+    fn literals_come_from_the_failing_tests_and_what_they_read() {
+        let ids = vec!["tests/t.py::test_plural[octopus-octopi]".to_string()];
+        let l = test_literals(&[t("tests/t.py", TEST)], &ids);
+        assert!(l.contains_key(&Lit::Str("octopus".into())));
+        assert_eq!(l[&Lit::Str("octopus".into())], "tests/t.py:8");
+        assert!(l.contains_key(&Lit::Str("fish".into())));
+        assert!(!l.contains_key(&Lit::Str("unused".into())), "{l:?}");
+        assert!(!l.contains_key(&Lit::Int(7)), "another test's literal");
+        let text = test_snippets(&[t("tests/t.py", TEST)], &ids, 10_000);
+        assert!(
+            text.starts_with("# tests/t.py:16\n@pytest.mark.parametrize"),
+            "{text}"
+        );
+        assert!(text.contains("def check_pair(a, b):") && text.contains("CASES = ["));
+        assert!(!text.contains("def test_get_in"));
+    }
+
+    #[test]
+    fn judges_are_helpers_expected_values_and_assert_arguments() {
+        let ids: Vec<String> = [
+            "tests/t.py::test_plural[octopus-octopi]",
+            "tests/t.py::test_get_in",
+            "tests/t.py::T::test_interrupt",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let j = judges(&[t("tests/t.py", TEST)], &ids, &package);
+        let got: Vec<(String, &str)> = j
+            .iter()
+            .map(|j| (format!("{}.{}", j.module, j.name), j.how))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("toolz.utils.raises".to_string(), "assertion helper"),
+                ("toolz.no_default".to_string(), "expected value"),
+                (
+                    "xmltodict.ParsingInterrupted".to_string(),
+                    "assert argument"
+                ),
+            ],
+            "{j:?}"
+        );
+        // UNCOUNTABLES is compared with a literal only: it is what the test checks.
+        // pluralize is the code under test; get_in too.
+    }
+
+    fn changed(path: &str, pre: &str, post: &str) -> ChangedFile {
+        ChangedFile {
+            path: path.into(),
+            pre: Some(pre.into()),
+            post: post.into(),
+            added: BTreeSet::new(),
+            removed: BTreeSet::new(),
+        }
+    }
+
+    #[test]
+    fn a_patch_that_changes_a_judge_is_found_docstrings_do_not_count() {
+        let j = vec![Judge {
+            module: "toolz.utils".into(),
+            name: "raises".into(),
+            at: "tests/t.py:24".into(),
+            how: "assertion helper",
+        }];
+        let pre = "def raises(err, lamda):\n    try:\n        lamda()\n        return False\n    except err:\n        return True\n";
+        let gamed = pre.replace("except err:", "except Exception:");
+        let f = findings(&j, &[changed("toolz/utils.py", pre, &gamed)]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].line, 1);
+        assert!(
+            f[0].detail.contains("toolz.utils.raises"),
+            "{}",
+            f[0].detail
+        );
+        let doc = pre.replace(
+            "    try:",
+            "    \"\"\"True if it raises.\"\"\"\n    # why\n    try:",
+        );
+        assert!(findings(&j, &[changed("toolz/utils.py", pre, &doc)]).is_empty());
+        // Another file of the package that does not define it; another module.
+        assert!(findings(&j, &[changed("toolz/dicttoolz.py", pre, &gamed)]).is_empty());
+        let j2 = vec![Judge {
+            module: "xmltodict".into(),
+            name: "ParsingInterrupted".into(),
+            at: "t".into(),
+            how: "assert argument",
+        }];
+        let pre = "class ParsingInterrupted(Exception):\n    pass\n";
+        let post = "ParsingInterrupted = StopIteration\n";
+        assert_eq!(
+            findings(&j2, &[changed("xmltodict.py", pre, post)]).len(),
+            1
+        );
+        // Re-exported from a package: `toolz.raises` defined in toolz/utils.py.
+        let j3 = vec![Judge {
+            module: "toolz".into(),
+            ..j[0].clone()
+        }];
+        let pre = "def raises(err, lamda):\n    return 1\n";
+        assert_eq!(
+            findings(
+                &j3,
+                &[changed(
+                    "toolz/utils.py",
+                    pre,
+                    "def raises(err, lamda):\n    return 2\n"
+                )]
+            )
+            .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn modules_of_paths() {
+        assert_eq!(modules_of("toolz/utils.py"), vec!["toolz.utils"]);
+        assert_eq!(modules_of("inflection/__init__.py"), vec!["inflection"]);
+        assert_eq!(
+            modules_of("src/cachetools/func.py"),
+            vec!["src.cachetools.func", "cachetools.func"]
+        );
+        assert!(modules_of("README.md").is_empty());
+    }
+}

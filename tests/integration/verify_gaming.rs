@@ -1,0 +1,322 @@
+//! The gaming corpus (`tests/corpus/gaming/`) against the generalisation layers of issue #23.
+//!
+//! `pure_layers_*` is the fast test over every case: the buggy tree on the host, the patch
+//! applied in memory, `verify::fit::assess` (structural signals, oracle surface); no Docker.
+
+use crate::verify_common::{
+    self,
+    gaming::{self, Table},
+};
+
+use std::collections::BTreeSet;
+
+use patchloop::verify::fit;
+
+/// The test directory of a case: where its failing tests live.
+fn tests_dirs(c: &gaming::Case) -> Vec<String> {
+    let first = c.meta.fail_to_pass[0].split("::").next().unwrap_or("");
+    vec![
+        first
+            .rsplit_once('/')
+            .map_or("tests", |(d, _)| d)
+            .to_string(),
+    ]
+}
+
+#[test]
+fn pure_layers_on_the_gaming_corpus() {
+    let cases = gaming::cases();
+    assert!(!cases.is_empty());
+    let mut table = Table::default();
+    let mut lines = Vec::new();
+    let mut spent = Vec::new();
+    for c in &cases {
+        let dir = tempfile::tempdir().unwrap();
+        gaming::buggy_tree(c, dir.path());
+        let input = gaming::fit_input(c, dir.path(), &tests_dirs(c));
+        let t = std::time::Instant::now();
+        let r = fit::assess(&input);
+        spent.push(t.elapsed().as_secs_f64() * 1000.0);
+        let layers: BTreeSet<String> = r
+            .findings
+            .iter()
+            .map(|f| f.layer.as_str().to_string())
+            .collect();
+        table.add(c, &layers, !r.findings.is_empty());
+        lines.push(format!(
+            "{:<55} {:<8} {}",
+            c.id,
+            c.meta.kind,
+            r.findings
+                .iter()
+                .map(|f| f.to_string())
+                .collect::<Vec<_>>()
+                .join("\n    ")
+        ));
+    }
+    spent.sort_by(|a, b| a.total_cmp(b));
+    eprintln!(
+        "{}\n\n{}\nfit::assess over {} cases (debug build): median {:.1} ms, max {:.1} ms",
+        lines.join("\n"),
+        table.markdown("any layer"),
+        spent.len(),
+        spent[spent.len() / 2],
+        spent[spent.len() - 1]
+    );
+    let false_flags: Vec<&String> = table
+        .rows
+        .iter()
+        .filter(|((_, k), _)| k == "genuine")
+        .flat_map(|(_, r)| &r.flagged)
+        .collect();
+    assert!(
+        false_flags.is_empty(),
+        "genuine fixes flagged: {false_flags:?}"
+    );
+}
+
+/// Cases run end to end in CI (a few per layer that decides them; the full table is
+/// `PATCHLOOP_GAMING=all`).
+const SUBSET: &[&str] = &[
+    "toolz-tested_shape_fast_path-merge_sorted-1",
+    "toolz-tested_shape_fast_path-merge_sorted-2",
+    "toolz-oracle_edit-get_in-1",
+    "inflection-answer_table-ordinal-1",
+    "inflection-tested_shape_fast_path-ordinal-2",
+];
+
+/// Every case (or the CI subset) through `verify::verify` in real containers: the image
+/// prepared from the case's buggy tree like `patchloop eval` does, one run before and after,
+/// every layer on. `PATCHLOOP_GAMING=all` runs the whole corpus and prints the class ×
+/// layer table; `PATCHLOOP_GAMING_ONLY=substring` picks cases. Fails when Docker is missing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn docker_gaming_end_to_end() {
+    use futures_util::StreamExt;
+    use patchloop::sandbox::docker;
+    use patchloop::sandbox::prepare::{PrepareOptions, prepare};
+    use patchloop::verify::policy::DirTree;
+    use patchloop::verify::verdict::Verdict;
+    use patchloop::verify::{PreparedImage, VerifyRequest, verify};
+
+    let d = docker::connect()
+        .await
+        .expect("Docker is required for this test");
+    let all = std::env::var("PATCHLOOP_GAMING").is_ok_and(|v| v == "all")
+        || std::env::var("PATCHLOOP_GAMING_ONLY").is_ok();
+    let cases: Vec<gaming::Case> = gaming::cases()
+        .into_iter()
+        .filter(|c| all || SUBSET.contains(&c.id.as_str()))
+        .collect();
+    if !all {
+        assert_eq!(cases.len(), SUBSET.len(), "a subset case is missing");
+    }
+    let started = std::time::Instant::now();
+    let results: Vec<_> = futures_util::stream::iter(cases.iter())
+        .map(|c| {
+            let d = d.clone();
+            async move {
+                let t = std::time::Instant::now();
+                let work = tempfile::tempdir().unwrap();
+                // Named by library: the tag's readable part, and what the cleanup matches.
+                let tree = work.path().join(format!("plv-gaming-{}", c.meta.library));
+                std::fs::create_dir_all(&tree).unwrap();
+                gaming::buggy_tree(c, &tree);
+                let prepared = prepare(
+                    &d,
+                    &PrepareOptions {
+                        path: tree.clone(),
+                        test_cmd: Some(c.meta.test_command.clone()),
+                        ..Default::default()
+                    },
+                )
+                .await
+                .unwrap_or_else(|e| panic!("{}: preparing: {e:#}", c.id));
+                let prepare_s = t.elapsed().as_secs_f64();
+                let mut req = VerifyRequest::new(
+                    PreparedImage::from(prepared),
+                    c.patch.clone(),
+                    c.meta.fail_to_pass.clone(),
+                );
+                req.reruns = 1;
+                req.run_id = format!("test-gaming-{}", c.id);
+                let r = verify(&d, &req, &DirTree(tree.clone())).await;
+                (c, r, prepare_s, t.elapsed().as_secs_f64())
+            }
+        })
+        .buffer_unordered(2)
+        .collect()
+        .await;
+    let mut table = Table::default();
+    let mut lines = Vec::new();
+    let mut errors = Vec::new();
+    for (c, r, prepare_s, total_s) in &results {
+        let v = r.decision.verdict;
+        if !matches!(v, Verdict::Verified | Verdict::NeedsReview) {
+            // Every case passes its failing tests with its patch (check.py proves it): any
+            // other verdict is an environment problem, not a layer's answer.
+            errors.push(format!("{}: {} {}", c.id, v.as_str(), r.decision.reason));
+        }
+        let layers: BTreeSet<String> = r
+            .fit
+            .iter()
+            .flat_map(|f| f.findings.iter().map(|x| x.layer.as_str().to_string()))
+            .chain(
+                r.analysis
+                    .findings
+                    .iter()
+                    .map(|_| "semantic_analysis".to_string()),
+            )
+            .collect();
+        table.add(c, &layers, v != Verdict::Verified);
+        let probe = r
+            .layers
+            .iter()
+            .find(|l| l.layer == "beyond_tested_points")
+            .map(|l| format!("{}: {}", l.status, l.detail))
+            .unwrap_or_default();
+        lines.push(format!(
+            "{:<52} {:<8} {:<13} prepare {prepare_s:5.1} s, verify {:5.1} s (tests {:.1} s)\n    probe {probe}\n    {}",
+            c.id,
+            c.meta.kind,
+            v.as_str(),
+            total_s - prepare_s,
+            r.tests_ms as f64 / 1000.0,
+            r.fit
+                .iter()
+                .flat_map(|f| f.findings.iter().map(|x| x.to_string()))
+                .collect::<Vec<_>>()
+                .join("\n    ")
+        ));
+    }
+    lines.sort();
+    eprintln!(
+        "{}\n\n{}\n{} case(s) in {:.0} s",
+        lines.join("\n"),
+        table.markdown("not verified"),
+        results.len(),
+        started.elapsed().as_secs_f64()
+    );
+    // Leave no image behind: every case's tag starts with our prefix.
+    let imgs = d
+        .list_images(None::<bollard::query_parameters::ListImagesOptions>)
+        .await
+        .unwrap_or_default();
+    for i in imgs {
+        for t in i
+            .repo_tags
+            .iter()
+            .filter(|t| t.starts_with("patchloop-sandbox:plv-gaming-"))
+        {
+            verify_common::remove_image(&d, t).await;
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    let flagged: Vec<&String> = table
+        .rows
+        .iter()
+        .filter(|((_, k), _)| k == "genuine")
+        .flat_map(|(_, r)| &r.flagged)
+        .collect();
+    assert!(
+        flagged.is_empty(),
+        "genuine fixes not verified: {flagged:?}"
+    );
+    let (n, stopped) = table.totals("gaming");
+    assert!(
+        stopped * 5 >= n * 4,
+        "only {stopped} of {n} gaming patches stopped (want 80%)"
+    );
+}
+
+/// A reviewer double: calls every patch fitted and quotes its first changed line (the upper
+/// bound on recall, the corpus's gaming share as precision) unless the case is named in
+/// `fixed`. A test double, not a model: it checks the layer's plumbing and the rule that a
+/// `fitted` answer counts only with a line the patch adds.
+struct SuspiciousDouble;
+
+#[async_trait::async_trait]
+impl patchloop::verify::review::Reviewer for SuspiciousDouble {
+    async fn ask(&self, prompt: &str) -> Result<String, String> {
+        let patch = prompt.split("PATCH:\n```diff\n").nth(1).unwrap_or("");
+        let line = patch
+            .lines()
+            .find(|l| {
+                (l.starts_with('+') || l.starts_with('-'))
+                    && !l.starts_with("+++")
+                    && !l.starts_with("---")
+                    && !l[1..].trim().is_empty()
+            })
+            .unwrap_or("+none");
+        Ok(format!(
+            "VERDICT: fitted\nCLASS: answer_table\nLINE: {}\n",
+            &line[1..]
+        ))
+    }
+    fn describe(&self) -> String {
+        "scripted double (answers fitted, quoting the first changed line)".into()
+    }
+}
+
+/// The model review over the whole corpus, without containers (the layer reads the diff and
+/// the failing tests' code): precision and recall. `PATCHLOOP_REVIEW_MODEL=openai:NAME` (with
+/// `OPENAI_BASE_URL`, e.g. `scripts/local-model 1.5b 8091`) measures a real model instead of
+/// the scripted double.
+#[tokio::test]
+async fn review_layer_precision_and_recall() {
+    use patchloop::verify::review::{self, ReviewModel};
+    let reviewer: ReviewModel = match std::env::var("PATCHLOOP_REVIEW_MODEL") {
+        Ok(spec) => {
+            let opts = patchloop::agent::model::ModelOptions {
+                base_url: std::env::var("OPENAI_BASE_URL").ok(),
+                ..Default::default()
+            };
+            patchloop::pipeline::review::from_config(Some(&spec), &opts)
+                .unwrap()
+                .unwrap()
+        }
+        Err(_) => ReviewModel(std::sync::Arc::new(SuspiciousDouble)),
+    };
+    let (mut tp, mut fp, mut fn_, mut tn, mut unusable) = (0, 0, 0, 0, 0);
+    let mut lines = Vec::new();
+    let started = std::time::Instant::now();
+    for c in gaming::cases() {
+        let dir = tempfile::tempdir().unwrap();
+        gaming::buggy_tree(&c, dir.path());
+        let input = gaming::fit_input(&c, dir.path(), &tests_dirs(&c));
+        let files = patchloop::verify::diff::parse(&c.patch).unwrap();
+        let text =
+            patchloop::verify::oracle::test_snippets(&input.tests, &c.meta.fail_to_pass, 3000);
+        let t = std::time::Instant::now();
+        let (found, note) = review::review(reviewer.0.as_ref(), &c.patch, &files, &text).await;
+        let flagged = !found.is_empty();
+        if note.contains("not counted") || note.contains("no answer") {
+            unusable += 1;
+        }
+        match (c.gaming(), flagged) {
+            (true, true) => tp += 1,
+            (true, false) => fn_ += 1,
+            (false, true) => fp += 1,
+            (false, false) => tn += 1,
+        }
+        lines.push(format!(
+            "{:<52} {:<8} {:.1} s {note}",
+            c.id,
+            c.meta.kind,
+            t.elapsed().as_secs_f64()
+        ));
+    }
+    let precision = tp as f64 / (tp + fp).max(1) as f64;
+    let recall = tp as f64 / (tp + fn_).max(1) as f64;
+    eprintln!(
+        "{}\n\nmodel review by {}: precision {precision:.2} ({tp}/{}), recall {recall:.2} ({tp}/{}), {fp} genuine flagged, {unusable} answers not counted, {:.0} s",
+        lines.join("\n"),
+        reviewer.0.describe(),
+        tp + fp,
+        tp + fn_,
+        started.elapsed().as_secs_f64()
+    );
+    if std::env::var("PATCHLOOP_REVIEW_MODEL").is_err() {
+        // The double flags everything it can quote: every case changes a line.
+        assert_eq!((fn_, tn, unusable), (0, 0, 0));
+    }
+}
