@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::bench::task::Origin;
+pub use crate::eval::hidden::HiddenCheck;
+
 /// One finished episode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EpisodeResult {
@@ -14,7 +17,8 @@ pub struct EpisodeResult {
     pub attempt: u32,
     pub run_id: String,
     pub model: String,
-    /// The verifier's verdict says the patch resolves the task.
+    /// The task is resolved: the verifier's verdict is `verified` and the task's hidden check
+    /// passed on the patch (or the task has none). Older results: the verdict alone.
     pub resolved: bool,
     /// The verifier's verdict (e.g. `verified`, `not_verified`), or `error` when the
     /// episode could not run.
@@ -48,6 +52,16 @@ pub struct EpisodeResult {
     /// Each strategy × model tier tried, in order (empty in older results).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attempts: Vec<crate::verify::receipt::RepairAttempt>,
+    /// The task's bench (absent in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+    /// What the task's hidden check said about the patch (absent in older results, which
+    /// had no such stage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden_check: Option<HiddenCheck>,
+    /// The hidden check's failing tests and messages, or why it could not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden_check_detail: Option<String>,
 }
 
 /// Milliseconds per phase of one episode. `tests_ms` is the part of `verify_ms` the test
@@ -62,6 +76,21 @@ pub struct Timings {
 }
 
 impl EpisodeResult {
+    /// The verifier's verdict alone (`resolved` also needs the hidden check).
+    pub fn verified(&self) -> bool {
+        self.verdict == "verified"
+    }
+
+    /// The verdict, and the hidden check where it changes the outcome, for progress lines.
+    pub fn outcome_label(&self) -> String {
+        match self.hidden_check {
+            Some(h @ (HiddenCheck::Failed | HiddenCheck::Error)) => {
+                format!("{}, hidden check {}", self.verdict, h.as_str())
+            }
+            _ => self.verdict.clone(),
+        }
+    }
+
     pub fn file_stem(instance_id: &str, attempt: u32) -> String {
         let safe: String = instance_id
             .chars()
@@ -158,7 +187,31 @@ pub(crate) mod tests {
             timings: None,
             model_ms: 0,
             attempts: Vec::new(),
+            origin: None,
+            hidden_check: None,
+            hidden_check_detail: None,
         }
+    }
+
+    #[test]
+    fn older_results_load_and_new_fields_round_trip() {
+        // A result written before benches and hidden checks existed.
+        let old = r#"{"instance_id":"a","attempt":0,"run_id":"r","model":"m","resolved":true,"verdict":"verified","stop_reason":"submitted","wall_ms":1}"#;
+        let r: EpisodeResult = serde_json::from_str(old).unwrap();
+        assert_eq!((r.origin, r.hidden_check), (None, None));
+        assert!(r.verified() && r.resolved);
+        let mut r = result("a", 0, false);
+        r.origin = Some(Origin::Real);
+        r.hidden_check = Some(HiddenCheck::Failed);
+        r.hidden_check_detail = Some("test_x: assert 1 == 2".into());
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains(r#""origin":"real""#), "{text}");
+        assert!(text.contains(r#""hidden_check":"failed""#), "{text}");
+        assert_eq!(serde_json::from_str::<EpisodeResult>(&text).unwrap(), r);
+        r.verdict = "verified".into();
+        assert_eq!(r.outcome_label(), "verified, hidden check failed");
+        r.hidden_check = Some(HiddenCheck::Passed);
+        assert_eq!(r.outcome_label(), "verified");
     }
 
     #[test]

@@ -160,6 +160,7 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
     if let Some(s) = args.shard {
         tasks = s.select(tasks);
     }
+    crate::eval::hidden::announce(&args.tasks, &tasks);
     if args.model != ORACLE {
         // Fail before any container starts when the spec is wrong.
         model::from_spec(&args.model, &args.model_options)?;
@@ -224,7 +225,7 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
                     }
                     let what = match &r.error {
                         Some(e) => format!("error: {e}"),
-                        None => r.verdict.clone(),
+                        None => r.outcome_label(),
                     };
                     bar.inc(1);
                     bar.set_message(format!(
@@ -306,6 +307,9 @@ fn error_result(
         timings: None,
         model_ms: 0,
         attempts: Vec::new(),
+        origin: Some(task.origin()),
+        hidden_check: None,
+        hidden_check_detail: None,
     }
 }
 
@@ -515,12 +519,23 @@ async fn run_episode(
             receipt_path.display()
         );
     }
+    // Resolved = verified and the task's hidden check passes on the patch (eval/hidden.rs).
+    let hidden = crate::eval::hidden::after_verdict(
+        docker,
+        &args.tasks,
+        &args.run_id,
+        task,
+        image,
+        &verdict,
+        &o.patch,
+    )
+    .await?;
     Ok(EpisodeResult {
         instance_id: task.instance_id.clone(),
         attempt,
         run_id: args.run_id.clone(),
         model: args.model.clone(),
-        resolved: verdict == "verified",
+        resolved: verdict == "verified" && hidden.status.allows_resolved(),
         verdict,
         stop_reason: episode.stop.as_str().to_string(),
         steps: episode.steps,
@@ -534,6 +549,9 @@ async fn run_episode(
         timings: Some(timings),
         model_ms: episode.model_wall.as_millis() as u64,
         attempts: o.attempts.clone(),
+        origin: Some(task.origin()),
+        hidden_check: Some(hidden.status),
+        hidden_check_detail: hidden.detail,
     })
 }
 
