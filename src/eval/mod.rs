@@ -5,6 +5,7 @@ pub mod commands;
 pub mod hidden;
 pub mod oracle;
 pub mod plan;
+pub mod realbench;
 pub mod report;
 pub mod results;
 pub mod run;
