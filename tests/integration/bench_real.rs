@@ -51,7 +51,10 @@ fn real_bench_is_complete_and_consistent() {
         assert_eq!(t.origin(), Origin::Real, "{id}");
         assert!(t.mutation_operator.is_none(), "{id}");
         let prov = t.provenance.as_ref().unwrap();
-        assert!(!t.fail_to_pass.is_empty() && !t.pass_to_pass.is_empty(), "{id}");
+        assert!(
+            !t.fail_to_pass.is_empty() && !t.pass_to_pass.is_empty(),
+            "{id}"
+        );
         for tid in t.fail_to_pass.iter().chain(&t.pass_to_pass) {
             assert!(
                 patchloop::bench::sandbox_runner::selectable(tid),
@@ -71,7 +74,10 @@ fn real_bench_is_complete_and_consistent() {
         let fixed = apply::apply(&t.patch, &buggy).unwrap();
         let mut changed = 0;
         for (path, text) in &fixed {
-            assert_eq!(&released[path], text, "{id}: the gold patch restores {path}");
+            assert_eq!(
+                &released[path], text,
+                "{id}: the gold patch restores {path}"
+            );
             assert_ne!(&buggy[path], text, "{id}: the bug changes {path}");
             let base = path.rsplit('/').next().unwrap();
             assert!(!names(&t.problem_statement, path), "{id} names {path}");
@@ -102,7 +108,11 @@ fn real_bench_is_complete_and_consistent() {
         }
     }
     // Real fixes are mostly multi-line: that is the point of this bench.
-    assert!(multi_line * 2 > tasks.len(), "{multi_line} of {}", tasks.len());
+    assert!(
+        multi_line * 2 > tasks.len(),
+        "{multi_line} of {}",
+        tasks.len()
+    );
 }
 
 #[test]

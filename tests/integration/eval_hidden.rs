@@ -55,10 +55,15 @@ async fn a_check_fails_on_the_bug_and_passes_with_the_fix() {
     let image = image_of(&docker, &t, work.path()).await;
     let run_id = format!("hidden-test-{}", std::process::id());
 
-    let buggy = run_check(&docker, &image, "", &check, &run_id).await.unwrap();
+    let buggy = run_check(&docker, &image, "", &check, &run_id)
+        .await
+        .unwrap();
     assert_eq!(buggy.status, HiddenCheck::Failed, "{buggy:?}");
     let detail = buggy.detail.unwrap();
-    assert!(detail.contains("test_inner_join_on_computed_keys"), "{detail}");
+    assert!(
+        detail.contains("test_inner_join_on_computed_keys"),
+        "{detail}"
+    );
     let gold = run_check(&docker, &image, &t.patch, &check, &run_id)
         .await
         .unwrap();
