@@ -225,6 +225,9 @@ pub fn instance_id(repo: &str, bug_patch: &str) -> String {
 }
 
 /// A mined bug's task, from both runs of its buggy tree against the release's baseline.
+/// `order_dependent` are failing tests that do not fail when run alone (they failed only
+/// after other tests had run): the verifier selects tests by id in its own order, so they
+/// are left out of both lists.
 #[allow(clippy::too_many_arguments)]
 pub fn build_task(
     spec: &BugSpec,
@@ -233,9 +236,19 @@ pub fn build_task(
     base: &Baseline,
     run1: &SuiteResult,
     run2: &SuiteResult,
+    order_dependent: &BTreeSet<String>,
     test_command: &str,
 ) -> Result<Task, Rejection> {
-    let split = validate::classify(base, run1, run2)?;
+    let mut split = validate::classify(base, run1, run2)?;
+    split
+        .fail_to_pass
+        .retain(|id| !order_dependent.contains(id));
+    split
+        .pass_to_pass
+        .retain(|id| !order_dependent.contains(id));
+    if split.fail_to_pass.is_empty() {
+        return Err(Rejection::Flaky);
+    }
     let failing: Vec<FailingTest> = split
         .fail_to_pass
         .iter()
@@ -557,6 +570,26 @@ async fn build_bug(
             None => return Ok(Err("the suite produced no report on the buggy tree".into())),
         }
     }
+    // Each fail-to-pass test once more on its own: it must fail on the buggy tree and pass on
+    // the release, or the verifier (which selects by id, in its order) may not see it fail.
+    let mut order_dependent = BTreeSet::new();
+    if let Ok(split) = validate::classify(base, &runs[0], &runs[1]) {
+        let cmd = runner.test_command();
+        for id in &split.fail_to_pass {
+            for c in &changes {
+                put_file(sandbox, &c.path, &c.buggy).await?;
+            }
+            let fails_alone = run_alone(sandbox, &cmd, id).await? == Some(false);
+            for c in &changes {
+                put_file(sandbox, &c.path, &c.fixed).await?;
+            }
+            let passes_alone = run_alone(sandbox, &cmd, id).await? == Some(true);
+            if !(fails_alone && passes_alone) {
+                eprintln!("  {}: {id} does not fail on its own: left out", spec.name);
+                order_dependent.insert(id.clone());
+            }
+        }
+    }
     Ok(build_task(
         spec,
         base_commit,
@@ -564,9 +597,36 @@ async fn build_bug(
         base,
         &runs[0],
         &runs[1],
+        &order_dependent,
         &runner.test_command(),
     )
     .map_err(|r| r.as_str().to_string()))
+}
+
+/// One test selected by id: `Some(true)` passed, `Some(false)` failed, `None` neither (no
+/// such test, an error of pytest itself, a timeout).
+async fn run_alone(
+    sandbox: &dyn Sandbox,
+    test_cmd: &str,
+    id: &str,
+) -> anyhow::Result<Option<bool>> {
+    let r = sandbox
+        .exec(
+            ExecRequest::argv([
+                "bash",
+                "-c",
+                &format!("cd /workspace && {test_cmd} -q -p no:cacheprovider \"$1\""),
+                "bash",
+                id,
+            ])
+            .timeout(Duration::from_secs(600)),
+        )
+        .await?;
+    Ok(match r.status {
+        crate::sandbox::ExecStatus::Exited(0) => Some(true),
+        crate::sandbox::ExecStatus::Exited(1) => Some(false),
+        _ => None,
+    })
 }
 
 async fn put_file(sandbox: &dyn Sandbox, path: &str, text: &str) -> anyhow::Result<()> {
@@ -687,6 +747,7 @@ mod tests {
             &base,
             &red,
             &red,
+            &BTreeSet::new(),
             "python -m pytest",
         )
         .unwrap();
@@ -724,6 +785,7 @@ mod tests {
             &base,
             &quoting,
             &quoting,
+            &BTreeSet::new(),
             "python -m pytest",
         )
         .unwrap();
@@ -756,12 +818,55 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            build_task(&spec(), "ab", &ch, &base2, &named, &named, "p"),
+            build_task(
+                &spec(),
+                "ab",
+                &ch,
+                &base2,
+                &named,
+                &named,
+                &BTreeSet::new(),
+                "p"
+            ),
             Err(Rejection::Leaky)
+        );
+        // a test that failed only after others ran is in neither list; none left: no task
+        let ids: Vec<String> = (0..8).map(|i| format!("t.py::{i}")).collect();
+        let suite = |failing: &[usize]| SuiteResult {
+            tests: ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| {
+                    let ok = !failing.contains(&i);
+                    let message = (!ok).then(|| "cache full".to_string());
+                    (id.clone(), CaseOutcome { ok, message })
+                })
+                .collect(),
+        };
+        let wide = validate::baseline(&suite(&[]), &suite(&[])).unwrap();
+        let two = suite(&[0, 1]);
+        let after_others = BTreeSet::from(["t.py::1".to_string()]);
+        let t = build_task(&spec(), "ab", &ch, &wide, &two, &two, &after_others, "p").unwrap();
+        assert_eq!(t.fail_to_pass, vec!["t.py::0"]);
+        assert_eq!(t.pass_to_pass.len(), 6, "{:?}", t.pass_to_pass);
+        assert!(!t.pass_to_pass.contains(&"t.py::1".to_string()));
+        let all = BTreeSet::from(["t.py::0".to_string(), "t.py::1".to_string()]);
+        assert_eq!(
+            build_task(&spec(), "ab", &ch, &wide, &two, &two, &all, "p"),
+            Err(Rejection::Flaky)
         );
         // no failing test: the bug is not witnessed by the release's tests
         assert_eq!(
-            build_task(&spec(), "ab", &ch, &base, &green, &green, "p"),
+            build_task(
+                &spec(),
+                "ab",
+                &ch,
+                &base,
+                &green,
+                &green,
+                &BTreeSet::new(),
+                "p"
+            ),
             Err(Rejection::Survived)
         );
     }
