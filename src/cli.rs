@@ -152,6 +152,14 @@ pub enum BenchCommand {
         #[arg(long)]
         remove_image: bool,
     },
+    /// Build tasks from bugs mined in libraries' release histories (a YAML list of fixes, each
+    /// with its bug diff): the fixed release is the snapshot, the fix reverted is the bug, and
+    /// the sandbox finds the tests that came with the fix (FAIL_TO_PASS). Writes
+    /// OUT/tasks.jsonl, OUT/build-report.json and the snapshots under OUT/sources/.
+    Real(crate::eval::realbench::RealArgs),
+    /// Validate hidden checks (`hidden/<instance id>.py` beside the tasks file): each must fail
+    /// on the task's buggy tree and pass with its gold patch, in the containers `eval` uses.
+    Hidden(crate::eval::hidden::ValidateArgs),
 }
 
 /// How a command ended, mapped to the documented exit codes (errors are exit 2).
@@ -301,6 +309,34 @@ async fn dispatch(command: Command) -> anyhow::Result<CommandOutcome> {
             } else {
                 CommandOutcome::Negative
             })
+        }
+        Command::Bench(BenchCommand::Real(args)) => {
+            let built = crate::eval::realbench::build(&args).await?;
+            println!(
+                "{} tasks written to {}",
+                built.len(),
+                args.out.join("tasks.jsonl").display()
+            );
+            Ok(CommandOutcome::Success)
+        }
+        Command::Bench(BenchCommand::Hidden(args)) => {
+            let v = crate::eval::hidden::validate(&args).await?;
+            let bad: Vec<_> = v.iter().filter(|v| !v.ok()).collect();
+            println!(
+                "{} of {} hidden checks fail on the buggy tree and pass with the gold patch",
+                v.len() - bad.len(),
+                v.len()
+            );
+            for b in &bad {
+                println!(
+                    "  {}: buggy {}, gold {}: {}",
+                    b.instance_id,
+                    b.buggy.as_str(),
+                    b.gold.as_str(),
+                    b.detail.as_deref().unwrap_or("")
+                );
+            }
+            Ok(outcome(bad.is_empty()))
         }
         Command::Eval(args) => crate::eval::run::cli(*args).await.map(outcome),
         Command::Replay { file, lines } => {

@@ -301,6 +301,8 @@ async fn try_candidate(
         test_command: runner.test_command(),
         hidden_test_files: Vec::new(),
         mutation_operator: Some(m.operator.slug().to_string()),
+        origin: Some(crate::bench::task::Origin::Mutation),
+        provenance: None,
     }))
 }
 

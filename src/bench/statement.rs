@@ -70,8 +70,22 @@ const MIN_CODE_CHARS: usize = 12;
 
 /// Every way `report` names the file, the line or the changed code of `m` (applied to `source`).
 pub fn leaks(report: &str, m: &Mutation, source: &str) -> Vec<Leak> {
+    let mutant = m.apply(source).unwrap_or_default();
+    let code: Vec<String> = changed_lines(source, m.start, m.end)
+        .into_iter()
+        .chain(changed_lines(
+            &mutant,
+            m.start,
+            m.start + m.replacement.len(),
+        ))
+        .collect();
+    leaks_of_change(report, &m.file, &[m.line], &code)
+}
+
+/// Every way `report` names `file`, one of its changed `lines` (1-based) or a line of the
+/// changed `code` (before or after the change): the check behind [`leaks`], for any change.
+pub fn leaks_of_change(report: &str, file: &str, lines: &[usize], code: &[String]) -> Vec<Leak> {
     let mut found = Vec::new();
-    let file = m.file.as_str();
     let base = file.rsplit('/').next().unwrap_or(file);
     let module = file.strip_suffix(".py").unwrap_or(file).replace('/', ".");
     let mut names = vec![file.to_string()];
@@ -85,27 +99,18 @@ pub fn leaks(report: &str, m: &Mutation, source: &str) -> Vec<Leak> {
             found.push(Leak::File(name));
         }
     }
-    let line_res = [
-        format!(r"(?i)\bline\s+{}\b", m.line),
-        format!(r"\.py:{}\b", m.line),
-    ];
-    if line_res
-        .iter()
-        .any(|re| Regex::new(re).is_ok_and(|r| r.is_match(report)))
-    {
-        found.push(Leak::Line(m.line));
+    for &line in lines {
+        let line_res = [format!(r"(?i)\bline\s+{line}\b"), format!(r"\.py:{line}\b")];
+        if line_res
+            .iter()
+            .any(|re| Regex::new(re).is_ok_and(|r| r.is_match(report)))
+        {
+            found.push(Leak::Line(line));
+        }
     }
     let norm_report = squash(report);
-    let mutant = m.apply(source).unwrap_or_default();
-    for code in changed_lines(source, m.start, m.end)
-        .into_iter()
-        .chain(changed_lines(
-            &mutant,
-            m.start,
-            m.start + m.replacement.len(),
-        ))
-    {
-        let c = squash(&code);
+    for code in code {
+        let c = squash(code);
         if c.chars().count() >= MIN_CODE_CHARS && norm_report.contains(&c) {
             found.push(Leak::Code(code.trim().to_string()));
         }

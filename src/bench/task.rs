@@ -2,7 +2,9 @@
 //!
 //! SWE-bench's fields keep their names and meaning (`patch` is the gold fix, applied to the
 //! buggy tree; `FAIL_TO_PASS`/`PASS_TO_PASS` are pytest node ids). Our generated bugs live in
-//! `bug_patch`: the buggy tree is the snapshot at `base_commit` with `bug_patch` applied.
+//! `bug_patch`: the buggy tree is the snapshot at `base_commit` with `bug_patch` applied. A real
+//! bug mined from a library's history is stored the same way: the snapshot is the release that
+//! fixed it, `bug_patch` reverts the fix's code hunks and `patch` is the fix (`origin: real`).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -36,7 +38,8 @@ pub struct Task {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub hints_text: String,
     // ---- patchloop fields ----
-    /// The injected bug (unified diff against the snapshot); empty for real-world tasks.
+    /// The bug (unified diff against the snapshot): an injected mutation, or a mined fix
+    /// reverted; empty for SWE-bench rows, whose snapshot is the buggy commit itself.
     #[serde(default)]
     pub bug_patch: String,
     /// The command that runs the suite (pytest-compatible; node ids are appended to it).
@@ -48,6 +51,47 @@ pub struct Task {
     /// Which mutation made the bug (for per-operator statistics), if generated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mutation_operator: Option<String>,
+    /// Which bench the task belongs to; absent in older files (see [`Task::origin`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+    /// Where a real bug came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+}
+
+/// A task's bench: results are reported per bench, since an injected one-token bug says little
+/// about a fix mined from a library's history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// A syntax-tree mutation of working code (`patchloop bench gen`).
+    Mutation,
+    /// A bug fixed in a library's release history, with the tests that came with the fix.
+    Real,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Mutation => "mutation",
+            Origin::Real => "real",
+        }
+    }
+}
+
+/// The release history a real bug was mined from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// The PyPI distribution, e.g. `boltons`.
+    pub library: String,
+    /// The last release with the bug.
+    pub buggy_release: String,
+    /// The release that fixed it: the task's snapshot.
+    pub fixed_release: String,
+    /// The changelog entry of the fix (or, where the changelog is silent, what the diff does).
+    pub changelog: String,
+    /// Lines the fix adds plus lines it removes.
+    pub changed_lines: usize,
 }
 
 pub fn default_test_command() -> String {
@@ -72,6 +116,16 @@ fn list_or_json_string<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D
 }
 
 impl Task {
+    /// The explicit `origin`, else what the fields say: a mutation operator means an injected
+    /// bug, anything else (SWE-bench rows, real bugs) a real one.
+    pub fn origin(&self) -> Origin {
+        self.origin.unwrap_or(if self.mutation_operator.is_some() {
+            Origin::Mutation
+        } else {
+            Origin::Real
+        })
+    }
+
     /// `owner+name-<first 12 of base_commit>`: the snapshot (a `.tar.gz` or a directory) in the
     /// sources directory that this task starts from.
     pub fn snapshot_name(&self) -> String {
@@ -209,6 +263,8 @@ mod tests {
             test_command: default_test_command(),
             hidden_test_files: vec![],
             mutation_operator: Some("flipcmp".into()),
+            origin: None,
+            provenance: None,
         }
     }
 
@@ -255,6 +311,39 @@ mod tests {
         assert!(tasks[0].pass_to_pass.is_empty());
         assert_eq!(tasks[0].test_command, "python -m pytest");
         assert_eq!(tasks[0].bug_patch, "");
+        assert_eq!(
+            tasks[0].origin(),
+            Origin::Real,
+            "a SWE-bench row is a real bug"
+        );
+    }
+
+    #[test]
+    fn origin_is_explicit_or_derived() {
+        let mut t = sample();
+        assert_eq!(
+            t.origin(),
+            Origin::Mutation,
+            "older tasks: the operator says so"
+        );
+        assert!(!serde_json::to_string(&t).unwrap().contains("origin"));
+        t.mutation_operator = None;
+        t.origin = Some(Origin::Mutation);
+        assert_eq!(t.origin(), Origin::Mutation, "explicit wins");
+        t.origin = Some(Origin::Real);
+        t.provenance = Some(Provenance {
+            library: "toolz".into(),
+            buggy_release: "1.1.0".into(),
+            fixed_release: "1.2.0".into(),
+            changelog: "Fix interpose on empty input".into(),
+            changed_lines: 6,
+        });
+        let line = serde_json::to_string(&t).unwrap();
+        assert!(line.contains(r#""origin":"real""#), "{line}");
+        assert!(line.contains(r#""buggy_release":"1.1.0""#), "{line}");
+        let back = parse_tasks("t.jsonl", &line).unwrap();
+        assert_eq!(back[0], t);
+        assert!(parse_tasks("t.jsonl", &line.replace(r#""real""#, r#""other""#)).is_err());
     }
 
     #[test]

@@ -2,8 +2,10 @@
 
 pub mod apply;
 pub mod commands;
+pub mod hidden;
 pub mod oracle;
 pub mod plan;
+pub mod realbench;
 pub mod report;
 pub mod results;
 pub mod run;

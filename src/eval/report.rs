@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use crate::eval::hidden::HiddenCheck;
 use crate::eval::results::EpisodeResult;
 use crate::eval::stats::{self, McNemar, Proportion};
 use crate::eval::trajectory::{self, Trajectory};
@@ -41,6 +42,41 @@ pub struct RunSummary {
     /// Each strategy × model tier tried, over every episode's `attempts` (empty for runs
     /// without them), by tier then order of first appearance.
     pub strategies: Vec<StrategyRow>,
+    /// First attempts the verifier verified, over tasks (`resolved_first` also needs the
+    /// hidden check).
+    pub verified_first: Proportion,
+    /// First attempts per bench (mutation, real; `unlabelled` for older results).
+    pub benches: Vec<BenchRow>,
+    /// First attempts that were verified but whose hidden check failed or could not run: each
+    /// one a defect to explain.
+    pub hidden_failures: Vec<HiddenFailure>,
+    /// Whether any result recorded a hidden-check stage (older runs did not).
+    pub has_hidden_stage: bool,
+}
+
+/// One bench's first attempts.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BenchRow {
+    pub bench: String,
+    pub tasks: usize,
+    pub verified: usize,
+    /// Verified and the hidden check passed (or the task has none).
+    pub resolved: usize,
+    /// Verified, but the hidden check failed.
+    pub hidden_failed: usize,
+    /// Verified, but the hidden check could not run.
+    pub hidden_error: usize,
+    /// Tasks without a hidden check.
+    pub no_check: usize,
+}
+
+/// A verified patch the hidden check did not accept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HiddenFailure {
+    pub instance_id: String,
+    pub bench: String,
+    pub status: HiddenCheck,
+    pub detail: Option<String>,
 }
 
 impl RunSummary {
@@ -112,10 +148,38 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
     let mut time = TimeSummary::default();
     let (mut first_tokens, mut first_model_ms) = (0u64, 0u64);
     let mut strategies: Vec<StrategyRow> = Vec::new();
+    let mut benches: BTreeMap<String, BenchRow> = BTreeMap::new();
+    let mut hidden_failures = Vec::new();
+    let mut verified_first = 0u64;
     for r in results {
         if r.attempt == 0 {
             first_tokens += r.total_tokens;
             first_model_ms += r.model_ms;
+            let bench = r.origin.map_or("unlabelled", |o| o.as_str()).to_string();
+            let row = benches.entry(bench.clone()).or_insert_with(|| BenchRow {
+                bench: bench.clone(),
+                ..BenchRow::default()
+            });
+            row.tasks += 1;
+            row.no_check += usize::from(r.hidden_check == Some(HiddenCheck::None));
+            if r.verified() {
+                verified_first += 1;
+                row.verified += 1;
+                if let Some(h @ (HiddenCheck::Failed | HiddenCheck::Error)) = r.hidden_check {
+                    if h == HiddenCheck::Failed {
+                        row.hidden_failed += 1;
+                    } else {
+                        row.hidden_error += 1;
+                    }
+                    hidden_failures.push(HiddenFailure {
+                        instance_id: r.instance_id.clone(),
+                        bench,
+                        status: h,
+                        detail: r.hidden_check_detail.clone(),
+                    });
+                }
+            }
+            row.resolved += usize::from(r.resolved);
         }
         for a in &r.attempts {
             let at = match strategies
@@ -176,6 +240,7 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
         cost += r.cost_usd;
     }
     let n = results.len().max(1) as f64;
+    let n_tasks = per_task.len() as u64;
     let max_attempts = per_task.values().map(|t| t.0).max().unwrap_or(0);
     let first = per_task.values().filter(|t| t.2).count() as u64;
     let all = results.iter().filter(|r| r.resolved).count() as u64;
@@ -219,6 +284,10 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
             strategies.sort_by_key(|row| row.tier);
             strategies
         },
+        verified_first: stats::wilson95(verified_first, n_tasks),
+        benches: benches.into_values().collect(),
+        hidden_failures,
+        has_hidden_stage: results.iter().any(|r| r.hidden_check.is_some()),
     }
 }
 
@@ -303,12 +372,45 @@ pub fn render_markdown(a: &RunSummary, vs: &[RunSummary]) -> String {
         "Resolved (first attempt): {}",
         interval(&a.resolved_first)
     );
+    if a.has_hidden_stage {
+        let _ = writeln!(
+            s,
+            "\nVerified (first attempt): {}\n\nResolved = verified and the task's hidden check passed (inputs the task's tests do not use; a task without a check needs the verdict only).",
+            interval(&a.verified_first)
+        );
+    }
     if a.max_attempts > 1 {
         let _ = writeln!(
             s,
             "\nResolved (all episodes): {}",
             interval(&a.resolved_all)
         );
+    }
+    if a.has_hidden_stage || a.benches.iter().any(|b| b.bench != "unlabelled") {
+        let _ = writeln!(s, "\n## By bench (first attempts)\n");
+        s.push_str(&bench_table(&a.benches));
+    }
+    if !a.hidden_failures.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## Verified but not accepted by the hidden check ({})\n\nEach is a defect to explain: the patch passed the task's tests without the behaviour the check tests.\n",
+            a.hidden_failures.len()
+        );
+        for f in &a.hidden_failures {
+            let first = f
+                .detail
+                .as_deref()
+                .and_then(|d| d.lines().next())
+                .unwrap_or("");
+            let _ = writeln!(
+                s,
+                "- `{}` ({}, hidden check {}): {}",
+                f.instance_id,
+                f.bench,
+                f.status.as_str(),
+                first
+            );
+        }
     }
     if a.errors > 0 {
         let _ = writeln!(
@@ -388,6 +490,13 @@ pub fn render_markdown(a: &RunSummary, vs: &[RunSummary]) -> String {
             a.run_id, a.run_id
         );
         s.push_str(&ab_table(&arms(&runs)));
+        if runs
+            .iter()
+            .any(|r| r.has_hidden_stage || r.benches.iter().any(|b| b.bench != "unlabelled"))
+        {
+            let _ = writeln!(s, "\nPer bench (first attempts):\n");
+            s.push_str(&bench_arms_table(&runs));
+        }
         for b in vs.iter().filter(|b| !b.strategies.is_empty()) {
             let _ = writeln!(s, "\nStrategies of `{}`:\n", b.run_id);
             s.push_str(&strategy_table(&b.strategies));
@@ -444,6 +553,62 @@ pub fn strategy_table(rows: &[StrategyRow]) -> String {
     s
 }
 
+fn count_pct(k: usize, n: usize) -> String {
+    if n == 0 {
+        return format!("{k}");
+    }
+    format!("{k} ({})", pct(k as f64 / n as f64))
+}
+
+/// One row per bench: tasks, verified, resolved (with its Wilson interval), and the verified
+/// patches the hidden check did not accept.
+pub fn bench_table(rows: &[BenchRow]) -> String {
+    let mut s = String::from(
+        "| bench | tasks | verified | resolved (hidden check passed) | 95% Wilson | verified, failed its hidden check | hidden check could not run | no hidden check |\n\
+         |---|---:|---:|---:|---|---:|---:|---:|\n",
+    );
+    for b in rows {
+        let w = stats::wilson95(b.resolved as u64, b.tasks as u64);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} – {} | {} | {} | {} |",
+            b.bench,
+            b.tasks,
+            count_pct(b.verified, b.tasks),
+            count_pct(b.resolved, b.tasks),
+            pct(w.low),
+            pct(w.high),
+            b.hidden_failed,
+            b.hidden_error,
+            b.no_check
+        );
+    }
+    s
+}
+
+/// Every arm's benches side by side.
+pub fn bench_arms_table(runs: &[&RunSummary]) -> String {
+    let mut s = String::from(
+        "| arm | bench | tasks | verified | resolved | verified, failed its hidden check |\n\
+         |---|---|---:|---:|---:|---:|\n",
+    );
+    for r in runs {
+        for b in &r.benches {
+            let _ = writeln!(
+                s,
+                "| `{}` | {} | {} | {} | {} | {} |",
+                r.run_id,
+                b.bench,
+                b.tasks,
+                count_pct(b.verified, b.tasks),
+                count_pct(b.resolved, b.tasks),
+                b.hidden_failed + b.hidden_error
+            );
+        }
+    }
+    s
+}
+
 /// The A/B table as Markdown.
 pub fn ab_table(arms: &[Arm]) -> String {
     let mut s = String::from(
@@ -495,6 +660,7 @@ fn counts(s: &mut String, title: &str, map: &BTreeMap<String, usize>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::task::Origin;
     use crate::eval::results::tests::result;
 
     #[test]
@@ -691,6 +857,99 @@ mod tests {
             md.contains("Strategies of `r`:\n\n| tier | strategy |")
                 && md.contains("| 1 | loop | big | 1 | 0 | 200 | 1.5 s | — |"),
             "{md}"
+        );
+    }
+
+    /// Results of a run over both benches with hidden checks: (id, bench, verdict, check).
+    fn checked(rows: &[(&str, Origin, bool, HiddenCheck)]) -> Vec<EpisodeResult> {
+        rows.iter()
+            .map(|(id, origin, verified, check)| {
+                let mut r = result(id, 0, *verified && check.allows_resolved());
+                r.verdict = if *verified {
+                    crate::verify::verdict::Verdict::Verified
+                } else {
+                    crate::verify::verdict::Verdict::StillFailing
+                };
+                r.origin = Some(*origin);
+                r.hidden_check = Some(*check);
+                if *check == HiddenCheck::Failed {
+                    r.hidden_check_detail = Some("test_empty: assert [] == ['a']\nmore".into());
+                }
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn resolved_needs_the_hidden_check_and_benches_are_reported_apart() {
+        use HiddenCheck::*;
+        use Origin::{Mutation as M, Real as R};
+        let rs = checked(&[
+            ("m1", M, true, Passed),
+            ("m2", M, true, Failed),
+            ("m3", M, false, NotRun),
+            ("m4", M, true, None),
+            ("r1", R, true, Passed),
+            ("r2", R, false, NotRun),
+            ("r3", R, true, Error),
+        ]);
+        let sum = summarize("r", &rs);
+        assert_eq!(sum.verified_first.successes, 5);
+        assert_eq!(sum.resolved_first.successes, 3, "m1, m4 (no check), r1");
+        let mutation = &sum.benches[0];
+        assert_eq!(
+            (
+                mutation.bench.as_str(),
+                mutation.tasks,
+                mutation.verified,
+                mutation.resolved
+            ),
+            ("mutation", 4, 3, 2)
+        );
+        assert_eq!((mutation.hidden_failed, mutation.no_check), (1, 1));
+        let real = &sum.benches[1];
+        assert_eq!(
+            (real.tasks, real.verified, real.resolved, real.hidden_error),
+            (3, 2, 1, 1)
+        );
+        let ids: Vec<&str> = sum
+            .hidden_failures
+            .iter()
+            .map(|f| f.instance_id.as_str())
+            .collect();
+        assert_eq!(ids, vec!["m2", "r3"]);
+        let md = render_markdown(&sum, &[]);
+        assert!(md.contains("Resolved (first attempt): 3/7"), "{md}");
+        assert!(md.contains("Verified (first attempt): 5/7"), "{md}");
+        assert!(
+            md.contains("| mutation | 4 | 3 (75.0%) | 2 (50.0%) | 15.0% – 85.0% | 1 | 0 | 1 |"),
+            "{md}"
+        );
+        assert!(md.contains("| real | 3 | 2 (66.7%) | 1 (33.3%) |"), "{md}");
+        assert!(
+            md.contains("- `m2` (mutation, hidden check failed): test_empty: assert [] == ['a']\n"),
+            "{md}"
+        );
+        assert!(md.contains("- `r3` (real, hidden check error): \n"), "{md}");
+        // arms: each run's benches side by side
+        let other = summarize(
+            "b",
+            &checked(&[("m1", M, true, Passed), ("r1", R, true, Failed)]),
+        );
+        let md = render_markdown(&sum, std::slice::from_ref(&other));
+        assert!(
+            md.contains("| `r` | real | 3 | 2 (66.7%) | 1 (33.3%) | 1 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `b` | real | 1 | 1 (100.0%) | 0 (0.0%) | 1 |"),
+            "{md}"
+        );
+        // an older run (no origin, no hidden stage) renders as before
+        let old = render_markdown(&summarize("o", &[result("t1", 0, true)]), &[]);
+        assert!(
+            !old.contains("By bench") && !old.contains("Verified (first"),
+            "{old}"
         );
     }
 

@@ -6,6 +6,41 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::bench::task::Origin;
+
+/// What a task's hidden check said about an episode's patch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HiddenCheck {
+    /// Every test of the check passed on the patched tree.
+    Passed,
+    /// A test of the check failed (or the patched code did not import, or hung).
+    Failed,
+    /// The task has no hidden check.
+    None,
+    /// The patch was not verified, so the check did not run.
+    NotRun,
+    /// The check itself could not run (no report, no test collected): a defect of the check.
+    Error,
+}
+
+impl HiddenCheck {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HiddenCheck::Passed => "passed",
+            HiddenCheck::Failed => "failed",
+            HiddenCheck::None => "none",
+            HiddenCheck::NotRun => "not_run",
+            HiddenCheck::Error => "error",
+        }
+    }
+
+    /// Whether a verified patch with this outcome resolves its task.
+    pub fn allows_resolved(self) -> bool {
+        matches!(self, HiddenCheck::Passed | HiddenCheck::None)
+    }
+}
+
 /// One finished episode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EpisodeResult {
@@ -14,7 +49,8 @@ pub struct EpisodeResult {
     pub attempt: u32,
     pub run_id: String,
     pub model: String,
-    /// The verifier's verdict says the patch resolves the task.
+    /// The task is resolved: the verifier's verdict is `verified` and the task's hidden check
+    /// passed on the patch (or the task has none). Older results: the verdict alone.
     pub resolved: bool,
     /// The verifier's verdict, or `error` when the episode could not run.
     pub verdict: crate::verify::verdict::Verdict,
@@ -47,6 +83,16 @@ pub struct EpisodeResult {
     /// Each strategy × model tier tried, in order (empty in older results).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attempts: Vec<crate::verify::receipt::RepairAttempt>,
+    /// The task's bench (absent in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+    /// What the task's hidden check said about the patch (absent in older results, which
+    /// had no such stage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden_check: Option<HiddenCheck>,
+    /// The hidden check's failing tests and messages, or why it could not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden_check_detail: Option<String>,
 }
 
 /// Milliseconds per phase of one episode. `tests_ms` is the part of `verify_ms` the test
@@ -61,6 +107,21 @@ pub struct Timings {
 }
 
 impl EpisodeResult {
+    /// The verifier's verdict alone (`resolved` also needs the hidden check).
+    pub fn verified(&self) -> bool {
+        self.verdict == crate::verify::verdict::Verdict::Verified
+    }
+
+    /// The verdict, and the hidden check where it changes the outcome, for progress lines.
+    pub fn outcome_label(&self) -> String {
+        match self.hidden_check {
+            Some(h @ (HiddenCheck::Failed | HiddenCheck::Error)) => {
+                format!("{}, hidden check {}", self.verdict.as_str(), h.as_str())
+            }
+            _ => self.verdict.as_str().to_string(),
+        }
+    }
+
     pub fn file_stem(instance_id: &str, attempt: u32) -> String {
         let safe: String = instance_id
             .chars()
@@ -161,7 +222,31 @@ pub(crate) mod tests {
             timings: None,
             model_ms: 0,
             attempts: Vec::new(),
+            origin: None,
+            hidden_check: None,
+            hidden_check_detail: None,
         }
+    }
+
+    #[test]
+    fn older_results_load_and_new_fields_round_trip() {
+        // A result written before benches and hidden checks existed.
+        let old = r#"{"instance_id":"a","attempt":0,"run_id":"r","model":"m","resolved":true,"verdict":"verified","stop_reason":"submitted","wall_ms":1}"#;
+        let r: EpisodeResult = serde_json::from_str(old).unwrap();
+        assert_eq!((r.origin, r.hidden_check), (None, None));
+        assert!(r.verified() && r.resolved);
+        let mut r = result("a", 0, false);
+        r.origin = Some(Origin::Real);
+        r.hidden_check = Some(HiddenCheck::Failed);
+        r.hidden_check_detail = Some("test_x: assert 1 == 2".into());
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains(r#""origin":"real""#), "{text}");
+        assert!(text.contains(r#""hidden_check":"failed""#), "{text}");
+        assert_eq!(serde_json::from_str::<EpisodeResult>(&text).unwrap(), r);
+        r.verdict = crate::verify::verdict::Verdict::Verified;
+        assert_eq!(r.outcome_label(), "verified, hidden check failed");
+        r.hidden_check = Some(HiddenCheck::Passed);
+        assert_eq!(r.outcome_label(), "verified");
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::agent::tools::ToolConfig;
 use crate::bench::task::{Task, read_tasks};
 use crate::config::repair::RepairArgs;
 use crate::config::{BudgetArgs, Budgets, Config, ConfigFile};
+use crate::eval::hidden::take_hidden;
 use crate::eval::oracle;
 use crate::eval::plan::{self, Shard};
 use crate::eval::results::{EpisodeResult, Timings, episodes_dir, load_run, run_dir, write_result};
@@ -162,6 +163,7 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
     if let Some(s) = args.shard {
         tasks = s.select(tasks);
     }
+    crate::eval::hidden::announce(&args.tasks, &tasks);
     if args.model != ORACLE {
         // Fail before any container starts when the spec is wrong.
         model::from_spec(&args.model, &args.model_options)?;
@@ -226,7 +228,7 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
                     }
                     let what = match &r.error {
                         Some(e) => format!("error: {e}"),
-                        None => r.verdict.as_str().to_string(),
+                        None => r.outcome_label(),
                     };
                     bar.inc(1);
                     bar.set_message(format!(
@@ -308,6 +310,9 @@ fn error_result(
         timings: None,
         model_ms: 0,
         attempts: Vec::new(),
+        origin: Some(task.origin()),
+        hidden_check: None,
+        hidden_check_detail: None,
     }
 }
 
@@ -324,32 +329,6 @@ async fn remove_images(docker: &bollard::Docker, tags: &[String]) {
             tracing::warn!(error = %e, image = %tag, "could not remove the task image");
         }
     }
-}
-
-/// Take the hidden test files out of `tree` (so the agent's image lacks them) and return them
-/// as holdouts for verification.
-pub fn take_hidden(tree: &Path, hidden: &[String]) -> anyhow::Result<Vec<Holdout>> {
-    let mut out = Vec::new();
-    for rel in hidden {
-        let clean = rel.trim_start_matches("./");
-        if clean.is_empty()
-            || Path::new(clean).is_absolute()
-            || Path::new(clean)
-                .components()
-                .any(|c| !matches!(c, std::path::Component::Normal(_)))
-        {
-            bail!("hidden test file {rel:?} must be a plain path relative to the repository");
-        }
-        let p = tree.join(clean);
-        let contents = std::fs::read(&p)
-            .with_context(|| format!("hidden test file {rel} is not in the task's tree"))?;
-        std::fs::remove_file(&p).with_context(|| format!("cannot hide {}", p.display()))?;
-        out.push(Holdout {
-            dest: clean.to_string(),
-            contents,
-        });
-    }
-    Ok(out)
 }
 
 /// Every pending attempt of one task: one buggy tree and one prepared image, then one
@@ -516,12 +495,23 @@ async fn run_episode(
             receipt_path.display()
         );
     }
+    // Resolved = verified and the task's hidden check passes on the patch (eval/hidden.rs).
+    let hidden = crate::eval::hidden::after_verdict(
+        docker,
+        &args.tasks,
+        &args.run_id,
+        task,
+        image,
+        verdict,
+        &o.patch,
+    )
+    .await?;
     Ok(EpisodeResult {
         instance_id: task.instance_id.clone(),
         attempt,
         run_id: args.run_id.clone(),
         model: args.model.clone(),
-        resolved: verdict == Verdict::Verified,
+        resolved: verdict == Verdict::Verified && hidden.status.allows_resolved(),
         verdict,
         stop_reason: o.stop.map(|s| s.as_str()).unwrap_or("").to_string(),
         steps: o.spent.steps,
@@ -535,6 +525,9 @@ async fn run_episode(
         timings: Some(timings),
         model_ms: o.spent.model.as_millis() as u64,
         attempts: o.attempts.clone(),
+        origin: Some(task.origin()),
+        hidden_check: Some(hidden.status),
+        hidden_check_detail: hidden.detail,
     })
 }
 

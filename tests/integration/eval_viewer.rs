@@ -64,6 +64,9 @@ fn episode(id: &str, resolved: bool, traj: Option<&str>) -> EpisodeResult {
         timings: None,
         model_ms: 0,
         attempts: Vec::new(),
+        origin: None,
+        hidden_check: None,
+        hidden_check_detail: None,
     }
 }
 

@@ -1,0 +1,13 @@
+"""Hidden check: singularize leaves words ending in a vowel + 'ys' alone but for the s"""
+
+from boltons.strutils import singularize
+
+
+def test_vowel_y_plurals():
+    assert singularize("keys") == "key"
+    assert singularize("toys") == "toy"
+
+
+def test_consonant_y_plurals():
+    assert singularize("cities") == "city"
+    assert singularize("Berries") == "Berry"

@@ -1,0 +1,12 @@
+"""Hidden check: format specs with precision"""
+
+import parse
+
+
+def test_precision():
+    assert parse.parse("{:.2f}", "3.14")[0] == 3.14
+    assert parse.parse("{:.1f} m", "0.5 m")[0] == 0.5
+
+
+def test_width_without_precision():
+    assert parse.parse("{:4d}", "  42")[0] == 42
