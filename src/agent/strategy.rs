@@ -85,21 +85,28 @@ async fn candidates_attempt(
     if let Some(n) = &c.note {
         tracing::info!("candidates: {n}");
     }
-    // The passing ones, the most faithful to the code they replace first, then the smallest.
+    // The passing ones, best first (`CandidatesOutcome::passing`: nothing the verifier's
+    // generalisation layers flag, then the most faithful, then the smallest).
     let proposals: Vec<Proposal> = c
-        .passing(&s.problem.files)
+        .passing(s.problem)
         .into_iter()
-        .map(|(cand, f)| Proposal {
-            patch: cand.diff.clone(),
+        .map(|p| Proposal {
+            patch: p.candidate.diff.clone(),
             checked: true,
-            node: Some(format!("{id}.c{}", cand.index)),
-            reply: cand.reply.clone(),
-            tokens: cand.usage.total(),
-            model_ms: cand.model_ms,
-            rollback_ms: cand.rollback_ms,
-            note: match f.dropped.as_slice() {
-                [] => format!("{} tokens changed", f.distance),
-                d => format!("{} tokens changed; drops {}", f.distance, d.join(", ")),
+            node: Some(format!("{id}.c{}", p.candidate.index)),
+            reply: p.candidate.reply.clone(),
+            tokens: p.candidate.usage.total(),
+            model_ms: p.candidate.model_ms,
+            rollback_ms: p.candidate.rollback_ms,
+            note: {
+                let mut n = format!("{} tokens changed", p.faithful.distance);
+                if !p.faithful.dropped.is_empty() {
+                    n.push_str(&format!("; drops {}", p.faithful.dropped.join(", ")));
+                }
+                if !p.fitted.is_empty() {
+                    n.push_str(&format!("; looks fitted: {}", p.fitted.join(", ")));
+                }
+                n
             },
         })
         .collect();

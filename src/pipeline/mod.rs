@@ -799,6 +799,7 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
         (Vec::new(), String::new())
     };
     let localization_ms = t_loc.elapsed().as_millis() as u64;
+    let test_sources = test_sources(sandbox, &visible, &files).await;
     let shown = if tools.context_budget > 0 {
         with_ranking(context.clone(), &ranked)
     } else {
@@ -853,11 +854,40 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
             ranked,
             localization,
             localization_ms,
+            tests: test_sources,
         },
         baseline,
         failing,
         focus: shown.focus,
     }))
+}
+
+/// The files of the failing tests `targets` (read from the container unless in `files`).
+async fn test_sources(
+    sandbox: &dyn Sandbox,
+    targets: &[String],
+    files: &std::collections::BTreeMap<String, String>,
+) -> Vec<crate::verify::oracle::TestSource> {
+    let paths: std::collections::BTreeSet<&str> = targets
+        .iter()
+        .map(|t| t.split("::").next().unwrap_or(t))
+        .collect();
+    let missing: Vec<String> = paths
+        .iter()
+        .filter(|p| !files.contains_key(**p))
+        .map(|p| p.to_string())
+        .collect();
+    let read = task::read_files(sandbox, &missing).await;
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let text = files.get(p).or_else(|| read.get(p))?;
+            Some(crate::verify::oracle::TestSource {
+                path: p.to_string(),
+                text: text.clone(),
+            })
+        })
+        .collect()
 }
 
 /// The fault localization of the visible targets ([`crate::agent::localize`]): the ranked

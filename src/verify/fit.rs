@@ -98,6 +98,42 @@ impl FitInput {
     }
 }
 
+impl FitInput {
+    /// From whole-file edits (path, content before — `None`: a new file —, content after),
+    /// as a repair strategy holds a candidate before any diff exists. Non-Python files are
+    /// data files when new, else ignored.
+    pub fn of_edits(
+        edits: &[(String, Option<String>, String)],
+        tests: Vec<TestSource>,
+        fail_to_pass: &[String],
+    ) -> FitInput {
+        let mut files = Vec::new();
+        let mut data_files = Vec::new();
+        for (path, pre, post) in edits {
+            if !path.ends_with(".py") {
+                if pre.is_none() {
+                    data_files.push(path.clone());
+                }
+                continue;
+            }
+            let (removed, added) = line_changes(pre.as_deref().unwrap_or(""), post);
+            files.push(ChangedFile {
+                path: path.clone(),
+                pre: pre.clone(),
+                post: post.clone(),
+                added,
+                removed,
+            });
+        }
+        FitInput {
+            files,
+            tests,
+            fail_to_pass: fail_to_pass.to_vec(),
+            data_files,
+        }
+    }
+}
+
 /// Removed lines (pre numbering) and added lines (post numbering) of code, 1-based, from the
 /// two texts themselves: a patch's hunk headers may be off (`git apply` tolerates offsets),
 /// the texts are what ran. Blank and comment-only lines change no behaviour.

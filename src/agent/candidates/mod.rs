@@ -138,4 +138,7 @@ pub struct Problem {
     pub localization: String,
     /// How long the fault localization took (reading the files it ranks included).
     pub localization_ms: u64,
+    /// The visible failing tests' files: the verifier's generalisation layers rank passing
+    /// candidates against the literals they use.
+    pub tests: Vec<crate::verify::oracle::TestSource>,
 }

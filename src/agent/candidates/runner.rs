@@ -1,7 +1,7 @@
 //! Drawing the candidates and checking each in the container: apply, target tests, whole
 //! suite, diff, restore the edited files.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -77,19 +77,65 @@ pub struct CandidatesOutcome {
 }
 
 impl CandidatesOutcome {
-    /// Passing candidates, the most faithful first ([`Faithfulness::key`]: none of the
-    /// replaced code's parameters or callees dropped, then the fewest tokens changed), then
-    /// the smallest diff, then drawing order; each with its faithfulness against `files`.
-    pub fn passing(&self, files: &BTreeMap<String, String>) -> Vec<(&Candidate, Faithfulness)> {
-        let mut v: Vec<(&Candidate, Faithfulness)> = self
+    /// Passing candidates, best first: those the verifier's pure generalisation layers
+    /// find nothing in ([`crate::verify::fit::assess`]: special cases for the tested inputs,
+    /// swallowed errors, dropped features, …), then the most faithful to the code they
+    /// replace ([`Faithfulness::key`]: none of its parameters or callees dropped, then the
+    /// fewest tokens changed), then the smallest diff, then drawing order.
+    pub fn passing(&self, problem: &Problem) -> Vec<Passing<'_>> {
+        let mut v: Vec<Passing> = self
             .candidates
             .iter()
             .filter(|c| c.status == CandidateStatus::Passing)
-            .map(|c| (c, faithful::assess(&c.edits, files)))
+            .map(|c| Passing {
+                candidate: c,
+                faithful: faithful::assess(&c.edits, &problem.files),
+                fitted: fitted(c, problem),
+            })
             .collect();
-        v.sort_by_key(|(c, f)| (f.key(), c.diff_size(), c.index));
+        v.sort_by_key(|p| {
+            (
+                p.fitted.len(),
+                p.faithful.key(),
+                p.candidate.diff_size(),
+                p.candidate.index,
+            )
+        });
         v
     }
+}
+
+/// A passing candidate with what ranks it.
+#[derive(Debug)]
+pub struct Passing<'a> {
+    pub candidate: &'a Candidate,
+    pub faithful: Faithfulness,
+    /// The kinds of the generalisation layers' findings (empty: it looks like a fix).
+    pub fitted: Vec<String>,
+}
+
+/// The verifier's pure layers on one candidate's edits (milliseconds; no container).
+fn fitted(c: &Candidate, problem: &Problem) -> Vec<String> {
+    let edits: Vec<(String, Option<String>, String)> = c
+        .edits
+        .iter()
+        .map(|e| {
+            (
+                e.path.clone(),
+                problem.files.get(&e.path).cloned(),
+                e.content.clone(),
+            )
+        })
+        .collect();
+    let input =
+        crate::verify::fit::FitInput::of_edits(&edits, problem.tests.clone(), &problem.targets);
+    let mut kinds: Vec<String> = crate::verify::fit::assess(&input)
+        .findings
+        .into_iter()
+        .map(|f| f.kind)
+        .collect();
+    kinds.dedup();
+    kinds
 }
 
 /// One run of the strategy: the model on its tier, the container, the problem, the knobs and

@@ -502,11 +502,73 @@ fn passing_candidates_rank_the_faithful_first_then_by_diff_size_then_order() {
         ],
         ..Default::default()
     };
-    let ranked = o.passing(&files());
-    let order: Vec<usize> = ranked.iter().map(|(c, _)| c.index).collect();
+    let problem = Problem {
+        files: files(),
+        ..Default::default()
+    };
+    let ranked = o.passing(&problem);
+    let order: Vec<usize> = ranked.iter().map(|p| p.candidate.index).collect();
     assert_eq!(order, [3, 0, 4, 2], "{ranked:?}");
-    assert_eq!(ranked[3].1.dropped, ["callee max"]);
+    assert_eq!(ranked[3].faithful.dropped, ["callee max"]);
     assert_eq!(diff_size("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 2);
+}
+
+#[test]
+fn a_passing_candidate_that_special_cases_the_tested_input_ranks_after_a_fix() {
+    // The test calls clamp(5, 0, 3); CORE lines 9-10: `if v > hi:` / `return lo` (the bug).
+    let c = |i: usize, lines: usize, from: &str, to: &str| Candidate {
+        index: i,
+        status: CandidateStatus::Passing,
+        detail: String::new(),
+        diff: format!("--- a/x\n+++ b/x\n{}", "+a\n".repeat(lines)),
+        usage: Usage::default(),
+        model_ms: 0,
+        check_ms: 0,
+        rollback_ms: 0,
+        reply: String::new(),
+        edits: vec![FileEdit {
+            path: "pkg/core.py".into(),
+            content: CORE.replacen(from, to, 1),
+        }],
+        timings: None,
+    };
+    let o = CandidatesOutcome {
+        candidates: vec![
+            // Smaller and first drawn, but it answers the tested input only.
+            c(
+                0,
+                1,
+                "        return lo\n",
+                "        return 3 if v == 5 else lo\n",
+            ),
+            // More tokens changed than the special case: faithfulness alone would put it last.
+            c(
+                1,
+                3,
+                "        return lo\n",
+                "        return min(max(v, lo), hi)\n",
+            ),
+        ],
+        ..Default::default()
+    };
+    let problem = Problem {
+        targets: vec!["tests/test_core.py::test_clamp".into()],
+        files: files(),
+        tests: vec![crate::verify::oracle::TestSource {
+            path: "tests/test_core.py".into(),
+            text: "from pkg.core import clamp\n\n\ndef test_clamp():\n    assert clamp(5, 0, 3) == 3\n"
+                .into(),
+        }],
+        ..Default::default()
+    };
+    let ranked = o.passing(&problem);
+    let order: Vec<usize> = ranked.iter().map(|p| p.candidate.index).collect();
+    assert_eq!(order, [1, 0], "{ranked:?}");
+    assert!(ranked[0].fitted.is_empty(), "{ranked:?}");
+    assert!(
+        ranked[1].fitted.iter().any(|k| k == "test_literal_branch"),
+        "{ranked:?}"
+    );
 }
 
 #[test]
