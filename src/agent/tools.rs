@@ -728,7 +728,7 @@ pub fn most_similar_region(text: &str, needle: &str) -> (usize, usize) {
     (s, (s + n - 1).min(lines.len()))
 }
 
-/// Outcome of one test run, with the JUnit summary when the XML was produced.
+/// What one test run gave, with the JUnit summary when the XML was produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TestRun {
     pub status: ExecStatus,
@@ -801,19 +801,19 @@ impl TestSummary {
     /// the verdict agree on what a test did). A missing test counts as an error, as in the
     /// verdict: a test expected but not reported did not pass. Pure.
     pub fn from_outcomes(
-        cases: impl IntoIterator<Item = (String, crate::verify::junit::Outcome)>,
+        cases: impl IntoIterator<Item = (String, crate::verify::junit::TestOutcome)>,
     ) -> Self {
-        use crate::verify::junit::Outcome;
+        use crate::verify::junit::TestOutcome;
         let mut s = TestSummary::default();
         for (id, outcome) in cases {
             match outcome {
-                Outcome::Passed => s.passed += 1,
-                Outcome::Skipped => s.skipped += 1,
-                Outcome::Failed => {
+                TestOutcome::Passed => s.passed += 1,
+                TestOutcome::Skipped => s.skipped += 1,
+                TestOutcome::Failed => {
                     s.failed += 1;
                     s.failing.push(id);
                 }
-                Outcome::Error | Outcome::Missing => {
+                TestOutcome::Error | TestOutcome::Missing => {
                     s.errors += 1;
                     s.failing.push(id);
                 }
@@ -831,7 +831,7 @@ pub fn summarize_junit(xml: &str) -> Option<TestSummary> {
     // In report order (the first failing test is the one the task points at), each test once
     // with its merged outcome.
     let mut seen = std::collections::HashSet::new();
-    let ordered: Vec<(String, junit::Outcome)> = junit::raw_cases(xml)
+    let ordered: Vec<(String, junit::TestOutcome)> = junit::raw_cases(xml)
         .ok()?
         .iter()
         .map(|c| junit::key(&c.classname, &c.name))
@@ -1045,8 +1045,8 @@ mod tests {
             vec!["tests/test_m.py::test_x", "a/b.py::TestK::t"]
         );
         // One meaning of a missing test everywhere: it did not pass.
-        use crate::verify::junit::Outcome;
-        let m = TestSummary::from_outcomes([("t.py::gone".to_string(), Outcome::Missing)]);
+        use crate::verify::junit::TestOutcome;
+        let m = TestSummary::from_outcomes([("t.py::gone".to_string(), TestOutcome::Missing)]);
         assert_eq!((m.errors, m.failing.len()), (1, 1));
         assert!(!m.all_passed());
     }

@@ -172,7 +172,7 @@ pub fn suite_from_junit(
     xml: &str,
     node_ids: &BTreeMap<String, String>,
 ) -> anyhow::Result<SuiteResult> {
-    use crate::verify::junit::{self, Outcome};
+    use crate::verify::junit::{self, TestOutcome};
     let cases = junit::raw_cases(xml).context("the JUnit report does not parse")?;
     let mut tests: BTreeMap<String, CaseOutcome> = BTreeMap::new();
     for case in cases {
@@ -182,7 +182,10 @@ pub fn suite_from_junit(
             // A task may only name tests pytest can select again: leave this one out.
             continue;
         }
-        let ok = matches!(case.result.outcome, Outcome::Passed | Outcome::Skipped);
+        let ok = matches!(
+            case.result.outcome,
+            TestOutcome::Passed | TestOutcome::Skipped
+        );
         let message = if ok { None } else { case.result.message };
         match tests.get_mut(&id) {
             Some(old) if old.ok && !ok => *old = CaseOutcome { ok, message },

@@ -27,7 +27,7 @@ use crate::sandbox::container::Container;
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{PrepareOptions, prepare};
 use crate::sandbox::{ExecRequest, ExecStatus, Sandbox};
-use crate::verify::junit::{self, Outcome};
+use crate::verify::junit::{self, TestOutcome};
 use crate::verify::verdict::Verdict;
 use crate::verify::{Holdout, PreparedImage};
 
@@ -212,7 +212,7 @@ pub fn classify(status: ExecStatus, junit_xml: Option<&str>, output: &str) -> Ch
     };
     let bad: Vec<String> = cases
         .iter()
-        .filter(|c| matches!(c.result.outcome, Outcome::Failed | Outcome::Error))
+        .filter(|c| matches!(c.result.outcome, TestOutcome::Failed | TestOutcome::Error))
         .map(|c| {
             let msg = c.result.message.as_deref().unwrap_or("").trim();
             let msg: String = msg.chars().take(300).collect();
@@ -231,7 +231,7 @@ pub fn classify(status: ExecStatus, junit_xml: Option<&str>, output: &str) -> Ch
     }
     let passed = cases
         .iter()
-        .filter(|c| c.result.outcome == Outcome::Passed)
+        .filter(|c| c.result.outcome == TestOutcome::Passed)
         .count();
     if passed == 0 || status != ExecStatus::Exited(0) {
         return CheckRun {

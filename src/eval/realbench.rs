@@ -453,7 +453,7 @@ pub async fn build(args: &RealArgs) -> anyhow::Result<Vec<Built>> {
     Ok(lines)
 }
 
-type Outcome = Result<Task, String>;
+type Mined = Result<Task, String>;
 
 /// One release: snapshot, image, baseline, then each bug's two runs.
 async fn build_release(
@@ -461,7 +461,7 @@ async fn build_release(
     args: &RealArgs,
     tree: &Path,
     bugs: &[&BugSpec],
-) -> anyhow::Result<Vec<(String, Outcome)>> {
+) -> anyhow::Result<Vec<(String, Mined)>> {
     let files =
         read_tree(tree).with_context(|| format!("cannot read the release {}", tree.display()))?;
     let base_commit = content_commit(&files);
@@ -548,7 +548,7 @@ async fn build_bug(
     base: &Baseline,
     base_commit: &str,
     tests_dirs: &[String],
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<Mined> {
     let diff_path = spec_dir(&args.spec).join(&spec.bug);
     let diff = std::fs::read_to_string(&diff_path)
         .with_context(|| format!("cannot read {}", diff_path.display()))?;

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 /// One test's outcome in one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum TestOutcome {
     Passed,
     Skipped,
     Failed,
@@ -23,32 +23,32 @@ pub enum Outcome {
     Missing,
 }
 
-impl Outcome {
+impl TestOutcome {
     pub fn as_str(&self) -> &'static str {
         match self {
-            Outcome::Passed => "passed",
-            Outcome::Skipped => "skipped",
-            Outcome::Failed => "failed",
-            Outcome::Error => "error",
-            Outcome::Missing => "missing",
+            TestOutcome::Passed => "passed",
+            TestOutcome::Skipped => "skipped",
+            TestOutcome::Failed => "failed",
+            TestOutcome::Error => "error",
+            TestOutcome::Missing => "missing",
         }
     }
 
     /// When pytest reports a test twice (a failed call and a teardown error), the worse wins.
     fn severity(&self) -> u8 {
         match self {
-            Outcome::Passed => 0,
-            Outcome::Skipped => 1,
-            Outcome::Failed => 2,
-            Outcome::Error => 3,
-            Outcome::Missing => 4,
+            TestOutcome::Passed => 0,
+            TestOutcome::Skipped => 1,
+            TestOutcome::Failed => 2,
+            TestOutcome::Error => 3,
+            TestOutcome::Missing => 4,
         }
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseResult {
-    pub outcome: Outcome,
+    pub outcome: TestOutcome,
     pub duration: Option<Duration>,
     /// The failure/error/skip message, trimmed.
     pub message: Option<String>,
@@ -167,16 +167,16 @@ pub fn raw_cases(xml: &str) -> Result<Vec<RawCase>, JunitError> {
         for case in &suite.test_cases {
             let classname = case.classname.as_ref().map(|c| c.as_str()).unwrap_or("");
             let (outcome, message) = match &case.status {
-                TestCaseStatus::Success { .. } => (Outcome::Passed, None),
+                TestCaseStatus::Success { .. } => (TestOutcome::Passed, None),
                 TestCaseStatus::NonSuccess { kind, message, .. } => (
                     match kind {
-                        NonSuccessKind::Failure => Outcome::Failed,
-                        NonSuccessKind::Error => Outcome::Error,
+                        NonSuccessKind::Failure => TestOutcome::Failed,
+                        NonSuccessKind::Error => TestOutcome::Error,
                     },
                     message.as_ref().map(|m| m.as_str().to_string()),
                 ),
                 TestCaseStatus::Skipped { message, .. } => (
-                    Outcome::Skipped,
+                    TestOutcome::Skipped,
                     message.as_ref().map(|m| m.as_str().to_string()),
                 ),
             };
@@ -245,8 +245,9 @@ pub fn strip_timestamps(xml: &str) -> String {
 }
 
 impl JunitRun {
-    pub fn outcome(&self, node_id: &str) -> Outcome {
-        self.get(node_id).map_or(Outcome::Missing, |c| c.outcome)
+    pub fn outcome(&self, node_id: &str) -> TestOutcome {
+        self.get(node_id)
+            .map_or(TestOutcome::Missing, |c| c.outcome)
     }
 
     pub fn get(&self, node_id: &str) -> Option<&CaseResult> {
@@ -276,19 +277,25 @@ mod tests {
     #[test]
     fn outcomes_from_real_pytest_output() {
         let r = sample();
-        assert_eq!(r.outcome("tests/test_a.py::test_ok"), Outcome::Passed);
-        assert_eq!(r.outcome("tests/test_a.py::test_bad"), Outcome::Failed);
-        assert_eq!(r.outcome("tests/test_a.py::test_skip"), Outcome::Skipped);
-        assert_eq!(r.outcome("tests/test_a.py::test_xf"), Outcome::Skipped);
+        assert_eq!(r.outcome("tests/test_a.py::test_ok"), TestOutcome::Passed);
+        assert_eq!(r.outcome("tests/test_a.py::test_bad"), TestOutcome::Failed);
+        assert_eq!(
+            r.outcome("tests/test_a.py::test_skip"),
+            TestOutcome::Skipped
+        );
+        assert_eq!(r.outcome("tests/test_a.py::test_xf"), TestOutcome::Skipped);
         assert_eq!(
             r.outcome("tests/test_a.py::TestC::test_p[a.b]"),
-            Outcome::Passed
+            TestOutcome::Passed
         );
         // Failed call plus teardown error: reported twice, the worse wins.
-        assert_eq!(r.outcome("tests/test_a.py::test_td"), Outcome::Error);
+        assert_eq!(r.outcome("tests/test_a.py::test_td"), TestOutcome::Error);
         // Collection error of a whole module.
-        assert_eq!(r.outcome("tests/test_b.py"), Outcome::Error);
-        assert_eq!(r.outcome("tests/test_a.py::test_nope"), Outcome::Missing);
+        assert_eq!(r.outcome("tests/test_b.py"), TestOutcome::Error);
+        assert_eq!(
+            r.outcome("tests/test_a.py::test_nope"),
+            TestOutcome::Missing
+        );
         assert_eq!(
             r.get("tests/test_a.py::test_bad")
                 .unwrap()
@@ -333,7 +340,7 @@ mod tests {
             cases: BTreeMap::from([(
                 key_for_node_id("Weird/test_a.py::test_ok"),
                 CaseResult {
-                    outcome: Outcome::Passed,
+                    outcome: TestOutcome::Passed,
                     duration: None,
                     message: None,
                 },

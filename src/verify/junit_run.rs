@@ -200,7 +200,7 @@ fn jest_title(name: &str) -> String {
 /// passes; a "pass" without that line in the process's output (nextest stores it in the
 /// report) ended early. Such cases become errors and are named here.
 fn nextest_early_exit(c: &junit::RawCase) -> bool {
-    c.result.outcome == junit::Outcome::Passed
+    c.result.outcome == junit::TestOutcome::Passed
         && !c
             .stdout
             .as_deref()
@@ -217,7 +217,8 @@ pub fn early_exits(kind: ProjectKind, result: &JunitResult, workspace: &str) -> 
         .map(|m| {
             m.into_iter()
                 .filter(|(_, c)| {
-                    c.outcome == junit::Outcome::Error && c.message.as_deref() == Some(EARLY_EXIT)
+                    c.outcome == junit::TestOutcome::Error
+                        && c.message.as_deref() == Some(EARLY_EXIT)
                 })
                 .map(|(id, _)| id)
                 .collect()
@@ -266,7 +267,7 @@ pub fn outcomes(
                 && result.runner.as_deref() == Some("nextest")
                 && nextest_early_exit(&c)
             {
-                c.result.outcome = junit::Outcome::Error;
+                c.result.outcome = junit::TestOutcome::Error;
                 c.result.message = Some(EARLY_EXIT.into());
             }
             let id = match (kind, &report.executable) {
@@ -348,7 +349,7 @@ pub fn marker(output: &str) -> Result<Option<Marker>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::junit::Outcome;
+    use crate::verify::junit::TestOutcome;
 
     const NEXTEST: &str = include_str!("testdata/nextest_junit.xml");
     const LIBTEST_TESTS: &str = include_str!("testdata/libtest_junit_tests.xml");
@@ -389,17 +390,17 @@ mod tests {
             ..Default::default()
         };
         let o = outcomes(ProjectKind::Go, &r, "/workspace").unwrap();
-        let got: Vec<(&str, junit::Outcome)> =
+        let got: Vec<(&str, junit::TestOutcome)> =
             o.iter().map(|(k, v)| (k.as_str(), v.outcome)).collect();
         assert_eq!(
             got,
             vec![
-                ("stats/stats_test.go::TestMean", junit::Outcome::Error),
+                ("stats/stats_test.go::TestMean", junit::TestOutcome::Error),
                 (
                     "tests/median_test.go::TestEmpty/nil",
-                    junit::Outcome::Failed
+                    junit::TestOutcome::Failed
                 ),
-                ("tests/median_test.go::TestOdd", junit::Outcome::Passed),
+                ("tests/median_test.go::TestOdd", junit::TestOutcome::Passed),
             ]
         );
         assert!(
@@ -442,12 +443,15 @@ mod tests {
         let o = outcomes(ProjectKind::Rust, &r, "/workspace").unwrap();
         assert_eq!(
             o["tests/median.rs::even_length_averages_the_middle_pair"].outcome,
-            Outcome::Failed
+            TestOutcome::Failed
         );
-        assert_eq!(o["tests/median.rs::odd_length"].outcome, Outcome::Passed);
+        assert_eq!(
+            o["tests/median.rs::odd_length"].outcome,
+            TestOutcome::Passed
+        );
         assert_eq!(
             o["src/lib.rs::tests::mean_of_three"].outcome,
-            Outcome::Passed
+            TestOutcome::Passed
         );
         assert_eq!(o.len(), 5);
     }
@@ -506,8 +510,11 @@ mod tests {
             ..Default::default()
         };
         let o = outcomes(ProjectKind::Rust, &r, "/workspace").unwrap();
-        assert_eq!(o["tests/median.rs::odd_length"].outcome, Outcome::Error);
-        assert_eq!(o["tests/median.rs::single_value"].outcome, Outcome::Passed);
+        assert_eq!(o["tests/median.rs::odd_length"].outcome, TestOutcome::Error);
+        assert_eq!(
+            o["tests/median.rs::single_value"].outcome,
+            TestOutcome::Passed
+        );
         assert_eq!(
             early_exits(ProjectKind::Rust, &r, "/workspace"),
             vec!["tests/median.rs::odd_length"]
@@ -527,11 +534,11 @@ mod tests {
         let o = outcomes(ProjectKind::Node, &r, "/workspace").unwrap();
         assert_eq!(
             o["tests/stats.test.js::median › even length averages the middle pair"].outcome,
-            Outcome::Failed
+            TestOutcome::Failed
         );
         assert_eq!(
             o["tests/stats.test.js::mean of three"].outcome,
-            Outcome::Passed
+            TestOutcome::Passed
         );
         assert_eq!(o.len(), 4);
     }

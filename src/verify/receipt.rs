@@ -13,7 +13,7 @@ pub use super::attempts::RepairAttempt;
 use super::diff::FilePatch;
 use super::evidence::Layer as FitLayer;
 use super::fit::FitReport;
-use super::junit::Outcome;
+use super::junit::TestOutcome;
 use super::policy::{Rule, Violation};
 use super::verdict::{Decision, Phase, RunRecord, Verdict};
 use crate::config::repair::Strategy;
@@ -333,8 +333,8 @@ pub enum Role {
 pub struct TestRow {
     pub id: String,
     pub role: Role,
-    pub before: Vec<Outcome>,
-    pub after: Vec<Outcome>,
+    pub before: Vec<TestOutcome>,
+    pub after: Vec<TestOutcome>,
     /// Mean duration over the patched runs, milliseconds.
     pub mean_ms_after: Option<u64>,
 }
@@ -507,7 +507,7 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
     }
 }
 
-fn outcomes(o: &[Outcome]) -> String {
+fn outcomes(o: &[TestOutcome]) -> String {
     if o.is_empty() {
         return "–".into();
     }
@@ -593,9 +593,9 @@ pub fn render_markdown(r: &Receipt) -> String {
         .filter(|t| {
             t.role != Role::Other
                 && (t.role == Role::FailToPass
-                    || t.after.iter().any(|o| *o != Outcome::Passed)
-                    || t.before.iter().any(|o| *o != Outcome::Passed))
-                || (t.role == Role::Other && t.after.iter().any(|o| *o != Outcome::Passed))
+                    || t.after.iter().any(|o| *o != TestOutcome::Passed)
+                    || t.before.iter().any(|o| *o != TestOutcome::Passed))
+                || (t.role == Role::Other && t.after.iter().any(|o| *o != TestOutcome::Passed))
         })
         .collect();
     if !r.tests.is_empty() {
@@ -879,7 +879,7 @@ mod tests {
     use crate::verify::verdict::{GuardStatus, Inputs, RunScope, decide};
     use std::time::Duration;
 
-    fn run(phase: Phase, index: usize, outs: &[(&str, Outcome)]) -> RunRecord {
+    fn run(phase: Phase, index: usize, outs: &[(&str, TestOutcome)]) -> RunRecord {
         RunRecord {
             phase,
             index,
@@ -909,7 +909,7 @@ mod tests {
     }
 
     fn sample() -> Receipt {
-        use Outcome::*;
+        use TestOutcome::*;
         let f2p = vec!["tests/test_calc.py::test_add".to_string()];
         let before: Vec<_> = (0..3)
             .map(|i| {

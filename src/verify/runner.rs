@@ -647,9 +647,9 @@ fn new_failures(before: &RunRecord, after: &RunRecord, fail_to_pass: &[String]) 
         return true;
     };
     results.iter().any(|(id, case)| {
-        case.outcome != crate::verify::junit::Outcome::Passed
+        case.outcome != crate::verify::junit::TestOutcome::Passed
             && !fail_to_pass.contains(id)
-            && before.outcome(id) == crate::verify::junit::Outcome::Passed
+            && before.outcome(id) == crate::verify::junit::TestOutcome::Passed
     })
 }
 
@@ -1011,7 +1011,7 @@ async fn one_run(
                 external.extend(stream_vs_junit(&stream, &named));
                 if let Some(g) = &guard_report {
                     for (id, case) in &named {
-                        if case.outcome == junit::Outcome::Passed
+                        if case.outcome == junit::TestOutcome::Passed
                             && g.outcomes.contains_key(id)
                             && g.outcomes.get(id).map(String::as_str) != Some("passed")
                         {
@@ -1051,12 +1051,12 @@ const RUN_OUTPUT_CAP: usize = 16 << 20;
 struct Stream {
     /// Node id -> worst outcome (the guard's merge rule: a passing setup/teardown says
     /// nothing, a failing one is an error).
-    outcomes: BTreeMap<String, junit::Outcome>,
+    outcomes: BTreeMap<String, junit::TestOutcome>,
     problems: Vec<String>,
 }
 
 fn parse_stream(output: &str, nonce: &str) -> Stream {
-    use junit::Outcome;
+    use junit::TestOutcome;
     let prefix = format!("{STREAM_MARKER}{nonce} ");
     let mut s = Stream::default();
     let mut marker_seen = false;
@@ -1084,11 +1084,11 @@ fn parse_stream(output: &str, nonce: &str) -> Stream {
             continue;
         };
         let o = match (outcome, when) {
-            ("passed", "call") => Outcome::Passed,
+            ("passed", "call") => TestOutcome::Passed,
             ("passed", _) => continue,
-            ("skipped", _) => Outcome::Skipped,
-            ("failed", "call") => Outcome::Failed,
-            ("failed", _) => Outcome::Error,
+            ("skipped", _) => TestOutcome::Skipped,
+            ("failed", "call") => TestOutcome::Failed,
+            ("failed", _) => TestOutcome::Error,
             _ => {
                 s.problems.push(format!(
                     "an unreadable outcome record: {}",
@@ -1108,12 +1108,12 @@ fn parse_stream(output: &str, nonce: &str) -> Stream {
 /// Every test JUnit calls passed must have streamed `passed` and nothing worse; any streamed
 /// outcome must match JUnit's.
 fn stream_vs_junit(stream: &Stream, named: &BTreeMap<String, junit::CaseResult>) -> Vec<String> {
-    use junit::Outcome;
+    use junit::TestOutcome;
     let mut out = Vec::new();
     for (id, case) in named {
         match stream.outcomes.get(id) {
             Some(o) if *o == case.outcome => {}
-            None if case.outcome != Outcome::Passed => {}
+            None if case.outcome != TestOutcome::Passed => {}
             got => out.push(format!(
                 "the JUnit report says {id} {} but the outcome stream says {}",
                 case.outcome.as_str(),
@@ -1242,30 +1242,31 @@ mod tests {
 
     #[test]
     fn only_new_failures_outside_fail_to_pass_bring_back_full_reruns() {
-        use crate::verify::junit::Outcome;
-        let rec =
-            |outs: &[(&str, Outcome)]| crate::verify::verdict::tests::run(Phase::After, 0, outs);
+        use crate::verify::junit::TestOutcome;
+        let rec = |outs: &[(&str, TestOutcome)]| {
+            crate::verify::verdict::tests::run(Phase::After, 0, outs)
+        };
         let f2p = vec!["f".to_string()];
         let before = rec(&[
-            ("f", Outcome::Failed),
-            ("p", Outcome::Passed),
-            ("x", Outcome::Failed),
+            ("f", TestOutcome::Failed),
+            ("p", TestOutcome::Passed),
+            ("x", TestOutcome::Failed),
         ]);
         let clean = rec(&[
-            ("f", Outcome::Passed),
-            ("p", Outcome::Passed),
-            ("x", Outcome::Failed),
+            ("f", TestOutcome::Passed),
+            ("p", TestOutcome::Passed),
+            ("x", TestOutcome::Failed),
         ]);
         assert!(
             !new_failures(&before, &clean, &f2p),
             "pre-existing failures do not count"
         );
-        let f_fails = rec(&[("f", Outcome::Failed), ("p", Outcome::Passed)]);
+        let f_fails = rec(&[("f", TestOutcome::Failed), ("p", TestOutcome::Passed)]);
         assert!(
             !new_failures(&before, &f_fails, &f2p),
             "fail-to-pass is re-run anyway"
         );
-        let p_fails = rec(&[("f", Outcome::Passed), ("p", Outcome::Error)]);
+        let p_fails = rec(&[("f", TestOutcome::Passed), ("p", TestOutcome::Error)]);
         assert!(new_failures(&before, &p_fails, &f2p));
         let no_report = RunRecord {
             results: None,
@@ -1321,28 +1322,28 @@ mod tests {
 
     #[test]
     fn outcome_stream_is_cross_checked_with_junit() {
-        use crate::verify::junit::{CaseResult, Outcome};
+        use crate::verify::junit::{CaseResult, TestOutcome};
         let out = "x\n@@PATCHLOOP-T@@ n1 setup passed \"t.py::a\"\n@@PATCHLOOP-T@@ n1 call passed \"t.py::a\"\n\
                    @@PATCHLOOP-T@@ n1 call failed \"t.py::b[x::y]\"\n\
                    @@PATCHLOOP-T@@ forged call passed \"t.py::b[x::y]\"\n";
         let s = parse_stream(out, "n1");
         assert!(s.problems.is_empty(), "{:?}", s.problems);
-        assert_eq!(s.outcomes.get("t.py::a"), Some(&Outcome::Passed));
-        assert_eq!(s.outcomes.get("t.py::b[x::y]"), Some(&Outcome::Failed));
+        assert_eq!(s.outcomes.get("t.py::a"), Some(&TestOutcome::Passed));
+        assert_eq!(s.outcomes.get("t.py::b[x::y]"), Some(&TestOutcome::Failed));
         let case = |o| CaseResult {
             outcome: o,
             duration: None,
             message: None,
         };
         let junit = BTreeMap::from([
-            ("t.py::a".to_string(), case(Outcome::Passed)),
-            ("t.py::b[x::y]".to_string(), case(Outcome::Failed)),
+            ("t.py::a".to_string(), case(TestOutcome::Passed)),
+            ("t.py::b[x::y]".to_string(), case(TestOutcome::Failed)),
         ]);
         assert!(stream_vs_junit(&s, &junit).is_empty());
         // A JUnit report rewritten to say passed, and a passed test never streamed.
         let forged = BTreeMap::from([
-            ("t.py::b[x::y]".to_string(), case(Outcome::Passed)),
-            ("t.py::c".to_string(), case(Outcome::Passed)),
+            ("t.py::b[x::y]".to_string(), case(TestOutcome::Passed)),
+            ("t.py::c".to_string(), case(TestOutcome::Passed)),
         ]);
         assert_eq!(stream_vs_junit(&s, &forged).len(), 2);
         // Records after the end-of-run marker are late.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::junit::{CaseResult, Outcome};
+use super::junit::{CaseResult, TestOutcome};
 use super::policy::Violation;
 use crate::sandbox::ExecStatus;
 
@@ -121,11 +121,11 @@ fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 }
 
 impl RunRecord {
-    pub fn outcome(&self, id: &str) -> Outcome {
+    pub fn outcome(&self, id: &str) -> TestOutcome {
         self.results
             .as_ref()
             .and_then(|r| r.get(id))
-            .map_or(Outcome::Missing, |c| c.outcome)
+            .map_or(TestOutcome::Missing, |c| c.outcome)
     }
 
     fn exit_text(&self) -> String {
@@ -272,7 +272,7 @@ pub fn decide(inp: &Inputs) -> Decision {
         .filter(|id| {
             inp.before
                 .iter()
-                .any(|r| !matches!(r.outcome(id), Outcome::Failed | Outcome::Error))
+                .any(|r| !matches!(r.outcome(id), TestOutcome::Failed | TestOutcome::Error))
         })
         .cloned()
         .collect();
@@ -289,7 +289,10 @@ pub fn decide(inp: &Inputs) -> Decision {
         .filter(|r| r.scope == RunScope::All)
         .collect();
     let passed_all_before = |id: &str| {
-        !full_before.is_empty() && full_before.iter().all(|r| r.outcome(id) == Outcome::Passed)
+        !full_before.is_empty()
+            && full_before
+                .iter()
+                .all(|r| r.outcome(id) == TestOutcome::Passed)
     };
     let candidates: Vec<String> = if inp.pass_to_pass.is_empty() {
         before_ids.iter().cloned().collect()
@@ -306,7 +309,7 @@ pub fn decide(inp: &Inputs) -> Decision {
             p2p.push(id);
         } else if full_before
             .iter()
-            .any(|r| matches!(r.outcome(&id), Outcome::Failed | Outcome::Error))
+            .any(|r| matches!(r.outcome(&id), TestOutcome::Failed | TestOutcome::Error))
         {
             pre_existing.push(id);
         }
@@ -394,7 +397,7 @@ pub fn decide(inp: &Inputs) -> Decision {
     let flaky: Vec<String> = enforced
         .iter()
         .filter(|id| {
-            let outs: BTreeSet<Outcome> = if f2p.contains(*id) {
+            let outs: BTreeSet<TestOutcome> = if f2p.contains(*id) {
                 inp.after.iter().map(|r| r.outcome(id)).collect()
             } else {
                 full_after.iter().map(|r| r.outcome(id)).collect()
@@ -418,7 +421,11 @@ pub fn decide(inp: &Inputs) -> Decision {
     let still: Vec<String> = inp
         .fail_to_pass
         .iter()
-        .filter(|id| inp.after.iter().any(|r| r.outcome(id) != Outcome::Passed))
+        .filter(|id| {
+            inp.after
+                .iter()
+                .any(|r| r.outcome(id) != TestOutcome::Passed)
+        })
         .cloned()
         .collect();
     if !still.is_empty() {
@@ -443,7 +450,11 @@ pub fn decide(inp: &Inputs) -> Decision {
     }
     let regressions: Vec<String> = p2p
         .iter()
-        .filter(|id| full_after.iter().any(|r| r.outcome(id) != Outcome::Passed))
+        .filter(|id| {
+            full_after
+                .iter()
+                .any(|r| r.outcome(id) != TestOutcome::Passed)
+        })
         .cloned()
         .collect();
     if !regressions.is_empty() {
@@ -592,12 +603,12 @@ pub(crate) mod tests {
     }
 
     /// A run record with these outcomes (exit 0 when all passed); shared with runner's tests.
-    pub(crate) fn run(phase: Phase, index: usize, outs: &[(&str, Outcome)]) -> RunRecord {
+    pub(crate) fn run(phase: Phase, index: usize, outs: &[(&str, TestOutcome)]) -> RunRecord {
         RunRecord {
             phase,
             index,
             scope: RunScope::All,
-            exit: ExecStatus::Exited(if outs.iter().all(|(_, o)| *o == Outcome::Passed) {
+            exit: ExecStatus::Exited(if outs.iter().all(|(_, o)| *o == TestOutcome::Passed) {
                 0
             } else {
                 1
@@ -625,7 +636,7 @@ pub(crate) mod tests {
         }
     }
 
-    use Outcome::*;
+    use TestOutcome::*;
     const F: &str = "t.py::test_f";
     const P: &str = "t.py::test_p";
     const X: &str = "t.py::test_x";
@@ -647,7 +658,7 @@ pub(crate) mod tests {
         })
     }
 
-    fn after3(outs: &[(&str, Outcome)]) -> Vec<RunRecord> {
+    fn after3(outs: &[(&str, TestOutcome)]) -> Vec<RunRecord> {
         (0..3).map(|i| run(Phase::After, i, outs)).collect()
     }
 
@@ -679,7 +690,7 @@ pub(crate) mod tests {
     }
 
     /// The focused plan: run 0 of each phase whole, the others only the fail-to-pass test.
-    fn focused(phase: Phase, full: &[(&str, Outcome)], f: Outcome) -> Vec<RunRecord> {
+    fn focused(phase: Phase, full: &[(&str, TestOutcome)], f: TestOutcome) -> Vec<RunRecord> {
         (0..3)
             .map(|i| {
                 if i == 0 {

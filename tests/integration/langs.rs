@@ -16,7 +16,7 @@ use patchloop::sandbox::lang::ProjectKind;
 use patchloop::sandbox::policy::ContainerPolicy;
 use patchloop::sandbox::prepare::{self, PrepareOptions, PreparedImage};
 use patchloop::sandbox::{ExecRequest, Sandbox};
-use patchloop::verify::junit::Outcome;
+use patchloop::verify::junit::TestOutcome;
 use patchloop::verify::junit_run::{self, JunitResult};
 use patchloop::verify::policy::{DirTree, Rule};
 use patchloop::verify::verdict::Verdict;
@@ -265,7 +265,7 @@ async fn check_run_tests(img: &PreparedImage, f2p: &str) {
         assert!(
             ids(&libtest)
                 .iter()
-                .any(|(k, o)| k == f2p && *o == Outcome::Failed)
+                .any(|(k, o)| k == f2p && *o == TestOutcome::Failed)
         );
     }
 }
