@@ -1,9 +1,13 @@
-# patchloop dependencies layer: the project's declared dependencies on top of the base.
-# Tagged by a hash of the dependency files and what CI installs (ci-deps.json), so a source-only
-# change reuses it. deps.py decides what to install, gets a wheel of each (retrying alone and
-# leaving out what fails), installs the wheels from that directory only and writes
-# /opt/patchloop/deps.json; the wheels are gone before the layer is committed.
-FROM {{BASE}}
+# patchloop dependencies layer, stage 1 of 2 (wheels), on the builder image (the base plus a C
+# toolchain, images/builder/; the base itself when no toolchain could be installed). deps.py
+# decides what to install and gets a wheel of each into /tmp/patchloop-wheels (building what has
+# no wheel for this Python, retrying alone and leaving out what fails). Stage 2
+# (`prepare::install_wheels`) copies that directory onto the base and installs it from there
+# only, in a network-less container committed as one layer: neither the compilers nor the
+# wheels reach the sandbox image. Tagged by a hash of the dependency files and what CI installs
+# (ci-deps.json), so a source-only change reuses the result.
+FROM {{BUILDER}}
 COPY patchloop/ /tmp/patchloop-build/
-RUN /bin/sh /tmp/patchloop-build/with-ca.sh /bin/sh -c '/opt/venv/bin/python /tmp/patchloop-build/deps.py wheel /tmp/patchloop-build/project /tmp/patchloop-wheels && /opt/venv/bin/python /tmp/patchloop-build/deps.py install /tmp/patchloop-wheels' \
-    && rm -rf /tmp/patchloop-build /tmp/patchloop-wheels /root/.cache
+RUN /bin/sh /tmp/patchloop-build/with-ca.sh /opt/venv/bin/python /tmp/patchloop-build/deps.py wheel /tmp/patchloop-build/project /tmp/patchloop-wheels \
+    && cp /tmp/patchloop-build/deps.py /tmp/patchloop-wheels/deps.py \
+    && rm -rf /tmp/patchloop-build /root/.cache

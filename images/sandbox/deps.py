@@ -2,8 +2,9 @@
 
   deps.py wheel PROJECT WHEELS   builder image (compilers, Python headers, network): decides what
                                  to install, builds or downloads a wheel of everything into WHEELS
-  deps.py install WHEELS         on the base image: installs those wheels into /opt/venv from
-                                 WHEELS only (no index), writes /opt/patchloop/deps.json
+  deps.py install WHEELS         on the base image, without network: installs those wheels into
+                                 /opt/venv from WHEELS only (no index), writes
+                                 /opt/patchloop/deps.json
 
 What to install (only the dependency files are present, so declarations are read statically):
 the build backend (the source layer installs the project editable without network or build
@@ -409,11 +410,26 @@ def wheel(project, wheels):
     skipped = []
     build_ok = install_set("wheel", build, args, skipped, "build requirements")
     items_ok = install_set("wheel", reqs.items, args, skipped, "dependencies")
+    compiled = compiled_here(wheels)
     with open(os.path.join(wheels, "plan.json"), "w") as f:
         json.dump({"source": source, "build": build_ok, "items": items_ok, "skipped": skipped,
+                   "compiled": compiled,
                    "constraints": [os.path.basename(c) for c in consts]}, f)
+    for c in compiled:
+        say("compiled from source (no wheel for this Python): " + c)
     say("%d wheels built or downloaded; %d requirements left out"
         % (len([w for w in os.listdir(wheels) if w.endswith(".whl")]), len(skipped)))
+
+
+def compiled_here(wheels):
+    """`name version` of the wheels compiled in this stage: a platform wheel that is not a
+    manylinux/musllinux one from an index (pip names a local build `linux_<arch>`)."""
+    out = []
+    for w in sorted(os.listdir(wheels)):
+        parts = w[:-4].split("-") if w.endswith(".whl") else []
+        if len(parts) >= 5 and parts[-1].startswith("linux_"):
+            out.append("%s %s" % (parts[0], parts[1]))
+    return out
 
 
 def install(wheels):
@@ -427,7 +443,8 @@ def install(wheels):
     installed += install_set("install", p["items"], args, skipped, "dependencies")
     os.makedirs("/opt/patchloop", exist_ok=True)
     with open("/opt/patchloop/deps.json", "w") as f:
-        json.dump({"source": p["source"], "installed": installed, "skipped": skipped}, f)
+        json.dump({"source": p["source"], "installed": installed, "skipped": skipped,
+                   "compiled": p.get("compiled", [])}, f)
     if not p["build"] and not p["items"]:
         say("no declared dependencies")
     say("dependencies installed (%d requirements, %d left out)" % (len(installed), len(skipped)))

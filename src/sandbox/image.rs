@@ -500,7 +500,7 @@ async fn base_python(docker: &Docker, tag: &str) -> String {
 }
 
 /// An exclusive advisory lock on a file in the temp dir, held until dropped.
-async fn host_lock(name: &str, opts: &BaseOptions) -> Result<std::fs::File, ImageError> {
+pub(crate) async fn host_lock(name: &str, opts: &BaseOptions) -> Result<std::fs::File, ImageError> {
     let path = std::env::temp_dir().join(format!("patchloop-{name}.lock"));
     let file = std::fs::OpenOptions::new()
         .create(true)

@@ -46,8 +46,8 @@ pub struct PruneArgs {
     /// Only sandbox images whose name (after `patchloop-sandbox:`) starts with this.
     #[arg(long, value_name = "PREFIX")]
     pub name: Option<String>,
-    /// Also the base images (`patchloop-base:*`) and the offline rootfs; offline they take
-    /// minutes to rebuild.
+    /// Also the base images (`patchloop-base:*`), their builders (`patchloop-builder:*`, the
+    /// base plus a C toolchain) and the offline rootfs; offline they take minutes to rebuild.
     #[arg(long)]
     pub bases: bool,
     /// List what would be removed; remove nothing.

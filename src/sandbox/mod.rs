@@ -4,6 +4,7 @@
 //! turned into a Docker create request by exactly one function; every container carries labels
 //! (run id, deadline) so a reaper can remove what a dead harness left behind.
 
+pub mod builder;
 pub mod ci;
 pub mod ci_deps;
 mod ci_text;
@@ -15,6 +16,7 @@ pub mod envfail;
 pub mod image;
 pub mod image_cli;
 pub mod lang;
+pub mod layer;
 pub mod output;
 pub mod policy;
 pub mod prepare;

@@ -19,6 +19,7 @@ use bollard::Docker;
 use bollard::query_parameters::BuildImageOptionsBuilder;
 use sha2::{Digest, Sha256};
 
+use super::builder::{self, Builder};
 use super::ci;
 use super::context::{self, Entry, SourceTree};
 use super::image::{
@@ -26,6 +27,8 @@ use super::image::{
     LABEL_TEST_CMD, LABEL_TESTS_DIRS, ProgressFn, WITH_CA,
 };
 use super::lang::{self, LABEL_KIND, ProjectKind};
+pub use super::layer::PREPARE_CONTAINER_PREFIX;
+use super::layer::{self, LayerContainer};
 use super::pydeps;
 
 const DEPS_DOCKERFILE: &str = include_str!("../../images/sandbox/deps.Dockerfile");
@@ -44,6 +47,8 @@ const GO_BUILD_SH: &str = include_str!("../../images/sandbox/go-build.sh");
 pub const PL_JUNIT: &str = include_str!("../../images/harness/pl_junit.py");
 
 pub const DEPS_REPO: &str = "patchloop-deps";
+/// Stage 1 of a Python dependencies layer (the builder plus the wheels); removed after stage 2.
+pub const WHEELS_REPO: &str = "patchloop-wheels";
 pub const SANDBOX_REPO: &str = "patchloop-sandbox";
 pub const INSTALL_REPO: &str = "patchloop-install";
 pub const DEFAULT_TEST_CMD: &str = "python -m pytest";
@@ -352,6 +357,11 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         image::ensure_base_image_for(docker, &opts.base, kind).await?
     };
     let ca = opts.base.ca_bytes()?;
+    // Python's wheels are built where a C toolchain is, as on the CI's runners.
+    let builder = match kind {
+        ProjectKind::Python => Some(builder::ensure_builder(docker, &base, &opts.base).await?),
+        _ => None,
+    };
     let (deps, deps_reused) = ensure_deps(
         docker,
         &base,
@@ -359,7 +369,11 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         &tree,
         &ca,
         &progress,
-        (ci_json.as_deref(), &ci_files),
+        PythonInputs {
+            ci_json: ci_json.as_deref(),
+            ci_files: &ci_files,
+            builder: builder.as_ref(),
+        },
     )
     .await?;
     let installable = tree.entries.iter().any(
@@ -550,12 +564,10 @@ async fn collection_problem(docker: &Docker, img: &PreparedImage) -> Option<Stri
     }
 }
 
-/// The source layer without `docker build`, whose every instruction is a container and a commit
-/// (~100 ms each; source.Dockerfile is the recipe, hashed into the tag): one stopped container
-/// from the install image receives the harness and the checkout by `PUT /archive`, runs
-/// finalize.sh (and rust-build.sh) as root without network, and is committed once with the
-/// labels, user 1000:1000 and the parent's command. Named `patchloop-prepare-*`: the reaper
-/// removes any a killed harness left behind (no run labels, which the image would inherit).
+/// The source layer without `docker build` (source.Dockerfile is the recipe, hashed into the
+/// tag): one container from the install image receives the harness and the checkout, runs
+/// finalize.sh (and rust-build.sh / go-build.sh) as root without network, and is committed once
+/// with the labels and user 1000:1000 (`sandbox::layer`).
 async fn commit_source(
     docker: &Docker,
     parent: &str,
@@ -565,19 +577,6 @@ async fn commit_source(
     tag: &str,
     progress: &Option<ProgressFn>,
 ) -> Result<(String, Option<pydeps::DepsReport>), ImageError> {
-    use bollard::models::{ContainerConfig, ContainerCreateBody, HostConfig};
-    use bollard::query_parameters::{
-        CommitContainerOptionsBuilder, CreateContainerOptionsBuilder, LogsOptionsBuilder,
-        UploadToContainerOptionsBuilder,
-    };
-    use futures_util::StreamExt;
-
-    let parent_cfg = docker
-        .inspect_image(parent)
-        .await
-        .map_err(ImageError::docker(format!("inspecting {parent}")))?
-        .config
-        .unwrap_or_default();
     let script = match kind {
         ProjectKind::Rust => {
             "/bin/sh /opt/patchloop/finalize.sh && /bin/sh /opt/patchloop/rust-build.sh"
@@ -587,30 +586,7 @@ async fn commit_source(
         }
         _ => "/bin/sh /opt/patchloop/finalize.sh",
     };
-    let name = format!("{PREPARE_CONTAINER_PREFIX}{:016x}", rand::random::<u64>());
-    let created = docker
-        .create_container(
-            Some(CreateContainerOptionsBuilder::new().name(&name).build()),
-            ContainerCreateBody {
-                image: Some(parent.to_string()),
-                user: Some("0:0".into()),
-                cmd: Some(vec!["/bin/sh".into(), "-c".into(), script.into()]),
-                entrypoint: Some(vec![]),
-                working_dir: Some("/".into()),
-                network_disabled: Some(true),
-                host_config: Some(HostConfig {
-                    network_mode: Some("none".into()),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            },
-        )
-        .await
-        .map_err(ImageError::docker(format!("creating {name} from {parent}")))?;
-    let guard = PrepareContainer {
-        docker: docker.clone(),
-        id: created.id.clone(),
-    };
+    let c = LayerContainer::create(docker, parent, script, SOURCE_STAGE).await?;
     // The build context's layout, rooted at `/`: patchloop-opt/ is /opt/patchloop.
     let moved: Vec<Entry> = entries
         .into_iter()
@@ -624,58 +600,18 @@ async fn commit_source(
             })
         })
         .collect();
-    docker
-        .upload_to_container(
-            &guard.id,
-            Some(UploadToContainerOptionsBuilder::new().path("/").build()),
-            bollard::body_try_stream(context::tar_stream(moved)),
-        )
-        .await
-        .map_err(docker_or_disk_full(
-            format!("copying the checkout into {name}"),
-            String::new(),
-        ))?;
-    docker
-        .start_container(
-            &guard.id,
-            None::<bollard::query_parameters::StartContainerOptions>,
-        )
-        .await
-        .map_err(ImageError::docker(format!("starting {name}")))?;
-    // bollard reports a non-zero exit as an error carrying the code.
-    let code = match docker.wait_container(&guard.id, None).next().await {
-        Some(Ok(r)) => r.status_code,
-        Some(Err(bollard::errors::Error::DockerContainerWaitError { code, .. })) => code,
-        Some(Err(e)) => return Err(ImageError::docker(format!("waiting for {name}"))(e)),
-        None => -1,
-    };
-    let mut tail = image::LogTail::new(40);
+    c.upload(moved).await?;
     let mut report = None;
-    let mut logs = docker.logs(
-        &guard.id,
-        Some(LogsOptionsBuilder::new().stdout(true).stderr(true).build()),
-    );
-    while let Some(Ok(chunk)) = logs.next().await {
-        for line in String::from_utf8_lossy(&chunk.into_bytes()).lines() {
-            let line = image::strip_ansi(line);
-            if line.trim().is_empty() {
-                continue;
-            }
-            if let Some(r) = pydeps::DepsReport::from_log([line.as_str()]) {
+    c.run(progress, |line| {
+        match pydeps::DepsReport::from_log([line]) {
+            Some(r) => {
                 report = Some(r);
-                continue;
+                true
             }
-            image::say(progress, &format!("{SOURCE_STAGE}: {line}"));
-            tail.push(line);
+            None => false,
         }
-    }
-    if code != 0 {
-        return Err(image::classify_failure(
-            SOURCE_STAGE,
-            &tail.render(),
-            &format!("The command '{script}' returned a non-zero code: {code}"),
-        ));
-    }
+    })
+    .await?;
     // Where the test dependencies came from, and what was left out: not part of the tag (the
     // parent's tag decides them), so they are added here.
     let mut labels: std::collections::HashMap<String, String> = labels
@@ -694,95 +630,14 @@ async fn commit_source(
         };
         labels.insert(image::LABEL_ENV_NOTE.into(), note);
     }
-    let (repo, version) = tag.rsplit_once(':').unwrap_or((tag, "latest"));
-    let committed = docker
-        .commit_container(
-            CommitContainerOptionsBuilder::new()
-                .container(&guard.id)
-                .repo(repo)
-                .tag(version)
-                .pause(false)
-                .build(),
-            ContainerConfig {
-                user: Some(super::policy::SANDBOX_USER.to_string()),
-                // Never the finalize command (Docker would keep the container's): the parent's,
-                // or a plain shell.
-                cmd: parent_cfg
-                    .cmd
-                    .clone()
-                    .filter(|c| !c.is_empty())
-                    .or_else(|| Some(vec!["/bin/sh".into()])),
-                entrypoint: parent_cfg.entrypoint.clone().or_else(|| Some(vec![])),
-                working_dir: parent_cfg.working_dir.clone(),
-                env: parent_cfg.env.clone(),
-                labels: Some(labels),
-                ..Default::default()
-            },
-        )
-        .await
-        .map_err(docker_or_disk_full(
-            format!("committing {name} as {tag}"),
-            tail.render(),
-        ))?;
-    guard.remove().await;
-    Ok((committed.id, report))
-}
-
-/// A Docker error of the source layer: [`ImageError::DiskFull`] (with the log's tail) when the
-/// daemon ran out of space, else a Docker error naming `action`.
-fn docker_or_disk_full(
-    action: String,
-    log_tail: String,
-) -> impl FnOnce(bollard::errors::Error) -> ImageError {
-    move |e| {
-        let text = e.to_string();
-        if image::is_disk_full(&text) {
-            image::classify_failure(SOURCE_STAGE, &log_tail, &text)
-        } else {
-            ImageError::docker(action)(e)
-        }
-    }
+    let id = c
+        .commit(tag, Some(super::policy::SANDBOX_USER), labels)
+        .await?;
+    Ok((id, report))
 }
 
 /// The stage name errors and progress lines of [`commit_source`] carry.
 const SOURCE_STAGE: &str = "source layer";
-
-/// Name prefix of the containers [`commit_source`] runs finalize.sh in.
-pub const PREPARE_CONTAINER_PREFIX: &str = "patchloop-prepare-";
-
-/// Removes the prepare container on every path (in the background when dropped).
-struct PrepareContainer {
-    docker: Docker,
-    id: String,
-}
-
-impl PrepareContainer {
-    async fn remove(mut self) {
-        remove_prepare_container(self.docker.clone(), std::mem::take(&mut self.id)).await;
-    }
-}
-
-impl Drop for PrepareContainer {
-    fn drop(&mut self) {
-        if self.id.is_empty() {
-            return;
-        }
-        if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            handle.spawn(remove_prepare_container(
-                self.docker.clone(),
-                std::mem::take(&mut self.id),
-            ));
-        }
-    }
-}
-
-async fn remove_prepare_container(docker: Docker, id: String) {
-    let opts = bollard::query_parameters::RemoveContainerOptionsBuilder::new()
-        .force(true)
-        .v(true)
-        .build();
-    let _ = docker.remove_container(&id, Some(opts)).await;
-}
 
 fn check_dir(path: &Path) -> Result<PathBuf, ImageError> {
     let bad = |reason: &str| ImageError::BadPath {
@@ -816,6 +671,14 @@ fn dir(dest: &str) -> Entry {
     }
 }
 
+/// What only a Python dependencies layer takes: deps.py's ci-deps.json, the requirement files it
+/// names, and where its wheels are built.
+struct PythonInputs<'a> {
+    ci_json: Option<&'a str>,
+    ci_files: &'a [String],
+    builder: Option<&'a Builder>,
+}
+
 /// The dependencies image for this tree: reused when its tag (base + dependency files + recipe)
 /// exists. Returns (tag, reused).
 async fn ensure_deps(
@@ -825,10 +688,13 @@ async fn ensure_deps(
     tree: &SourceTree,
     ca: &[u8],
     progress: &Option<ProgressFn>,
-    ci: (Option<&str>, &[String]),
+    python: PythonInputs<'_>,
 ) -> Result<(String, bool), ImageError> {
-    // Python: deps.py's ci-deps.json and the requirement files it names.
-    let (ci_json, ci_files) = ci;
+    let PythonInputs {
+        ci_json,
+        ci_files,
+        builder,
+    } = python;
     let mut dep_files: Vec<Entry> = Vec::new();
     for e in &tree.entries {
         if let Entry::File { src, dest, mode } = e
@@ -855,6 +721,9 @@ async fn ensure_deps(
         WITH_CA.into(),
     ];
     keys.extend(ci_json.map(str::to_string));
+    if let Some(b) = builder {
+        keys.extend([b.tag_part(), INSTALL_WHEELS.to_string()]);
+    }
     let hash = hashed(dep_files.clone(), keys).await?;
     let tag = format!("{DEPS_REPO}:{}", &hash[..16]);
     if docker.inspect_image(&tag).await.is_ok() {
@@ -865,7 +734,13 @@ async fn ensure_deps(
         return Ok((tag, true));
     }
     let mut entries = vec![
-        Entry::data("Dockerfile", dockerfile.replace("{{BASE}}", base), 0o644),
+        Entry::data(
+            "Dockerfile",
+            dockerfile
+                .replace("{{BASE}}", base)
+                .replace("{{BUILDER}}", builder.map_or(base, |b| b.image.as_str())),
+            0o644,
+        ),
         dir("patchloop"),
         Entry::data("patchloop/with-ca.sh", WITH_CA, 0o755),
         Entry::data("patchloop/ca.crt", ca.to_vec(), 0o644),
@@ -889,15 +764,71 @@ async fn ensure_deps(
     }
     entries.extend(parents.into_iter().map(|p| dir(&p)));
     entries.extend(dep_files);
+    image::say(progress, &format!("building dependencies image {tag}"));
+    let Some(builder) = builder else {
+        let options = BuildImageOptionsBuilder::default()
+            .dockerfile("Dockerfile")
+            .t(&tag)
+            .rm(true)
+            .forcerm(true)
+            .build();
+        image::run_build(docker, options, entries, "dependencies layer", progress).await?;
+        return Ok((tag, false));
+    };
+    // Python, stage 1: the wheels, on the builder (network, the build CA, a C toolchain).
+    let wheels = format!("{WHEELS_REPO}:{}", &hash[..16]);
     let options = BuildImageOptionsBuilder::default()
         .dockerfile("Dockerfile")
-        .t(&tag)
+        .t(&wheels)
         .rm(true)
         .forcerm(true)
         .build();
-    image::say(progress, &format!("building dependencies image {tag}"));
-    image::run_build(docker, options, entries, "dependencies layer", progress).await?;
-    Ok((tag, false))
+    let built = image::run_build(docker, options, entries, "dependencies layer", progress).await;
+    let installed = match built {
+        Ok(_) => install_wheels(docker, base, &wheels, &tag, builder, progress).await,
+        Err(e) => Err(e),
+    };
+    // The wheels image (the builder plus the wheels) is only a means to the install.
+    layer::remove_tag(docker, &wheels).await;
+    installed.map(|()| (tag, false))
+}
+
+/// The install stage of a Python dependencies layer, run as root without network: the wheels
+/// directory of stage 1 installed on the base from that directory only, then deleted in the same
+/// layer (`sandbox::layer`).
+const INSTALL_WHEELS: &str = "/opt/venv/bin/python /tmp/patchloop-wheels/deps.py install /tmp/patchloop-wheels && rm -rf /tmp/patchloop-wheels /root/.cache";
+
+/// Label of a Python dependencies image: the builder its wheels were made on (`none` without a
+/// toolchain).
+pub const LABEL_DEPS_BUILDER: &str = "patchloop.deps.builder";
+
+/// Stage 2 of a Python dependencies layer: `wheels`' `/tmp/patchloop-wheels` installed on `base`
+/// and committed as `tag`.
+async fn install_wheels(
+    docker: &Docker,
+    base: &str,
+    wheels: &str,
+    tag: &str,
+    builder: &Builder,
+    progress: &Option<ProgressFn>,
+) -> Result<(), ImageError> {
+    let c = LayerContainer::create(docker, base, INSTALL_WHEELS, "dependencies layer (install)")
+        .await?;
+    c.copy_from_image(wheels, "/tmp/patchloop-wheels", "/tmp")
+        .await?;
+    c.run(progress, |_| false).await?;
+    let used = if builder.toolchain {
+        builder.image.clone()
+    } else {
+        "none".into()
+    };
+    c.commit(
+        tag,
+        None,
+        std::collections::HashMap::from([(LABEL_DEPS_BUILDER.to_string(), used)]),
+    )
+    .await?;
+    Ok(())
 }
 
 /// The names that decide what an editable install maps: the checkout's top-level entries and

@@ -1,9 +1,10 @@
 //! `patchloop images prune`: removes the images patchloop built that are older than an age.
 //!
 //! Every prepared checkout and every eval task leaves a `patchloop-sandbox:*` tag (plus its
-//! `patchloop-install:*` / `patchloop-deps:*` parents); on a self-hosted runner they pile up.
-//! Only tags in patchloop's own repositories are candidates, base images only when asked
-//! (offline they take minutes to rebuild), and removal is never forced: Docker refuses an image
+//! `patchloop-install:*` / `patchloop-deps:*` parents, and a `patchloop-wheels:*` stage a killed
+//! prepare did not remove); on a self-hosted runner they pile up. Only tags in patchloop's own
+//! repositories are candidates, base and builder images only when asked (offline they take
+//! minutes to rebuild), and removal is never forced: Docker refuses an image
 //! a container still uses, which is reported as kept. Removing a tag whose image has children
 //! only untags it; the layers go with the last child.
 
@@ -11,8 +12,9 @@ use bollard::Docker;
 use bollard::query_parameters::{ListImagesOptions, RemoveImageOptions};
 
 use super::SandboxError;
+use super::builder::BUILDER_REPO;
 use super::image::{BASE_REPO, ROOTFS_REPO};
-use super::prepare::{DEPS_REPO, INSTALL_REPO, SANDBOX_REPO};
+use super::prepare::{DEPS_REPO, INSTALL_REPO, SANDBOX_REPO, WHEELS_REPO};
 
 /// What to prune.
 #[derive(Debug, Clone)]
@@ -21,7 +23,7 @@ pub struct PruneOptions {
     pub older_than_secs: u64,
     /// Only `patchloop-sandbox` tags whose name (after the colon) starts with this.
     pub name_prefix: Option<String>,
-    /// Also the base images and the offline rootfs.
+    /// Also the base images, their builders and the offline rootfs.
     pub bases: bool,
     /// List, remove nothing.
     pub dry_run: bool,
@@ -61,9 +63,9 @@ fn repos(opts: &PruneOptions) -> Vec<&'static str> {
     if opts.name_prefix.is_some() {
         return vec![SANDBOX_REPO];
     }
-    let mut r = vec![SANDBOX_REPO, INSTALL_REPO, DEPS_REPO];
+    let mut r = vec![SANDBOX_REPO, INSTALL_REPO, DEPS_REPO, WHEELS_REPO];
     if opts.bases {
-        r.extend([BASE_REPO, ROOTFS_REPO]);
+        r.extend([BUILDER_REPO, BASE_REPO, ROOTFS_REPO]);
     }
     r
 }
@@ -261,6 +263,8 @@ mod tests {
     fn only_old_patchloop_tags_children_first() {
         let images = [
             img(&["patchloop-deps:aaa"], 30),
+            img(&["patchloop-wheels:ccc"], 30),
+            img(&["patchloop-builder:ddd"], 30),
             img(&["patchloop-sandbox:proj-1"], 30),
             img(&["patchloop-install:bbb"], 30),
             img(&["patchloop-sandbox:proj-2"], 1),
@@ -275,7 +279,8 @@ mod tests {
             [
                 "patchloop-sandbox:proj-1",
                 "patchloop-install:bbb",
-                "patchloop-deps:aaa"
+                "patchloop-deps:aaa",
+                "patchloop-wheels:ccc"
             ]
         );
         assert_eq!(younger, 1);
@@ -287,6 +292,7 @@ mod tests {
         let images = [
             img(&["python:3.12-slim", "patchloop-base:py-1"], 30),
             img(&["patchloop-rootfs:bookworm-1"], 30),
+            img(&["patchloop-builder:ddd"], 30),
         ];
         let (c, _) = select(
             &images,
@@ -298,7 +304,11 @@ mod tests {
         );
         assert_eq!(
             tags(&c),
-            ["patchloop-base:py-1", "patchloop-rootfs:bookworm-1"]
+            [
+                "patchloop-builder:ddd",
+                "patchloop-base:py-1",
+                "patchloop-rootfs:bookworm-1"
+            ]
         );
     }
 

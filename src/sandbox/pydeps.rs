@@ -144,6 +144,10 @@ pub struct DepsReport {
     pub installed: Vec<String>,
     #[serde(default)]
     pub skipped: Vec<Skipped>,
+    /// `name version` of the requirements compiled from their sdist by the builder's C
+    /// toolchain (no wheel for this Python).
+    #[serde(default)]
+    pub compiled: Vec<String>,
 }
 
 impl DepsReport {
@@ -164,6 +168,12 @@ impl DepsReport {
     /// The sentence the image's environment note (and so every receipt) carries.
     pub fn note(&self) -> String {
         let mut s = format!("test dependencies from {}", self.source);
+        if !self.compiled.is_empty() {
+            s.push_str(&format!(
+                "; compiled from source (no wheel for this Python): {}",
+                self.compiled.join(", ")
+            ));
+        }
         if !self.skipped.is_empty() {
             s.push_str(&format!(
                 "; left out (failed to install): {}",
@@ -259,5 +269,13 @@ mod tests {
         assert!(h.contains("dependencies.add"), "{h}");
         assert!(h.contains("skip: [pytest-benchmark]"), "{h}");
         assert!(DepsReport::from_log(["nothing"]).is_none());
+        let built = DepsReport::from_log([
+            r#"patchloop: deps.json {"source": "tox.ini [testenv] deps", "compiled": ["ciso8601 2.1.3"]}"#,
+        ])
+        .unwrap();
+        assert_eq!(
+            built.note(),
+            "test dependencies from tox.ini [testenv] deps; compiled from source (no wheel for this Python): ciso8601 2.1.3"
+        );
     }
 }

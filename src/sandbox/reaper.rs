@@ -96,7 +96,7 @@ pub async fn reap(docker: &Docker, now: u64) -> Result<ReapReport, SandboxError>
             all: true,
             filters: Some(HashMap::from([(
                 "name".to_string(),
-                vec![crate::sandbox::prepare::PREPARE_CONTAINER_PREFIX.to_string()],
+                vec![crate::sandbox::layer::PREPARE_CONTAINER_PREFIX.to_string()],
             )])),
             ..Default::default()
         }))
@@ -105,7 +105,7 @@ pub async fn reap(docker: &Docker, now: u64) -> Result<ReapReport, SandboxError>
     for c in prepares {
         let named = c.names.iter().flatten().any(|n| {
             n.trim_start_matches('/')
-                .starts_with(crate::sandbox::prepare::PREPARE_CONTAINER_PREFIX)
+                .starts_with(crate::sandbox::layer::PREPARE_CONTAINER_PREFIX)
         });
         let created = c.created.unwrap_or(0).max(0) as u64;
         if named && prepare_abandoned(created, now) {

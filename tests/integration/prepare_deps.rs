@@ -2,16 +2,22 @@
 //! the CI's tox env rather than the maintainers' `requirements.txt` (a sortedcontainers-style
 //! checkout), a requirement that cannot install left out with a note (degrade, don't die), a
 //! prepare that fails when the tests then cannot be collected, naming the requirement and the
-//! `dependencies.add`/`skip` keys, and `dependencies.skip` honoured. Needs Docker (fails without
-//! it) and PyPI (the dependencies layer downloads pytest).
+//! `dependencies.add`/`skip` keys, `dependencies.skip` honoured, and a C extension with no wheel
+//! for the image's Python compiled on the builder image while no compiler reaches the sandbox.
+//! Needs Docker (fails without it) and PyPI (the dependencies layer downloads pytest and
+//! ciso8601's sdist; the builder image installs gcc through Debian's apt).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+use patchloop::sandbox::builder::BUILDER_REPO;
+use patchloop::sandbox::container::Container;
 use patchloop::sandbox::docker::connect;
-use patchloop::sandbox::image::{BaseOptions, ImageError};
-use patchloop::sandbox::prepare::{self, PrepareOptions, PreparedImage};
+use patchloop::sandbox::image::{BaseOptions, ImageError, LABEL_DEPS};
+use patchloop::sandbox::policy::ContainerPolicy;
+use patchloop::sandbox::prepare::{self, LABEL_DEPS_BUILDER, PrepareOptions, PreparedImage};
+use patchloop::sandbox::{ExecRequest, Sandbox};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -221,4 +227,61 @@ async fn a_requirement_that_cannot_install_is_left_out_unless_the_tests_need_it(
             || out.contains("leaving out patchloop-fixture-no-such-dist>=1.0 (dependencies.skip)"),
         "{out}"
     );
+}
+
+/// ciso8601 2.1.3 publishes only an sdist whose C extension has no pure-Python fallback, so it
+/// imports only if prepare compiled it; the compiler that did must not be in the sandbox image.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_c_extension_is_compiled_on_the_builder_and_no_compiler_reaches_the_sandbox() {
+    let (_dir, root) = checkout("c-ext", "deps-c-ext");
+    let (r, out) = prepare_at(&root).await;
+    let img = r.unwrap_or_else(|e| panic!("prepare: {e}\n{out}"));
+    let _cleanup = Images(vec![img.tag.clone()]);
+    assert!(img.deps_skipped.is_empty(), "{:?}\n{out}", img.deps_skipped);
+    let note = label(&img.tag, "patchloop.env_note");
+    assert!(
+        note.contains("compiled from source (no wheel for this Python): ciso8601 2.1.3"),
+        "{note}\n{out}"
+    );
+    // The wheel was built on the builder, which has the toolchain.
+    let builder = label(&label(&img.tag, LABEL_DEPS), LABEL_DEPS_BUILDER);
+    assert!(
+        builder.starts_with(&format!("{BUILDER_REPO}:")),
+        "{builder:?}\n{out}"
+    );
+    let o = run_in(&builder, "command -v gcc && command -v cc");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // In an episode container: the compiled module imports and the suite passes, while no C
+    // compiler is on PATH or installed.
+    let docker = connect()
+        .await
+        .expect("Docker must be running for these tests");
+    let policy = ContainerPolicy {
+        read_only_paths: img.tests_dirs.clone(),
+        lifetime_secs: 300,
+        ..Default::default()
+    };
+    let run = format!("deps-c-ext-{:08x}", rand::random::<u32>());
+    let c = Container::start(&docker, &img.tag, &policy, &run, "episode")
+        .await
+        .unwrap_or_else(|e| panic!("starting an episode container of {}: {e}", img.tag));
+    let script = "python -c 'import ciso8601; print(ciso8601.__file__)'; \
+        python -m pytest -q -p no:cacheprovider tests; \
+        for t in gcc cc c99 x86_64-linux-gnu-gcc-12; do command -v $t && echo found=$t; done; \
+        dpkg-query -W -f='${Status} ${Package}\\n' gcc gcc-12 cpp 2>/dev/null | grep '^install ok installed' && echo found=dpkg; \
+        echo end";
+    let ran = c
+        .exec(ExecRequest::argv(["sh", "-c", script]).timeout(std::time::Duration::from_secs(120)))
+        .await;
+    let _ = c.remove().await;
+    let ran = ran.unwrap_or_else(|e| panic!("exec: {e}"));
+    let text = ran.output.render();
+    assert!(text.contains("site-packages/ciso8601.cpython-"), "{text}");
+    assert!(text.contains("2 passed"), "{text}");
+    assert!(
+        !text.contains("found="),
+        "a compiler is in the sandbox:\n{text}"
+    );
+    assert!(text.contains("end"), "{text}");
 }
