@@ -170,9 +170,14 @@ fn run_action(mock: &MockGitHub, event: &[u8], ws: &Path, model: &Path) -> (i32,
         .output()
         .expect("running patchloop");
     let outputs = std::fs::read_to_string(f("output")).unwrap_or_default();
+    // The job summary says why a verdict is what it is: part of every failure message.
+    let summary = std::fs::read_to_string(f("summary.md")).unwrap_or_default();
     (
         out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr)
+            + "\n--- job summary ---\n"
+            + &summary,
         outputs,
     )
 }
