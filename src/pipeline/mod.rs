@@ -868,24 +868,18 @@ async fn test_sources(
     targets: &[String],
     files: &std::collections::BTreeMap<String, String>,
 ) -> Vec<crate::verify::oracle::TestSource> {
-    let paths: std::collections::BTreeSet<&str> = targets
-        .iter()
-        .map(|t| t.split("::").next().unwrap_or(t))
-        .collect();
+    let paths = crate::verify::oracle::test_files(targets);
     let missing: Vec<String> = paths
         .iter()
-        .filter(|p| !files.contains_key(**p))
-        .map(|p| p.to_string())
+        .filter(|p| !files.contains_key(*p))
+        .cloned()
         .collect();
     let read = task::read_files(sandbox, &missing).await;
     paths
         .into_iter()
         .filter_map(|p| {
-            let text = files.get(p).or_else(|| read.get(p))?;
-            Some(crate::verify::oracle::TestSource {
-                path: p.to_string(),
-                text: text.clone(),
-            })
+            let text = files.get(&p).or_else(|| read.get(&p))?.clone();
+            Some(crate::verify::oracle::TestSource { path: p, text })
         })
         .collect()
 }

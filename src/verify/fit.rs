@@ -80,14 +80,7 @@ impl FitInput {
                 _ => f.old_path.clone().or_else(|| Some(new.clone())),
             };
             let before = old.and_then(|o| pre.get(&o).cloned().flatten());
-            let (removed, added) = line_changes(before.as_deref().unwrap_or(""), text);
-            files.push(ChangedFile {
-                removed,
-                pre: before,
-                post: text.clone(),
-                added,
-                path: new,
-            });
+            files.push(changed_file(new, before, text.clone()));
         }
         FitInput {
             files,
@@ -116,14 +109,7 @@ impl FitInput {
                 }
                 continue;
             }
-            let (removed, added) = line_changes(pre.as_deref().unwrap_or(""), post);
-            files.push(ChangedFile {
-                path: path.clone(),
-                pre: pre.clone(),
-                post: post.clone(),
-                added,
-                removed,
-            });
+            files.push(changed_file(path.clone(), pre.clone(), post.clone()));
         }
         FitInput {
             files,
@@ -131,6 +117,18 @@ impl FitInput {
             fail_to_pass: fail_to_pass.to_vec(),
             data_files,
         }
+    }
+}
+
+/// A changed Python file with its changed lines read from the two texts.
+fn changed_file(path: String, pre: Option<String>, post: String) -> ChangedFile {
+    let (removed, added) = line_changes(pre.as_deref().unwrap_or(""), &post);
+    ChangedFile {
+        path,
+        pre,
+        post,
+        added,
+        removed,
     }
 }
 

@@ -472,10 +472,10 @@ fn the_prompt_shows_the_errors_the_test_and_the_suspects_not_the_docstring() {
     assert!(sr.contains("<<<<<<< SEARCH") && sr.contains("block(s) for pkg/core.py"));
 }
 
-#[test]
-fn passing_candidates_rank_the_faithful_first_then_by_diff_size_then_order() {
-    // CORE line 11: `    return max(v, lo)`.
-    let c = |i: usize, status: CandidateStatus, lines: usize, to: &str| Candidate {
+/// Candidate `i` with `status`: CORE with `from` replaced by `to`, and a stand-in diff of
+/// `lines` added lines (the ranking reads only its size).
+fn edited(i: usize, status: CandidateStatus, lines: usize, from: &str, to: &str) -> Candidate {
+    Candidate {
         index: i,
         status,
         detail: String::new(),
@@ -487,9 +487,17 @@ fn passing_candidates_rank_the_faithful_first_then_by_diff_size_then_order() {
         reply: String::new(),
         edits: vec![FileEdit {
             path: "pkg/core.py".into(),
-            content: CORE.replacen("    return max(v, lo)", to, 1),
+            content: CORE.replacen(from, to, 1),
         }],
         timings: None,
+    }
+}
+
+#[test]
+fn passing_candidates_rank_the_faithful_first_then_by_diff_size_then_order() {
+    // CORE line 11: `    return max(v, lo)`.
+    let c = |i: usize, status: CandidateStatus, lines: usize, to: &str| {
+        edited(i, status, lines, "    return max(v, lo)", to)
     };
     let o = CandidatesOutcome {
         candidates: vec![
@@ -516,21 +524,8 @@ fn passing_candidates_rank_the_faithful_first_then_by_diff_size_then_order() {
 #[test]
 fn a_passing_candidate_that_special_cases_the_tested_input_ranks_after_a_fix() {
     // The test calls clamp(5, 0, 3); CORE lines 9-10: `if v > hi:` / `return lo` (the bug).
-    let c = |i: usize, lines: usize, from: &str, to: &str| Candidate {
-        index: i,
-        status: CandidateStatus::Passing,
-        detail: String::new(),
-        diff: format!("--- a/x\n+++ b/x\n{}", "+a\n".repeat(lines)),
-        usage: Usage::default(),
-        model_ms: 0,
-        check_ms: 0,
-        rollback_ms: 0,
-        reply: String::new(),
-        edits: vec![FileEdit {
-            path: "pkg/core.py".into(),
-            content: CORE.replacen(from, to, 1),
-        }],
-        timings: None,
+    let c = |i: usize, lines: usize, from: &str, to: &str| {
+        edited(i, CandidateStatus::Passing, lines, from, to)
     };
     let o = CandidatesOutcome {
         candidates: vec![
