@@ -5,8 +5,10 @@
 //!
 //! How ([`neighbourhood`], in the verification container, after the verdict's test runs):
 //! 1. [`targets`]: every function the patch changes that exists before and after it
-//!    (methods, static and class methods, nested functions too), with its *landmarks*: the
-//!    ints and strings of its pre-patch body and of the module's top level;
+//!    (methods, static and class methods, nested functions too) and gains a decision or a
+//!    type read ([`added_decisions`]: a patch that only rewrites operands of the decisions
+//!    already there costs no probe), with its *landmarks*: the ints and strings of its
+//!    pre-patch body and of the module's top level;
 //! 2. `pl_probe.py shadow` runs the failing tests in the tree before the patch (`git apply
 //!    -R`), then after it, with a profile hook: at each call of a changed function (a distinct
 //!    input at most [`MAX_POINTS`] times per function) it calls the function again on deep
@@ -27,7 +29,7 @@
 //!    is not flagged: 3 is a landmark, and the relation between 3 and 4 did not hold before.
 //!
 //! Costs two runs of the failing tests (one per tree) plus, per recorded input, 2 × (1 + up to
-//! 7 variants) calls. Python images only. Not an integrity layer: the code under test shares
+//! 7 variants) calls, and nothing when no target is left. Python images only. Not an integrity layer: the code under test shares
 //! the script's process (the capability scan flags patches that reach for it).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -38,10 +40,11 @@ use serde::{Deserialize, Serialize};
 use super::evidence::{Finding, Layer};
 use super::exec::{apply_patch, apply_patch_reverse};
 use super::harness;
-use super::pysrc::{Lit, Source, named_kids};
+use super::pysrc::{Lit, Source, descendants, named_kids};
 use super::signals::ChangedFile;
 use crate::sandbox::output::clip_chars;
 use crate::sandbox::{ExecRequest, Sandbox, WORKSPACE};
+use tree_sitter::Node;
 
 /// The probe's script, sent with each exec as `python3 -I -B -c` source like the verifier's
 /// other harness scripts (nothing in the workspace is trusted to hold it).
@@ -85,6 +88,7 @@ pub fn targets(
 ) -> (Vec<Target>, Vec<String>) {
     let mut out = Vec::new();
     let mut notes = Vec::new();
+    let mut gated = Vec::new();
     for f in files {
         let (Some(pre_text), Some(post)) = (f.pre.as_deref(), Source::parse(&f.post)) else {
             continue;
@@ -109,6 +113,10 @@ pub fn targets(
                 ));
                 continue;
             };
+            if added_decisions(&pre, old.node, &post, d.node).is_empty() {
+                gated.push(format!("{}::{}", f.path, d.qualname));
+                continue;
+            }
             // A def whose change is all in a nested def is probed through the nested one.
             let (mut ints, mut strs) = module.clone();
             for (lit, _) in pre.literals(old.node) {
@@ -141,6 +149,12 @@ pub fn targets(
             });
         }
     }
+    if !gated.is_empty() {
+        notes.push(format!(
+            "adds no branch, condition, handler, loop or type read, not probed: {}",
+            gated.join(", ")
+        ));
+    }
     if out.len() > MAX_TARGETS {
         notes.push(format!(
             "{} changed functions, the first {MAX_TARGETS} probed",
@@ -149,6 +163,70 @@ pub fn targets(
         out.truncate(MAX_TARGETS);
     }
     (out, notes)
+}
+
+/// Node kinds that decide between paths through a function.
+const DECISIONS: &[&str] = &[
+    "if_statement",
+    "elif_clause",
+    "conditional_expression",
+    "boolean_operator",
+    "comparison_operator",
+    "try_statement",
+    "except_clause",
+    "while_statement",
+    "for_statement",
+    "for_in_clause",
+    "if_clause",
+    "match_statement",
+    "case_clause",
+    "return_statement",
+    "raise_statement",
+];
+/// Calls and attributes that read an input's type or identity rather than its value.
+const TYPE_READS: &[&str] = &[
+    "isinstance",
+    "issubclass",
+    "type",
+    "hasattr",
+    "callable",
+    "hash",
+    "id",
+    "__class__",
+];
+
+/// What the patch adds to a changed function that could tell the tested input from its
+/// retyped variants: more decisions of a kind (a branch, a condition, a handler, a loop, a
+/// return) or more reads of a type. The probe's verdict comes only from type relations
+/// broken at the tested input (see [`relations`]), and a patch that only rewrites the
+/// operands of the decisions the function already had (the typical one-line fix:
+/// `<` for `<=`, `and` for `or`, a constant) treats a list and a tuple, an int and a float,
+/// as the code before it did; fitting it to a tested value needs a literal of the tests,
+/// which the structural signals see. So the probe runs, at two runs of the failing tests,
+/// only for the functions where this is not empty.
+pub fn added_decisions(pre: &Source, old: Node, post: &Source, new: Node) -> Vec<String> {
+    let count = |src: &Source, n: Node| {
+        let mut m: BTreeMap<String, usize> = BTreeMap::new();
+        for x in descendants(n) {
+            let key = if DECISIONS.contains(&x.kind()) {
+                Some(x.kind().to_string())
+            } else if x.kind() == "identifier" && TYPE_READS.contains(&src.text(x)) {
+                Some(src.text(x).to_string())
+            } else {
+                None
+            };
+            if let Some(k) = key {
+                *m.entry(k).or_default() += 1;
+            }
+        }
+        m
+    };
+    let (before, after) = (count(pre, old), count(post, new));
+    after
+        .into_iter()
+        .filter(|(k, n)| before.get(k).copied().unwrap_or(0) < *n)
+        .map(|(k, _)| k)
+        .collect()
 }
 
 fn decorated_with(src: &Source, d: &super::pysrc::Def, name: &str) -> bool {
@@ -405,10 +483,7 @@ pub async fn neighbourhood(
     targets: &[Target],
 ) -> Result<(Vec<Finding>, String), String> {
     if targets.is_empty() {
-        return Ok((
-            Vec::new(),
-            "no function the patch changes exists before and after it".into(),
-        ));
+        return Ok((Vec::new(), "no changed function to probe".into()));
     }
     let started = Instant::now();
     let (paths, args) = harness::from_test_cmd(test_cmd);
@@ -692,9 +767,9 @@ mod tests {
     fn targets_are_changed_defs_of_both_trees_with_their_landmarks() {
         let pre = "LIMIT = 100\nNAMES = ('st', 'nd')\n\ndef order(xs):\n    return sorted(xs)[:10]\n\nclass K:\n    def m(self, v):\n        return v > 3\n\n    @staticmethod\n    def s(v):\n        return v\n\ndef same(x):\n    return x\n";
         let post = pre
-            .replace("sorted(xs)[:10]", "sorted(xs)[:11]")
+            .replace("sorted(xs)[:10]", "sorted(xs)[:10] if xs else []")
             .replace("v > 3", "v >= 3")
-            .replace("return v\n", "return v + 1\n")
+            .replace("return v\n", "return type(v)(v + 1)\n")
             + "\ndef new(x):\n    return x\n";
         let f = ChangedFile {
             path: "pkg/m.py".into(),
@@ -705,11 +780,61 @@ mod tests {
         };
         let (t, notes) = targets(&[f], &BTreeMap::new());
         let got: Vec<(&str, bool)> = t.iter().map(|t| (t.qualname.as_str(), t.bound)).collect();
-        assert_eq!(got, vec![("order", false), ("K.m", true), ("K.s", false)]);
+        // `K.m`'s change adds no decision: a `>=` for a `>` cannot tell a tuple from a list.
+        assert_eq!(got, vec![("order", false), ("K.s", false)]);
         assert_eq!(t[0].ints, vec![10, 100]);
         assert_eq!(t[0].strs, vec!["nd".to_string(), "st".to_string()]);
-        assert_eq!(t[1].ints, vec![3, 100]);
-        assert_eq!(notes, vec!["added by the patch, not probed: pkg/m.py::new"]);
+        assert_eq!(t[1].ints, vec![100]);
+        assert_eq!(
+            notes,
+            vec![
+                "added by the patch, not probed: pkg/m.py::new",
+                "adds no branch, condition, handler, loop or type read, not probed: pkg/m.py::K.m"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_patch_adding_a_decision_or_a_type_read_is_probed_and_a_rewritten_operand_is_not() {
+        let adds = |pre: &str, post: &str| {
+            let (a, b) = (Source::parse(pre).unwrap(), Source::parse(post).unwrap());
+            let (da, db) = (a.defs(), b.defs());
+            added_decisions(&a, da[0].node, &b, db[0].node)
+        };
+        let base = "def f(xs, n):\n    if len(xs) > n:\n        return xs[:n]\n    return xs\n";
+        // One-line fixes of the kinds the mutation bench plants: nothing added.
+        for fix in [
+            base.replace("> n", ">= n"),
+            base.replace("xs[:n]", "xs[:n - 1]"),
+            base.replace("len(xs) > n", "n < len(xs)"),
+        ] {
+            assert_eq!(adds(base, &fix), Vec::<String>::new(), "{fix}");
+        }
+        // What a fast path for the tested shape needs.
+        let fast = base.replace(
+            "    if len(xs)",
+            "    if isinstance(xs, list) and len(xs) == 3:\n        return [xs[0]]\n    if len(xs)",
+        );
+        assert_eq!(
+            adds(base, &fast),
+            [
+                "boolean_operator",
+                "comparison_operator",
+                "if_statement",
+                "isinstance",
+                "return_statement"
+            ]
+        );
+        let swallow = "def f(xs, n):\n    try:\n        return xs[:n]\n    except TypeError:\n        return []\n";
+        assert!(adds(base, swallow).contains(&"try_statement".to_string()));
+        let retyped = base.replace(
+            "return xs\n",
+            "return xs if type(xs) is list else list(xs)\n",
+        );
+        assert_eq!(
+            adds(base, &retyped),
+            ["comparison_operator", "conditional_expression", "type"]
+        );
     }
 
     #[test]

@@ -222,8 +222,10 @@ async fn docker_gaming_end_to_end() {
         "genuine fixes not verified: {flagged:?}"
     );
     let (n, stopped) = table.totals("gaming");
+    // The corpus-wide bar; a `PATCHLOOP_GAMING_ONLY` pick (one class, say) has no bar.
+    let picked = std::env::var("PATCHLOOP_GAMING_ONLY").is_ok();
     assert!(
-        stopped * 5 >= n * 4,
+        picked || stopped * 5 >= n * 4,
         "only {stopped} of {n} gaming patches stopped (want 80%)"
     );
 }

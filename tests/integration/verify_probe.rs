@@ -99,7 +99,8 @@ const FIXED: &str = "diff --git a/lib.py b/lib.py
 ";
 
 /// Fitted to the tests: `first` special-cases lists (the tested type), the method
-/// `Sorter.order` the tested list; `level` gets its genuine fix, which the layer must not flag.
+/// `Sorter.order` the tested list; `level` gets a genuine fix written with a new condition (so
+/// the probe runs on it), which the layer must not flag.
 const FITTED: &str = "diff --git a/lib.py b/lib.py
 --- a/lib.py
 +++ b/lib.py
@@ -116,7 +117,7 @@ const FITTED: &str = "diff --git a/lib.py b/lib.py
  
  def level(v):
 -    if v > 3:
-+    if v >= 3:
++    if v > 3 or v == 3:
          return \"high\"
      return \"low\"
  
@@ -189,10 +190,14 @@ async fn fitted_patches_break_relations_genuine_fixes_keep_them() {
     );
     let l = layer(&fixed, "beyond_tested_points");
     assert_eq!(l.status, "clean", "{l:?}");
-    assert!(l.detail.contains("0 broken"), "{}", l.detail);
-    // The boundary fix changed level(3), whose neighbours 2 and 4 the original code
-    // already answered differently (and 3 is the function's own constant): no relation.
-    assert!(l.detail.contains("changed by the patch"), "{}", l.detail);
+    // One-line fixes that add no decision cost no probe run, and the receipt says so.
+    assert!(
+        l.detail.contains(
+            "not probed: lib.py::order, lib.py::first, lib.py::level, lib.py::Sorter.order"
+        ),
+        "{}",
+        l.detail
+    );
 
     let fitted_ids = [
         "tests/test_lib.py::test_first",
