@@ -114,7 +114,11 @@ pub fn targets(
                 continue;
             };
             if added_decisions(&pre, old.node, &post, d.node).is_empty() {
-                gated.push(format!("{}::{}", f.path, d.qualname));
+                // A name defined twice (under an `if`, say) is listed once.
+                let name = format!("{}::{}", f.path, d.qualname);
+                if !gated.contains(&name) {
+                    gated.push(name);
+                }
                 continue;
             }
             // A def whose change is all in a nested def is probed through the nested one.
