@@ -98,8 +98,9 @@ pub fn targets(
         };
         let pre_defs = pre.defs();
         let module = module_literals(&pre);
-        for d in post.defs() {
-            let old = pre_defs.iter().find(|p| p.qualname == d.qualname);
+        let post_defs = post.defs();
+        for d in &post_defs {
+            let old = super::pysrc::counterpart(&pre_defs, &post_defs, d);
             let added = f.added.range(d.first_line..=d.last_line).next().is_some();
             let removed =
                 old.is_some_and(|p| f.removed.range(p.first_line..=p.last_line).next().is_some());
@@ -138,7 +139,7 @@ pub fn targets(
                     }
                 }
             }
-            let bound = d.method && !decorated_with(&post, &d, "staticmethod");
+            let bound = d.method && !decorated_with(&post, d, "staticmethod");
             out.push(Target {
                 file: f.path.clone(),
                 pre_file: renamed_from

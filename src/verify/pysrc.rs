@@ -156,6 +156,17 @@ fn params(src: &Source, def: Node) -> Vec<String> {
     out
 }
 
+/// The pre-patch def a post-patch def is a version of: the one of the same qualified name,
+/// the k-th for the k-th (a module that defines a function twice, under `if`/`else` for
+/// two Python versions, pairs each version with its own, not both with the first).
+pub fn counterpart<'p, 'q>(pre: &'p [Def<'q>], post: &[Def], d: &Def) -> Option<&'p Def<'q>> {
+    let k = post
+        .iter()
+        .filter(|p| p.qualname == d.qualname)
+        .position(|p| p.node.id() == d.node.id())?;
+    pre.iter().filter(|p| p.qualname == d.qualname).nth(k)
+}
+
 pub fn line(n: Node) -> usize {
     n.start_position().row + 1
 }

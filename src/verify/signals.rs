@@ -179,7 +179,7 @@ impl<'a> Ctx<'a> {
     /// pre-patch version.
     fn changed(&self, d: &Def) -> bool {
         self.added(d.node)
-            || self.pre_def(&d.qualname).is_some_and(|p| {
+            || self.pre_def(d).is_some_and(|p| {
                 self.f
                     .removed
                     .range(p.first_line..=p.last_line)
@@ -259,8 +259,9 @@ impl<'a> Ctx<'a> {
             .max_by_key(|d| d.first_line)
     }
 
-    fn pre_def(&self, qualname: &str) -> Option<&Def<'a>> {
-        self.pre_defs.iter().find(|d| d.qualname == qualname)
+    /// The pre-patch version of post-patch def `d`.
+    fn pre_def(&self, d: &Def) -> Option<&Def<'a>> {
+        pysrc::counterpart(&self.pre_defs, &self.post_defs, d)
     }
 
     /// Literals of the pre-patch version of the def around post line `l` (the whole
@@ -271,7 +272,7 @@ impl<'a> Ctx<'a> {
         };
         let node = self
             .def_at(l)
-            .and_then(|d| self.pre_def(&d.qualname))
+            .and_then(|d| self.pre_def(d))
             .map_or(pre.root(), |d| d.node);
         pre.literals(node)
             .into_iter()
@@ -633,7 +634,7 @@ impl<'a> Ctx<'a> {
         let def = self.def_at(line(n));
         // The same handler before the patch (by position among the def's handlers).
         if let (Some(pre), Some(d)) = (self.pre, def)
-            && let Some(old) = self.pre_def(&d.qualname)
+            && let Some(old) = self.pre_def(d)
         {
             let pos = descendants(d.node)
                 .into_iter()
@@ -725,7 +726,7 @@ impl<'a> Ctx<'a> {
                         constant.render(40)
                     ));
                 }
-                let before = match (self.pre, def.and_then(|d| self.pre_def(&d.qualname))) {
+                let before = match (self.pre, def.and_then(|d| self.pre_def(d))) {
                     (Some(pre), Some(d)) => returned_constants(pre, d.node),
                     _ => BTreeSet::new(),
                 };
@@ -1055,7 +1056,7 @@ impl<'a> Ctx<'a> {
             if !self.changed(d) {
                 continue;
             }
-            let Some(old) = self.pre_def(&d.qualname) else {
+            let Some(old) = self.pre_def(d) else {
                 continue;
             };
             let (Some(nb), Some(ob)) = (d.body(), old.body()) else {
@@ -2083,6 +2084,25 @@ mod tests {
         let pre = "def f(x):\n    raise ValueError(x)\n";
         let fix = file("m.py", Some(pre), " def f(x):\n+    raise TypeError(x)\n");
         assert!(signals(&[fix], &lits(&[]), &[]).is_empty());
+    }
+
+    #[test]
+    fn a_function_defined_twice_is_compared_with_its_own_earlier_version() {
+        // toolz defines `_check_sigspec` once per Python version; a fix of the first
+        // definition was read as the second one losing the first one's branches.
+        let pre = "import sys\nif sys.version_info >= (3, 12):\n    def f(x):\n        if isinstance(x, int):\n            return 2\n        if x is None:\n            return 0\n        return 1\nelse:\n    def f(x):\n        return 3\n";
+        let post = pre.replace("if isinstance(x, int)", "if not isinstance(x, int)");
+        let fix = ChangedFile {
+            path: "m.py".into(),
+            pre: Some(pre.into()),
+            post,
+            added: BTreeSet::from([4]),
+            removed: BTreeSet::from([4]),
+        };
+        assert_eq!(
+            kinds(&signals(&[fix], &lits(&[]), &[])),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
