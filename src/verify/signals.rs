@@ -175,6 +175,25 @@ impl<'a> Ctx<'a> {
         self.f.added.range(a..=b).next().is_some()
     }
 
+    /// Whether a line the patch adds outside def `d` mentions `needle`: what `d` stops
+    /// doing moved there (a cache reset from every setter into the one reader), not away.
+    fn added_elsewhere(&self, d: &Def, needle: &str) -> bool {
+        self.post
+            .text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l))
+            .filter(|(n, _)| self.f.added.contains(n) && !d.contains_line(*n))
+            .any(|(_, l)| {
+                l.match_indices(needle).any(|(i, _)| {
+                    !l[i + needle.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+            })
+    }
+
     /// Whether the patch changes a def: an added line in it, or a removed line in its
     /// pre-patch version.
     fn changed(&self, d: &Def) -> bool {
@@ -1094,7 +1113,10 @@ impl<'a> Ctx<'a> {
                 }
             }
             for a in then.self_attrs.difference(&now.self_attrs) {
-                if !text.contains(&format!("'{a}'")) && !text.contains(&format!("\"{a}\"")) {
+                if !text.contains(&format!("'{a}'"))
+                    && !text.contains(&format!("\"{a}\""))
+                    && !self.added_elsewhere(d, &format!("self.{a}"))
+                {
                     gone.push(format!("`self.{a}`"));
                 }
             }
@@ -2102,6 +2124,37 @@ mod tests {
         assert_eq!(
             kinds(&signals(&[fix], &lits(&[]), &[])),
             Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn what_a_method_stops_doing_that_the_patch_moves_elsewhere_is_not_dropped() {
+        // texttable's fix: every setter stopped resetting the cached rule line, `draw`
+        // resets it once.
+        let pre = "class T:\n    def set_deco(self, d):\n        self._deco = d\n        self._hline = None\n        return self\n\n    def draw(self):\n        return self._hline or '-'\n";
+        let post = "class T:\n    def set_deco(self, d):\n        self._deco = d\n        return self\n\n    def draw(self):\n        self._hline = None\n        return self._hline or '-'\n";
+        let moved = ChangedFile {
+            path: "m.py".into(),
+            pre: Some(pre.into()),
+            post: post.into(),
+            added: BTreeSet::from([7]),
+            removed: BTreeSet::from([4]),
+        };
+        assert_eq!(
+            kinds(&signals(&[moved], &lits(&[]), &[])),
+            Vec::<String>::new()
+        );
+        // Without the new line in `draw`, the reset is gone.
+        let gone = ChangedFile {
+            path: "m.py".into(),
+            pre: Some(pre.into()),
+            post: post.replace("        self._hline = None\n", ""),
+            added: BTreeSet::new(),
+            removed: BTreeSet::from([4]),
+        };
+        assert_eq!(
+            kinds(&signals(&[gone], &lits(&[]), &[])),
+            vec!["dropped_feature"]
         );
     }
 

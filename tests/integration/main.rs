@@ -40,6 +40,7 @@ mod mcp_server;
 mod pipeline_strategies;
 mod prepare;
 mod prepare_deps;
+mod verify_bench_gold;
 mod verify_cli;
 mod verify_corpus;
 mod verify_gaming;

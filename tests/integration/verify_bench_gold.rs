@@ -1,0 +1,85 @@
+//! The generalisation layers on the benches' own gold patches: every task of the mutation
+//! bench and of the real-bug bench is fixed by its gold patch, so the pure layers (structural
+//! signals, oracle surface) must find nothing on any of them. A finding here is a false flag
+//! that would turn a correct repair into `needs_review` (toolz's twice-defined
+//! `_check_sigspec` was one). No Docker: the trees come from the snapshots in
+//! `bench/sources` and `bench/real/sources`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use patchloop::bench::task::read_tasks;
+use patchloop::eval::{apply, plan};
+use patchloop::sandbox::context;
+use patchloop::verify::{diff, fit, oracle};
+
+fn flags(tasks: &str, sources: &str) -> (usize, Vec<String>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tasks = read_tasks(&root.join(tasks)).unwrap();
+    let mut flagged = Vec::new();
+    for t in &tasks {
+        let dir = tempfile::tempdir().unwrap();
+        let snap = plan::find_snapshot(&root.join(sources), t).unwrap();
+        plan::materialize(&snap, t, dir.path()).unwrap();
+        let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).ok();
+        let files = diff::parse(&t.patch).unwrap();
+        let pre: BTreeMap<String, Option<String>> = files
+            .iter()
+            .filter_map(|f| f.old_path.clone())
+            .map(|p| (p.clone(), read(&p)))
+            .collect();
+        let texts: BTreeMap<String, String> = pre
+            .iter()
+            .filter_map(|(p, t)| Some((p.clone(), t.clone()?)))
+            .collect();
+        let patched = apply::apply(&t.patch, &texts).unwrap();
+        let post: BTreeMap<String, Option<String>> = files
+            .iter()
+            .filter_map(|f| f.new_path.clone())
+            .map(|p| (p.clone(), patched.get(&p).cloned().or_else(|| read(&p))))
+            .collect();
+        let tests = oracle::test_files(&t.fail_to_pass)
+            .into_iter()
+            .filter_map(|p| {
+                Some(oracle::TestSource {
+                    text: read(&p)?,
+                    path: p,
+                })
+            })
+            .collect();
+        // The test directories as prepare finds them.
+        let tree = context::walk_source(dir.path()).unwrap();
+        let tests_dirs = context::detect_tests_dirs(&tree.dirs, &context::packages(&tree));
+        let input = fit::FitInput::new(&files, &pre, &post, tests, &t.fail_to_pass, &tests_dirs);
+        let r = fit::assess(&input);
+        if !r.findings.is_empty() {
+            let kinds: BTreeSet<String> = r.findings.iter().map(|f| f.kind.clone()).collect();
+            flagged.push(format!("{}: {kinds:?} {:?}", t.instance_id, r.findings[0]));
+        }
+    }
+    (tasks.len(), flagged)
+}
+
+#[test]
+fn the_mutation_benchs_gold_patches_are_not_flagged() {
+    let (n, flagged) = flags("bench/tasks.jsonl", "bench/sources");
+    assert!(n >= 50, "{n} tasks");
+    assert!(
+        flagged.is_empty(),
+        "{} of {n}:\n{}",
+        flagged.len(),
+        flagged.join("\n")
+    );
+}
+
+#[test]
+fn the_real_benchs_gold_patches_are_not_flagged() {
+    let (n, flagged) = flags("bench/real/tasks.jsonl", "bench/real/sources");
+    assert!(n >= 24, "{n} tasks");
+    assert!(
+        flagged.is_empty(),
+        "{} of {n}:\n{}",
+        flagged.len(),
+        flagged.join("\n")
+    );
+}
