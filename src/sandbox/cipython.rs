@@ -163,6 +163,15 @@ fn failed(version: &str, tried: Vec<String>, only_pull: bool) -> Unavailable {
     }
 }
 
+/// The first tag that can be a base: images built on a base inherit its label, so patchloop's
+/// own derived images (builder, dependencies, sandbox, …) are not bases; a user's image is.
+fn usable_base(tags: impl IntoIterator<Item = String>) -> Option<String> {
+    tags.into_iter().find(|t| {
+        t != "<none>:<none>"
+            && (!t.starts_with("patchloop-") || t.starts_with(&format!("{}:", image::BASE_REPO)))
+    })
+}
+
 /// What of `version` is here: our own bases of it (online or Debian), any image labelled with
 /// it, and `python:X.Y-slim`.
 pub async fn present(docker: &Docker, version: &str) -> Present {
@@ -186,13 +195,14 @@ pub async fn present(docker: &Docker, version: &str) -> Present {
         let opts = bollard::query_parameters::ListImagesOptionsBuilder::default()
             .filters(&filters)
             .build();
-        base = docker
-            .list_images(Some(opts))
-            .await
-            .unwrap_or_default()
-            .into_iter()
-            .flat_map(|i| i.repo_tags)
-            .find(|t| t != "<none>:<none>");
+        base = usable_base(
+            docker
+                .list_images(Some(opts))
+                .await
+                .unwrap_or_default()
+                .into_iter()
+                .flat_map(|i| i.repo_tags),
+        );
     }
     let slim = docker
         .inspect_image(&format!("python:{version}-slim"))
@@ -238,6 +248,26 @@ pub async fn ensure_base(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn derived_images_inherit_the_python_label_but_are_no_bases() {
+        let tags = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            usable_base(tags(&[
+                "<none>:<none>",
+                "patchloop-builder:1",
+                "patchloop-sandbox:x-2",
+                "patchloop-deps:3",
+                "patchloop-base:py3.13-4",
+            ])),
+            Some("patchloop-base:py3.13-4".into())
+        );
+        assert_eq!(
+            usable_base(tags(&["patchloop-install:1", "my/python3.13-base:1"])),
+            Some("my/python3.13-base:1".into())
+        );
+        assert_eq!(usable_base(tags(&["patchloop-sandbox:x-2"])), None);
+    }
 
     #[test]
     fn debian_suites_by_python() {
