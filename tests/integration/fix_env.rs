@@ -29,6 +29,7 @@ fn copy_dir(from: &Path, to: &Path) {
 async fn fix(
     fixture: &str,
     as_name: &str,
+    extra: &[&str],
 ) -> (Option<i32>, String, String, serde_json::Value, String) {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
@@ -44,6 +45,7 @@ async fn fix(
         .arg(format!("scripted:{}", model.display()))
         .args(["--strategy", "loop", "--reruns", "1", "--out"])
         .arg(&out)
+        .args(extra)
         .output()
         .await
         .unwrap();
@@ -85,7 +87,7 @@ fn sandbox_tags(text: &str) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failures_that_pass_on_the_ci_python_are_not_targets() {
     let (code, stdout, stderr, receipt, trajectory) =
-        fix("env-python-ci", "env-python-ci-fix").await;
+        fix("env-python-ci", "env-python-ci-fix", &[]).await;
     let _cleanup = Images(sandbox_tags(&stderr));
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     // test_pairs' traceback ends in the repository's own code (chunks/__init__.py): by its
@@ -120,9 +122,34 @@ async fn failures_that_pass_on_the_ci_python_are_not_targets() {
     );
 }
 
+/// The same checkout without the second run: test_pairs' traceback ends in the repository, so
+/// it is a target, and the fix of the real bug alone is not enough.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_second_run_a_failure_of_another_python_is_a_target() {
+    let (code, stdout, stderr, _, _) = fix(
+        "env-python-ci",
+        "env-python-ci-off",
+        &["--ci-python", "off"],
+    )
+    .await;
+    let _cleanup = Images(sandbox_tags(&stderr));
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("environment check: no run on the CI's Python (--ci-python off); by their tracebacks, suspected environmental (not targets): none"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "targets: tests/test_calc.py::test_double, tests/test_chunks.py::test_pairs\n"
+        ),
+        "{stderr}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failures_of_another_python_are_not_targets() {
-    let (code, stdout, stderr, receipt, trajectory) = fix("env-python", "env-python-fix").await;
+    let (code, stdout, stderr, receipt, trajectory) =
+        fix("env-python", "env-python-fix", &[]).await;
     let _cleanup = Images(sandbox_tags(&stderr));
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     // No image of Python 3.8 can be had here, and the output says why.
