@@ -464,6 +464,7 @@ async fn run_episode(
         edge_probe: rp.probe,
         review: rp.review(&args.model_options)?,
         held_out: Default::default(),
+        env_check: None,
     }
     .with_plan(&rp);
     let tiers: Vec<&dyn Model> = models.iter().map(|m| m.as_ref()).collect();

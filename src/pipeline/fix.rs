@@ -18,6 +18,7 @@ use crate::agent::model::{self, ModelArgs};
 use crate::agent::tools::ToolConfig;
 use crate::config::repair::RepairArgs;
 use crate::config::{BudgetArgs, Config, ConfigFile, Source};
+use crate::sandbox::cipython::CiPython;
 use crate::verify::PreparedImage;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -40,6 +41,16 @@ pub struct FixArgs {
     /// --fail-to-pass's), as the action reads them.
     #[arg(long, value_name = "FILE")]
     pub ci_log: Option<PathBuf>,
+    /// Without named targets, when the image's Python differs from the CI's: how to get an
+    /// image of the CI's Python to run the failing tests on again (a failure that passes there
+    /// is environmental, not a target; one that fails there too is a target). `build` (the
+    /// default) uses one already here, else pulls python:X.Y-slim, else debootstraps the
+    /// Debian suite with that Python (bullseye 3.9, trixie 3.13: minutes once, reused by tag);
+    /// `local` only uses images already here; `off` only reads the tracebacks. Without such an
+    /// image, failures whose traceback ends outside the repository are suspected environmental,
+    /// and the output says why no image could be had.
+    #[arg(long, value_enum, default_value_t = CiPython::Build, value_name = "MODE")]
+    pub ci_python: CiPython,
     /// A problem statement (Markdown/text) added to the task.
     #[arg(long)]
     pub issue: Option<PathBuf>,
@@ -228,29 +239,39 @@ async fn fix_inner(args: &FixArgs) -> anyhow::Result<RepairResult> {
     if let Some(log) = &args.ci_log {
         named.extend(super::env::ci_log_targets(log)?);
     }
-    // No named targets and another Python than CI's: failures suspected environmental are
-    // not the repair's task (pipeline/env.rs).
+    // No named targets and another Python than CI's: failures that pass on the CI's Python (or,
+    // without an image of it, whose tracebacks end outside the repository) are not the
+    // repair's task (pipeline/env.rs).
+    let ci = super::env::CiRun {
+        repo: repo_dir,
+        mode: args.ci_python,
+        progress: super::stderr_progress(),
+    };
     if named.is_empty()
         && let Some(split) =
-            super::env::split_environmental(&docker, &image, &plan.episode.tools, &plan.run_id)
+            super::env::split_environmental(&docker, &image, &plan.episode.tools, &plan.run_id, &ci)
                 .await?
-        && !split.suspected.is_empty()
     {
-        eprint!(
-            "suspected environmental (not targets): {}",
-            split.statement()
-        );
-        if split.targets.is_empty() {
-            return Err(anyhow!(
-                "every failing test is suspected environmental ({}); name the real targets with --fail-to-pass or --ci-log",
-                split.note
-            ));
+        eprintln!("environment check: {}", split.summary());
+        plan.env_check = Some(split.summary());
+        if !split.environmental.is_empty() {
+            let label = match split.method {
+                super::env::Method::Rerun { .. } => "environmental (not targets)",
+                super::env::Method::Tracebacks { .. } => "suspected environmental (not targets)",
+            };
+            eprint!("{label}: {}", split.statement());
+            if split.targets.is_empty() {
+                return Err(anyhow!(
+                    "every failing test is environmental ({}); name the real targets with --fail-to-pass or --ci-log",
+                    split.note
+                ));
+            }
+            plan.statement = Some(match plan.statement.take() {
+                Some(s) => format!("{s}\n\n{}", split.statement()),
+                None => split.statement(),
+            });
+            named = split.targets;
         }
-        plan.statement = Some(match plan.statement.take() {
-            Some(s) => format!("{s}\n\n{}", split.statement()),
-            None => split.statement(),
-        });
-        named = split.targets;
     }
     plan.targets = Targets::Reproduce { named };
     let tiers: Vec<&dyn model::Model> = models.iter().map(|m| m.as_ref()).collect();

@@ -146,6 +146,10 @@ pub struct Plan {
     /// Test files held out of the episode (absent from its image) and their failing tests,
     /// which verification requires too (`verify::holdout`; `Reproduce` targets only).
     pub held_out: HeldOut,
+    /// How the reproduction's failures were told apart from environmental ones (`fix` without
+    /// named targets on another Python than the CI's: `pipeline::env`); the receipt's
+    /// environment note repeats it.
+    pub env_check: Option<String>,
 }
 
 /// Held-out test files and the failing tests in them.
@@ -179,6 +183,7 @@ impl Plan {
             edge_probe: true,
             review: None,
             held_out: HeldOut::default(),
+            env_check: None,
         }
     }
 
@@ -1142,6 +1147,13 @@ async fn finish(
     }
     let stopped_by = ledger.check().filter(|_| s.winner.is_none());
     if let Some(r) = &mut s.receipt {
+        if let Some(c) = &plan.env_check {
+            let check = format!("environment check: {c}");
+            r.image.note = Some(match r.image.note.take() {
+                Some(n) => format!("{n}; {check}"),
+                None => check,
+            });
+        }
         r.repair = s.attempts.clone();
         r.spend = Some(ledger.report(stopped_by));
         if let Some(dir) = &plan.receipt_dir {

@@ -121,30 +121,106 @@ pub async fn ensure_builder(
         .forcerm(true)
         .labels(&labels)
         .build();
-    match image::run_build(docker, options, entries, "builder image", &opts.progress).await {
-        Ok(_) => {
-            opts.say(&format!(
-                "built {tag} in {:.0}s",
-                started.elapsed().as_secs_f64()
-            ));
-            Ok(found)
-        }
+    let built = image::run_build(docker, options, entries, "builder image", &opts.progress).await;
+    if built.is_ok() {
+        opts.say(&format!(
+            "built {tag} in {:.0}s",
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    let chosen = after_build(base, found, built.map(|_| ()), opts);
+    if matches!(
+        chosen,
+        Ok(Builder {
+            toolchain: false,
+            ..
+        })
+    ) && let Ok(mut f) = FAILED.lock()
+    {
+        f.push(base.to_string());
+    }
+    chosen
+}
+
+/// The builder after its build (pure but for the progress line): the toolchain image when it
+/// built; the base itself, with a note saying what that costs, when the toolchain's install
+/// failed; an error when the disk is full or the daemon failed.
+fn after_build(
+    base: &str,
+    found: Builder,
+    built: Result<(), ImageError>,
+    opts: &BaseOptions,
+) -> Result<Builder, ImageError> {
+    match built {
+        Ok(()) => Ok(found),
         Err(e @ ImageError::BuildFailed { .. }) => {
             opts.say(&format!(
-                "note: the C toolchain could not be installed, so requirements without a wheel for this Python will be left out; wheels are built on the base ({e})"
+                "{NO_TOOLCHAIN_NOTE}; wheels are built on the base ({e})"
             ));
-            if let Ok(mut f) = FAILED.lock() {
-                f.push(base.to_string());
-            }
-            Ok(without())
+            Ok(Builder {
+                image: base.to_string(),
+                toolchain: false,
+            })
         }
         Err(e) => Err(e),
     }
 }
 
+/// What prepare says when the builder has no toolchain.
+pub const NO_TOOLCHAIN_NOTE: &str = "note: the C toolchain could not be installed, so requirements without a wheel for this Python will be left out";
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_toolchain_install_falls_back_to_the_base_and_says_so() {
+        let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let sink = lines.clone();
+        let opts = BaseOptions {
+            progress: Some(std::sync::Arc::new(move |l: &str| {
+                sink.lock().unwrap().push(l.to_string())
+            })),
+            ..Default::default()
+        };
+        let found = Builder {
+            image: "patchloop-builder:1".into(),
+            toolchain: true,
+        };
+        let failed = ImageError::BuildFailed {
+            stage: "builder image".into(),
+            command: "apt-get install -y build-essential".into(),
+            log_tail: "E: Unable to locate package".into(),
+            hint: "h".into(),
+        };
+        let b = after_build("patchloop-base:py-1", found.clone(), Err(failed), &opts).unwrap();
+        assert_eq!(
+            b,
+            Builder {
+                image: "patchloop-base:py-1".into(),
+                toolchain: false
+            }
+        );
+        let said = lines.lock().unwrap().join("\n");
+        assert!(said.contains(NO_TOOLCHAIN_NOTE), "{said}");
+        assert!(
+            said.contains("apt-get install -y build-essential"),
+            "{said}"
+        );
+        // A built toolchain is used; a full disk is no reason to degrade.
+        assert_eq!(
+            after_build("b", found.clone(), Ok(()), &opts).unwrap(),
+            found
+        );
+        let full = ImageError::DiskFull {
+            stage: "builder image".into(),
+            log_tail: "no space left on device".into(),
+        };
+        assert!(matches!(
+            after_build("b", found, Err(full), &opts),
+            Err(ImageError::DiskFull { .. })
+        ));
+    }
 
     #[test]
     fn the_builder_tag_follows_the_base_and_the_recipe() {

@@ -168,6 +168,8 @@ pub enum ImageError {
     },
     #[error("cannot build the base image offline: {reason}")]
     Offline { reason: String },
+    #[error("cannot pull {image}: {reason}")]
+    PullFailed { image: String, reason: String },
     /// The message names the cause itself; it is not chained as a source, so anyhow's `{:#}`
     /// does not print it twice.
     #[error("{what}: {cause}")]
@@ -378,7 +380,10 @@ pub async fn ensure_base_image_for(
         match pull(docker, from, opts).await {
             Ok(()) => {
                 opts.say(&format!("building {tag} from {from}"));
-                build_base(docker, &tag, &recipe, from, "online", &ca, &extra, opts).await?;
+                build_base(
+                    docker, &tag, &recipe, from, "online", &ca, &extra, opts, None,
+                )
+                .await?;
                 opts.say(&format!(
                     "built {tag} in {:.0}s",
                     started.elapsed().as_secs_f64()
@@ -390,9 +395,12 @@ pub async fn ensure_base_image_for(
             )),
         }
     }
-    let rootfs = ensure_rootfs(docker, opts, recipe.include).await?;
+    let rootfs = ensure_rootfs(docker, opts, SUITE, recipe.include).await?;
     opts.say(&format!("building {tag} from {rootfs}"));
-    build_base(docker, &tag, &recipe, &rootfs, "offline", &ca, &extra, opts).await?;
+    build_base(
+        docker, &tag, &recipe, &rootfs, "offline", &ca, &extra, opts, None,
+    )
+    .await?;
     opts.say(&format!(
         "built {tag} in {:.0}s",
         started.elapsed().as_secs_f64()
@@ -436,8 +444,7 @@ pub async fn ensure_python_base(
     let Some(w) = want else {
         return default().await;
     };
-    let valid = w.split('.').count() == 2 && w.split('.').all(|p| p.parse::<u32>().is_ok());
-    if !valid || opts.offline || w == ONLINE_PYTHON {
+    if !is_python_version(w) || opts.offline || w == ONLINE_PYTHON {
         return default().await;
     }
     let default_tag = base_tag();
@@ -446,54 +453,172 @@ pub async fn ensure_python_base(
     {
         return Ok((default_tag, None));
     }
+    match ensure_online_python_base(docker, opts, w).await {
+        Ok(tag) => Ok((tag, None)),
+        Err(ImageError::PullFailed { image, reason }) => {
+            opts.say(&format!(
+                "cannot pull {image} ({reason}); using the default base"
+            ));
+            default().await
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether `v` is an `X.Y` version.
+pub fn is_python_version(v: &str) -> bool {
+    v.split('.').count() == 2 && v.split('.').all(|p| p.parse::<u32>().is_ok())
+}
+
+/// The tag of the Python base built from `python:<w>-slim`.
+pub fn online_python_tag(w: &str) -> String {
     let from = format!("python:{w}-slim");
-    let recipe = BaseRecipe::for_kind(ProjectKind::Python);
     let mut h = Sha256::new();
     h.update(base_recipe_hash().as_bytes());
     h.update(from.as_bytes());
-    let tag = format!("{BASE_REPO}:py{w}-{}", &hex::encode(h.finalize())[..16]);
+    format!("{BASE_REPO}:py{w}-{}", &hex::encode(h.finalize())[..16])
+}
+
+/// The tag of the offline Python base of a Debian suite whose `python3` is `version` (the
+/// default base for bookworm).
+pub fn debian_python_tag(suite: &str, version: &str) -> String {
+    if suite == SUITE {
+        return base_tag();
+    }
+    let mut h = Sha256::new();
+    for part in [base_recipe_hash().as_str(), "debian", suite] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    format!(
+        "{BASE_REPO}:py{version}-{}",
+        &hex::encode(h.finalize())[..16]
+    )
+}
+
+/// The Python base built from `python:<w>-slim` (pulled first; reused by tag).
+/// [`ImageError::PullFailed`] when the image cannot be pulled (not tried again in this process).
+pub async fn ensure_online_python_base(
+    docker: &Docker,
+    opts: &BaseOptions,
+    w: &str,
+) -> Result<String, ImageError> {
+    let from = format!("python:{w}-slim");
+    let tag = online_python_tag(w);
     if docker.inspect_image(&tag).await.is_ok() {
         opts.say(&format!("base image {tag} exists; reusing it"));
-        return Ok((tag, None));
+        return Ok(tag);
     }
     let failed = FAILED_PULLS
         .lock()
         .map(|f| f.contains(&from))
         .unwrap_or(false);
-    if !failed {
-        match pull(docker, &from, opts).await {
-            Ok(()) => {
-                let ca = opts.ca_bytes()?;
-                let extra = extra_for(ProjectKind::Python, opts);
-                opts.say(&format!(
-                    "building {tag} from {from} (the repository's Python)"
-                ));
-                build_base(docker, &tag, &recipe, &from, "online", &ca, &extra, opts).await?;
-                return Ok((tag, None));
-            }
-            Err(reason) => {
-                opts.say(&format!(
-                    "cannot pull {from} ({reason}); using the default base"
-                ));
-                if let Ok(mut f) = FAILED_PULLS.lock() {
-                    f.push(from.clone());
-                }
-            }
-        }
+    if failed {
+        return Err(ImageError::PullFailed {
+            image: from,
+            reason: "its pull failed earlier in this run".into(),
+        });
     }
-    default().await
+    if let Err(reason) = pull(docker, &from, opts).await {
+        if let Ok(mut f) = FAILED_PULLS.lock() {
+            f.push(from.clone());
+        }
+        return Err(ImageError::PullFailed {
+            image: from,
+            reason,
+        });
+    }
+    let ca = opts.ca_bytes()?;
+    let recipe = BaseRecipe::for_kind(ProjectKind::Python);
+    let extra = extra_for(ProjectKind::Python, opts);
+    opts.say(&format!(
+        "building {tag} from {from} (the repository's Python)"
+    ));
+    build_base(
+        docker,
+        &tag,
+        &recipe,
+        &from,
+        "online",
+        &ca,
+        &extra,
+        opts,
+        Some(w),
+    )
+    .await?;
+    Ok(tag)
 }
 
-/// `X.Y` of a Python base image: the official images' `PYTHON_VERSION`, else Debian's.
-async fn base_python(docker: &Docker, tag: &str) -> String {
-    let env = docker
+/// The offline Python base of another Debian suite (debootstrap of `suite` + the same recipe as
+/// the default base), whose interpreter is `version`; reused by tag, one builder per machine.
+/// Minutes on first use (the suite's debootstrap), needs root and debootstrap like the default.
+pub async fn ensure_debian_python_base(
+    docker: &Docker,
+    opts: &BaseOptions,
+    suite: &str,
+    version: &str,
+) -> Result<String, ImageError> {
+    let tag = debian_python_tag(suite, version);
+    if docker.inspect_image(&tag).await.is_ok() {
+        opts.say(&format!("base image {tag} exists; reusing it"));
+        return Ok(tag);
+    }
+    let _lock = host_lock(&format!("base-{}", tag.replace([':', '/'], "-")), opts).await?;
+    if docker.inspect_image(&tag).await.is_ok() {
+        opts.say(&format!("base image {tag} was built meanwhile; reusing it"));
+        return Ok(tag);
+    }
+    let started = std::time::Instant::now();
+    let recipe = BaseRecipe::for_kind(ProjectKind::Python);
+    let rootfs = ensure_rootfs(docker, opts, suite, recipe.include).await?;
+    let ca = opts.ca_bytes()?;
+    let extra = extra_for(ProjectKind::Python, opts);
+    opts.say(&format!(
+        "building {tag} from {rootfs} (Debian {suite}'s Python {version})"
+    ));
+    build_base(
+        docker,
+        &tag,
+        &recipe,
+        &rootfs,
+        "offline",
+        &ca,
+        &extra,
+        opts,
+        Some(version),
+    )
+    .await?;
+    opts.say(&format!(
+        "built {tag} in {:.0}s",
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(tag)
+}
+
+/// Label of a Python base built for a named interpreter: its `X.Y`.
+pub const LABEL_BASE_PYTHON: &str = "patchloop.base.python";
+
+/// `X.Y` of a Python base image: its [`LABEL_BASE_PYTHON`], else the official images'
+/// `PYTHON_VERSION`, else Debian bookworm's.
+pub async fn base_python(docker: &Docker, tag: &str) -> String {
+    let config = docker
         .inspect_image(tag)
         .await
         .ok()
         .and_then(|i| i.config)
-        .and_then(|c| c.env)
         .unwrap_or_default();
-    env.iter()
+    if let Some(v) = config
+        .labels
+        .as_ref()
+        .and_then(|l| l.get(LABEL_BASE_PYTHON))
+        .filter(|v| is_python_version(v))
+    {
+        return v.clone();
+    }
+    config
+        .env
+        .unwrap_or_default()
+        .iter()
         .find_map(|e| e.strip_prefix("PYTHON_VERSION="))
         .map(|v| v.split('.').take(2).collect::<Vec<_>>().join("."))
         .unwrap_or_else(|| OFFLINE_PYTHON.to_string())
@@ -580,6 +705,7 @@ async fn build_base(
     ca: &[u8],
     extra: &Extra,
     opts: &BaseOptions,
+    python: Option<&str>,
 ) -> Result<(), ImageError> {
     let mut entries = vec![
         Entry::data("Dockerfile", recipe.dockerfile, 0o644),
@@ -602,6 +728,9 @@ async fn build_base(
         (LABEL_FLAVOR.to_string(), flavor.to_string()),
         ("patchloop.base.from".to_string(), from.to_string()),
     ]);
+    if let Some(v) = python {
+        labels.insert(LABEL_BASE_PYTHON.to_string(), v.to_string());
+    }
     if recipe.kind != ProjectKind::Python {
         labels.insert(
             super::lang::LABEL_KIND.to_string(),
@@ -664,11 +793,11 @@ pub fn mirror_from_sources(text: &str) -> Option<String> {
     None
 }
 
-fn rootfs_tag(include: &str) -> String {
+fn rootfs_tag(suite: &str, include: &str) -> String {
     let mut h = Sha256::new();
-    h.update(SUITE.as_bytes());
+    h.update(suite.as_bytes());
     h.update(include.as_bytes());
-    format!("{ROOTFS_REPO}:{SUITE}-{}", &hex::encode(h.finalize())[..12])
+    format!("{ROOTFS_REPO}:{suite}-{}", &hex::encode(h.finalize())[..12])
 }
 
 /// Whether this process runs as root (debootstrap needs it), from `/proc/self/status`.
@@ -684,14 +813,15 @@ fn euid_from_status(status: &str) -> Option<u32> {
     line.split_whitespace().nth(2)?.parse().ok()
 }
 
-/// debootstrap a minbase rootfs and `docker import` it (Engine API, streamed tar); reused when
-/// its tag exists.
+/// debootstrap a minbase rootfs of a Debian suite and `docker import` it (Engine API, streamed
+/// tar); reused when its tag exists.
 async fn ensure_rootfs(
     docker: &Docker,
     opts: &BaseOptions,
+    suite: &str,
     include: &str,
 ) -> Result<String, ImageError> {
-    let tag = rootfs_tag(include);
+    let tag = rootfs_tag(suite, include);
     if docker.inspect_image(&tag).await.is_ok() {
         opts.say(&format!("rootfs {tag} exists; reusing it"));
         return Ok(tag);
@@ -714,10 +844,10 @@ async fn ensure_rootfs(
             "cannot create a directory for debootstrap in /var/tmp",
         ))?;
     opts.say(&format!(
-        "debootstrap {SUITE} from {mirror} into {} (about a minute)",
+        "debootstrap {suite} from {mirror} into {} (about a minute)",
         dir.path().display()
     ));
-    debootstrap(dir.path(), &mirror, include, opts).await?;
+    debootstrap(dir.path(), &mirror, suite, include, opts).await?;
     opts.say(&format!("importing the rootfs as {tag}"));
     import_dir(docker, dir.path(), &tag).await?;
     Ok(tag)
@@ -734,6 +864,7 @@ fn which(cmd: &str) -> Option<PathBuf> {
 async fn debootstrap(
     dir: &Path,
     mirror: &str,
+    suite: &str,
     include: &str,
     opts: &BaseOptions,
 ) -> Result<(), ImageError> {
@@ -741,7 +872,7 @@ async fn debootstrap(
     let mut child = tokio::process::Command::new(bin)
         .arg("--variant=minbase")
         .arg(format!("--include={include}"))
-        .arg(SUITE)
+        .arg(suite)
         .arg(dir)
         .arg(mirror)
         .stdin(std::process::Stdio::null())
@@ -796,7 +927,7 @@ async fn debootstrap(
         return Err(ImageError::BuildFailed {
             stage: "offline base (debootstrap)".into(),
             command: format!(
-                "debootstrap --variant=minbase --include={include} {SUITE} {} {mirror}",
+                "debootstrap --variant=minbase --include={include} {suite} {} {mirror}",
                 dir.display()
             ),
             log_tail,
@@ -1068,6 +1199,24 @@ mod tests {
         for k in ProjectKind::ALL {
             assert_eq!(BaseRecipe::for_kind(k).include, DEBOOTSTRAP_INCLUDE);
         }
+    }
+
+    #[test]
+    fn bases_of_other_pythons_have_tags_of_their_own() {
+        // Bookworm's offline base is the default one; another suite's names its Python.
+        assert_eq!(debian_python_tag(SUITE, "3.11"), base_tag());
+        let trixie = debian_python_tag("trixie", "3.13");
+        assert!(trixie.starts_with("patchloop-base:py3.13-"), "{trixie}");
+        assert_ne!(trixie, debian_python_tag("bullseye", "3.9"));
+        assert_ne!(trixie, online_python_tag("3.13"));
+        assert_eq!(trixie, debian_python_tag("trixie", "3.13"));
+        // The rootfs is per suite; bookworm's keeps its tag.
+        assert_ne!(
+            rootfs_tag("trixie", DEBOOTSTRAP_INCLUDE),
+            rootfs_tag(SUITE, DEBOOTSTRAP_INCLUDE)
+        );
+        assert!(rootfs_tag("trixie", DEBOOTSTRAP_INCLUDE).starts_with("patchloop-rootfs:trixie-"));
+        assert!(is_python_version("3.13") && !is_python_version("3") && !is_python_version("3.x"));
     }
 
     #[test]

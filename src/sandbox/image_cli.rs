@@ -171,6 +171,7 @@ pub async fn prepare(args: PrepareArgs) -> Result<(), ImageError> {
             add: args.add_deps,
             skip: args.skip_deps,
         },
+        base_image: None,
     };
     let docker = super::docker::connect().await?;
     let started = std::time::Instant::now();

@@ -8,6 +8,7 @@ pub mod builder;
 pub mod ci;
 pub mod ci_deps;
 mod ci_text;
+pub mod cipython;
 pub mod container;
 pub mod context;
 pub mod docker;

@@ -74,6 +74,9 @@ pub struct PrepareOptions {
     /// Requirements to add to / drop from the Python test environment, on top of the
     /// checkout's `.github/patchloop.yml` `dependencies:`.
     pub deps: pydeps::DepsOverrides,
+    /// A Python base to build on instead of choosing one (the CI's Python for the second run
+    /// of `pipeline::env`); no environment note then.
+    pub base_image: Option<String>,
 }
 
 /// A built sandbox image and what the harness needs to know about it.
@@ -345,7 +348,10 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     }
 
     let mut env_note: Option<String> = None;
-    let base = if kind == ProjectKind::Python {
+    let base = if let (ProjectKind::Python, Some(b)) = (kind, &opts.base_image) {
+        image::say(&progress, &format!("base image {b} (given)"));
+        b.clone()
+    } else if kind == ProjectKind::Python {
         let want = ci_plan.python.as_ref().map(|(v, _)| v.as_str());
         let (tag, note) = image::ensure_python_base(docker, &opts.base, want).await?;
         if let Some(n) = &note {

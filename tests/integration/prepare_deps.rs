@@ -4,14 +4,15 @@
 //! prepare that fails when the tests then cannot be collected, naming the requirement and the
 //! `dependencies.add`/`skip` keys, `dependencies.skip` honoured, and a C extension with no wheel
 //! for the image's Python compiled on the builder image while no compiler reaches the sandbox.
-//! Needs Docker (fails without it) and PyPI (the dependencies layer downloads pytest and
+//! When no toolchain can be installed (a base whose apt-get always fails), the base builds the
+//! wheels and prepare says so. Needs Docker (fails without it) and PyPI (the dependencies layer downloads pytest and
 //! ciso8601's sdist; the builder image installs gcc through Debian's apt).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use patchloop::sandbox::builder::BUILDER_REPO;
+use patchloop::sandbox::builder::{self, BUILDER_REPO, NO_TOOLCHAIN_NOTE};
 use patchloop::sandbox::container::Container;
 use patchloop::sandbox::docker::connect;
 use patchloop::sandbox::image::{BaseOptions, ImageError, LABEL_DEPS};
@@ -53,6 +54,14 @@ fn checkout(name: &str, as_name: &str) -> (tempfile::TempDir, PathBuf) {
 }
 
 async fn prepare_at(root: &Path) -> (Result<PreparedImage, ImageError>, String) {
+    prepare_on(root, None).await
+}
+
+/// [`prepare_at`] on a given base image (`PrepareOptions::base_image`).
+async fn prepare_on(
+    root: &Path,
+    base_image: Option<String>,
+) -> (Result<PreparedImage, ImageError>, String) {
     let docker = connect()
         .await
         .expect("Docker must be running for these tests");
@@ -68,6 +77,7 @@ async fn prepare_at(root: &Path) -> (Result<PreparedImage, ImageError>, String) 
                 })),
                 ..Default::default()
             },
+            base_image,
             ..Default::default()
         },
     )
@@ -284,4 +294,65 @@ async fn a_c_extension_is_compiled_on_the_builder_and_no_compiler_reaches_the_sa
         "a compiler is in the sandbox:\n{text}"
     );
     assert!(text.contains("end"), "{text}");
+}
+
+/// The no-toolchain fallback, forced honestly: a base whose `apt-get` (a wrapper first on PATH)
+/// always fails, as when no Debian mirror answers. The builder image cannot be built, so the
+/// base itself builds the wheels, prepare succeeds and says so, and the dependencies image
+/// records no builder.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_toolchain_the_base_builds_the_wheels_and_prepare_says_so() {
+    let base = std::env::var("PATCHLOOP_TEST_BASE")
+        .unwrap_or_else(|_| patchloop::sandbox::image::base_tag());
+    let broken = format!("patchloop-test-noapt:{:08x}", rand::random::<u32>());
+    let dockerfile = format!(
+        "FROM {base}\nRUN printf '#!/bin/sh\\necho \"apt-get: refused (no mirror answers)\" >&2\\nexit 100\\n' > /usr/local/sbin/apt-get && chmod 755 /usr/local/sbin/apt-get\n"
+    );
+    let mut child = Command::new("docker")
+        .args(["build", "-q", "-t", &broken, "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(dockerfile.as_bytes())
+            .unwrap();
+    }
+    let built = child.wait_with_output().unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let (_dir, root) = checkout("minilib", "deps-no-toolchain");
+    // Dropped last: the sandbox image first, then its dependencies image, then the base.
+    let mut cleanup = Images(Vec::new());
+    let (r, out) = prepare_on(&root, Some(broken.clone())).await;
+    let img = r.unwrap_or_else(|e| panic!("prepare: {e}\n{out}"));
+    let deps = label(&img.tag, LABEL_DEPS);
+    cleanup.0 = vec![img.tag.clone(), deps.clone(), broken.clone()];
+    assert!(out.contains(NO_TOOLCHAIN_NOTE), "{out}");
+    assert!(out.contains("apt-get"), "{out}");
+    assert_eq!(label(&deps, LABEL_DEPS_BUILDER), "none", "{out}");
+    let no_builder = Command::new("docker")
+        .args(["image", "inspect", &builder::builder_tag(&broken)])
+        .output()
+        .unwrap();
+    assert!(
+        !no_builder.status.success(),
+        "a builder image was made\n{out}"
+    );
+    // The image works: its tests are collected and pass.
+    let o = run_in(
+        &img.tag,
+        "cd /workspace && python -m pytest -q -p no:cacheprovider",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && text.contains("passed"), "{text}");
 }
