@@ -182,16 +182,19 @@ pub fn suite_from_junit(
             // A task may only name tests pytest can select again: leave this one out.
             continue;
         }
-        let ok = matches!(
-            case.result.outcome,
-            TestOutcome::Passed | TestOutcome::Skipped
-        );
+        let skipped = case.result.outcome == TestOutcome::Skipped;
+        let ok = skipped || case.result.outcome == TestOutcome::Passed;
         let message = if ok { None } else { case.result.message };
+        let outcome = CaseOutcome {
+            ok,
+            skipped,
+            message,
+        };
         match tests.get_mut(&id) {
-            Some(old) if old.ok && !ok => *old = CaseOutcome { ok, message },
+            Some(old) if old.ok && !ok => *old = outcome,
             Some(_) => {}
             None => {
-                tests.insert(id, CaseOutcome { ok, message });
+                tests.insert(id, outcome);
             }
         }
     }
@@ -228,7 +231,10 @@ mod tests {
         let s = suite_from_junit(XML, &ids).unwrap();
         assert_eq!(s.tests.len(), 3);
         assert!(s.tests["tests/test_core.py::test_ok"].ok);
+        assert!(!s.tests["tests/test_core.py::test_ok"].skipped);
+        // green, but known as a skip: never a FAIL_TO_PASS target (validate::Baseline)
         assert!(s.tests["tests/test_core.py::TestC::test_p[a-b]"].ok);
+        assert!(s.tests["tests/test_core.py::TestC::test_p[a-b]"].skipped);
         let bad = &s.tests["tests/test_core.py::test_bad"];
         assert!(!bad.ok);
         assert_eq!(bad.message.as_deref(), Some("assert 1 == 2"));
