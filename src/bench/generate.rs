@@ -462,6 +462,7 @@ mod tests {
                     format!("tests/test_m.py::t{n}"),
                     CaseOutcome {
                         ok: !broken,
+                        skipped: false,
                         message: broken.then(|| format!("assert f(2) == {n}")),
                     },
                 );
@@ -578,6 +579,7 @@ mod tests {
                     "tests/t.py::ok".into(),
                     CaseOutcome {
                         ok: true,
+                        skipped: false,
                         message: None,
                     },
                 );
@@ -585,6 +587,7 @@ mod tests {
                     "tests/t.py::bad".into(),
                     CaseOutcome {
                         ok: false,
+                        skipped: false,
                         message: None,
                     },
                 );

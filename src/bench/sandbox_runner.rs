@@ -13,6 +13,18 @@ use crate::sandbox::{ExecRequest, ExecStatus, Sandbox};
 
 const JUNIT: &str = "/tmp/patchloop-bench-junit.xml";
 
+/// The verbosity flags a collection run tries, in order (see [`ContainerRunner::new`]).
+const COLLECT_QUIET: [&str; 5] = ["-q", "", "-qq", "-qqq", "-qqqq"];
+
+/// JUnit key → node id from `--collect-only` output (the node-id lines of `-q`).
+fn node_ids_from_collection(text: &str) -> BTreeMap<String, String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|id| id.contains("::") && !id.contains(' '))
+        .map(|id| (key_for_node_id(id), id.to_string()))
+        .collect()
+}
+
 pub struct ContainerRunner<'a> {
     sandbox: &'a dyn Sandbox,
     test_cmd: String,
@@ -38,28 +50,31 @@ impl<'a> ContainerRunner<'a> {
             originals,
             slowest_original: std::sync::Mutex::new(Duration::ZERO),
         };
-        let collect = sandbox
-            .exec(
-                ExecRequest::shell(format!(
-                    "cd /workspace && {} -q --collect-only -p no:cacheprovider 2>&1",
-                    runner.test_cmd
-                ))
-                .timeout(Duration::from_secs(300))
-                .output_cap(16 << 20),
-            )
-            .await?;
-        let text = collect.output.render();
-        if !collect.status.success() {
-            bail!(
-                "collecting the tests failed ({:?}); the suite must collect cleanly on the original code:\n{}",
-                collect.status,
-                crate::sandbox::output::truncate_text(&text, 4000)
-            );
-        }
-        for line in text.lines() {
-            let id = line.trim();
-            if id.contains("::") && !id.contains(' ') {
-                runner.node_ids.insert(key_for_node_id(id), id.to_string());
+        // `--collect-only` lists node ids only at verbosity -1, and a project's addopts adds to
+        // ours (arrow's `-v` turns `-q` into the item tree, `-q` into `-qq` file counts): try
+        // the usual `-q` first, then the counts that undo one `-q` or one to three `-v`.
+        for quiet in COLLECT_QUIET {
+            let collect = sandbox
+                .exec(
+                    ExecRequest::shell(format!(
+                        "cd /workspace && {} {quiet} --collect-only -p no:cacheprovider 2>&1",
+                        runner.test_cmd
+                    ))
+                    .timeout(Duration::from_secs(300))
+                    .output_cap(16 << 20),
+                )
+                .await?;
+            let text = collect.output.render();
+            if !collect.status.success() {
+                bail!(
+                    "collecting the tests failed ({:?}); the suite must collect cleanly on the original code:\n{}",
+                    collect.status,
+                    crate::sandbox::output::truncate_text(&text, 4000)
+                );
+            }
+            runner.node_ids = node_ids_from_collection(&text);
+            if !runner.node_ids.is_empty() {
+                break;
             }
         }
         Ok(runner)
@@ -182,16 +197,19 @@ pub fn suite_from_junit(
             // A task may only name tests pytest can select again: leave this one out.
             continue;
         }
-        let ok = matches!(
-            case.result.outcome,
-            TestOutcome::Passed | TestOutcome::Skipped
-        );
+        let skipped = case.result.outcome == TestOutcome::Skipped;
+        let ok = skipped || case.result.outcome == TestOutcome::Passed;
         let message = if ok { None } else { case.result.message };
+        let outcome = CaseOutcome {
+            ok,
+            skipped,
+            message,
+        };
         match tests.get_mut(&id) {
-            Some(old) if old.ok && !ok => *old = CaseOutcome { ok, message },
+            Some(old) if old.ok && !ok => *old = outcome,
             Some(_) => {}
             None => {
-                tests.insert(id, CaseOutcome { ok, message });
+                tests.insert(id, outcome);
             }
         }
     }
@@ -213,6 +231,69 @@ mod tests {
         assert!(!selectable("no_separator"));
     }
 
+    /// A sandbox whose `pytest --collect-only` behaves as with `addopts = -v` (arrow's tox.ini):
+    /// one `-q` gives the item tree, two give node ids, none gives the tree too.
+    struct VerboseAddopts {
+        commands: std::sync::Mutex<Vec<String>>,
+    }
+
+    #[async_trait]
+    impl Sandbox for VerboseAddopts {
+        async fn exec(
+            &self,
+            req: ExecRequest,
+        ) -> Result<crate::sandbox::ExecResult, crate::sandbox::SandboxError> {
+            let cmd = req.argv.join(" ");
+            self.commands.lock().unwrap().push(cmd.clone());
+            let quiet: usize = cmd
+                .split_whitespace()
+                .filter(|w| w.starts_with("-q"))
+                .map(|w| w.len() - 1)
+                .sum();
+            let text = match quiet {
+                2 => {
+                    "tests/test_api.py::TestModule::test_get\ntests/test_api.py::test_now\n\n2 tests collected in 0.1s\n"
+                }
+                0 | 1 => {
+                    "collected 2 items\n\n<Package tests>\n  <Module test_api.py>\n    <Class TestModule>\n      <Function test_get>\n    <Function test_now>\n"
+                }
+                _ => "tests/test_api.py: 2\n",
+            };
+            let mut output = crate::sandbox::CappedOutput::new(1 << 20);
+            output.push(text.as_bytes());
+            Ok(crate::sandbox::ExecResult {
+                status: ExecStatus::Exited(0),
+                output,
+                duration: Duration::ZERO,
+            })
+        }
+        async fn diff(&self) -> Result<String, crate::sandbox::SandboxError> {
+            Ok(String::new())
+        }
+        fn id(&self) -> &str {
+            "verbose-addopts"
+        }
+    }
+
+    #[tokio::test]
+    async fn node_ids_are_collected_when_the_projects_addopts_say_verbose() {
+        let sb = VerboseAddopts {
+            commands: std::sync::Mutex::new(Vec::new()),
+        };
+        let runner = ContainerRunner::new(&sb, "python -m pytest", BTreeMap::new())
+            .await
+            .unwrap();
+        assert_eq!(
+            runner.node_ids.values().collect::<Vec<_>>(),
+            vec![
+                "tests/test_api.py::TestModule::test_get",
+                "tests/test_api.py::test_now"
+            ]
+        );
+        // `-q` (the tree), no flag (the tree), then `-qq`: the ids
+        assert_eq!(sb.commands.lock().unwrap().len(), 3);
+    }
+
     const XML: &str = r#"<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="4" time="0.1" timestamp="2026-11-29T13:48:27.172173" hostname="h"><testcase classname="tests.test_core" name="test_ok" time="0.001" /><testcase classname="tests.test_core" name="test_bad" time="0.001"><failure message="assert 1 == 2">trace</failure></testcase><testcase classname="tests.test_core.TestC" name="test_p[a-b]" time="0.001"><skipped type="pytest.skip" message="skip">s</skipped></testcase><testcase classname="tests.test_core" name="test_bad" time="0.001"><error message="teardown">t</error></testcase></testsuite></testsuites>"#;
 
     #[test]
@@ -228,7 +309,10 @@ mod tests {
         let s = suite_from_junit(XML, &ids).unwrap();
         assert_eq!(s.tests.len(), 3);
         assert!(s.tests["tests/test_core.py::test_ok"].ok);
+        assert!(!s.tests["tests/test_core.py::test_ok"].skipped);
+        // green, but known as a skip: never a FAIL_TO_PASS target (validate::Baseline)
         assert!(s.tests["tests/test_core.py::TestC::test_p[a-b]"].ok);
+        assert!(s.tests["tests/test_core.py::TestC::test_p[a-b]"].skipped);
         let bad = &s.tests["tests/test_core.py::test_bad"];
         assert!(!bad.ok);
         assert_eq!(bad.message.as_deref(), Some("assert 1 == 2"));

@@ -13,6 +13,8 @@ use serde::Serialize;
 pub struct CaseOutcome {
     /// Passed or skipped: what "the suite is green" means to a user.
     pub ok: bool,
+    /// Skipped (so `ok`): green, but not a pass the verifier can count for a FAIL_TO_PASS test.
+    pub skipped: bool,
     pub message: Option<String>,
 }
 
@@ -61,6 +63,11 @@ fn list(ids: &[String]) -> String {
 pub struct Baseline {
     pub passing: BTreeSet<String>,
     pub flaky: BTreeSet<String>,
+    /// Of `passing`, those skipped in a baseline run. A mutant may make one fail before it
+    /// reaches its skip (humanize's i18n tests check English, then skip when the gitignored
+    /// `.mo` catalogues are missing), but the gold patch only brings the skip back, and the
+    /// verifier counts a skipped FAIL_TO_PASS test as still failing: never a target.
+    pub skipped: BTreeSet<String>,
 }
 
 pub fn baseline(run1: &SuiteResult, run2: &SuiteResult) -> Result<Baseline, BaselineError> {
@@ -88,13 +95,22 @@ pub fn baseline(run1: &SuiteResult, run2: &SuiteResult) -> Result<Baseline, Base
             flaky.insert(k.clone());
         }
     }
-    let passing = run1
+    let passing: BTreeSet<String> = run1
         .tests
         .keys()
         .filter(|k| !flaky.contains(*k))
         .cloned()
         .collect();
-    Ok(Baseline { passing, flaky })
+    let skipped = passing
+        .iter()
+        .filter(|k| [run1, run2].iter().any(|r| r.tests[*k].skipped))
+        .cloned()
+        .collect();
+    Ok(Baseline {
+        passing,
+        flaky,
+        skipped,
+    })
 }
 
 /// Why a candidate was not made a task.
@@ -113,6 +129,8 @@ pub enum Rejection {
     NoReport,
     /// Every possible report names the file, the line or the changed code.
     Leaky,
+    /// The only tests it breaks are skipped on the original: the fix cannot make them pass.
+    SkippedOnly,
 }
 
 impl Rejection {
@@ -124,6 +142,7 @@ impl Rejection {
             Rejection::Duplicate => "duplicate",
             Rejection::NoReport => "no_report",
             Rejection::Leaky => "leaky",
+            Rejection::SkippedOnly => "skipped_only",
         }
     }
 }
@@ -143,6 +162,9 @@ pub fn screen(base: &Baseline, run1: &SuiteResult) -> Result<(), Rejection> {
     }
     if failing.len() as f64 > MAX_BROKEN_FRACTION * base.passing.len() as f64 {
         return Err(Rejection::TooBroad);
+    }
+    if failing.is_subset(&base.skipped) {
+        return Err(Rejection::SkippedOnly);
     }
     Ok(())
 }
@@ -169,8 +191,10 @@ pub fn classify(
     if f1 != f2 {
         return Err(Rejection::Flaky);
     }
+    // A test skipped on the original that the mutant fails is in neither list: the gold patch
+    // makes it skip again, which is no pass (FAIL_TO_PASS) and was never a pass (PASS_TO_PASS).
     Ok(Split {
-        fail_to_pass: f1.iter().cloned().collect(),
+        fail_to_pass: f1.difference(&base.skipped).cloned().collect(),
         pass_to_pass: base.passing.difference(&f1).cloned().collect(),
     })
 }
@@ -216,6 +240,7 @@ mod tests {
                         k.to_string(),
                         CaseOutcome {
                             ok: *ok,
+                            skipped: false,
                             message: (!ok).then(|| "assert 1 == 2".to_string()),
                         },
                     )
@@ -319,6 +344,61 @@ mod tests {
                 .unwrap()
                 .fail_to_pass,
             vec!["t::a"]
+        );
+    }
+
+    #[test]
+    fn a_test_skipped_on_the_original_is_never_a_target() {
+        // humanize's test_i18n asserts English output, then skips when the gitignored .mo
+        // catalogues are missing: a mutant fails it before the skip, the gold patch brings the
+        // skip back, and the verifier reports it still_failing.
+        let mut original = run(&[
+            ("t::a", true),
+            ("t::b", true),
+            ("t::c", true),
+            ("t::d", true),
+            ("t::e", true),
+            ("t::f", true),
+            ("t::g", true),
+            ("t::h", true),
+        ]);
+        original.tests.get_mut("t::a").unwrap().skipped = true;
+        let b = baseline(&original, &original).unwrap();
+        assert_eq!(
+            b.skipped.iter().map(String::as_str).collect::<Vec<_>>(),
+            vec!["t::a"]
+        );
+        let only_skipped = run(&[
+            ("t::a", false),
+            ("t::b", true),
+            ("t::c", true),
+            ("t::d", true),
+            ("t::e", true),
+            ("t::f", true),
+            ("t::g", true),
+            ("t::h", true),
+        ]);
+        assert_eq!(screen(&b, &only_skipped), Err(Rejection::SkippedOnly));
+        assert_eq!(
+            classify(&b, &only_skipped, &only_skipped),
+            Err(Rejection::SkippedOnly)
+        );
+        // with a real target beside it, the skipped test is in neither list
+        let both = run(&[
+            ("t::a", false),
+            ("t::b", false),
+            ("t::c", true),
+            ("t::d", true),
+            ("t::e", true),
+            ("t::f", true),
+            ("t::g", true),
+            ("t::h", true),
+        ]);
+        let s = classify(&b, &both, &both).unwrap();
+        assert_eq!(s.fail_to_pass, vec!["t::b"]);
+        assert_eq!(
+            s.pass_to_pass,
+            vec!["t::c", "t::d", "t::e", "t::f", "t::g", "t::h"]
         );
     }
 

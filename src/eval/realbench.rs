@@ -682,6 +682,7 @@ mod tests {
                         id.to_string(),
                         CaseOutcome {
                             ok: *ok,
+                            skipped: false,
                             message: (!ok).then(|| msg.to_string()),
                         },
                     )
@@ -839,7 +840,14 @@ mod tests {
                 .map(|(i, id)| {
                     let ok = !failing.contains(&i);
                     let message = (!ok).then(|| "cache full".to_string());
-                    (id.clone(), CaseOutcome { ok, message })
+                    (
+                        id.clone(),
+                        CaseOutcome {
+                            ok,
+                            skipped: false,
+                            message,
+                        },
+                    )
                 })
                 .collect(),
         };
