@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import traceback
+import unittest  # before any workspace directory leads sys.path (run_one puts one there)
 
 _OUT = os.dup(1)
 cfg = json.loads(sys.stdin.buffer.read())
@@ -97,7 +98,11 @@ def run_one(node_id):
         return na("test file not found")
     if path not in modules:
         base, name = module_name(path)
-        if base not in sys.path:
+        # As pytest's `prepend` mode: the base leads sys.path even when it is already on it
+        # further down (the workspace is appended at start), or an installed copy of the
+        # project (Debian's python3-more-itertools beside the more-itertools repository)
+        # answers the tests' imports here while the workspace's answers them under pytest.
+        if sys.path[0] != base:
             sys.path.insert(0, base)
         try:
             spec = importlib.util.spec_from_file_location(name, path)
@@ -118,7 +123,6 @@ def run_one(node_id):
     if obj is None:
         return failed(AttributeError("%s has no %s" % (parts[0], parts[1])))
     if len(parts) == 3:
-        import unittest
         if isinstance(obj, type) and issubclass(obj, unittest.TestCase):
             if marked(obj) or marked(getattr(obj, parts[2], None)):
                 return na("pytest marks")

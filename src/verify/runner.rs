@@ -1146,6 +1146,66 @@ fn tree_changes(
 mod tests {
     use super::*;
     use crate::sandbox::{CappedOutput, ExecResult, SandboxError};
+
+    /// `pl_second.py` under this machine's `python3 -I`, with `shadow` on sys.path ahead of
+    /// the workspace as an installed copy of the project is (site- or dist-packages).
+    fn second_here(ws: &std::path::Path, shadow: &std::path::Path, ids: &[&str]) -> String {
+        use std::io::Write;
+        let wrapper = format!(
+            "import sys\nsys.path.insert(0, {:?})\nexec(compile({:?}, 'pl_second', 'exec'), {{'__name__': '__main__'}})\n",
+            shadow.display().to_string(),
+            harness::PL_SECOND
+        );
+        let mut child = std::process::Command::new("python3")
+            .args(["-I", "-B", "-c", &wrapper])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 is needed for this test");
+        let input = serde_json::json!({"workspace": ws, "paths": [], "ids": ids, "nonce": "n1"});
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout).into_owned()
+    }
+
+    #[test]
+    fn the_second_runner_imports_the_workspaces_project_not_an_installed_copy() {
+        let ws = tempfile::tempdir().unwrap();
+        let shadow = tempfile::tempdir().unwrap();
+        for (root, version) in [(ws.path(), "workspace"), (shadow.path(), "installed")] {
+            std::fs::create_dir_all(root.join("mylib")).unwrap();
+            std::fs::write(
+                root.join("mylib/__init__.py"),
+                format!("VERSION = {version:?}\n"),
+            )
+            .unwrap();
+        }
+        std::fs::create_dir_all(ws.path().join("tests")).unwrap();
+        std::fs::write(ws.path().join("tests/__init__.py"), "").unwrap();
+        std::fs::write(
+            ws.path().join("tests/test_v.py"),
+            "import unittest\nimport mylib\n\n\ndef test_plain():\n    assert mylib.VERSION == 'workspace', mylib.VERSION\n\n\nclass T(unittest.TestCase):\n    def test_case(self):\n        self.assertEqual(mylib.VERSION, 'workspace')\n",
+        )
+        .unwrap();
+        let out = second_here(
+            ws.path(),
+            shadow.path(),
+            &[
+                "tests/test_v.py::test_plain",
+                "tests/test_v.py::T::test_case",
+            ],
+        );
+        let run = parse_second(&out, "n1");
+        assert!(run.problem.is_none(), "{out}");
+        for (id, r) in &run.results {
+            assert_eq!(r.outcome, "passed", "{id}: {r:?}");
+        }
+        assert_eq!(run.results.len(), 2, "{out}");
+    }
     use async_trait::async_trait;
     use std::sync::Mutex;
 
