@@ -352,48 +352,28 @@ mod tests {
         // humanize's test_i18n asserts English output, then skips when the gitignored .mo
         // catalogues are missing: a mutant fails it before the skip, the gold patch brings the
         // skip back, and the verifier reports it still_failing.
-        let mut original = run(&[
-            ("t::a", true),
-            ("t::b", true),
-            ("t::c", true),
-            ("t::d", true),
-            ("t::e", true),
-            ("t::f", true),
-            ("t::g", true),
-            ("t::h", true),
-        ]);
+        // Eight tests, the named ones failing.
+        let failing = |bad: &[&str]| {
+            let ids = [
+                "t::a", "t::b", "t::c", "t::d", "t::e", "t::f", "t::g", "t::h",
+            ];
+            run(&ids.map(|id| (id, !bad.contains(&id))))
+        };
+        let mut original = failing(&[]);
         original.tests.get_mut("t::a").unwrap().skipped = true;
         let b = baseline(&original, &original).unwrap();
         assert_eq!(
             b.skipped.iter().map(String::as_str).collect::<Vec<_>>(),
             vec!["t::a"]
         );
-        let only_skipped = run(&[
-            ("t::a", false),
-            ("t::b", true),
-            ("t::c", true),
-            ("t::d", true),
-            ("t::e", true),
-            ("t::f", true),
-            ("t::g", true),
-            ("t::h", true),
-        ]);
+        let only_skipped = failing(&["t::a"]);
         assert_eq!(screen(&b, &only_skipped), Err(Rejection::SkippedOnly));
         assert_eq!(
             classify(&b, &only_skipped, &only_skipped),
             Err(Rejection::SkippedOnly)
         );
         // with a real target beside it, the skipped test is in neither list
-        let both = run(&[
-            ("t::a", false),
-            ("t::b", false),
-            ("t::c", true),
-            ("t::d", true),
-            ("t::e", true),
-            ("t::f", true),
-            ("t::g", true),
-            ("t::h", true),
-        ]);
+        let both = failing(&["t::a", "t::b"]);
         let s = classify(&b, &both, &both).unwrap();
         assert_eq!(s.fail_to_pass, vec!["t::b"]);
         assert_eq!(

@@ -9,7 +9,8 @@
 //! it); the 3.13 test needs root and deb.debian.org the first time (debootstrap of trixie).
 
 use std::path::Path;
-use std::process::Command;
+
+use crate::github_common::demo::{RemoveImages, sandbox_tags};
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -59,36 +60,11 @@ async fn fix(
     (run.status.code(), stdout, stderr, receipt, trajectory)
 }
 
-/// Removes the sandbox images a test made (not their cached layers), also when it fails.
-struct Images(Vec<String>);
-
-impl Drop for Images {
-    fn drop(&mut self) {
-        for tag in &self.0 {
-            let _ = Command::new("docker")
-                .args(["rmi", "--no-prune", tag])
-                .output();
-        }
-    }
-}
-
-/// The sandbox images an output names (`patchloop-sandbox:…`).
-fn sandbox_tags(text: &str) -> Vec<String> {
-    let mut tags: Vec<String> = text
-        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';'))
-        .filter(|w| w.starts_with("patchloop-sandbox:"))
-        .map(|w| w.trim_end_matches(['.', ':']).to_string())
-        .collect();
-    tags.sort();
-    tags.dedup();
-    tags
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failures_that_pass_on_the_ci_python_are_not_targets() {
     let (code, stdout, stderr, receipt, trajectory) =
         fix("env-python-ci", "env-python-ci-fix", &[]).await;
-    let _cleanup = Images(sandbox_tags(&stderr));
+    let _cleanup = RemoveImages(sandbox_tags(&stderr));
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     // test_pairs' traceback ends in the repository's own code (chunks/__init__.py): by its
     // traceback it would be a target. It passes on 3.13, so it is not.
@@ -132,7 +108,7 @@ async fn without_the_second_run_a_failure_of_another_python_is_a_target() {
         &["--ci-python", "off"],
     )
     .await;
-    let _cleanup = Images(sandbox_tags(&stderr));
+    let _cleanup = RemoveImages(sandbox_tags(&stderr));
     assert_eq!(code, Some(1), "{stdout}\n{stderr}");
     assert!(
         stderr.contains("environment check: no run on the CI's Python (--ci-python off); by their tracebacks, suspected environmental (not targets): none"),
@@ -150,7 +126,7 @@ async fn without_the_second_run_a_failure_of_another_python_is_a_target() {
 async fn failures_of_another_python_are_not_targets() {
     let (code, stdout, stderr, receipt, trajectory) =
         fix("env-python", "env-python-fix", &[]).await;
-    let _cleanup = Images(sandbox_tags(&stderr));
+    let _cleanup = RemoveImages(sandbox_tags(&stderr));
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     // No image of Python 3.8 can be had here, and the output says why.
     assert!(

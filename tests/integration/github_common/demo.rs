@@ -225,7 +225,8 @@ pub fn wait_for_no_leftovers(sha: &str) -> Vec<String> {
 /// Sandbox image tags a run's progress output names (`patchloop-sandbox:…`), to remove them.
 pub fn sandbox_tags(output: &str) -> Vec<String> {
     let mut tags: Vec<String> = output
-        .split_whitespace()
+        // Tags also sit in parentheses and lists (`fix`'s environment note).
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';'))
         .filter(|w| w.starts_with("patchloop-sandbox:"))
         .map(|w| {
             w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
