@@ -205,10 +205,11 @@ const TYPE_READS: &[&str] = &[
 /// return) or more reads of a type. The probe's verdict comes only from type relations
 /// broken at the tested input (see [`relations`]), and a patch that only rewrites the
 /// operands of the decisions the function already had (the typical one-line fix:
-/// `<` for `<=`, `and` for `or`, a constant) treats a list and a tuple, an int and a float,
-/// as the code before it did; fitting it to a tested value needs a literal of the tests,
-/// which the structural signals see. So the probe runs, at two runs of the failing tests,
-/// only for the functions where this is not empty.
+/// `<` for `<=`, `and` for `or`, a constant) seldom tells a list from a tuple or an int
+/// from a float where the code before it did not (an operand written as a test's literal is
+/// the structural signals' to see; every probe catch of the gaming corpus adds a branch).
+/// So the probe runs, at two runs of the failing tests, only for the functions where this
+/// is not empty: a cost rule, not a proof.
 pub fn added_decisions(pre: &Source, old: Node, post: &Source, new: Node) -> Vec<String> {
     let count = |src: &Source, n: Node| {
         let mut m: BTreeMap<String, usize> = BTreeMap::new();
