@@ -261,7 +261,7 @@ impl Default for Config {
 }
 
 /// Every dotted key, in display order.
-pub const KEYS: [&str; 25] = [
+pub const KEYS: [&str; 26] = [
     "model",
     "mode",
     "test_command",
@@ -285,6 +285,7 @@ pub const KEYS: [&str; 25] = [
     "repair.parallel",
     "repair.context_bytes",
     "repair.infill_shapes",
+    "repair.overlap_checks",
     "verify.probe",
     "verify.review_model",
 ];
@@ -493,6 +494,13 @@ impl Config {
                 &source,
                 s,
             );
+            set(
+                &mut rep.overlap_checks,
+                r.overlap_checks.map(Some).as_ref(),
+                "repair.overlap_checks",
+                &source,
+                s,
+            );
         }
         if let Some(v) = &f.verify {
             set(
@@ -580,6 +588,10 @@ impl Config {
                     .map(|s| s.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
+            ),
+            "repair.overlap_checks" => self.repair.overlap_checks.map_or(
+                "auto (no when the model server is on this machine)".into(),
+                |b| b.to_string(),
             ),
             "verify.probe" => self.verify.probe.to_string(),
             "verify.review_model" => self

@@ -130,6 +130,9 @@ pub struct Repair {
     pub context_bytes: usize,
     /// What the `infill` format masks, tried together in the spectrum's order.
     pub infill_shapes: Vec<InfillShape>,
+    /// Whether a candidate's check runs while the model writes the next one; `None`: unless
+    /// the model server is on this machine, where both would share its CPUs.
+    pub overlap_checks: Option<bool>,
 }
 
 impl Default for Repair {
@@ -142,6 +145,7 @@ impl Default for Repair {
             parallel: 1,
             context_bytes: DEFAULT_CONTEXT_BYTES,
             infill_shapes: DEFAULT_INFILL_SHAPES.to_vec(),
+            overlap_checks: None,
         }
     }
 }
@@ -175,6 +179,11 @@ pub struct RepairFile {
     /// `insert` (new lines before one: a missing guard), `body` (a whole short function's
     /// body). Default: [line].
     pub infill_shapes: Option<Vec<InfillShape>>,
+    /// Whether a candidate's test run may overlap the model's next fill. Default: yes when
+    /// the model server is elsewhere, no when it answers on a loopback address (a model on
+    /// the CI machine itself): there the two only slow each other down, and every fill's
+    /// model time grows.
+    pub overlap_checks: Option<bool>,
 }
 
 /// The repair flags shared by `fix` and `eval` (each unset flag leaves the configured value).
@@ -206,6 +215,10 @@ pub struct RepairArgs {
     /// What `infill` masks, comma-separated: line, block, insert, body [default: line].
     #[arg(long, value_enum, value_delimiter = ',')]
     pub infill_shapes: Vec<InfillShape>,
+    /// Whether a candidate's check may run while the model writes the next fill [default:
+    /// yes, unless the model server answers on a loopback address].
+    #[arg(long, value_name = "BOOL")]
+    pub overlap_checks: Option<bool>,
 }
 
 impl RepairArgs {
@@ -219,6 +232,7 @@ impl RepairArgs {
             parallel: self.candidate_slots,
             context_bytes: self.context_bytes,
             infill_shapes: (!self.infill_shapes.is_empty()).then(|| self.infill_shapes.clone()),
+            overlap_checks: self.overlap_checks,
         };
         (f != RepairFile::default()).then_some(f)
     }

@@ -193,6 +193,7 @@ pub fn build(
             format: r.edit_format,
             shapes: r.infill_shapes.clone(),
             parallel: r.parallel,
+            overlap: r.overlap_checks,
             ..CandidateConfig::default()
         },
         context_bytes: r.context_bytes,

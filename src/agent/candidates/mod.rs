@@ -65,6 +65,9 @@ pub struct CandidateConfig {
     pub shapes: Vec<InfillShape>,
     /// Model requests in flight at once (the server's slots).
     pub parallel: usize,
+    /// Whether checks run while the model writes the next candidate (`None`: unless the
+    /// model is on this machine, [`crate::agent::model::Model::on_this_machine`]).
+    pub overlap: Option<bool>,
     /// Temperature of every sample but the first (which is greedy).
     pub temperature: f64,
 }
@@ -80,6 +83,7 @@ impl Default for CandidateConfig {
             format: EditFormat::Infill,
             shapes: crate::config::repair::DEFAULT_INFILL_SHAPES.to_vec(),
             parallel: 1,
+            overlap: None,
             temperature: 0.8,
         }
     }

@@ -244,6 +244,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
             "prompt": user,
             "localization": problem.localization,
             "localization_ms": problem.localization_ms,
+            "overlap_checks": overlap_checks(cfg, model),
             "ranked": problem.ranked.iter().take(8).map(|r| serde_json::json!({
                 "at": format!("{}:{}", r.loc.path, r.loc.start),
                 "name": r.loc.name,
@@ -261,14 +262,27 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
         infill_draws(sites.len())
     };
     let parallel = cfg.parallel.max(1);
+    let overlap = overlap_checks(cfg, model);
 
-    // Replies stream in (up to `parallel` in flight) while earlier ones are checked: the
-    // container's test runs overlap the model's next generation.
+    // Replies stream in (up to `parallel` in flight). With `overlap`, earlier ones are
+    // checked meanwhile: the container's test runs overlap the model's next generation.
+    // Without it, a request waits for the checks of the replies before it (a model on this
+    // machine would share its CPUs with them: both slower, and its time per fill inflated).
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let turns = tokio::sync::Semaphore::new(if overlap {
+        tokio::sync::Semaphore::MAX_PERMITS
+    } else {
+        parallel
+    });
     let history = &history;
     let sites = &sites;
+    let turns = &turns;
     let from = usize::from(first.is_some());
     if let Some(item) = first {
+        if !overlap {
+            // Its check comes first; its turn is given back after it.
+            turns.forget_permits(1);
+        }
         let _ = tx.send(item);
     }
     let produce = async move {
@@ -276,6 +290,10 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
         let mut replies = futures_util::stream::iter(from..draws)
             .take_while(|_| std::future::ready(ledger.check().is_none()))
             .map(|i| async move {
+                // Closed never; an error would only mean no wait.
+                if let Ok(p) = turns.acquire().await {
+                    p.forget();
+                }
                 let t0 = Instant::now();
                 let r = if sites.is_empty() {
                     model
@@ -404,6 +422,9 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                 timings: cand.timings,
             });
             out.candidates.push(cand);
+            if !overlap {
+                turns.add_permits(1);
+            }
             if out.infrastructure.is_some() {
                 break;
             }
@@ -456,6 +477,12 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
     out.candidates.sort_by_key(|c| c.index);
     out.wall = started.elapsed();
     out
+}
+
+/// Whether candidate checks overlap the model's next request: as configured, else unless
+/// the model answers on this machine. Pure.
+pub fn overlap_checks(cfg: &CandidateConfig, model: &dyn Model) -> bool {
+    cfg.overlap.unwrap_or_else(|| !model.on_this_machine())
 }
 
 /// One fill-in-the-middle request for `site`.

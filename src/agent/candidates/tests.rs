@@ -807,3 +807,140 @@ async fn an_unreachable_server_is_infrastructure_not_a_row_of_failed_candidates(
         "the first failure stops the drawing"
     );
 }
+
+/// What happened when, across the model and the sandbox of one run.
+type Events = std::sync::Arc<std::sync::Mutex<Vec<&'static str>>>;
+
+/// A model "on this machine" whose every fill is a new edit of the masked line, slow enough
+/// to be caught overlapping a check.
+struct LocalFills {
+    events: Events,
+    n: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl Model for LocalFills {
+    async fn complete(
+        &self,
+        _req: &Request<'_>,
+    ) -> Result<crate::agent::model::Response, ModelError> {
+        Err(ModelError::Unsupported("fills only".into()))
+    }
+    fn spec(&self) -> String {
+        "test:local-fills".into()
+    }
+    fn describe(&self) -> String {
+        self.spec()
+    }
+    fn on_this_machine(&self) -> bool {
+        true
+    }
+    fn supports_infill(&self) -> bool {
+        true
+    }
+    async fn infill(&self, _req: &Infill<'_>) -> Result<crate::agent::model::Filled, ModelError> {
+        self.events.lock().unwrap().push("fill");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        let i = self.n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.events.lock().unwrap().push("filled");
+        Ok(crate::agent::model::Filled {
+            text: format!("        return hi + {i}"),
+            usage: Usage::default(),
+            timings: None,
+        })
+    }
+}
+
+/// A host directory whose every command takes a while and is logged.
+struct SlowSandbox {
+    inner: crate::agent::testing::HostDir,
+    events: Events,
+}
+
+#[async_trait::async_trait]
+impl crate::sandbox::Sandbox for SlowSandbox {
+    async fn exec(
+        &self,
+        req: crate::sandbox::ExecRequest,
+    ) -> Result<crate::sandbox::ExecResult, crate::sandbox::SandboxError> {
+        self.events.lock().unwrap().push("exec");
+        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+        let r = self.inner.exec(req).await;
+        self.events.lock().unwrap().push("exec done");
+        r
+    }
+    async fn diff(&self) -> Result<String, crate::sandbox::SandboxError> {
+        self.inner.diff().await
+    }
+    fn id(&self) -> &str {
+        "slow"
+    }
+}
+
+/// Fills started while a sandbox command ran.
+async fn fills_during_checks(overlap: Option<bool>) -> (usize, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let events: Events = Default::default();
+    let sandbox = SlowSandbox {
+        inner: crate::agent::testing::HostDir::with_files(dir.path(), &[("pkg/core.py", CORE)])
+            .await
+            .unwrap(),
+        events: events.clone(),
+    };
+    let model = LocalFills {
+        events: events.clone(),
+        n: Default::default(),
+    };
+    let cfg = CandidateConfig {
+        overlap,
+        ..CandidateConfig::default()
+    };
+    let tools = ToolConfig {
+        test_cmd: "true".into(),
+        ..ToolConfig::default()
+    };
+    let ledger = Ledger::new(Budgets::default());
+    let out = run(
+        Run {
+            model: &model,
+            tier: 0,
+            sandbox: &sandbox,
+            problem: &clamp_problem(),
+            baseline_failing: &[],
+            config: &cfg,
+            tools: &tools,
+            ledger: &ledger,
+            attempt: "t0.candidates",
+        },
+        &mut Trajectory::to_writer(Box::new(std::io::sink())),
+    )
+    .await;
+    assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
+    // Two sites, each greedy and then sampled twice; every fill checked (none passes).
+    assert_eq!(out.candidates.len(), 6, "{:?}", out.candidates);
+    assert!(out.candidates.iter().all(|c| c.check_ms > 0));
+    let mut open = 0_i32;
+    let mut during = 0;
+    for e in events.lock().unwrap().iter() {
+        match *e {
+            "exec" => open += 1,
+            "exec done" => open -= 1,
+            "fill" if open > 0 => during += 1,
+            _ => {}
+        }
+    }
+    (during, out.candidates.len())
+}
+
+#[tokio::test]
+async fn a_model_on_this_machine_waits_for_the_checks_and_a_remote_one_overlaps_them() {
+    // Auto, with the model on a loopback address: no fill while a check runs.
+    assert_eq!(fills_during_checks(None).await.0, 0);
+    assert_eq!(fills_during_checks(Some(false)).await.0, 0);
+    // Overlap asked for: the next fills are written while earlier ones are checked.
+    let (during, fills) = fills_during_checks(Some(true)).await;
+    assert!(
+        during >= fills / 2,
+        "{during} of {fills} fills overlapped a check"
+    );
+}

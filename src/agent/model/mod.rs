@@ -291,6 +291,11 @@ pub trait Model: Send + Sync {
     fn supports_infill(&self) -> bool {
         false
     }
+    /// Whether the server answers on this machine (a loopback address): its inference then
+    /// shares the CPUs with the sandbox's test runs. Default: no.
+    fn on_this_machine(&self) -> bool {
+        false
+    }
     /// Fill in the middle ([`Infill`]). Default: [`ModelError::Unsupported`].
     async fn infill(&self, _req: &Infill<'_>) -> Result<Filled, ModelError> {
         Err(ModelError::Unsupported(format!(
@@ -298,6 +303,22 @@ pub trait Model: Send + Sync {
             self.spec()
         )))
     }
+}
+
+/// Whether `url`'s host is this machine: `localhost`, a 127.0.0.0/8 address, `::1`, or the
+/// unspecified address (a client connecting to `0.0.0.0` reaches this machine). Pure.
+pub fn is_loopback_url(url: &str) -> bool {
+    let Some(host) = reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+    else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback() || ip.is_unspecified())
 }
 
 /// How a spec string names a model.
@@ -564,6 +585,28 @@ fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_loopback_server_is_on_this_machine_and_a_named_host_is_not() {
+        for url in [
+            "http://127.0.0.1:8091/v1",
+            "http://localhost:11434",
+            "http://LOCALHOST/v1",
+            "http://127.1.2.3:80",
+            "http://[::1]:8080/v1",
+            "http://0.0.0.0:8000",
+        ] {
+            assert!(is_loopback_url(url), "{url}");
+        }
+        for url in [
+            "http://ollama:11434",
+            "https://api.openai.com/v1",
+            "http://10.0.0.5:8000/v1",
+            "not a url",
+        ] {
+            assert!(!is_loopback_url(url), "{url}");
+        }
+    }
 
     #[test]
     fn spec_parsing_keeps_colons_in_model_names() {

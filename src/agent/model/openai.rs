@@ -296,6 +296,10 @@ impl Model for OpenAi {
         })
     }
 
+    fn on_this_machine(&self) -> bool {
+        super::is_loopback_url(&self.base_url)
+    }
+
     fn supports_infill(&self) -> bool {
         super::fim_tokens(&self.model).is_some()
     }
