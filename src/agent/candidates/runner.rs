@@ -494,12 +494,13 @@ async fn infill_at(
 ) -> Result<crate::agent::model::Filled, ModelError> {
     let src = problem.files.get(&site.path).map_or("", String::as_str);
     let (prefix, suffix) = infill_context(src, site);
-    let (stop, max_tokens) = site.limits();
+    let (stop, max_tokens) = site.limits(src);
+    let stop: Vec<&str> = stop.iter().map(String::as_str).collect();
     model
         .infill(&Infill {
             prefix: &prefix,
             suffix: &suffix,
-            stop,
+            stop: &stop,
             max_tokens,
             sample: Some(sample),
         })

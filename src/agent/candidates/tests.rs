@@ -642,6 +642,36 @@ fn blocks_inserts_and_bodies_mask_around_the_hottest_lines() {
 }
 
 #[test]
+fn a_block_or_body_fill_stops_where_the_next_definition_would_start() {
+    let l = locs();
+    let mut clamp = ranked(&l[0], 1.0, &[10]);
+    clamp.lines = vec![(9, 0.7), (10, 1.0), (11, 0.2)];
+    let mut count = ranked(&l[1], 0.9, &[17]);
+    count.lines = vec![(17, 0.9)];
+    let shapes = [InfillShape::Line, InfillShape::Body];
+    let sites = infill_sites(&[clamp, count], &files(), &shapes);
+    let stops = |name_line: usize, shape: InfillShape| {
+        let s = sites
+            .iter()
+            .find(|s| s.func.0 == name_line && s.shape == shape)
+            .unwrap();
+        s.limits(CORE).0
+    };
+    // One line: its end. A function's body: the next def or class at the module's level.
+    assert_eq!(stops(4, InfillShape::Line), ["\n"]);
+    let top = stops(4, InfillShape::Body);
+    assert!(top.contains(&"\ndef ".to_string()), "{top:?}");
+    assert!(top.contains(&"\nclass ".to_string()), "{top:?}");
+    // A method's (its decorator's line starts it): the next method, or the module's next.
+    let method = stops(15, InfillShape::Body);
+    assert!(method.contains(&"\n    def ".to_string()), "{method:?}");
+    assert!(method.contains(&"\n    @".to_string()), "{method:?}");
+    assert!(method.contains(&"\ndef ".to_string()), "{method:?}");
+    // Never past what OpenAI-style servers accept.
+    assert!(top.len() <= 4 && method.len() <= 4);
+}
+
+#[test]
 fn a_fill_far_down_a_file_starts_with_its_imports() {
     let mut src = String::from("import os\nfrom re import compile as rx\n\n");
     for i in 0..40 {
