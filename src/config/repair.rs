@@ -128,7 +128,8 @@ pub struct Repair {
     /// Candidate requests in flight at once (the model server's slots).
     pub parallel: usize,
     pub context_bytes: usize,
-    /// What the `infill` format masks, tried together in the spectrum's order.
+    /// What the `infill` format masks, shape after shape in this order (each one's sites in
+    /// the spectrum's order).
     pub infill_shapes: Vec<InfillShape>,
     /// Whether a candidate's check runs while the model writes the next one; `None`: unless
     /// the model server is on this machine, where both would share its CPUs.
@@ -177,7 +178,7 @@ pub struct RepairFile {
     pub context_bytes: Option<u64>,
     /// What `infill` masks: `line` (one suspicious line), `block` (2–8 lines around one),
     /// `insert` (new lines before one: a missing guard), `body` (a whole short function's
-    /// body). Default: [line].
+    /// body). Several are tried in turn, in the order given. Default: [line].
     pub infill_shapes: Option<Vec<InfillShape>>,
     /// Whether a candidate's test run may overlap the model's next fill. Default: yes when
     /// the model server is elsewhere, no when it answers on a loopback address (a model on

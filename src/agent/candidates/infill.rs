@@ -35,6 +35,26 @@ pub fn infill_draws(sites: usize) -> usize {
     sites + sites.min(RESAMPLED_SITES) * RESAMPLES
 }
 
+/// Every draw of a search over `sites` (grouped by shape, as [`infill_sites`] orders them),
+/// as (site index, sample): each shape's sites in turn, with [`infill_draw`]'s schedule
+/// within the shape. Pure.
+pub fn infill_plan(sites: &[Site]) -> Vec<(usize, usize)> {
+    let mut plan = Vec::new();
+    let mut from = 0;
+    while from < sites.len() {
+        let n = sites[from..]
+            .iter()
+            .take_while(|s| s.shape == sites[from].shape)
+            .count();
+        plan.extend((0..infill_draws(n)).map(|i| {
+            let (at, sample) = infill_draw(i, n);
+            (from + at, sample)
+        }));
+        from += n;
+    }
+    plan
+}
+
 /// Lines of the file above the function, and below it, around an infill's gap.
 pub(super) const INFILL_ABOVE: usize = 20;
 pub(super) const INFILL_BELOW: usize = 5;
@@ -136,8 +156,10 @@ pub(super) fn maskable(line: &str) -> bool {
         || matches!(t, "else:" | "try:" | "finally:" | "pass" | ")" | "]" | "}"))
 }
 
-/// The gaps to fill, most suspicious first (ties: the better-ranked function, the order of
-/// `shapes`, the earlier line), at most [`MAX_SITES`]: for each of the best [`MAX_SUSPECTS`]
+/// The gaps to fill, shape by shape in the order of `shapes` (a cascade: the one-line fills
+/// are cheap and fix most injected bugs; the multi-line shapes come after them, for what one
+/// line cannot express), and within a shape most suspicious first (ties: the better-ranked
+/// function, the earlier line), at most [`MAX_SITES`] per shape: for each of the best [`MAX_SUSPECTS`]
 /// functions, per shape asked for, every scored line (`line`), the block around each of its
 /// [`HOT_PER_FUNCTION`] most suspicious lines (`block`), a gap before each of them (`insert`),
 /// its whole body when it is short (`body`). Pure.
@@ -222,14 +244,25 @@ pub fn infill_sites(
     }
     let order = |s: InfillShape| shapes.iter().position(|x| *x == s).unwrap_or(usize::MAX);
     all.sort_by(|(a, ra), (b, rb)| {
-        b.score
-            .partial_cmp(&a.score)
-            .unwrap_or(std::cmp::Ordering::Equal)
+        order(a.shape)
+            .cmp(&order(b.shape))
+            .then(
+                b.score
+                    .partial_cmp(&a.score)
+                    .unwrap_or(std::cmp::Ordering::Equal),
+            )
             .then(ra.cmp(rb))
-            .then(order(a.shape).cmp(&order(b.shape)))
             .then(a.line.cmp(&b.line))
     });
-    all.into_iter().take(MAX_SITES).map(|(s, _)| s).collect()
+    let mut per_shape: BTreeMap<&'static str, usize> = BTreeMap::new();
+    all.into_iter()
+        .filter(|(s, _)| {
+            let n = per_shape.entry(s.shape.as_str()).or_default();
+            *n += 1;
+            *n <= MAX_SITES
+        })
+        .map(|(s, _)| s)
+        .collect()
 }
 
 /// The body of the function at `func` (1-based lines): from its first statement after the

@@ -8,7 +8,7 @@ use futures_util::StreamExt;
 
 use super::edits::{FileEdit, parse_reply};
 use super::faithful::{self, Faithfulness};
-use super::infill::{Site, apply_infill, infill_context, infill_draw, infill_draws, infill_sites};
+use super::infill::{Site, apply_infill, infill_context, infill_plan, infill_sites};
 use super::prompt::{SYSTEM, prompt};
 use super::suspects::{suspects, suspects_ranked};
 use super::{CandidateConfig, CandidateStatus, DRAWS_PER_CANDIDATE, EditFormat, Problem};
@@ -256,10 +256,11 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
     let history = vec![Message::system(SYSTEM), Message::user(user)];
     let k = cfg.count.max(1);
     // Infill: each site greedy, then the best ones sampled. Chat: K samples, redrawn up to 2K.
+    let plan = infill_plan(&sites);
     let draws = if sites.is_empty() {
         k * DRAWS_PER_CANDIDATE
     } else {
-        infill_draws(sites.len())
+        plan.len()
     };
     let parallel = cfg.parallel.max(1);
     let overlap = overlap_checks(cfg, model);
@@ -276,6 +277,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
     });
     let history = &history;
     let sites = &sites;
+    let plan = &plan;
     let turns = &turns;
     let from = usize::from(first.is_some());
     if let Some(item) = first {
@@ -305,7 +307,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                         .await
                         .map(|r| (r.message.content, r.usage, None))
                 } else {
-                    let (at, sample) = infill_draw(i, sites.len());
+                    let (at, sample) = plan[i];
                     infill_at(
                         model,
                         problem,
@@ -363,7 +365,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                     let parsed = if sites.is_empty() {
                         parse_reply(&text, &sus, &problem.files)
                     } else {
-                        let site = &sites[infill_draw(i, sites.len()).0];
+                        let site = &sites[plan[i].0];
                         reply_text = format!("{} ← {text}", site.label());
                         cand.reply = reply_text.clone();
                         apply_infill(&text, site, &problem.files).map(|e| vec![e])

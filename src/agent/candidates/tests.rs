@@ -96,6 +96,48 @@ fn infill_fills_every_site_greedy_then_samples_the_best_four_twice() {
 }
 
 #[test]
+fn shapes_cascade_each_with_its_own_greedy_then_sampled_draws() {
+    // CORE: 9 if v > hi, 10 return lo, 11 return max(v, lo).
+    let l = locs();
+    let mut clamp = ranked(&l[0], 1.0, &[10]);
+    clamp.lines = vec![(9, 0.7), (10, 1.0), (11, 0.2)];
+    let sites = infill_sites(
+        std::slice::from_ref(&clamp),
+        &files(),
+        &[InfillShape::Line, InfillShape::Block],
+    );
+    let got: Vec<(InfillShape, usize)> = sites.iter().map(|s| (s.shape, s.line)).collect();
+    // Every line site (best score first) before the block, whose score is the best of all.
+    assert_eq!(
+        got,
+        [
+            (InfillShape::Line, 10),
+            (InfillShape::Line, 9),
+            (InfillShape::Line, 11),
+            (InfillShape::Block, 9)
+        ]
+    );
+    let plan = infill_plan(&sites);
+    let lines = [
+        (0, 0),
+        (1, 0),
+        (2, 0),
+        (0, 1),
+        (1, 1),
+        (2, 1),
+        (0, 2),
+        (1, 2),
+        (2, 2),
+    ];
+    let block = [(3, 0), (3, 1), (3, 2)];
+    assert_eq!(plan, [&lines[..], &block[..]].concat());
+    // The other order: the block's draws first.
+    let sites = infill_sites(&[clamp], &files(), &[InfillShape::Block, InfillShape::Line]);
+    assert_eq!(sites[0].shape, InfillShape::Block);
+    assert_eq!(infill_plan(&sites)[..3], [(0, 0), (0, 1), (0, 2)]);
+}
+
+#[test]
 fn infill_masks_the_most_suspicious_lines_and_edits_the_one_it_fills() {
     // CORE: 4 def clamp, 5-8 docstring, 9 if v > hi, 10 return lo, 11 return max(v, lo);
     // 15 @property, 16 def count, 17 return len(self.items) - 1.
