@@ -165,8 +165,8 @@ pub struct RepairFile {
     pub escalate: Option<Vec<String>>,
     /// Candidate edits checked per model in the chat formats (default 4); a reply that does
     /// not apply or repeats an earlier edit does not count, up to twice as many replies
-    /// drawn. `infill` fills each of its lines instead (greedy, then the best four sampled
-    /// twice) until one passes.
+    /// drawn. `infill` fills its sites instead (greedy, then the best four sampled twice)
+    /// until K pass, four draws after the first clean pass, or the sites run out.
     pub candidates: Option<u64>,
     /// `infill` (the model fills in the most suspicious lines; the default), `lines`
     /// (corrected lines by number), `function` (the whole corrected function) or

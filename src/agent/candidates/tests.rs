@@ -1016,3 +1016,17 @@ async fn a_model_on_this_machine_waits_for_the_checks_and_a_remote_one_overlaps_
         "{during} of {fills} fills overlapped a check"
     );
 }
+
+#[test]
+fn infill_stops_a_few_draws_after_a_clean_pass_and_goes_on_after_a_doubtful_one() {
+    let after = DRAWS_AFTER_CLEAN;
+    // Nothing clean yet: K passing ones, or the sites running out, end it.
+    assert!(!drawn_enough(true, 4, 9, 3, None, 12));
+    assert!(drawn_enough(true, 4, 9, 4, None, 12));
+    // A clean pass at draw 3: alternatives for `after` more draws, then stop.
+    assert!(!drawn_enough(true, 4, 4, 1, Some(3), 3 + after - 1));
+    assert!(drawn_enough(true, 4, 4, 1, Some(3), 3 + after));
+    // Chat formats: K checked candidates, passing or not.
+    assert!(drawn_enough(false, 4, 4, 0, None, 4));
+    assert!(!drawn_enough(false, 4, 3, 3, Some(1), 8));
+}
