@@ -87,11 +87,7 @@ impl CandidatesOutcome {
             .candidates
             .iter()
             .filter(|c| c.status == CandidateStatus::Passing)
-            .map(|c| Passing {
-                candidate: c,
-                faithful: faithful::assess(&c.edits, &problem.files),
-                fitted: fitted(c, problem),
-            })
+            .map(|c| Passing::of(c, problem))
             .collect();
         v.sort_by_key(|p| {
             (
@@ -112,6 +108,23 @@ pub struct Passing<'a> {
     pub faithful: Faithfulness,
     /// The kinds of the generalisation layers' findings (empty: it looks like a fix).
     pub fitted: Vec<String>,
+}
+
+impl<'a> Passing<'a> {
+    /// What ranks `c` (pure, milliseconds: no container).
+    pub fn of(c: &'a Candidate, problem: &Problem) -> Self {
+        Passing {
+            candidate: c,
+            faithful: faithful::assess(&c.edits, &problem.files),
+            fitted: fitted(c, problem),
+        }
+    }
+
+    /// Nothing the generalisation layers flag and nothing of the replaced code's parameters
+    /// or callees dropped: the search can stop soon after it ([`drawn_enough`]).
+    pub fn clean(&self) -> bool {
+        self.fitted.is_empty() && self.faithful.dropped.is_empty()
+    }
 }
 
 /// The verifier's pure layers on one candidate's edits (milliseconds; no container).
@@ -234,6 +247,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
         (EditFormat::Infill, true) => EditFormat::Lines,
         (f, _) => f,
     };
+    let overlap = overlap_checks(cfg, model);
     traj.event(
         "candidates_prompt",
         &serde_json::json!({
@@ -244,7 +258,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
             "prompt": user,
             "localization": problem.localization,
             "localization_ms": problem.localization_ms,
-            "overlap_checks": overlap_checks(cfg, model),
+            "overlap_checks": overlap,
             "ranked": problem.ranked.iter().take(8).map(|r| serde_json::json!({
                 "at": format!("{}:{}", r.loc.path, r.loc.start),
                 "name": r.loc.name,
@@ -263,7 +277,6 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
         plan.len()
     };
     let parallel = cfg.parallel.max(1);
-    let overlap = overlap_checks(cfg, model);
 
     // Replies stream in (up to `parallel` in flight). With `overlap`, earlier ones are
     // checked meanwhile: the container's test runs overlap the model's next generation.
@@ -440,10 +453,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
             if clean_at.is_none()
                 && let Some(c) = out.candidates.last()
                 && c.status == CandidateStatus::Passing
-                && fitted(c, problem).is_empty()
-                && faithful::assess(&c.edits, &problem.files)
-                    .dropped
-                    .is_empty()
+                && Passing::of(c, problem).clean()
             {
                 clean_at = Some(out.candidates.len());
             }
