@@ -159,17 +159,17 @@ pub(super) fn maskable(line: &str) -> bool {
 /// The gaps to fill, shape by shape in the order of `shapes` (a cascade: the one-line fills
 /// are cheap and fix most injected bugs; the multi-line shapes come after them, for what one
 /// line cannot express), and within a shape most suspicious first (ties: the better-ranked
-/// function, the earlier line), at most [`MAX_SITES`] per shape: for each of the functions
-/// [`infill_functions`] keeps, per shape asked for, every scored line (`line`), the block
-/// around each of its [`HOT_PER_FUNCTION`] most suspicious lines (`block`), a gap before each
-/// of them (`insert`), its whole body when it is short (`body`). Pure.
+/// function, the earlier line), at most [`MAX_SITES`] per shape: for each of the best [`MAX_SUSPECTS`]
+/// functions, per shape asked for, every scored line (`line`), the block around each of its
+/// [`HOT_PER_FUNCTION`] most suspicious lines (`block`), a gap before each of them (`insert`),
+/// its whole body when it is short (`body`). Pure.
 pub fn infill_sites(
     ranked: &[Ranked],
     files: &BTreeMap<String, String>,
     shapes: &[InfillShape],
 ) -> Vec<Site> {
     let mut all: Vec<(Site, usize)> = Vec::new();
-    for (rank, r) in infill_functions(ranked).iter().enumerate() {
+    for (rank, r) in ranked.iter().take(MAX_SUSPECTS).enumerate() {
         let Some(src) = files.get(&r.loc.path) else {
             continue;
         };
@@ -265,25 +265,6 @@ pub fn infill_sites(
         .collect()
 }
 
-/// Functions whose sites infill fills at most.
-const MAX_FILLED_FUNCTIONS: usize = 6;
-
-/// The ranked functions infill draws sites from: the best [`MAX_SUSPECTS`], and those tied
-/// with the last of them, up to [`MAX_FILLED_FUNCTIONS`]. A tie's order is the ranking's
-/// tie-break, not evidence: with one failing test every function only it runs scores 1.0,
-/// and a cut at three dropped the buggy fourth. The sites stay capped per shape. Pure.
-pub fn infill_functions(ranked: &[Ranked]) -> &[Ranked] {
-    let n = ranked.len().min(MAX_SUSPECTS);
-    let Some(last) = n.checked_sub(1).map(|i| ranked[i].score()) else {
-        return ranked;
-    };
-    let tied = ranked[n..]
-        .iter()
-        .take_while(|r| (r.score() - last).abs() < 1e-9)
-        .count();
-    &ranked[..(n + tied).min(MAX_FILLED_FUNCTIONS)]
-}
-
 /// The body of the function at `func` (1-based lines): from its first statement after the
 /// docstring to its end. `None`: no such statement (a docstring-only or one-line body).
 fn body_span(src: &str, func: (usize, usize)) -> Option<(usize, usize)> {
@@ -368,15 +349,6 @@ pub fn infill_context(src: &str, site: &Site) -> (String, String) {
     prefix.push_str(&lines[(from - 1).min(site.line - 1)..site.line - 1].join("\n"));
     if !prefix.is_empty() && !prefix.ends_with('\n') {
         prefix.push('\n');
-    }
-    if site.shape == InfillShape::Line
-        && let Some(orig) = lines.get(site.line - 1)
-    {
-        prefix.push_str(&format!(
-            "{}# buggy line: {}\n",
-            indent_of(orig),
-            orig.trim()
-        ));
     }
     let mut suffix = lines[site.end.min(to)..to].join("\n");
     suffix.push('\n');

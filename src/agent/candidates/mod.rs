@@ -45,8 +45,7 @@ pub use edits::{
 };
 pub use faithful::Faithfulness;
 pub use infill::{
-    InfillShape, Site, apply_infill, infill_context, infill_draw, infill_draws, infill_functions,
-    infill_sites,
+    InfillShape, Site, apply_infill, infill_context, infill_draw, infill_draws, infill_sites,
 };
 pub use prompt::prompt;
 pub use runner::{Candidate, CandidatesOutcome, Run, diff_size, run, sampling};

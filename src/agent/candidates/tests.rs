@@ -748,33 +748,6 @@ fn a_fill_far_down_a_file_starts_with_its_imports() {
 }
 
 #[test]
-fn functions_tied_with_the_third_are_filled_too_up_to_six() {
-    let l = locs();
-    let at = |scores: &[f64]| -> usize {
-        let r: Vec<Ranked> = scores.iter().map(|s| ranked(&l[0], *s, &[10])).collect();
-        infill_functions(&r).len()
-    };
-    assert_eq!(at(&[]), 0);
-    assert_eq!(at(&[1.0, 0.5]), 2);
-    // Below the third: cut. Tied with it: kept.
-    assert_eq!(at(&[1.0, 0.9, 0.8, 0.7, 0.6]), 3);
-    assert_eq!(at(&[1.0, 1.0, 1.0, 1.0, 0.5]), 4);
-    assert_eq!(at(&[1.0, 0.9, 0.8, 0.8, 0.8, 0.7]), 5);
-    assert_eq!(at(&[1.0; 9]), 6);
-    // The fourth, tied, gets sites (its line was never masked before).
-    let mut fourth = ranked(&l[1], 1.0, &[17]);
-    fourth.lines = vec![(17, 1.0)];
-    let r = vec![
-        ranked(&l[0], 1.0, &[9]),
-        ranked(&l[0], 1.0, &[10]),
-        ranked(&l[0], 1.0, &[11]),
-        fourth,
-    ];
-    let sites = infill_sites(&r, &files(), &[InfillShape::Line]);
-    assert!(sites.iter().any(|s| s.line == 17), "{sites:?}");
-}
-
-#[test]
 fn a_block_is_the_innermost_compound_body_that_fits() {
     let src = "def f(xs):\n    out = []\n    for x in xs:\n        if x:\n            y = x + 1\n            out.append(y)\n        z = 2\n    return out\n";
     let files: BTreeMap<String, String> = [("m.py".to_string(), src.to_string())].into();
