@@ -748,6 +748,31 @@ fn a_fill_far_down_a_file_starts_with_its_imports() {
 }
 
 #[test]
+fn a_fill_sees_twelve_lines_after_its_gap_at_most() {
+    // A 60-line function: the suffix (never cached by the server) stops 12 lines past the
+    // gap; near the function's end it still reaches past it.
+    let mut src = String::from("def f(x):\n");
+    for i in 0..60 {
+        src.push_str(&format!("    x = x + {i}\n"));
+    }
+    src.push_str("    return x\n\n\ndef g():\n    pass\n");
+    let site = |line: usize| Site {
+        path: "m.py".into(),
+        line,
+        end: line,
+        shape: InfillShape::Line,
+        func: (1, 62),
+        score: 1.0,
+    };
+    let (prefix, suffix) = infill_context(&src, &site(11));
+    assert!(prefix.ends_with("    x = x + 8\n"), "{prefix}");
+    assert_eq!(suffix.lines().count(), 12, "{suffix}");
+    assert!(suffix.starts_with("    x = x + 10\n") && suffix.ends_with("    x = x + 21\n"));
+    let (_, tail) = infill_context(&src, &site(60));
+    assert!(tail.contains("    return x\n\n\ndef g():\n"), "{tail}");
+}
+
+#[test]
 fn a_block_is_the_innermost_compound_body_that_fits() {
     let src = "def f(xs):\n    out = []\n    for x in xs:\n        if x:\n            y = x + 1\n            out.append(y)\n        z = 2\n    return out\n";
     let files: BTreeMap<String, String> = [("m.py".to_string(), src.to_string())].into();
