@@ -713,6 +713,18 @@ fn a_block_or_body_fill_stops_where_the_next_definition_would_start() {
     assert!(top.len() <= 4 && method.len() <= 4);
 }
 
+/// A one-line site at `line` of `m.py`, in the function at `func`.
+fn line_site(line: usize, func: (usize, usize)) -> Site {
+    Site {
+        path: "m.py".into(),
+        line,
+        end: line,
+        shape: InfillShape::Line,
+        func,
+        score: 1.0,
+    }
+}
+
 #[test]
 fn a_fill_far_down_a_file_starts_with_its_imports() {
     let mut src = String::from("import os\nfrom re import compile as rx\n\n");
@@ -721,15 +733,7 @@ fn a_fill_far_down_a_file_starts_with_its_imports() {
     }
     src.push_str("\ndef f(p):\n    return os.path.basename(p)\n");
     let n = src.lines().count();
-    let site = Site {
-        path: "m.py".into(),
-        line: n,
-        end: n,
-        shape: InfillShape::Line,
-        func: (n - 1, n),
-        score: 1.0,
-    };
-    let (prefix, _) = infill_context(&src, &site);
+    let (prefix, _) = infill_context(&src, &line_site(n, (n - 1, n)));
     assert!(
         prefix.starts_with("import os\nfrom re import compile as rx\n# ...\nX21 = 21\n"),
         "{prefix}"
@@ -756,19 +760,11 @@ fn a_fill_sees_twelve_lines_after_its_gap_at_most() {
         src.push_str(&format!("    x = x + {i}\n"));
     }
     src.push_str("    return x\n\n\ndef g():\n    pass\n");
-    let site = |line: usize| Site {
-        path: "m.py".into(),
-        line,
-        end: line,
-        shape: InfillShape::Line,
-        func: (1, 62),
-        score: 1.0,
-    };
-    let (prefix, suffix) = infill_context(&src, &site(11));
+    let (prefix, suffix) = infill_context(&src, &line_site(11, (1, 62)));
     assert!(prefix.ends_with("    x = x + 8\n"), "{prefix}");
     assert_eq!(suffix.lines().count(), 12, "{suffix}");
     assert!(suffix.starts_with("    x = x + 10\n") && suffix.ends_with("    x = x + 21\n"));
-    let (_, tail) = infill_context(&src, &site(60));
+    let (_, tail) = infill_context(&src, &line_site(60, (1, 62)));
     assert!(tail.contains("    return x\n\n\ndef g():\n"), "{tail}");
 }
 
