@@ -17,6 +17,11 @@ pub(super) const MAX_SITES: usize = 16;
 pub(super) const RESAMPLED_SITES: usize = 4;
 /// Sampled fills of each of those.
 pub(super) const RESAMPLES: usize = 2;
+/// The sample a greedy fill that changed nothing is retried with, at once (a seed none of
+/// the [`RESAMPLES`] passes uses). 42% of the 1.5B's fills on seven real bugs (48% on 14
+/// injected ones) gave the masked line back or nothing; the retry's prompt is all in the
+/// server's cache (40-70 ms of prompt evaluation instead of 1.5-2.5 s).
+pub(super) const RETRY_SAMPLE: usize = RESAMPLES + 1;
 
 /// Which site infill draw `i` fills, and which sample it takes ([`sampling`]): every site
 /// greedy, best first, then [`RESAMPLES`] sampled passes over the best [`RESAMPLED_SITES`].

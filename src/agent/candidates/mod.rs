@@ -6,13 +6,15 @@
 //! context names ([`crate::agent::context::Focus::code`]). Two ways to draw edits:
 //! - **infill** (the default, [`EditFormat::Infill`]): each of the most suspicious lines is
 //!   masked in turn and the model fills in what belongs there ([`Model::infill`]), greedy over
-//!   every line first, then sampled; the first passing one ends the drawing. A model without
-//!   fill-in-the-middle, or a server that refuses it, gets the chat prompt in `lines` form.
+//!   every line first (a fill that gives the line back is retried sampled at once), then
+//!   sampled. A model without fill-in-the-middle, or a server that refuses it, gets the chat
+//!   prompt in `lines` form.
 //! - **chat**: one prompt shows the suspects and asks for the fix as numbered lines, a whole
 //!   corrected function or search/replace blocks. Sample 0 is greedy, the others are drawn at
 //!   a temperature with their own seeds.
 //!
-//! Replies are checked while the next one is generated.
+//! Replies are checked while the next one is generated. Fixes of several places get a second
+//! look ([`propagate`], [`combine`], and rounds on top of a `partial` candidate: [`run`]).
 //!
 //! What survives here is a list of *passing* candidates (targets pass, and no test that passed
 //! before fails) with their diffs; the caller verifies them in fresh containers, smallest diff
@@ -33,6 +35,7 @@ mod edits;
 mod faithful;
 mod infill;
 mod prompt;
+mod propagate;
 mod pydefs;
 mod runner;
 mod suspects;
@@ -48,7 +51,11 @@ pub use infill::{
     InfillShape, Site, apply_infill, infill_context, infill_draw, infill_draws, infill_sites,
 };
 pub use prompt::prompt;
-pub use runner::{Candidate, CandidatesOutcome, Run, diff_size, run, sampling};
+pub use propagate::{Propagated, combine, propagate};
+pub use runner::{
+    Candidate, CandidatesOutcome, MAX_ROUNDS, Run, diff_size, fixed_targets, run, sampling,
+    shift_ranked,
+};
 pub use suspects::{Suspect, suspects, suspects_ranked};
 
 /// The strategy's knobs.
@@ -109,6 +116,9 @@ pub enum CandidateStatus {
     Failing,
     /// The targets pass and nothing that passed before fails (in the episode container).
     Passing,
+    /// Some targets pass, the others still fail, and nothing that passed before fails: a
+    /// step the next round builds on ([`run`]).
+    Partial,
 }
 
 impl CandidateStatus {
@@ -120,6 +130,7 @@ impl CandidateStatus {
             CandidateStatus::Error => "error",
             CandidateStatus::Failing => "failing",
             CandidateStatus::Passing => "passing",
+            CandidateStatus::Partial => "partial",
         }
     }
 }

@@ -8,11 +8,13 @@ use futures_util::StreamExt;
 
 use super::edits::{FileEdit, parse_reply};
 use super::faithful::{self, Faithfulness};
-use super::infill::{Site, apply_infill, infill_context, infill_plan, infill_sites};
+use super::infill::{RETRY_SAMPLE, Site, apply_infill, infill_context, infill_plan, infill_sites};
 use super::prompt::{SYSTEM, prompt};
+use super::propagate::{combine, propagate};
 use super::suspects::{suspects, suspects_ranked};
 use super::{CandidateConfig, CandidateStatus, DRAWS_PER_CANDIDATE, EditFormat, Problem};
 use crate::agent::attempt::{Ledger, StopReason};
+use crate::agent::localize::Ranked;
 use crate::agent::model::{
     FillTimings, Infill, Message, Model, ModelError, Request, Sampling, Usage,
 };
@@ -40,6 +42,8 @@ pub struct Candidate {
     pub edits: Vec<FileEdit>,
     /// The server's prompt and generation time for a fill, when it says.
     pub timings: Option<FillTimings>,
+    /// `partial` candidates: the targets it makes pass (the others still fail).
+    pub fixed: Vec<String>,
 }
 
 impl Candidate {
@@ -185,8 +189,181 @@ pub fn sampling(i: usize, temperature: f64) -> Sampling {
     }
 }
 
-/// Draw the candidates and check each in the run's container (see the module docs).
+/// Rounds of drawing at most: a round that ends on a `partial` candidate (some targets pass,
+/// nothing else broke) starts the next one on top of it, for the targets still failing.
+pub const MAX_ROUNDS: usize = 3;
+
+/// Draw the candidates and check each in the run's container (see the module docs), in
+/// rounds, for fixes that must change two places. Within a round, a `partial` candidate is
+/// also checked together with an earlier one that fixes other targets ([`second_look`]: a
+/// separator ignored by two functions, each with its test). A round that ends without a
+/// pass but with a `partial` candidate starts the next on top of it (the one fixing the
+/// most targets): its edit stays in the workspace, only the targets still failing are
+/// asked for, and a test it fixed must not break again; the next round's diffs hold both
+/// edits. The workspace gets the original files back at the end.
 pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
+    let started = Instant::now();
+    let mut out = round(r, traj, 0).await;
+    let mut problem = r.problem.clone();
+    let mut baseline = r.baseline_failing.to_vec();
+    // The edits kept in the workspace, by path (the latest content of each file).
+    let mut kept: Vec<FileEdit> = Vec::new();
+    let mut from = 0;
+    for n in 2..=MAX_ROUNDS {
+        let last = &out.candidates[from..];
+        if out.infrastructure.is_some()
+            || out.budget.is_some()
+            || last.iter().any(|c| c.status == CandidateStatus::Passing)
+        {
+            break;
+        }
+        // The step that fixed the most targets, the earliest of those.
+        let Some(step) = last
+            .iter()
+            .filter(|c| c.status == CandidateStatus::Partial)
+            .max_by_key(|c| (c.fixed.len(), std::cmp::Reverse(c.index)))
+        else {
+            break;
+        };
+        let step = step.clone();
+        for e in &step.edits {
+            let before = problem.files.get(&e.path).cloned().unwrap_or_default();
+            problem.ranked = shift_ranked(&problem.ranked, &e.path, &before, &e.content);
+            problem.files.insert(e.path.clone(), e.content.clone());
+            kept.retain(|k| k.path != e.path);
+            kept.push(e.clone());
+        }
+        problem.targets.retain(|t| !step.fixed.contains(t));
+        baseline.retain(|t| !step.fixed.contains(t));
+        if let Err(e) = write_all(r.sandbox, &step.edits).await {
+            out.infrastructure = Some(format!("keeping candidate {}: {e}", step.index));
+            break;
+        }
+        traj.event(
+            "candidates_round",
+            &serde_json::json!({
+                "attempt": r.attempt,
+                "round": n,
+                "kept": step.index,
+                "fixed": step.fixed,
+                "targets": problem.targets,
+            }),
+        );
+        from = out.candidates.len();
+        let offset = out
+            .candidates
+            .iter()
+            .map(|c| c.index + 1)
+            .max()
+            .unwrap_or(0);
+        let next = round(
+            Run {
+                problem: &problem,
+                baseline_failing: &baseline,
+                ..r
+            },
+            traj,
+            offset,
+        )
+        .await;
+        out.absorb(next, &kept);
+    }
+    // The original bytes back for whatever was kept (the verifier starts from a fresh
+    // container; the next strategy starts from this one).
+    let originals: Vec<FileEdit> = kept
+        .iter()
+        .filter_map(|k| {
+            r.problem.files.get(&k.path).map(|c| FileEdit {
+                path: k.path.clone(),
+                content: c.clone(),
+            })
+        })
+        .collect();
+    if let Err(e) = write_all(r.sandbox, &originals).await
+        && out.infrastructure.is_none()
+    {
+        out.infrastructure = Some(format!("restoring the files after the rounds: {e}"));
+    }
+    out.wall = started.elapsed();
+    out
+}
+
+impl CandidatesOutcome {
+    /// Add a later round's outcome; its candidates' edits get the kept edits of other files
+    /// (what the verifier's layers and the faithfulness ranking see is the whole change).
+    fn absorb(&mut self, next: CandidatesOutcome, kept: &[FileEdit]) {
+        for mut c in next.candidates {
+            if !c.edits.is_empty() {
+                for k in kept {
+                    if !c.edits.iter().any(|e| e.path == k.path) {
+                        c.edits.push(k.clone());
+                    }
+                }
+            }
+            self.candidates.push(c);
+        }
+        self.usage.prompt_tokens += next.usage.prompt_tokens;
+        self.usage.completion_tokens += next.usage.completion_tokens;
+        self.cost_usd += next.cost_usd;
+        self.model_ms += next.model_ms;
+        self.note = next.note.or(self.note.take());
+        self.budget = next.budget;
+        self.infrastructure = next.infrastructure;
+    }
+}
+
+/// The fault localization's ranking after `path` changed from `before` to `after`: lines in
+/// the changed span are dropped (they were just filled), lines below it move by the change
+/// in line count, and so do the functions' spans. Pure.
+pub fn shift_ranked(ranked: &[Ranked], path: &str, before: &str, after: &str) -> Vec<Ranked> {
+    let a: Vec<&str> = before.lines().collect();
+    let b: Vec<&str> = after.lines().collect();
+    let pre = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suf = a[pre..]
+        .iter()
+        .rev()
+        .zip(b[pre..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    // The changed span of `before`, 1-based inclusive (empty for a pure insertion: first > last).
+    let (first, last) = (pre + 1, a.len() - suf);
+    let delta = b.len() as i64 - a.len() as i64;
+    let moved = |l: usize| (l as i64 + delta).max(1) as usize;
+    ranked
+        .iter()
+        .map(|r| {
+            if r.loc.path != path {
+                return r.clone();
+            }
+            let mut r = r.clone();
+            r.lines = r
+                .lines
+                .iter()
+                .filter(|(l, _)| !(first..=last).contains(l))
+                .map(|&(l, s)| (if l > last { moved(l) } else { l }, s))
+                .collect();
+            if r.loc.start > last {
+                r.loc.start = moved(r.loc.start);
+            }
+            if r.loc.end >= last.max(pre) {
+                r.loc.end = moved(r.loc.end);
+            }
+            r
+        })
+        .collect()
+}
+
+/// Write every edit's content to the workspace.
+async fn write_all(sandbox: &dyn Sandbox, edits: &[FileEdit]) -> Result<(), SandboxError> {
+    for e in edits {
+        write_file(sandbox, &e.path, e.content.as_bytes()).await?;
+    }
+    Ok(())
+}
+
+/// One round of drawing: draw the candidates and check each in the run's container.
+/// Candidate indices start at `offset`.
+async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOutcome {
     let Run {
         model,
         sandbox,
@@ -231,7 +408,14 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                 fallback = Some(format!("fill-in-the-middle refused: {e}"));
                 sites.clear();
             }
-            r => first = Some((0, r.map(|f| (f.text, f.usage, f.timings)), t0.elapsed())),
+            r => {
+                first = Some((
+                    0,
+                    (0, 0),
+                    r.map(|f| (f.text, f.usage, f.timings)),
+                    t0.elapsed(),
+                ))
+            }
         }
     }
     let user = if sites.is_empty() {
@@ -300,27 +484,41 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
         }
         let _ = tx.send(item);
     }
+    // The draws still to make, in order, as (site, sample) (chat: the sample alone). A greedy
+    // fill that gives the masked code back, or nothing, gets one sampled retry of its site
+    // next: its prompt is in the server's cache, so it costs only the generation.
+    let queue: std::sync::Mutex<std::collections::VecDeque<(usize, usize)>> =
+        std::sync::Mutex::new(if sites.is_empty() {
+            (from..draws).map(|i| (0, i)).collect()
+        } else {
+            plan[from.min(plan.len())..].iter().copied().collect()
+        });
+    let queue = &queue;
+    let next_index = std::sync::atomic::AtomicUsize::new(from);
+    let next_index = &next_index;
     let produce = async move {
         // The ledger is asked before each request: a slot frees, the next one is asked for.
-        let mut replies = futures_util::stream::iter(from..draws)
+        let mut replies = futures_util::stream::iter(from..)
             .take_while(|_| std::future::ready(ledger.check().is_none()))
-            .map(|i| async move {
+            .map(|_| async move {
                 // Closed never; an error would only mean no wait.
                 if let Ok(p) = turns.acquire().await {
                     p.forget();
                 }
+                // Taken after the turn: the retry of the reply just checked comes first.
+                let (at, sample) = queue.lock().ok()?.pop_front()?;
+                let i = next_index.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let t0 = Instant::now();
                 let r = if sites.is_empty() {
                     model
                         .complete(&Request {
                             messages: history,
                             tools: &[],
-                            sample: Some(sampling(i, cfg.temperature)),
+                            sample: Some(sampling(sample, cfg.temperature)),
                         })
                         .await
                         .map(|r| (r.message.content, r.usage, None))
                 } else {
-                    let (at, sample) = plan[i];
                     infill_at(
                         model,
                         problem,
@@ -330,10 +528,10 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                     .await
                     .map(|f| (f.text, f.usage, f.timings))
                 };
-                (i, r, t0.elapsed())
+                Some((i, (at, sample), r, t0.elapsed()))
             })
             .buffered(parallel);
-        while let Some(item) = replies.next().await {
+        while let Some(Some(item)) = replies.next().await {
             if tx.send(item).is_err() {
                 break;
             }
@@ -344,12 +542,12 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
     // Replies drawn when the first clean passing candidate came (see [`drawn_enough`]).
     let mut clean_at: Option<usize> = None;
     let consume = async {
-        while let Some((i, reply, took)) = rx.recv().await {
+        while let Some((i, (at, sample), reply, took)) = rx.recv().await {
             let model_ms = took.as_millis() as u64;
             out.model_ms += model_ms;
             let mut reply_text = String::new();
             let mut cand = Candidate {
-                index: i,
+                index: offset + i,
                 status: CandidateStatus::Error,
                 detail: String::new(),
                 diff: String::new(),
@@ -360,6 +558,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                 reply: String::new(),
                 edits: Vec::new(),
                 timings: None,
+                fixed: Vec::new(),
             };
             match reply {
                 Err(e) => {
@@ -380,7 +579,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                     let parsed = if sites.is_empty() {
                         parse_reply(&text, &sus, &problem.files)
                     } else {
-                        let site = &sites[plan[i].0];
+                        let site = &sites[at];
                         reply_text = format!("{} ← {text}", site.label());
                         cand.reply = reply_text.clone();
                         apply_infill(&text, site, &problem.files).map(|e| vec![e])
@@ -399,15 +598,41 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                                 cand.status = CandidateStatus::Duplicate;
                                 cand.detail = "the same edit as an earlier candidate".into();
                             } else {
-                                match check(sandbox, &edits, problem, baseline_failing, tools_cfg)
-                                    .await
-                                {
+                                let mut checked_edits = edits.clone();
+                                let mut result =
+                                    check(sandbox, &edits, problem, baseline_failing, tools_cfg)
+                                        .await;
+                                if let Ok(first) = &result {
+                                    let more = second_look(
+                                        Against {
+                                            sandbox,
+                                            problem,
+                                            baseline_failing,
+                                            tools: tools_cfg,
+                                        },
+                                        &edits,
+                                        first,
+                                        &out.candidates,
+                                        &mut seen,
+                                    )
+                                    .await;
+                                    match more {
+                                        Ok(Some((e, c))) => {
+                                            checked_edits = e;
+                                            result = Ok(c);
+                                        }
+                                        Ok(None) => {}
+                                        Err(e) => result = Err(e),
+                                    }
+                                }
+                                match result {
                                     Ok(c) => {
                                         checked += 1;
                                         cand.status = c.status;
                                         cand.detail = c.detail;
                                         cand.diff = c.diff;
-                                        cand.edits = edits.clone();
+                                        cand.edits = checked_edits;
+                                        cand.fixed = c.fixed;
                                         cand.check_ms = c.check_ms;
                                         cand.rollback_ms = c.rollback_ms;
                                     }
@@ -422,8 +647,18 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
                     }
                 }
             }
+            if !sites.is_empty()
+                && sample == 0
+                && matches!(
+                    cand.status,
+                    CandidateStatus::NotApplied | CandidateStatus::Unparsed
+                )
+                && let Ok(mut q) = queue.lock()
+            {
+                q.push_front((at, RETRY_SAMPLE));
+            }
             traj.node(&NodeRecord {
-                id: format!("{}.c{i}", r.attempt),
+                id: format!("{}.c{}", r.attempt, offset + i),
                 parent: Some(r.attempt.to_string()),
                 node: "candidate".into(),
                 tier: r.tier,
@@ -549,9 +784,87 @@ async fn infill_at(
         .await
 }
 
+/// What a candidate is checked against.
+#[derive(Clone, Copy)]
+struct Against<'a> {
+    sandbox: &'a dyn Sandbox,
+    problem: &'a Problem,
+    baseline_failing: &'a [String],
+    tools: &'a ToolConfig,
+}
+
+/// One more check a candidate may earn, for fixes that span places. A one-line change that
+/// still fails is checked with its rewrite wherever else the file has the replaced text
+/// ([`propagate`]); a `partial` one together with an earlier partial one that fixes other
+/// targets ([`combine`]). Some((edits, check)) replaces the candidate's own when it got
+/// further (a pass, or more targets passing). Edits seen before are not checked again.
+async fn second_look(
+    at: Against<'_>,
+    edits: &[FileEdit],
+    first: &Checked,
+    earlier: &[Candidate],
+    seen: &mut BTreeSet<Vec<(String, String)>>,
+) -> Result<Option<(Vec<FileEdit>, Checked)>, SandboxError> {
+    let mut tries: Vec<(Vec<FileEdit>, String)> = Vec::new();
+    match first.status {
+        CandidateStatus::Failing => {
+            if let [e] = edits
+                && let Some(orig) = at.problem.files.get(&e.path)
+                && let Some(p) = propagate(orig, e)
+            {
+                let lines: Vec<String> = p.lines.iter().map(|l| l.to_string()).collect();
+                tries.push((
+                    vec![p.edit],
+                    format!("with the same change on line {} too", lines.join(", ")),
+                ));
+            }
+        }
+        CandidateStatus::Partial => {
+            for c in earlier
+                .iter()
+                .filter(|c| c.status == CandidateStatus::Partial)
+            {
+                let covers = |a: &[String], b: &[String]| b.iter().all(|t| a.contains(t));
+                if covers(&c.fixed, &first.fixed) || covers(&first.fixed, &c.fixed) {
+                    continue;
+                }
+                if let Some(both) = combine(&at.problem.files, &c.edits, edits) {
+                    tries.push((both, format!("with candidate {}'s edit too", c.index)));
+                }
+            }
+        }
+        _ => {}
+    }
+    for (more, how) in tries {
+        let key: Vec<(String, String)> = more
+            .iter()
+            .map(|e| (e.path.clone(), e.content.clone()))
+            .collect();
+        if !seen.insert(key) {
+            continue;
+        }
+        let c = check(at.sandbox, &more, at.problem, at.baseline_failing, at.tools).await?;
+        let further = c.status == CandidateStatus::Passing
+            || (c.status == CandidateStatus::Partial && c.fixed.len() > first.fixed.len());
+        if further {
+            let detail = format!("{how}: {}; alone: {}", c.detail, first.detail);
+            let c = Checked {
+                detail,
+                check_ms: c.check_ms + first.check_ms,
+                rollback_ms: c.rollback_ms + first.rollback_ms,
+                ..c
+            };
+            return Ok(Some((more, c)));
+        }
+    }
+    Ok(None)
+}
+
 pub(super) struct Checked {
     status: CandidateStatus,
     detail: String,
+    /// `Partial`: the targets that pass.
+    fixed: Vec<String>,
     diff: String,
     check_ms: u64,
     rollback_ms: u64,
@@ -575,7 +888,39 @@ async fn check(
         if !problem.targets.is_empty() {
             let targets = tools::run_tests(sandbox, tools_cfg, &problem.targets).await?;
             if let Some(why) = targets_fail(&targets, &problem.targets) {
-                return Ok::<_, SandboxError>((CandidateStatus::Failing, why));
+                let fixed = fixed_targets(&targets, &problem.targets);
+                if fixed.is_empty() {
+                    return Ok::<_, SandboxError>((CandidateStatus::Failing, why, Vec::new()));
+                }
+                // Some targets pass: a step, if the whole suite says nothing else broke.
+                let all = tools::run_tests(sandbox, tools_cfg, &[]).await?;
+                let broken = all.summary.as_ref().map(|s| {
+                    s.failing
+                        .iter()
+                        .filter(|f| {
+                            fixed.contains(f)
+                                || (!baseline_failing.contains(f) && !problem.targets.contains(f))
+                        })
+                        .collect::<Vec<_>>()
+                });
+                return Ok(match broken {
+                    Some(b) if b.is_empty() => (
+                        CandidateStatus::Partial,
+                        format!(
+                            "{} of {} targets pass ({}); {why}",
+                            fixed.len(),
+                            problem.targets.len(),
+                            join_ids(&fixed.iter().collect::<Vec<_>>())
+                        ),
+                        fixed,
+                    ),
+                    Some(b) => (
+                        CandidateStatus::Failing,
+                        format!("{why}; and it breaks tests that passed: {}", join_ids(&b)),
+                        Vec::new(),
+                    ),
+                    None => (CandidateStatus::Failing, why, Vec::new()),
+                });
             }
         }
         // The targets pass: nothing else may break.
@@ -584,6 +929,7 @@ async fn check(
             return Ok((
                 CandidateStatus::Failing,
                 "the whole suite produced no report".into(),
+                Vec::new(),
             ));
         };
         let broken: Vec<&String> = s
@@ -600,12 +946,14 @@ async fn check(
             return Ok((
                 CandidateStatus::Failing,
                 format!("targets fail in the whole suite: {}", join_ids(&still)),
+                Vec::new(),
             ));
         }
         if !broken.is_empty() {
             return Ok((
                 CandidateStatus::Failing,
                 format!("breaks tests that passed: {}", join_ids(&broken)),
+                Vec::new(),
             ));
         }
         if problem.targets.is_empty() {
@@ -615,9 +963,14 @@ async fn check(
                     "{} passed; the targets are not in the sandbox (the verifier runs them)",
                     s.passed
                 ),
+                Vec::new(),
             ));
         }
-        Ok((CandidateStatus::Passing, format!("{} passed", s.passed)))
+        Ok((
+            CandidateStatus::Passing,
+            format!("{} passed", s.passed),
+            Vec::new(),
+        ))
     }
     .await;
     let diff = sandbox.diff().await;
@@ -634,10 +987,11 @@ async fn check(
         }
     }
     let rollback_ms = r0.elapsed().as_millis() as u64;
-    let (status, detail) = verdict?;
+    let (status, detail, fixed) = verdict?;
     Ok(Checked {
         status,
         detail,
+        fixed,
         diff: diff?,
         check_ms: t0.elapsed().as_millis() as u64,
         rollback_ms,
@@ -671,6 +1025,27 @@ pub(super) fn targets_fail(run: &TestRun, targets: &[String]) -> Option<String> 
         ));
     }
     None
+}
+
+/// The targets a target run passed while others failed (empty: none, only one target, or
+/// the run does not account for every target). Pure.
+pub fn fixed_targets(run: &TestRun, targets: &[String]) -> Vec<String> {
+    let Some(s) = &run.summary else {
+        return Vec::new();
+    };
+    if targets.len() < 2 || s.failing.iter().any(|f| !targets.contains(f)) {
+        return Vec::new();
+    }
+    let fixed: Vec<String> = targets
+        .iter()
+        .filter(|t| !s.failing.contains(t))
+        .cloned()
+        .collect();
+    // Every target ran: the passing ones are the ones not failing.
+    if fixed.len() == targets.len() || s.passed < fixed.len() {
+        return Vec::new();
+    }
+    fixed
 }
 
 /// [`tools::write_file`], its failure an error.

@@ -532,6 +532,7 @@ fn edited(i: usize, status: CandidateStatus, lines: usize, from: &str, to: &str)
             content: CORE.replacen(from, to, 1),
         }],
         timings: None,
+        fixed: Vec::new(),
     }
 }
 
@@ -1050,4 +1051,283 @@ fn infill_stops_a_few_draws_after_a_clean_pass_and_goes_on_after_a_doubtful_one(
     // Chat formats: K checked candidates, passing or not.
     assert!(drawn_enough(false, 4, 4, 0, None, 4));
     assert!(!drawn_enough(false, 4, 3, 3, Some(1), 8));
+}
+
+fn test_run(passed: usize, failing: &[&str]) -> crate::agent::tools::TestRun {
+    crate::agent::tools::TestRun {
+        status: crate::sandbox::ExecStatus::Exited(1),
+        summary: Some(crate::agent::tools::TestSummary {
+            passed,
+            failed: failing.len(),
+            failing: failing.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }),
+        output: String::new(),
+    }
+}
+
+#[test]
+fn a_target_run_is_a_step_only_when_some_targets_pass_and_every_one_is_accounted_for() {
+    let t = vec!["t.py::a".to_string(), "t.py::b".to_string()];
+    assert_eq!(fixed_targets(&test_run(1, &["t.py::b"]), &t), ["t.py::a"]);
+    // All fail, all pass, a target that did not run, a single target, an id it did not ask.
+    assert!(fixed_targets(&test_run(0, &["t.py::a", "t.py::b"]), &t).is_empty());
+    assert!(fixed_targets(&test_run(2, &[]), &t).is_empty());
+    assert!(fixed_targets(&test_run(0, &["t.py::b"]), &t).is_empty());
+    assert!(fixed_targets(&test_run(0, &[]), &t[..1]).is_empty());
+    assert!(fixed_targets(&test_run(1, &["t.py::b", "t.py::z"]), &t).is_empty());
+}
+
+#[test]
+fn a_kept_edit_drops_its_lines_from_the_ranking_and_moves_the_lines_below() {
+    let l = locs();
+    let mut clamp = ranked(&l[0], 1.0, &[10]);
+    clamp.lines = vec![(9, 0.5), (10, 1.0), (11, 0.7)];
+    let count = ranked(&l[1], 0.9, &[17]);
+    let two = CORE.replace(
+        "        return lo\n",
+        "        if v < lo:\n            return lo\n",
+    );
+    let r = shift_ranked(&[clamp.clone(), count.clone()], "pkg/core.py", CORE, &two);
+    assert_eq!(r[0].lines, [(9, 0.5), (12, 0.7)], "line 10 was filled");
+    assert_eq!((r[0].loc.start, r[0].loc.end), (4, 12));
+    assert_eq!(r[1].lines, [(18, 0.9)]);
+    assert_eq!((r[1].loc.start, r[1].loc.end), (16, 18));
+    // Another file's ranking does not move.
+    assert_eq!(
+        shift_ranked(std::slice::from_ref(&count), "other.py", CORE, &two),
+        [count]
+    );
+}
+
+/// A model that fills clamp's `return lo` with `return hi` and Cart.count's line with the
+/// right count, and anything else with a line that changes nothing the tests see.
+struct FillsBoth;
+
+#[async_trait::async_trait]
+impl Model for FillsBoth {
+    async fn complete(
+        &self,
+        _req: &Request<'_>,
+    ) -> Result<crate::agent::model::Response, ModelError> {
+        Err(ModelError::Unsupported("fills only".into()))
+    }
+    fn spec(&self) -> String {
+        "test:fills-both".into()
+    }
+    fn describe(&self) -> String {
+        self.spec()
+    }
+    fn supports_infill(&self) -> bool {
+        true
+    }
+    async fn infill(&self, req: &Infill<'_>) -> Result<crate::agent::model::Filled, ModelError> {
+        let text = if req.prefix.ends_with("if v > hi:\n") {
+            "        return hi"
+        } else if req.prefix.ends_with("def count(self):\n") {
+            "        return len(self.items)"
+        } else {
+            "        pass  # nothing"
+        };
+        Ok(crate::agent::model::Filled {
+            text: text.into(),
+            usage: Usage::default(),
+            timings: None,
+        })
+    }
+}
+
+/// A test command that writes pytest-style JUnit: test_clamp passes once core.py says
+/// `return hi`, test_count once it says `return len(self.items)` (and `return hi` too, with
+/// NEED=both), test_other always.
+const FAKE_TESTS: &str = r#"for a in "$@"; do case "$a" in --junitxml=*) x="${a#--junitxml=}";; esac; done
+has() { grep -q "$1" pkg/core.py; }
+case_() { if [ "$2" = 0 ]; then echo "<testcase classname=\"tests.test_m\" name=\"$1\"/>"; else echo "<testcase classname=\"tests.test_m\" name=\"$1\"><failure message=\"no\"/></testcase>"; fi; }
+has 'return hi$'; clamp=$?
+has 'return len(self.items)$'; count=$?
+[ "$NEED" = both ] && [ $clamp != 0 ] && count=1
+{ echo '<testsuites><testsuite name="pytest" tests="3">'
+  case_ test_clamp $clamp
+  case_ test_count $count
+  case_ test_other 0
+  echo '</testsuite></testsuites>'; } > "$x"
+"#;
+
+/// Run the candidates on the clamp + Cart.count problem with both lines ranked and both
+/// tests targets, against FAKE_TESTS with `need`; the outcome and core.py afterwards.
+async fn two_places(need: &str) -> (CandidatesOutcome, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = crate::agent::testing::HostDir::with_files(
+        dir.path(),
+        &[("pkg/core.py", CORE), ("fake_tests.sh", FAKE_TESTS)],
+    )
+    .await
+    .unwrap();
+    let l = locs();
+    let targets = vec![
+        "tests/test_m.py::test_clamp".to_string(),
+        "tests/test_m.py::test_count".to_string(),
+    ];
+    let problem = Problem {
+        targets: targets.clone(),
+        ranked: vec![ranked(&l[0], 1.0, &[10]), ranked(&l[1], 0.9, &[17])],
+        ..clamp_problem()
+    };
+    let cfg = CandidateConfig {
+        shapes: vec![InfillShape::Line],
+        ..CandidateConfig::default()
+    };
+    let tools = ToolConfig {
+        test_cmd: format!("NEED={need} sh fake_tests.sh"),
+        ..ToolConfig::default()
+    };
+    let ledger = Ledger::new(Budgets::default());
+    let out = run(
+        Run {
+            model: &FillsBoth,
+            tier: 0,
+            sandbox: &sandbox,
+            problem: &problem,
+            baseline_failing: &targets,
+            config: &cfg,
+            tools: &tools,
+            ledger: &ledger,
+            attempt: "t0.candidates",
+        },
+        &mut Trajectory::to_writer(Box::new(std::io::sink())),
+    )
+    .await;
+    assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
+    let now = std::fs::read_to_string(dir.path().join("pkg/core.py")).unwrap();
+    (out, now)
+}
+
+#[tokio::test]
+async fn two_partial_fills_that_fix_different_targets_are_checked_together() {
+    let (out, now) = two_places("either").await;
+    let c = &out.candidates;
+    assert_eq!(c[0].status, CandidateStatus::Partial, "{c:?}");
+    assert_eq!(c[0].fixed, ["tests/test_m.py::test_clamp"]);
+    // Cart.count's fill alone fixes test_count; with candidate 0's edit, both.
+    assert_eq!(c[1].status, CandidateStatus::Passing, "{c:?}");
+    assert!(
+        c[1].detail.contains("with candidate 0's edit too"),
+        "{}",
+        c[1].detail
+    );
+    assert!(c[1].diff.contains("+        return hi\n"), "{}", c[1].diff);
+    assert!(c[1].diff.contains("+        return len(self.items)\n"));
+    assert_eq!(c[1].edits.len(), 1);
+    assert_eq!(now, CORE, "the workspace has its original bytes back");
+}
+
+#[tokio::test]
+async fn a_round_that_ends_on_a_step_starts_the_next_on_top_of_it() {
+    // test_count needs both lines: Cart.count's fill alone fails in round 1.
+    let (out, now) = two_places("both").await;
+    let c = &out.candidates;
+    assert_eq!(c[0].status, CandidateStatus::Partial, "{c:?}");
+    assert_eq!(c[1].status, CandidateStatus::Failing, "{c:?}");
+    // Round 2 keeps candidate 0's edit and fills Cart.count again: it passes.
+    let passing: Vec<&Candidate> = c
+        .iter()
+        .filter(|c| c.status == CandidateStatus::Passing)
+        .collect();
+    assert_eq!(passing.len(), 1, "{c:?}");
+    let last = passing[0];
+    let round_2 = c.iter().position(|c| c.index == last.index).unwrap();
+    assert!(
+        c[..round_2]
+            .iter()
+            .all(|c| c.status != CandidateStatus::Passing && c.index < last.index),
+        "{c:?}"
+    );
+    assert!(last.index > 1);
+    assert!(last.diff.contains("+        return hi\n"), "{}", last.diff);
+    assert!(last.diff.contains("+        return len(self.items)\n"));
+    assert!(last.edits[0].content.contains("return hi\n"));
+    assert_eq!(now, CORE, "the workspace has its original bytes back");
+}
+
+/// Greedy, it gives clamp's masked line back; sampled, it writes a change.
+struct EchoesGreedy;
+
+#[async_trait::async_trait]
+impl Model for EchoesGreedy {
+    async fn complete(
+        &self,
+        _req: &Request<'_>,
+    ) -> Result<crate::agent::model::Response, ModelError> {
+        Err(ModelError::Unsupported("fills only".into()))
+    }
+    fn spec(&self) -> String {
+        "test:echoes-greedy".into()
+    }
+    fn describe(&self) -> String {
+        self.spec()
+    }
+    fn on_this_machine(&self) -> bool {
+        true
+    }
+    fn supports_infill(&self) -> bool {
+        true
+    }
+    async fn infill(&self, req: &Infill<'_>) -> Result<crate::agent::model::Filled, ModelError> {
+        let greedy = req.sample.is_none_or(|s| s.temperature == 0.0);
+        let line_10 = req.prefix.ends_with("if v > hi:\n");
+        let text = match (greedy, line_10) {
+            (true, true) => "        return lo",
+            (true, false) => "    if v > hi:",
+            (false, true) => "        return hi",
+            (false, false) => "    if v >= hi:",
+        };
+        Ok(crate::agent::model::Filled {
+            text: text.into(),
+            usage: Usage::default(),
+            timings: None,
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_greedy_fill_that_changes_nothing_is_retried_sampled_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = crate::agent::testing::HostDir::with_files(dir.path(), &[("pkg/core.py", CORE)])
+        .await
+        .unwrap();
+    let cfg = CandidateConfig {
+        shapes: vec![InfillShape::Line],
+        ..CandidateConfig::default()
+    };
+    let tools = ToolConfig {
+        test_cmd: "true".into(),
+        ..ToolConfig::default()
+    };
+    let ledger = Ledger::new(Budgets::default());
+    let out = run(
+        Run {
+            model: &EchoesGreedy,
+            tier: 0,
+            sandbox: &sandbox,
+            problem: &clamp_problem(),
+            baseline_failing: &[],
+            config: &cfg,
+            tools: &tools,
+            ledger: &ledger,
+            attempt: "t0.candidates",
+        },
+        &mut Trajectory::to_writer(Box::new(std::io::sink())),
+    )
+    .await;
+    let c = &out.candidates;
+    let site = |c: &Candidate| c.reply.split(" ← ").next().unwrap_or("").to_string();
+    // Two sites: each greedy fill gives its line back and is retried next, then the
+    // sampled passes (two per site) as before: 2 × (1 + 1) + 2 × 2.
+    assert_eq!(c.len(), 8, "{c:?}");
+    for pair in [0, 2] {
+        assert_eq!(c[pair].status, CandidateStatus::NotApplied, "{c:?}");
+        assert_eq!(site(&c[pair + 1]), site(&c[pair]), "{c:?}");
+        assert_eq!(c[pair + 1].status, CandidateStatus::Failing, "{c:?}");
+    }
+    assert_ne!(site(&c[0]), site(&c[2]));
 }
