@@ -169,7 +169,8 @@ pub(super) fn maskable(line: &str) -> bool {
 /// The gaps to fill, shape by shape in the order of `shapes` (a cascade: the one-line fills
 /// are cheap and fix most injected bugs; the multi-line shapes come after them, for what one
 /// line cannot express), and within a shape most suspicious first (ties: the better-ranked
-/// function, the earlier line), at most [`MAX_SITES`] per shape: for each of the best [`MAX_SUSPECTS`]
+/// function, the earlier line), at most [`MAX_SITES`] per shape, each function's share of
+/// them first: for each of the best [`MAX_SUSPECTS`]
 /// functions, per shape asked for, every scored line (`line`), the block around each of its
 /// [`HOT_PER_FUNCTION`] most suspicious lines (`block`), a gap before each of them (`insert`),
 /// its whole body when it is short (`body`). Pure.
@@ -264,14 +265,40 @@ pub fn infill_sites(
             .then(ra.cmp(rb))
             .then(a.line.cmp(&b.line))
     });
-    let mut per_shape: BTreeMap<&'static str, usize> = BTreeMap::new();
+    // Each function gets its share of a shape's sites before any gets more: a long function
+    // whose lines all score the same must not crowd out the next suspect's one hot line (a
+    // real bug's `parse_qsl` line came 23rd behind two helpers' 22 lines).
+    let mut keep = vec![false; all.len()];
+    for &shape in shapes {
+        let of_shape: Vec<usize> = (0..all.len())
+            .filter(|&i| all[i].0.shape == shape)
+            .collect();
+        let funcs: std::collections::BTreeSet<usize> = of_shape.iter().map(|&i| all[i].1).collect();
+        let share = (MAX_SITES / funcs.len().max(1)).max(1);
+        let mut per: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut n = of_shape.iter().filter(|&&i| keep[i]).count();
+        for &i in &of_shape {
+            let taken = per.entry(all[i].1).or_default();
+            if !keep[i] && *taken < share && n < MAX_SITES {
+                *taken += 1;
+                keep[i] = true;
+                n += 1;
+            }
+        }
+        for &i in &of_shape {
+            if n >= MAX_SITES {
+                break;
+            }
+            if !keep[i] {
+                keep[i] = true;
+                n += 1;
+            }
+        }
+    }
     all.into_iter()
-        .filter(|(s, _)| {
-            let n = per_shape.entry(s.shape.as_str()).or_default();
-            *n += 1;
-            *n <= MAX_SITES
-        })
-        .map(|(s, _)| s)
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|((s, _), _)| s)
         .collect()
 }
 

@@ -1331,3 +1331,36 @@ async fn a_greedy_fill_that_changes_nothing_is_retried_sampled_at_once() {
     }
     assert_ne!(site(&c[0]), site(&c[2]));
 }
+
+#[test]
+fn a_long_function_does_not_crowd_the_next_suspects_hot_line_out_of_the_sites() {
+    // `long` has 20 lines that score the same; `short`'s one line scores less.
+    let mut src = String::from("def long(x):\n");
+    for i in 0..20 {
+        src.push_str(&format!("    x = x + {i}\n"));
+    }
+    src.push_str("    return x\n\n\ndef short(y):\n    return y * 2\n");
+    let files = BTreeMap::from([("m.py".to_string(), src)]);
+    let loc = |name: &str, start: usize, end: usize| Location {
+        path: "m.py".into(),
+        start,
+        end,
+        name: name.into(),
+        frame_line: None,
+    };
+    let long = Ranked {
+        loc: loc("long", 1, 22),
+        lines: (2..=21).map(|l| (l, 1.0)).collect(),
+    };
+    let short = Ranked {
+        loc: loc("short", 25, 26),
+        lines: vec![(26, 0.5)],
+    };
+    let sites = infill_sites(&[long, short], &files, &[InfillShape::Line]);
+    let lines: Vec<usize> = sites.iter().map(|s| s.line).collect();
+    assert_eq!(sites.len(), 16, "{lines:?}");
+    assert!(lines.contains(&26), "{lines:?}");
+    // Still most suspicious first: `short`'s line comes last, `long`'s first 15 before it.
+    assert_eq!(lines[..15], (2..=16).collect::<Vec<_>>()[..]);
+    assert_eq!(lines[15], 26);
+}
