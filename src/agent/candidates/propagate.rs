@@ -218,7 +218,7 @@ fn merge(orig: &str, x: &str, y: &str) -> Option<String> {
 }
 
 /// The span `[a, b)` of `o` that `t` replaces (its common prefix and suffix with `o` kept).
-fn span(o: &[&str], t: &[&str]) -> (usize, usize) {
+pub(super) fn span(o: &[&str], t: &[&str]) -> (usize, usize) {
     let pre = o.iter().zip(t).take_while(|(p, q)| p == q).count();
     let suf = o[pre..]
         .iter()

@@ -10,7 +10,7 @@ use super::edits::{FileEdit, parse_reply};
 use super::faithful::{self, Faithfulness};
 use super::infill::{RETRY_SAMPLE, Site, apply_infill, infill_context, infill_plan, infill_sites};
 use super::prompt::{SYSTEM, prompt};
-use super::propagate::{combine, propagate};
+use super::propagate::{combine, propagate, span};
 use super::suspects::{suspects, suspects_ranked};
 use super::{CandidateConfig, CandidateStatus, DRAWS_PER_CANDIDATE, EditFormat, Problem};
 use crate::agent::attempt::{Ledger, StopReason};
@@ -318,15 +318,9 @@ impl CandidatesOutcome {
 pub fn shift_ranked(ranked: &[Ranked], path: &str, before: &str, after: &str) -> Vec<Ranked> {
     let a: Vec<&str> = before.lines().collect();
     let b: Vec<&str> = after.lines().collect();
-    let pre = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let suf = a[pre..]
-        .iter()
-        .rev()
-        .zip(b[pre..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
+    let (pre, end) = span(&a, &b);
     // The changed span of `before`, 1-based inclusive (empty for a pure insertion: first > last).
-    let (first, last) = (pre + 1, a.len() - suf);
+    let (first, last) = (pre + 1, end);
     let delta = b.len() as i64 - a.len() as i64;
     let moved = |l: usize| (l as i64 + delta).max(1) as usize;
     ranked

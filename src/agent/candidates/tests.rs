@@ -902,6 +902,33 @@ async fn an_unreachable_server_is_infrastructure_not_a_row_of_failed_candidates(
     );
 }
 
+/// [`run`] at tier 0 with a fresh ledger and a discarded trajectory.
+async fn run_with(
+    model: &dyn Model,
+    sandbox: &dyn crate::sandbox::Sandbox,
+    problem: &Problem,
+    baseline_failing: &[String],
+    cfg: &CandidateConfig,
+    tools: &ToolConfig,
+) -> CandidatesOutcome {
+    let ledger = Ledger::new(Budgets::default());
+    run(
+        Run {
+            model,
+            tier: 0,
+            sandbox,
+            problem,
+            baseline_failing,
+            config: cfg,
+            tools,
+            ledger: &ledger,
+            attempt: "t0.candidates",
+        },
+        &mut Trajectory::to_writer(Box::new(std::io::sink())),
+    )
+    .await
+}
+
 /// What happened when, across the model and the sandbox of one run.
 type Events = std::sync::Arc<std::sync::Mutex<Vec<&'static str>>>;
 
@@ -993,22 +1020,7 @@ async fn fills_during_checks(overlap: Option<bool>) -> (usize, usize) {
         test_cmd: "true".into(),
         ..ToolConfig::default()
     };
-    let ledger = Ledger::new(Budgets::default());
-    let out = run(
-        Run {
-            model: &model,
-            tier: 0,
-            sandbox: &sandbox,
-            problem: &clamp_problem(),
-            baseline_failing: &[],
-            config: &cfg,
-            tools: &tools,
-            ledger: &ledger,
-            attempt: "t0.candidates",
-        },
-        &mut Trajectory::to_writer(Box::new(std::io::sink())),
-    )
-    .await;
+    let out = run_with(&model, &sandbox, &clamp_problem(), &[], &cfg, &tools).await;
     assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
     // Two sites, each greedy and then sampled twice; every fill checked (none passes).
     assert_eq!(out.candidates.len(), 6, "{:?}", out.candidates);
@@ -1181,22 +1193,7 @@ async fn two_places(need: &str) -> (CandidatesOutcome, String) {
         test_cmd: format!("NEED={need} sh fake_tests.sh"),
         ..ToolConfig::default()
     };
-    let ledger = Ledger::new(Budgets::default());
-    let out = run(
-        Run {
-            model: &FillsBoth,
-            tier: 0,
-            sandbox: &sandbox,
-            problem: &problem,
-            baseline_failing: &targets,
-            config: &cfg,
-            tools: &tools,
-            ledger: &ledger,
-            attempt: "t0.candidates",
-        },
-        &mut Trajectory::to_writer(Box::new(std::io::sink())),
-    )
-    .await;
+    let out = run_with(&FillsBoth, &sandbox, &problem, &targets, &cfg, &tools).await;
     assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
     let now = std::fs::read_to_string(dir.path().join("pkg/core.py")).unwrap();
     (out, now)
@@ -1303,22 +1300,7 @@ async fn a_greedy_fill_that_changes_nothing_is_retried_sampled_at_once() {
         test_cmd: "true".into(),
         ..ToolConfig::default()
     };
-    let ledger = Ledger::new(Budgets::default());
-    let out = run(
-        Run {
-            model: &EchoesGreedy,
-            tier: 0,
-            sandbox: &sandbox,
-            problem: &clamp_problem(),
-            baseline_failing: &[],
-            config: &cfg,
-            tools: &tools,
-            ledger: &ledger,
-            attempt: "t0.candidates",
-        },
-        &mut Trajectory::to_writer(Box::new(std::io::sink())),
-    )
-    .await;
+    let out = run_with(&EchoesGreedy, &sandbox, &clamp_problem(), &[], &cfg, &tools).await;
     let c = &out.candidates;
     let site = |c: &Candidate| c.reply.split(" ← ").next().unwrap_or("").to_string();
     // Two sites: each greedy fill gives its line back and is retried next, then the
