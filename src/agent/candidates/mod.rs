@@ -37,6 +37,7 @@ mod infill;
 mod prompt;
 mod propagate;
 mod pydefs;
+mod rules;
 mod runner;
 mod suspects;
 #[cfg(test)]
@@ -52,6 +53,7 @@ pub use infill::{
 };
 pub use prompt::prompt;
 pub use propagate::{Propagated, combine, propagate};
+pub use rules::{RuleEdit, rule_edits};
 pub use runner::{
     Candidate, CandidatesOutcome, MAX_ROUNDS, Run, diff_size, fixed_targets, run, sampling,
     shift_ranked,

@@ -145,7 +145,7 @@ fn is_ident(c: char) -> bool {
 
 /// `line` with every occurrence of `from` that does not run into a neighbouring name
 /// replaced by `to` (None: there is none).
-fn replace_bounded(line: &str, from: &str, to: &str) -> Option<String> {
+pub(super) fn replace_bounded(line: &str, from: &str, to: &str) -> Option<String> {
     let starts_ident = from.chars().next().is_some_and(is_ident);
     let ends_ident = from.chars().last().is_some_and(is_ident);
     let mut out = String::with_capacity(line.len());

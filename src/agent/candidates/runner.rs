@@ -11,6 +11,7 @@ use super::faithful::{self, Faithfulness};
 use super::infill::{RETRY_SAMPLE, Site, apply_infill, infill_context, infill_plan, infill_sites};
 use super::prompt::{SYSTEM, prompt};
 use super::propagate::{combine, propagate, span};
+use super::rules::rule_edits;
 use super::suspects::{suspects, suspects_ranked};
 use super::{CandidateConfig, CandidateStatus, DRAWS_PER_CANDIDATE, EditFormat, Problem};
 use crate::agent::attempt::{Ledger, StopReason};
@@ -47,6 +48,24 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// A candidate not yet checked (status `error` until something says otherwise).
+    fn blank(index: usize, model_ms: u64) -> Self {
+        Candidate {
+            index,
+            status: CandidateStatus::Error,
+            detail: String::new(),
+            diff: String::new(),
+            usage: Usage::default(),
+            model_ms,
+            check_ms: 0,
+            rollback_ms: 0,
+            reply: String::new(),
+            edits: Vec::new(),
+            timings: None,
+            fixed: Vec::new(),
+        }
+    }
+
     /// Changed lines of the diff (`+`/`-` lines, headers excluded): the size the winner is
     /// chosen by.
     pub fn diff_size(&self) -> usize {
@@ -382,6 +401,25 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
         out.wall = started.elapsed();
         return out;
     }
+    let against = Against {
+        sandbox,
+        problem,
+        baseline_failing,
+        tools: tools_cfg,
+    };
+    let mut seen: BTreeSet<Vec<(String, String)>> = BTreeSet::new();
+    // Rule-based candidates first, in the first round: they cost no model time, and a clean
+    // pass among them leaves nothing to draw.
+    if offset == 0 && rules_first(&r, against, traj, &mut seen, &mut out, offset).await {
+        out.note = Some("a rule-based candidate passed: no fill drawn".into());
+        out.wall = started.elapsed();
+        return out;
+    }
+    if out.infrastructure.is_some() {
+        out.wall = started.elapsed();
+        return out;
+    }
+    let offset = offset + out.candidates.len();
     // Fill-in-the-middle on the most suspicious lines when the model has it and the fault
     // localization scored lines; else the chat prompt (`infill`'s fallback is `lines`).
     let mut sites = if cfg.format == EditFormat::Infill && model.supports_infill() {
@@ -531,7 +569,6 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
             }
         }
     };
-    let mut seen: BTreeSet<Vec<(String, String)>> = BTreeSet::new();
     let mut checked = 0;
     // Replies drawn when the first clean passing candidate came (see [`drawn_enough`]).
     let mut clean_at: Option<usize> = None;
@@ -540,20 +577,7 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
             let model_ms = took.as_millis() as u64;
             out.model_ms += model_ms;
             let mut reply_text = String::new();
-            let mut cand = Candidate {
-                index: offset + i,
-                status: CandidateStatus::Error,
-                detail: String::new(),
-                diff: String::new(),
-                usage: Usage::default(),
-                model_ms,
-                check_ms: 0,
-                rollback_ms: 0,
-                reply: String::new(),
-                edits: Vec::new(),
-                timings: None,
-                fixed: Vec::new(),
-            };
+            let mut cand = Candidate::blank(offset + i, model_ms);
             match reply {
                 Err(e) => {
                     cand.detail = format!("the model call failed: {e}");
@@ -584,57 +608,15 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
                             cand.detail = e.detail().into();
                         }
                         Ok(edits) => {
-                            let key: Vec<(String, String)> = edits
-                                .iter()
-                                .map(|e| (e.path.clone(), e.content.clone()))
-                                .collect();
-                            if !seen.insert(key) {
-                                cand.status = CandidateStatus::Duplicate;
-                                cand.detail = "the same edit as an earlier candidate".into();
-                            } else {
-                                let mut checked_edits = edits.clone();
-                                let mut result =
-                                    check(sandbox, &edits, problem, baseline_failing, tools_cfg)
-                                        .await;
-                                if let Ok(first) = &result {
-                                    let more = second_look(
-                                        Against {
-                                            sandbox,
-                                            problem,
-                                            baseline_failing,
-                                            tools: tools_cfg,
-                                        },
-                                        &edits,
-                                        first,
-                                        &out.candidates,
-                                        &mut seen,
-                                    )
-                                    .await;
-                                    match more {
-                                        Ok(Some((e, c))) => {
-                                            checked_edits = e;
-                                            result = Ok(c);
-                                        }
-                                        Ok(None) => {}
-                                        Err(e) => result = Err(e),
-                                    }
-                                }
-                                match result {
-                                    Ok(c) => {
-                                        checked += 1;
-                                        cand.status = c.status;
-                                        cand.detail = c.detail;
-                                        cand.diff = c.diff;
-                                        cand.edits = checked_edits;
-                                        cand.fixed = c.fixed;
-                                        cand.check_ms = c.check_ms;
-                                        cand.rollback_ms = c.rollback_ms;
-                                    }
-                                    Err(e) => {
-                                        out.infrastructure =
-                                            Some(format!("checking candidate {i}: {e}"));
-                                        cand.detail = e.to_string();
-                                    }
+                            match assess(against, edits, &out.candidates, &mut seen, &mut cand)
+                                .await
+                            {
+                                Ok(true) => checked += 1,
+                                Ok(false) => {}
+                                Err(e) => {
+                                    out.infrastructure =
+                                        Some(format!("checking candidate {i}: {e}"));
+                                    cand.detail = e.to_string();
                                 }
                             }
                         }
@@ -651,22 +633,7 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
             {
                 q.push_front((at, RETRY_SAMPLE));
             }
-            traj.node(&NodeRecord {
-                id: format!("{}.c{}", r.attempt, offset + i),
-                parent: Some(r.attempt.to_string()),
-                node: "candidate".into(),
-                tier: r.tier,
-                model: model.describe(),
-                strategy: "candidates".into(),
-                status: cand.status.as_str().into(),
-                detail: cand.detail.clone(),
-                diff: cand.diff.clone(),
-                tokens: cand.usage.total(),
-                model_ms: cand.model_ms,
-                rollback_ms: cand.rollback_ms,
-                reply: reply_text,
-                timings: cand.timings,
-            });
+            record(traj, &r, &cand, reply_text);
             out.candidates.push(cand);
             if !overlap {
                 turns.add_permits(1);
@@ -785,6 +752,100 @@ struct Against<'a> {
     problem: &'a Problem,
     baseline_failing: &'a [String],
     tools: &'a ToolConfig,
+}
+
+/// Check `edits` unless an earlier candidate had them (then `duplicate`), give it its second
+/// look, and set the candidate's status, detail, diff and edits from the result. Ok(true):
+/// it was checked. Err: the container failed.
+async fn assess(
+    at: Against<'_>,
+    edits: Vec<FileEdit>,
+    earlier: &[Candidate],
+    seen: &mut BTreeSet<Vec<(String, String)>>,
+    cand: &mut Candidate,
+) -> Result<bool, SandboxError> {
+    let key: Vec<(String, String)> = edits
+        .iter()
+        .map(|e| (e.path.clone(), e.content.clone()))
+        .collect();
+    if !seen.insert(key) {
+        cand.status = CandidateStatus::Duplicate;
+        cand.detail = "the same edit as an earlier candidate".into();
+        return Ok(false);
+    }
+    let first = check(
+        at.sandbox,
+        &edits,
+        at.problem,
+        at.baseline_failing,
+        at.tools,
+    )
+    .await?;
+    let (edits, c) = match second_look(at, &edits, &first, earlier, seen).await? {
+        Some(more) => more,
+        None => (edits, first),
+    };
+    cand.status = c.status;
+    cand.detail = c.detail;
+    cand.diff = c.diff;
+    cand.edits = edits;
+    cand.fixed = c.fixed;
+    cand.check_ms = c.check_ms;
+    cand.rollback_ms = c.rollback_ms;
+    Ok(true)
+}
+
+/// The candidate's node in the trajectory.
+fn record(traj: &mut Trajectory, r: &Run<'_>, cand: &Candidate, reply: String) {
+    traj.node(&NodeRecord {
+        id: format!("{}.c{}", r.attempt, cand.index),
+        parent: Some(r.attempt.to_string()),
+        node: "candidate".into(),
+        tier: r.tier,
+        model: if cand.model_ms == 0 && cand.usage.total() == 0 && cand.reply.starts_with("rule ") {
+            "rule (no model)".into()
+        } else {
+            r.model.describe()
+        },
+        strategy: "candidates".into(),
+        status: cand.status.as_str().into(),
+        detail: cand.detail.clone(),
+        diff: cand.diff.clone(),
+        tokens: cand.usage.total(),
+        model_ms: cand.model_ms,
+        rollback_ms: cand.rollback_ms,
+        reply,
+        timings: cand.timings,
+    });
+}
+
+/// The rule-based candidates ([`rule_edits`]), checked before any fill is drawn; they stop at
+/// the first clean pass (the caller then draws nothing). Ok(true): one passed clean.
+async fn rules_first(
+    r: &Run<'_>,
+    at: Against<'_>,
+    traj: &mut Trajectory,
+    seen: &mut BTreeSet<Vec<(String, String)>>,
+    out: &mut CandidatesOutcome,
+    offset: usize,
+) -> bool {
+    for rule in rule_edits(at.problem) {
+        let mut cand = Candidate::blank(offset + out.candidates.len(), 0);
+        cand.reply = format!("rule {}: {}", rule.rule, rule.what);
+        if let Err(e) = assess(at, rule.edits, &out.candidates, seen, &mut cand).await {
+            out.infrastructure = Some(format!("checking rule candidate {}: {e}", cand.index));
+            cand.detail = e.to_string();
+        }
+        let reply = cand.reply.clone();
+        record(traj, r, &cand, reply);
+        let clean =
+            cand.status == CandidateStatus::Passing && Passing::of(&cand, at.problem).clean();
+        out.candidates.push(cand);
+        if clean || out.infrastructure.is_some() {
+            return clean;
+        }
+    }
+    false
 }
 
 /// One more check a candidate may earn, for fixes that span places. A one-line change that

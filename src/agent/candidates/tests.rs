@@ -1346,3 +1346,140 @@ fn a_long_function_does_not_crowd_the_next_suspects_hot_line_out_of_the_sites() 
     assert_eq!(lines[..15], (2..=16).collect::<Vec<_>>()[..]);
     assert_eq!(lines[15], 26);
 }
+
+/// A test command that writes pytest-style JUnit for one test (`$1`), passing when core.py
+/// has a line matching `$2`.
+const ONE_TEST: &str = r#"n="$1"; pat="$2"; shift 2
+for a in "$@"; do case "$a" in --junitxml=*) x="${a#--junitxml=}";; esac; done
+if grep -q "$pat" pkg/core.py; then t="<testcase classname=\"tests.test_m\" name=\"$n\"/>"; else t="<testcase classname=\"tests.test_m\" name=\"$n\"><failure message=\"no\"/></testcase>"; fi
+echo "<testsuites><testsuite name=\"pytest\" tests=\"1\">$t</testsuite></testsuites>" > "$x"
+"#;
+
+/// A model whose every call is counted: what a run that should not ask it checks.
+struct Counted(std::sync::atomic::AtomicUsize);
+
+#[async_trait::async_trait]
+impl Model for Counted {
+    async fn complete(
+        &self,
+        _req: &Request<'_>,
+    ) -> Result<crate::agent::model::Response, ModelError> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Err(ModelError::Unsupported("counted".into()))
+    }
+    fn spec(&self) -> String {
+        "test:counted".into()
+    }
+    fn describe(&self) -> String {
+        self.spec()
+    }
+    fn supports_infill(&self) -> bool {
+        true
+    }
+    async fn infill(&self, _req: &Infill<'_>) -> Result<crate::agent::model::Filled, ModelError> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(crate::agent::model::Filled {
+            text: "        return hi".into(),
+            usage: Usage::default(),
+            timings: None,
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_rule_candidate_that_passes_clean_leaves_the_model_unasked() {
+    // Cart.count misspells `len` as `lne`; the report's NameError names it.
+    let core = CORE.replace("return len(self.items) - 1", "return lne(self.items)");
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = crate::agent::testing::HostDir::with_files(
+        dir.path(),
+        &[("pkg/core.py", core.as_str()), ("one_test.sh", ONE_TEST)],
+    )
+    .await
+    .unwrap();
+    let l = locs();
+    let target = "tests/test_m.py::test_count".to_string();
+    let problem = Problem {
+        targets: vec![target.clone()],
+        report: "E       NameError: name 'lne' is not defined\n".into(),
+        files: BTreeMap::from([("pkg/core.py".to_string(), core.clone())]),
+        ranked: vec![ranked(&l[1], 1.0, &[17])],
+        ..clamp_problem()
+    };
+    let tools = ToolConfig {
+        test_cmd: "sh one_test.sh test_count 'return len(self.items)$'".into(),
+        ..ToolConfig::default()
+    };
+    let model = Counted(std::sync::atomic::AtomicUsize::new(0));
+    let cfg = CandidateConfig {
+        shapes: vec![InfillShape::Line],
+        ..CandidateConfig::default()
+    };
+    let out = run_with(&model, &sandbox, &problem, &[target], &cfg, &tools).await;
+    assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
+    let c = &out.candidates;
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(c[0].status, CandidateStatus::Passing, "{c:?}");
+    assert!(
+        c[0].reply.starts_with("rule missing_name"),
+        "{}",
+        c[0].reply
+    );
+    assert!(
+        c[0].diff.contains("+        return len(self.items)\n"),
+        "{}",
+        c[0].diff
+    );
+    assert_eq!(
+        model.0.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "no model call"
+    );
+    let now = std::fs::read_to_string(dir.path().join("pkg/core.py")).unwrap();
+    assert_eq!(now, core, "the workspace has its original bytes back");
+}
+
+#[tokio::test]
+async fn a_rule_candidate_that_fails_leaves_the_fills_to_draw() {
+    // The misspelt `max` is not what the test needs: the rule's candidate fails, and the
+    // fills go on as before (clamp's line 10 filled with `return hi` passes).
+    let dir = tempfile::tempdir().unwrap();
+    let core = CORE.replace("return max(v, lo)", "return mx(v, lo)");
+    let sandbox = crate::agent::testing::HostDir::with_files(
+        dir.path(),
+        &[("pkg/core.py", core.as_str()), ("one_test.sh", ONE_TEST)],
+    )
+    .await
+    .unwrap();
+    let target = "tests/test_m.py::test_clamp".to_string();
+    let problem = Problem {
+        targets: vec![target.clone()],
+        report: "E   NameError: name 'mx' is not defined\n".into(),
+        files: BTreeMap::from([("pkg/core.py".to_string(), core.clone())]),
+        ..clamp_problem()
+    };
+    let tools = ToolConfig {
+        test_cmd: "sh one_test.sh test_clamp 'return hi$'".into(),
+        ..ToolConfig::default()
+    };
+    let model = Counted(std::sync::atomic::AtomicUsize::new(0));
+    let cfg = CandidateConfig {
+        shapes: vec![InfillShape::Line],
+        ..CandidateConfig::default()
+    };
+    let out = run_with(&model, &sandbox, &problem, &[target], &cfg, &tools).await;
+    assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
+    let c = &out.candidates;
+    assert!(c[0].reply.starts_with("rule missing_name"), "{c:?}");
+    assert!(
+        c[0].diff.contains("+    return max(v, lo)"),
+        "{}",
+        c[0].diff
+    );
+    assert_eq!(c[0].status, CandidateStatus::Failing, "{c:?}");
+    assert!(
+        c[1..].iter().any(|c| c.status == CandidateStatus::Passing),
+        "{c:?}"
+    );
+    assert!(model.0.load(std::sync::atomic::Ordering::SeqCst) > 0);
+}
