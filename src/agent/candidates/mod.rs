@@ -34,6 +34,7 @@ pub use crate::config::repair::EditFormat;
 mod edits;
 mod faithful;
 mod infill;
+mod iterated;
 mod prompt;
 mod propagate;
 mod pydefs;
@@ -42,6 +43,7 @@ mod runner;
 mod suspects;
 #[cfg(test)]
 mod tests;
+mod unused;
 
 pub use edits::{
     Block, FileEdit, ParseError, apply_function, apply_lines, apply_search_replace, line_edits,

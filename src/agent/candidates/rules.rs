@@ -2,11 +2,15 @@
 //! is asked (no model time), checked like any fill.
 //!
 //! A small model fills the line of a misspelt name or of a Python 2 idiom wrong or gives it
-//! back (`issupserset`, `iteritems` kept), although the fix is mechanical. Two rules:
+//! back (`issupserset`, `iteritems` kept), although the fix is mechanical. The rules:
 //! - **a name that does not exist**: the report's `AttributeError: … has no attribute 'x'` or
 //!   `NameError: name 'x' is not defined` names it; it becomes the nearest name the code
 //!   or Python's builtin types have (what CPython's "Did you mean" computes, which pytest's
 //!   report leaves out), everywhere in the suspects' files.
+//! - **a parameter the function never reads** that a function of the repository it calls
+//!   takes by the same name: passed on (`encoding=encoding`), see [`super::unused`].
+//! - **a parameter traversed twice** (a one-shot iterator passed in is empty the second
+//!   time): `v = list(v)` first, see [`super::iterated`].
 //! - **Python 2 idioms in a suspect function**: `iteritems`/`itervalues`/`iterkeys` (called or
 //!   quoted), the `next` method protocol, `has_key`, `xrange`; and a dict view wrapped in
 //!   `list()` on a suspicious line when the report says a view was used as a sequence.
@@ -36,6 +40,8 @@ pub struct RuleEdit {
 pub fn rule_edits(problem: &Problem) -> Vec<RuleEdit> {
     let mut out = missing_names(problem);
     out.extend(py2_idioms(problem));
+    out.extend(super::unused::unused_parameters(problem, RULE_FUNCS));
+    out.extend(super::iterated::iterated_twice(problem, RULE_FUNCS));
     let mut seen = BTreeSet::new();
     out.retain(|r| {
         let key: Vec<(String, String)> = r
@@ -64,7 +70,9 @@ fn suspect_files(problem: &Problem) -> Vec<&str> {
 }
 
 static MISSING_ATTR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"AttributeError: .*has no attribute '([A-Za-z_][A-Za-z0-9_]*)'")
+    // Not `'NoneType' object has no attribute`: a None where an object was expected, not
+    // a misspelling.
+    regex::Regex::new(r"AttributeError: '([A-Za-z_][A-Za-z0-9_.]*)' object has no attribute '([A-Za-z_][A-Za-z0-9_]*)'")
         .expect("static regex")
 });
 static MISSING_NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
@@ -226,12 +234,15 @@ fn missing_names(problem: &Problem) -> Vec<RuleEdit> {
     let mut asked = BTreeSet::new();
     let attrs = MISSING_ATTR
         .captures_iter(&problem.report)
-        .map(|c| (c[1].to_string(), true));
+        .filter(|c| &c[1] != "NoneType")
+        .map(|c| (c[2].to_string(), true));
     let names = MISSING_NAME
         .captures_iter(&problem.report)
         .map(|c| (c[1].to_string(), false));
     for (missing, attr) in attrs.chain(names) {
-        if !asked.insert(missing.clone()) {
+        // A name the code defines or assigns somewhere is not misspelt where it is missing
+        // (an attribute set on some paths only, an import cycle): no rule for that.
+        if !asked.insert(missing.clone()) || defines(problem, &files, &missing) {
             continue;
         }
         let mut known = vocab.clone();
@@ -260,6 +271,17 @@ fn missing_names(problem: &Problem) -> Vec<RuleEdit> {
         }
     }
     out
+}
+
+/// Whether a suspect file defines or assigns `name` (`def name`, `class name`, `name =`,
+/// `.name =`, `import … name`). Pure.
+fn defines(problem: &Problem, files: &[&str], name: &str) -> bool {
+    let Ok(re) = regex::Regex::new(&format!(
+        r"(?m)^\s*(?:def|class)\s+{name}\b|\b{name}\s*(?::[^=\n]*)?=[^=]|\bimport\b.*\b{name}\b"
+    )) else {
+        return false;
+    };
+    files.iter().any(|p| re.is_match(&problem.files[*p]))
 }
 
 /// A Python 2 idiom and its Python 3 spelling, as a pattern over one line.
@@ -505,6 +527,17 @@ mod tests {
             &[2],
         );
         assert!(rule_edits(&p).is_empty());
+    }
+
+    #[test]
+    fn a_none_or_a_name_the_code_assigns_is_not_taken_for_a_misspelling() {
+        let src = "def f(m):\n    return m.group(1)\n";
+        let none = "E   AttributeError: 'NoneType' object has no attribute 'group'";
+        assert!(rule_edits(&problem("m.py", src, none, (1, 2), &[2])).is_empty());
+        // `self.totl` is assigned on one path: missing on the other is not a typo.
+        let src = "class C:\n    def a(self):\n        self.totl = 1\n    def b(self):\n        return self.totl + self.total\n";
+        let report = "E   AttributeError: 'C' object has no attribute 'totl'";
+        assert!(rule_edits(&problem("c.py", src, report, (4, 5), &[5])).is_empty());
     }
 
     #[test]

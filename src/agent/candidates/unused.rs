@@ -1,0 +1,322 @@
+//! The unused-parameter rule: a suspect function takes a parameter its body never reads, and
+//! calls a function of the repository that takes a parameter of the same name without
+//! passing it (`parse_qsl(qs, encoding=…)` calling `unquote(key)` where `unquote` takes
+//! `encoding`). The candidate passes it, `name=name`, to every such call in the function.
+//! Pure; tree-sitter reads the code.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tree_sitter::Node;
+
+use super::Problem;
+use super::edits::FileEdit;
+use super::rules::RuleEdit;
+
+/// Parameter names never counted as unused-by-mistake.
+const NOT_PASSED_ON: &[&str] = &["self", "cls", "_"];
+
+/// A function's parameters that can be passed by keyword, in order (`*args`, `**kw` and what
+/// follows a bare `/` position are not skipped; their names are).
+fn params(def: Node, src: &[u8]) -> Vec<String> {
+    let Some(ps) = def.child_by_field_name("parameters") else {
+        return Vec::new();
+    };
+    let mut c = ps.walk();
+    ps.named_children(&mut c)
+        .filter_map(|p| {
+            let name = match p.kind() {
+                "identifier" => Some(p),
+                "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+                "typed_parameter" => p.named_child(0).filter(|n| n.kind() == "identifier"),
+                _ => None,
+            }?;
+            name.utf8_text(src).ok().map(str::to_string)
+        })
+        .collect()
+}
+
+/// Every function defined in `files`, by name: the union of their parameters (a method and a
+/// function of one name count as one: the call site does not say which it reaches).
+fn callee_params(files: &BTreeMap<String, String>) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for src in files.values() {
+        let Some(tree) = crate::agent::context::parse(src) else {
+            continue;
+        };
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "function_definition"
+                && let Some(name) = n
+                    .child_by_field_name("name")
+                    .and_then(|x| x.utf8_text(src.as_bytes()).ok())
+            {
+                let e = out.entry(name.to_string()).or_default();
+                for p in params(n, src.as_bytes()) {
+                    if !e.contains(&p) {
+                        e.push(p);
+                    }
+                }
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+    }
+    out
+}
+
+/// Identifiers read in `n` (its docstring and comments are not identifiers).
+fn names_in(n: Node, src: &[u8], out: &mut BTreeSet<String>) {
+    if n.kind() == "identifier"
+        && let Ok(t) = n.utf8_text(src)
+    {
+        out.insert(t.to_string());
+    }
+    let mut c = n.walk();
+    for ch in n.named_children(&mut c) {
+        // A keyword argument's name is not a read of the parameter (`f(encoding=x)`).
+        if n.kind() == "keyword_argument" && Some(ch) == n.child_by_field_name("name") {
+            continue;
+        }
+        names_in(ch, src, out);
+    }
+}
+
+/// Calls in `n`, not descending into nested functions or classes.
+fn calls_in<'t>(n: Node<'t>, out: &mut Vec<Node<'t>>) {
+    let mut c = n.walk();
+    for ch in n.named_children(&mut c) {
+        match ch.kind() {
+            "function_definition" | "class_definition" | "lambda" => {}
+            "call" => {
+                out.push(ch);
+                calls_in(ch, out);
+            }
+            _ => calls_in(ch, out),
+        }
+    }
+}
+
+/// The called function's own name (`unquote`, `self._reset` → `_reset`).
+fn callee_name<'s>(call: Node, src: &'s [u8]) -> Option<&'s str> {
+    let f = call.child_by_field_name("function")?;
+    let id = match f.kind() {
+        "identifier" => f,
+        "attribute" => f.child_by_field_name("attribute")?,
+        _ => return None,
+    };
+    id.utf8_text(src).ok()
+}
+
+/// The candidates of the ranked functions (the first `limit`), one per function.
+pub(super) fn unused_parameters(problem: &Problem, limit: usize) -> Vec<RuleEdit> {
+    let mut out = Vec::new();
+    let mut known: Option<BTreeMap<String, Vec<String>>> = None;
+    let tests: BTreeSet<&str> = problem.tests.iter().map(|t| t.path.as_str()).collect();
+    for r in problem
+        .ranked
+        .iter()
+        .filter(|r| !tests.contains(r.loc.path.as_str()))
+        .take(limit)
+    {
+        let Some(src) = problem.files.get(&r.loc.path) else {
+            continue;
+        };
+        let Some(tree) = crate::agent::context::parse(src) else {
+            continue;
+        };
+        let b = src.as_bytes();
+        // The definition whose `def` row is in the ranked span, outermost first.
+        let mut stack = vec![tree.root_node()];
+        let mut def = None;
+        while let Some(n) = stack.pop() {
+            let row = n.start_position().row + 1;
+            if n.kind() == "function_definition" && row >= r.loc.start && row <= r.loc.end {
+                def = Some(n);
+                break;
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        let Some(def) = def else { continue };
+        let Some(body) = def.child_by_field_name("body") else {
+            continue;
+        };
+        let mut read = BTreeSet::new();
+        names_in(body, b, &mut read);
+        let unused: Vec<String> = params(def, b)
+            .into_iter()
+            .filter(|p| !read.contains(p) && !NOT_PASSED_ON.contains(&p.as_str()))
+            .filter(|p| !p.starts_with('_'))
+            .collect();
+        if unused.is_empty() {
+            continue;
+        }
+        let known = known.get_or_insert_with(|| callee_params(&problem.files));
+        let mut calls = Vec::new();
+        calls_in(body, &mut calls);
+        // (byte of the closing parenthesis, whether arguments precede it, the text to add)
+        let mut inserts: Vec<(usize, bool, String)> = Vec::new();
+        for call in calls {
+            let Some(name) = callee_name(call, b) else {
+                continue;
+            };
+            let Some(takes) = known.get(name) else {
+                continue;
+            };
+            let Some(args) = call.child_by_field_name("arguments") else {
+                continue;
+            };
+            if args.kind() != "argument_list" {
+                continue;
+            }
+            let mut c = args.walk();
+            let given: Vec<Node> = args.named_children(&mut c).collect();
+            if given.iter().any(|a| {
+                matches!(a.kind(), "dictionary_splat" | "list_splat") || a.kind() == "comment"
+            }) {
+                continue;
+            }
+            let positional = given
+                .iter()
+                .filter(|a| a.kind() != "keyword_argument")
+                .count();
+            let keywords: BTreeSet<&str> = given
+                .iter()
+                .filter(|a| a.kind() == "keyword_argument")
+                .filter_map(|a| a.child_by_field_name("name")?.utf8_text(b).ok())
+                .collect();
+            // A method's `self` is not at the call site.
+            let offset = usize::from(takes.first().is_some_and(|p| p == "self" || p == "cls"));
+            let add: Vec<String> = unused
+                .iter()
+                .filter(|p| !keywords.contains(p.as_str()))
+                .filter(|p| {
+                    takes
+                        .iter()
+                        .position(|t| t == *p)
+                        .is_some_and(|i| i >= positional + offset)
+                })
+                .map(|p| format!("{p}={p}"))
+                .collect();
+            if add.is_empty() {
+                continue;
+            }
+            inserts.push((args.end_byte() - 1, !given.is_empty(), add.join(", ")));
+        }
+        if inserts.is_empty() {
+            continue;
+        }
+        inserts.sort_by_key(|(at, _, _)| std::cmp::Reverse(*at));
+        let mut content = src.clone();
+        let mut lines = BTreeSet::new();
+        for (at, more, add) in &inserts {
+            if !src.is_char_boundary(*at) || &src[*at..*at + 1] != ")" {
+                continue;
+            }
+            let before = src[..*at].trim_end();
+            let sep = if *more && !before.ends_with(',') {
+                ", "
+            } else if *more {
+                " "
+            } else {
+                ""
+            };
+            content.insert_str(*at, &format!("{sep}{add}"));
+            lines.insert(src[..*at].matches('\n').count() + 1);
+        }
+        if content == *src {
+            continue;
+        }
+        let at: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        out.push(RuleEdit {
+            rule: "unused_parameter",
+            what: format!(
+                "{}:{} {}: passes {} on to the call(s) on line {}",
+                r.loc.path,
+                r.loc.start,
+                r.loc.name,
+                unused.join(", "),
+                at.join(", ")
+            ),
+            edits: vec![FileEdit {
+                path: r.loc.path.clone(),
+                content,
+            }],
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::context::Location;
+    use crate::agent::localize::Ranked;
+
+    fn problem(src: &str, func: (usize, usize)) -> Problem {
+        Problem {
+            files: BTreeMap::from([("u.py".to_string(), src.to_string())]),
+            ranked: vec![Ranked {
+                loc: Location {
+                    path: "u.py".into(),
+                    start: func.0,
+                    end: func.1,
+                    name: "parse_qsl".into(),
+                    frame_line: None,
+                },
+                lines: vec![(func.0 + 1, 1.0)],
+            }],
+            ..Problem::default()
+        }
+    }
+
+    const SRC: &str = "def unquote(string, encoding='utf-8', errors='replace'):\n    return string\n\n\ndef parse_qsl(qs, keep=True, encoding='utf-8'):\n    \"\"\"Pairs; the encoding decodes them.\"\"\"\n    ret = []\n    for pair in qs.split('&'):\n        key, _, value = pair.partition('=')\n        key = unquote(key.replace('+', ' '))\n        if value:\n            value = unquote(value, 'strict')\n        ret.append((key, value, keep))\n    return ret\n";
+
+    #[test]
+    fn an_unused_parameter_is_passed_to_every_call_that_takes_it() {
+        let got = unused_parameters(&problem(SRC, (5, 14)), 8);
+        assert_eq!(got.len(), 1, "{got:?}");
+        let c = &got[0].edits[0].content;
+        assert!(
+            c.contains("key = unquote(key.replace('+', ' '), encoding=encoding)"),
+            "{c}"
+        );
+        // Passed positionally as `encoding`'s slot? No: 'strict' is the second argument.
+        assert!(c.contains("unquote(value, 'strict')"), "{c}");
+        assert!(got[0].what.contains("line 10"), "{}", got[0].what);
+    }
+
+    #[test]
+    fn a_parameter_the_body_reads_or_a_callee_without_it_proposes_nothing() {
+        let used = SRC.replace(
+            "ret.append((key, value, keep))",
+            "ret.append((key, value, keep, encoding))",
+        );
+        assert!(unused_parameters(&problem(&used, (5, 14)), 8).is_empty());
+        let no_callee = SRC.replace(
+            "def unquote(string, encoding='utf-8'",
+            "def unquote(string, charset='utf-8'",
+        );
+        assert!(unused_parameters(&problem(&no_callee, (5, 14)), 8).is_empty());
+    }
+
+    #[test]
+    fn a_method_call_counts_self_and_keeps_what_is_passed_by_keyword() {
+        let src = "class P:\n    def dec(self, s, encoding='u'):\n        return s\n\n    def run(self, s, encoding='u'):\n        a = self.dec(s)\n        b = self.dec(s, encoding=encoding)\n        return a + b\n";
+        let mut p = problem(src, (5, 8));
+        p.ranked[0].loc.name = "P.run".into();
+        let got = unused_parameters(&p, 8);
+        // `encoding` is read in `run` (line 7 passes it): nothing to add.
+        assert!(got.is_empty(), "{got:?}");
+        let src = src.replace(
+            "        b = self.dec(s, encoding=encoding)\n",
+            "        b = self.dec(a)\n",
+        );
+        let mut p = problem(&src, (5, 8));
+        p.ranked[0].loc.name = "P.run".into();
+        let got = unused_parameters(&p, 8);
+        let c = &got[0].edits[0].content;
+        assert!(c.contains("a = self.dec(s, encoding=encoding)"), "{c}");
+        assert!(c.contains("b = self.dec(a, encoding=encoding)"), "{c}");
+    }
+}
