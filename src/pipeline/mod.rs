@@ -560,6 +560,14 @@ struct Judgement {
     after: Option<TestRun>,
     receipt: Option<Receipt>,
     wall: Duration,
+    /// The rule that wrote the fixed patch, when no model did (a rule-based candidate).
+    rule: Option<String>,
+}
+
+/// The rule named by a rule-based candidate's recorded reply (`rule missing_name: …`).
+fn rule_of(reply: &str) -> Option<String> {
+    let rest = reply.strip_prefix("rule ")?;
+    rest.split(':').next().map(str::to_string)
 }
 
 impl Judge<'_> {
@@ -581,6 +589,7 @@ impl Judge<'_> {
             after: None,
             receipt: None,
             wall: Duration::ZERO,
+            rule: None,
         };
         let limit = if a.proposals.iter().all(|p| p.checked) {
             MAX_VERIFIED_CANDIDATES
@@ -606,6 +615,10 @@ impl Judge<'_> {
                     model_ms: p.model_ms,
                     rollback_ms: p.rollback_ms,
                     reply: p.reply.clone(),
+                    model: match rule_of(&p.reply) {
+                        Some(_) => "rule (no model)".into(),
+                        None => node.model.clone(),
+                    },
                     ..node.clone()
                 });
             }
@@ -614,6 +627,7 @@ impl Judge<'_> {
             j.receipt = one.receipt.or(j.receipt);
             if one.verdict == FixVerdict::Fixed {
                 j.fixed = true;
+                j.rule = rule_of(&p.reply);
                 break;
             }
         }
@@ -982,6 +996,8 @@ struct Search {
     receipt: Option<Receipt>,
     /// The strategy and tier whose patch was verified.
     winner: Option<(Strategy, usize)>,
+    /// The rule that wrote the verified patch, when no model did.
+    winner_rule: Option<String>,
     stop: Option<StopReason>,
     detail: String,
     steps: usize,
@@ -1015,6 +1031,7 @@ impl Search {
         self.receipt = j.receipt.or(self.receipt.take());
         if j.fixed {
             self.winner = Some((strategy, head.tier));
+            self.winner_rule = j.rule.clone();
         }
         RepairAttempt {
             tier: head.tier,
@@ -1171,9 +1188,16 @@ async fn finish(
         },
         patch: s.patch,
         after: s.after,
-        model: match s.winner {
-            Some((_, tier)) => describe[tier].clone(),
-            None => describe.join(" → "),
+        model: match (s.winner, &s.winner_rule) {
+            // A rule-based candidate: no model wrote it, and the report says so.
+            (Some((_, tier)), Some(rule)) => {
+                format!(
+                    "rule {rule}, no model call (the tier's model: {})",
+                    describe[tier]
+                )
+            }
+            (Some((_, tier)), None) => describe[tier].clone(),
+            (None, _) => describe.join(" → "),
         },
         baseline: st.baseline.clone(),
         receipt: s.receipt,
@@ -1220,6 +1244,15 @@ pub fn run_id(prefix: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rule_candidates_reply_names_its_rule_and_a_fills_names_none() {
+        assert_eq!(
+            rule_of("rule missing_name: pkg/s.py: `x` does not exist").as_deref(),
+            Some("missing_name")
+        );
+        assert_eq!(rule_of("pkg/core.py:10 ←         return hi"), None);
+    }
 
     #[test]
     fn the_loop_context_lists_the_ranking_and_steers_to_it_first() {

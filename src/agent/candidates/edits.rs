@@ -497,3 +497,12 @@ pub(super) fn replace_once(text: &str, search: &str, replace: &str) -> Option<St
     }
     Some(s)
 }
+
+/// A rule's candidate: its edits, and what it did (the trajectory's reply). Lives here, below the
+/// rule files, so each of them can build one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleEdit {
+    pub rule: &'static str,
+    pub what: String,
+    pub edits: Vec<FileEdit>,
+}

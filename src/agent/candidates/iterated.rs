@@ -8,9 +8,8 @@ use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 use super::Problem;
-use super::edits::FileEdit;
+use super::edits::{FileEdit, RuleEdit};
 use super::pydefs::py_defs;
-use super::rules::RuleEdit;
 
 /// Calls that traverse their (first) argument.
 const CONSUMERS: &[&str] = &[

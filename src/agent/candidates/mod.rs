@@ -46,8 +46,8 @@ mod tests;
 mod unused;
 
 pub use edits::{
-    Block, FileEdit, ParseError, apply_function, apply_lines, apply_search_replace, line_edits,
-    parse_reply, search_replace_blocks,
+    Block, FileEdit, ParseError, RuleEdit, apply_function, apply_lines, apply_search_replace,
+    line_edits, parse_reply, search_replace_blocks,
 };
 pub use faithful::Faithfulness;
 pub use infill::{
@@ -55,7 +55,7 @@ pub use infill::{
 };
 pub use prompt::prompt;
 pub use propagate::{Propagated, combine, propagate};
-pub use rules::{RuleEdit, rule_edits};
+pub use rules::rule_edits;
 pub use runner::{
     Candidate, CandidatesOutcome, MAX_ROUNDS, Run, diff_size, fixed_targets, run, sampling,
     shift_ranked,

@@ -21,20 +21,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Problem;
-use super::edits::FileEdit;
+use super::edits::{FileEdit, RuleEdit};
 use super::faithful::TOKEN;
 
 /// Ranked functions the idiom rules read at most (they cost no model time, only a check
 /// when something matches).
 const RULE_FUNCS: usize = 8;
-
-/// A rule's candidate: its edits, and what it did (the trajectory's reply).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleEdit {
-    pub rule: &'static str,
-    pub what: String,
-    pub edits: Vec<FileEdit>,
-}
 
 /// Every rule's candidates for `problem`, the report-driven ones first. Pure.
 pub fn rule_edits(problem: &Problem) -> Vec<RuleEdit> {

@@ -408,9 +408,13 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
         tools: tools_cfg,
     };
     let mut seen: BTreeSet<Vec<(String, String)>> = BTreeSet::new();
-    // Rule-based candidates first, in the first round: they cost no model time, and a clean
+    // Rule-based candidates first, in the first round of the first tier (they need no model:
+    // an escalated tier would only check them again): they cost no model time, and a clean
     // pass among them leaves nothing to draw.
-    if offset == 0 && rules_first(&r, against, traj, &mut seen, &mut out, offset).await {
+    if offset == 0
+        && r.tier == 0
+        && rules_first(&r, against, traj, &mut seen, &mut out, offset).await
+    {
         out.note = Some("a rule-based candidate passed: no fill drawn".into());
         out.wall = started.elapsed();
         return out;
@@ -820,7 +824,8 @@ fn record(traj: &mut Trajectory, r: &Run<'_>, cand: &Candidate, reply: String) {
 }
 
 /// The rule-based candidates ([`rule_edits`]), checked before any fill is drawn; they stop at
-/// the first clean pass (the caller then draws nothing). Ok(true): one passed clean.
+/// the first clean pass (the caller then draws nothing) or a container failure. true: one
+/// passed clean.
 async fn rules_first(
     r: &Run<'_>,
     at: Against<'_>,

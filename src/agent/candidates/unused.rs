@@ -9,8 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
 
 use super::Problem;
-use super::edits::FileEdit;
-use super::rules::RuleEdit;
+use super::edits::{FileEdit, RuleEdit};
 
 /// Parameter names never counted as unused-by-mistake.
 const NOT_PASSED_ON: &[&str] = &["self", "cls", "_"];
