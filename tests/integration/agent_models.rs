@@ -625,6 +625,8 @@ fn infill_request<'a>(stop: &'a [&'a str]) -> Infill<'a> {
             temperature: 0.8,
             seed: 3,
         }),
+        middle: "",
+        alternatives: 0,
     }
 }
 
@@ -680,6 +682,91 @@ async fn openai_infill_sends_the_model_familys_fim_tokens_to_completions() {
     let e = other.infill(&infill_request(&[])).await.unwrap_err();
     assert!(matches!(e, ModelError::Unsupported(_)), "{e}");
     assert_eq!(sent_bodies(&server).await.len(), 1);
+}
+
+#[tokio::test]
+async fn openai_infill_continues_a_given_start_and_reads_the_runner_up_tokens() {
+    let server = MockServer::start().await;
+    // llama.cpp server's (b8929) answer with `logprobs: 2`, as it printed it here for
+    // `return a + b` (ids and bytes kept, values rounded).
+    let step = |tok: &str, lp: f64, alt: &str, alp: f64| {
+        json!({"id": 1, "token": tok, "bytes": tok.as_bytes(), "logprob": lp,
+               "top_logprobs": [{"id": 1, "token": tok, "bytes": tok.as_bytes(), "logprob": lp},
+                                {"id": 2, "token": alt, "bytes": alt.as_bytes(), "logprob": alp}]})
+    };
+    Mock::given(method("POST"))
+        .and(path("/v1/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "choices": [{"text": " a + b", "index": 0, "finish_reason": "stop",
+                         "logprobs": {"content": [
+                             step(" a", -0.05, " b", -3.6),
+                             step(" +", -0.09, " *", -2.5),
+                             step(" b", -0.001, " c", -7.5)]}}],
+            "usage": {"completion_tokens": 3, "prompt_tokens": 20, "total_tokens": 23}
+        })))
+        .mount(&server)
+        .await;
+    let model = OpenAi::new(
+        &format!("{}/v1", server.uri()),
+        "qwen2.5-coder-1.5b",
+        opts(),
+    )
+    .unwrap();
+    let mut req = infill_request(&["\n"]);
+    req.middle = "    return";
+    req.alternatives = 2;
+    let f = model.infill(&req).await.unwrap();
+    assert_eq!(f.text, " a + b", "the start is not repeated");
+    let alts: Vec<(String, String)> = f
+        .alternatives
+        .iter()
+        .map(|a| (a.before.clone(), a.token.clone()))
+        .collect();
+    assert_eq!(
+        alts,
+        [
+            (" a".to_string(), " *".to_string()),
+            (String::new(), " b".to_string()),
+            (" a +".to_string(), " c".to_string()),
+        ],
+        "most likely first, each after the generated text before it"
+    );
+    assert!((f.alternatives[0].logprob - (-0.05 - 2.5)).abs() < 1e-9);
+    let sent = sent_bodies(&server).await;
+    assert_eq!(sent[0]["logprobs"], json!(2));
+    assert!(
+        sent[0]["prompt"]
+            .as_str()
+            .unwrap()
+            .ends_with("<|fim_middle|>    return"),
+        "{}",
+        sent[0]["prompt"]
+    );
+    // Not asked: no `logprobs` key.
+    req.alternatives = 0;
+    model.infill(&req).await.unwrap();
+    assert!(sent_bodies(&server).await[1].get("logprobs").is_none());
+    // OpenAI's legacy form of the same; a form it does not know: none.
+    let legacy = json!({"tokens": [" a", " +"], "token_logprobs": [-0.05, -0.09],
+                        "top_logprobs": [{" a": -0.05, " b": -3.6}, {" +": -0.09, " *": -2.5}]});
+    let alts = patchloop::agent::model::openai::alternatives(&legacy);
+    assert_eq!(alts.len(), 2);
+    assert_eq!(
+        (alts[0].before.as_str(), alts[0].token.as_str()),
+        (" a", " *")
+    );
+    assert!(patchloop::agent::model::openai::alternatives(&json!({"x": 1})).is_empty());
+}
+
+#[tokio::test]
+async fn ollama_infill_refuses_a_given_start_before_sending_anything() {
+    let server = MockServer::start().await;
+    let model = Ollama::new(&server.uri(), "qwen2.5-coder:1.5b", opts()).unwrap();
+    let mut req = infill_request(&["\n"]);
+    req.middle = "    return";
+    let e = model.infill(&req).await.unwrap_err();
+    assert!(matches!(e, ModelError::Unsupported(_)), "{e}");
+    assert!(server.received_requests().await.unwrap().is_empty());
 }
 
 #[tokio::test]

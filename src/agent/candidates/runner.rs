@@ -17,7 +17,7 @@ use super::{CandidateConfig, CandidateStatus, DRAWS_PER_CANDIDATE, EditFormat, P
 use crate::agent::attempt::{Ledger, StopReason};
 use crate::agent::localize::Ranked;
 use crate::agent::model::{
-    FillTimings, Infill, Message, Model, ModelError, Request, Sampling, Usage,
+    Alternative, FillTimings, Infill, Message, Model, ModelError, Request, Sampling, Usage,
 };
 use crate::agent::tools::{self, TestRun, ToolConfig};
 use crate::agent::trajectory::{NodeRecord, Trajectory};
@@ -438,20 +438,13 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
     let mut fallback = None;
     if let Some(site) = sites.first().filter(|_| ledger.check().is_none()) {
         let t0 = Instant::now();
-        match infill_at(model, problem, site, sampling(0, cfg.temperature)).await {
+        match infill_at(model, problem, site, sampling(0, cfg.temperature), "").await {
             Err(e @ (ModelError::Rejected { .. } | ModelError::Unsupported(_))) => {
                 tracing::warn!("fill-in-the-middle refused, asking for lines instead: {e}");
                 fallback = Some(format!("fill-in-the-middle refused: {e}"));
                 sites.clear();
             }
-            r => {
-                first = Some((
-                    0,
-                    (0, 0),
-                    r.map(|f| (f.text, f.usage, f.timings)),
-                    t0.elapsed(),
-                ))
-            }
+            r => first = Some((0, Draw::new(0, 0), r.map(Reply::from), t0.elapsed())),
         }
     }
     let user = if sites.is_empty() {
@@ -523,11 +516,14 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
     // The draws still to make, in order, as (site, sample) (chat: the sample alone). A greedy
     // fill that gives the masked code back, or nothing, gets one sampled retry of its site
     // next: its prompt is in the server's cache, so it costs only the generation.
-    let queue: std::sync::Mutex<std::collections::VecDeque<(usize, usize)>> =
+    let queue: std::sync::Mutex<std::collections::VecDeque<Draw>> =
         std::sync::Mutex::new(if sites.is_empty() {
-            (from..draws).map(|i| (0, i)).collect()
+            (from..draws).map(|i| Draw::new(0, i)).collect()
         } else {
-            plan[from.min(plan.len())..].iter().copied().collect()
+            plan[from.min(plan.len())..]
+                .iter()
+                .map(|&(at, sample)| Draw::new(at, sample))
+                .collect()
         });
     let queue = &queue;
     let next_index = std::sync::atomic::AtomicUsize::new(from);
@@ -542,7 +538,7 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
                     p.forget();
                 }
                 // Taken after the turn: the retry of the reply just checked comes first.
-                let (at, sample) = queue.lock().ok()?.pop_front()?;
+                let draw = queue.lock().ok()?.pop_front()?;
                 let i = next_index.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let t0 = Instant::now();
                 let r = if sites.is_empty() {
@@ -550,21 +546,32 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
                         .complete(&Request {
                             messages: history,
                             tools: &[],
-                            sample: Some(sampling(sample, cfg.temperature)),
+                            sample: Some(sampling(draw.sample, cfg.temperature)),
                         })
                         .await
-                        .map(|r| (r.message.content, r.usage, None))
+                        .map(|r| Reply {
+                            text: r.message.content,
+                            usage: r.usage,
+                            timings: None,
+                            alternatives: Vec::new(),
+                        })
                 } else {
+                    let middle = draw.middle.as_deref().unwrap_or("");
                     infill_at(
                         model,
                         problem,
-                        &sites[at],
-                        sampling(sample, cfg.temperature),
+                        &sites[draw.at],
+                        sampling(draw.sample, cfg.temperature),
+                        middle,
                     )
                     .await
-                    .map(|f| (f.text, f.usage, f.timings))
+                    .map(|f| {
+                        let mut r = Reply::from(f);
+                        r.text.insert_str(0, middle);
+                        r
+                    })
                 };
-                Some((i, (at, sample), r, t0.elapsed()))
+                Some((i, draw, r, t0.elapsed()))
             })
             .buffered(parallel);
         while let Some(Some(item)) = replies.next().await {
@@ -577,10 +584,12 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
     // Replies drawn when the first clean passing candidate came (see [`drawn_enough`]).
     let mut clean_at: Option<usize> = None;
     let consume = async {
-        while let Some((i, (at, sample), reply, took)) = rx.recv().await {
+        while let Some((i, draw, reply, took)) = rx.recv().await {
+            let at = draw.at;
             let model_ms = took.as_millis() as u64;
             out.model_ms += model_ms;
             let mut reply_text = String::new();
+            let mut branch_at = None;
             let mut cand = Candidate::blank(offset + i, model_ms);
             match reply {
                 Err(e) => {
@@ -589,7 +598,12 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
                         out.infrastructure = Some(e.to_string());
                     }
                 }
-                Ok((text, usage, timings)) => {
+                Ok(Reply {
+                    text,
+                    usage,
+                    timings,
+                    alternatives,
+                }) => {
                     cand.timings = timings;
                     reply_text = text.clone();
                     cand.reply = text.clone();
@@ -602,7 +616,14 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
                         parse_reply(&text, &sus, &problem.files)
                     } else {
                         let site = &sites[at];
-                        reply_text = format!("{} ← {text}", site.label());
+                        // A branch says so: its fill is the model's runner-up, not a sample.
+                        let arrow = if draw.middle.is_some() {
+                            "←⑂"
+                        } else {
+                            "←"
+                        };
+                        reply_text = format!("{} {arrow} {text}", site.label());
+                        branch_at = branch(&text, &alternatives);
                         cand.reply = reply_text.clone();
                         apply_infill(&text, site, &problem.files).map(|e| vec![e])
                     };
@@ -627,15 +648,25 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
                     }
                 }
             }
+            // A greedy fill that gave the masked code back, or nothing, is retried at once:
+            // from the model's most likely token it did not take, else sampled.
             if !sites.is_empty()
-                && sample == 0
+                && draw.sample == 0
+                && draw.middle.is_none()
                 && matches!(
                     cand.status,
                     CandidateStatus::NotApplied | CandidateStatus::Unparsed
                 )
                 && let Ok(mut q) = queue.lock()
             {
-                q.push_front((at, RETRY_SAMPLE));
+                q.push_front(match branch_at {
+                    Some(middle) => Draw {
+                        at,
+                        sample: 0,
+                        middle: Some(middle),
+                    },
+                    None => Draw::new(at, RETRY_SAMPLE),
+                });
             }
             record(traj, &r, &cand, reply_text);
             out.candidates.push(cand);
@@ -727,12 +758,67 @@ pub fn overlap_checks(cfg: &CandidateConfig, model: &dyn Model) -> bool {
     cfg.overlap.unwrap_or_else(|| !model.on_this_machine())
 }
 
-/// One fill-in-the-middle request for `site`.
+/// One draw still to make: its site, its sample (0: greedy, see [`sampling`]), and the start
+/// its fill continues from when it is a branch of an earlier fill.
+#[derive(Debug, Clone)]
+struct Draw {
+    at: usize,
+    sample: usize,
+    middle: Option<String>,
+}
+
+impl Draw {
+    fn new(at: usize, sample: usize) -> Self {
+        Draw {
+            at,
+            sample,
+            middle: None,
+        }
+    }
+}
+
+/// A reply as the consumer needs it, from a chat completion or a fill.
+struct Reply {
+    text: String,
+    usage: Usage,
+    timings: Option<FillTimings>,
+    alternatives: Vec<Alternative>,
+}
+
+impl From<crate::agent::model::Filled> for Reply {
+    fn from(f: crate::agent::model::Filled) -> Self {
+        Reply {
+            text: f.text,
+            usage: f.usage,
+            timings: f.timings,
+            alternatives: f.alternatives,
+        }
+    }
+}
+
+/// Runner-up tokens asked for per generated position of a greedy fill.
+const ALTERNATIVES: u8 = 5;
+
+/// Where to branch a fill that gave the masked code back: the most likely token the model
+/// did not take whose start is not the fill's own start give or take whitespace (`" a"` for
+/// `"a"` is the same line). The returned text is the branch's known start. Pure.
+pub fn branch(fill: &str, alternatives: &[Alternative]) -> Option<String> {
+    let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+    let fill = squeeze(fill);
+    alternatives
+        .iter()
+        .filter(|a| !a.token.contains('\n') && !a.token.trim().is_empty())
+        .map(|a| format!("{}{}", a.before, a.token))
+        .find(|start| !fill.starts_with(&squeeze(start)))
+}
+
+/// One fill-in-the-middle request for `site`; `middle`: the start its fill continues.
 async fn infill_at(
     model: &dyn Model,
     problem: &Problem,
     site: &Site,
     sample: Sampling,
+    middle: &str,
 ) -> Result<crate::agent::model::Filled, ModelError> {
     let src = problem.files.get(&site.path).map_or("", String::as_str);
     let (prefix, suffix) = infill_context(src, site);
@@ -745,6 +831,13 @@ async fn infill_at(
             stop: &stop,
             max_tokens,
             sample: Some(sample),
+            middle,
+            // Only a greedy fill is branched.
+            alternatives: if sample.temperature == 0.0 && middle.is_empty() {
+                ALTERNATIVES
+            } else {
+                0
+            },
         })
         .await
 }

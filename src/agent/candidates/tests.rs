@@ -968,6 +968,7 @@ impl Model for LocalFills {
             text: format!("        return hi + {i}"),
             usage: Usage::default(),
             timings: None,
+            alternatives: Vec::new(),
         })
     }
 }
@@ -1145,6 +1146,7 @@ impl Model for FillsBoth {
             text: text.into(),
             usage: Usage::default(),
             timings: None,
+            alternatives: Vec::new(),
         })
     }
 }
@@ -1282,8 +1284,146 @@ impl Model for EchoesGreedy {
             text: text.into(),
             usage: Usage::default(),
             timings: None,
+            alternatives: Vec::new(),
         })
     }
+}
+
+/// Greedy, it gives clamp's masked lines back and names its runner-up tokens; asked to
+/// continue a start, it ends the line. It keeps each request's (middle, alternatives, greedy).
+#[derive(Default)]
+struct BranchesGreedy {
+    asked: std::sync::Mutex<Vec<(String, u8, bool)>>,
+}
+
+#[async_trait::async_trait]
+impl Model for BranchesGreedy {
+    async fn complete(
+        &self,
+        _req: &Request<'_>,
+    ) -> Result<crate::agent::model::Response, ModelError> {
+        Err(ModelError::Unsupported("fills only".into()))
+    }
+    fn spec(&self) -> String {
+        "test:branches-greedy".into()
+    }
+    fn describe(&self) -> String {
+        self.spec()
+    }
+    fn on_this_machine(&self) -> bool {
+        true
+    }
+    fn supports_infill(&self) -> bool {
+        true
+    }
+    async fn infill(&self, req: &Infill<'_>) -> Result<crate::agent::model::Filled, ModelError> {
+        let greedy = req.sample.is_none_or(|s| s.temperature == 0.0);
+        self.asked
+            .lock()
+            .unwrap()
+            .push((req.middle.to_string(), req.alternatives, greedy));
+        let line_10 = req.prefix.ends_with("if v > hi:\n");
+        let alt = |before: &str, token: &str, logprob: f64| crate::agent::model::Alternative {
+            before: before.into(),
+            token: token.into(),
+            logprob,
+        };
+        let (text, alternatives) = match (req.middle, greedy, line_10) {
+            // The runner-up " lo" is the same line; "hi" is the branch.
+            ("", true, true) => (
+                "        return lo",
+                vec![
+                    alt("        return", "  lo", -0.5),
+                    alt("        return", " hi", -1.5),
+                    alt("", "\n", -2.0),
+                ],
+            ),
+            ("", true, false) => ("    if v > hi:", vec![]),
+            ("", false, _) => ("    pass", vec![]),
+            (_, _, _) => ("", vec![]),
+        };
+        Ok(crate::agent::model::Filled {
+            text: text.into(),
+            usage: Usage::default(),
+            timings: None,
+            alternatives,
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_greedy_fill_that_changes_nothing_branches_at_its_runner_up_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = crate::agent::testing::HostDir::with_files(dir.path(), &[("pkg/core.py", CORE)])
+        .await
+        .unwrap();
+    let cfg = CandidateConfig {
+        shapes: vec![InfillShape::Line],
+        ..CandidateConfig::default()
+    };
+    let tools = ToolConfig {
+        test_cmd: "true".into(),
+        ..ToolConfig::default()
+    };
+    let model = BranchesGreedy::default();
+    let out = run_with(&model, &sandbox, &clamp_problem(), &[], &cfg, &tools).await;
+    let c = &out.candidates;
+    // Line 10's greedy fill gives `return lo` back; the next draw continues `return hi`.
+    let i = c
+        .iter()
+        .position(|c| c.reply.ends_with("←         return lo"))
+        .unwrap_or_else(|| panic!("{c:?}"));
+    assert_eq!(c[i].status, CandidateStatus::NotApplied, "{c:?}");
+    assert!(
+        c[i + 1].reply.ends_with("←⑂         return hi"),
+        "{:?}",
+        c[i + 1]
+    );
+    assert_ne!(
+        c[i + 1].status,
+        CandidateStatus::NotApplied,
+        "{:?}",
+        c[i + 1]
+    );
+    let asked = model.asked.lock().unwrap();
+    assert!(
+        asked.contains(&("        return hi".to_string(), 0, true)),
+        "the branch is greedy, asks no runner-ups, and continues its start: {asked:?}"
+    );
+    assert!(
+        asked
+            .iter()
+            .all(|(m, n, g)| (*n > 0) == (*g && m.is_empty()))
+    );
+    // The other site's greedy fill has no runner-ups: its retry is sampled, as before.
+    assert!(asked.iter().any(|(m, _, g)| m.is_empty() && !g));
+}
+
+#[test]
+fn a_branch_skips_runner_ups_that_spell_the_same_line() {
+    use super::runner::branch;
+    let alt = |before: &str, token: &str| crate::agent::model::Alternative {
+        before: before.into(),
+        token: token.into(),
+        logprob: -1.0,
+    };
+    let fill = "return a + b";
+    assert_eq!(branch(fill, &[]), None);
+    assert_eq!(
+        branch(
+            fill,
+            &[
+                alt("", " return"),
+                alt("return", "  a"),
+                alt("return a", " -")
+            ]
+        ),
+        Some("return a -".to_string())
+    );
+    assert_eq!(
+        branch(fill, &[alt("return", "\n"), alt("return", " ")]),
+        None
+    );
 }
 
 #[tokio::test]
@@ -1382,6 +1522,7 @@ impl Model for Counted {
             text: "        return hi".into(),
             usage: Usage::default(),
             timings: None,
+            alternatives: Vec::new(),
         })
     }
 }

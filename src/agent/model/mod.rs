@@ -133,6 +133,12 @@ pub struct Infill<'a> {
     pub stop: &'a [&'a str],
     pub max_tokens: u32,
     pub sample: Option<Sampling>,
+    /// Text the gap is known to start with: the model continues after it (a branch taken at
+    /// one of an earlier fill's [`Alternative`]s). The answer's text excludes it.
+    pub middle: &'a str,
+    /// How many most likely tokens to report at each generated position (0: none); a server
+    /// that does not report them answers without [`Filled::alternatives`].
+    pub alternatives: u8,
 }
 
 /// What an [`Infill`] answers.
@@ -143,6 +149,20 @@ pub struct Filled {
     /// Where the server's time went, when it says (llama.cpp's `timings`, Ollama's
     /// durations).
     pub timings: Option<FillTimings>,
+    /// The tokens the model ranked next to the ones it generated, most likely first (empty
+    /// unless asked for and reported).
+    pub alternatives: Vec<Alternative>,
+}
+
+/// A token the model would have generated instead, at one position of a fill: branching
+/// there gives the model's next most likely fill rather than a random sample of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Alternative {
+    /// The fill's text before the position.
+    pub before: String,
+    pub token: String,
+    /// The log-probability of `before` and then `token`.
+    pub logprob: f64,
 }
 
 /// A fill's server-side time: the prompt evaluated (what its prompt cache did not already

@@ -258,6 +258,14 @@ impl Model for Ollama {
     }
 
     async fn infill(&self, req: &Infill<'_>) -> Result<Filled, ModelError> {
+        // Ollama's template ends the prompt at the gap: there is no place for a known start
+        // of it. Not asked for: this adapter reports no alternatives to branch at.
+        if !req.middle.is_empty() {
+            return Err(ModelError::Unsupported(format!(
+                "ollama:{}: a fill that continues a given start",
+                self.model
+            )));
+        }
         let body = super::encode(&self.infill_body(req))?;
         let v = with_retry(&self.opts.retry, self.clock.as_ref(), || {
             self.post("/api/generate", &body)
@@ -282,6 +290,7 @@ impl Model for Ollama {
                 generated_tokens: n("eval_count"),
                 generation_ms: n("eval_duration") as f64 / 1e6,
             }),
+            alternatives: Vec::new(),
         })
     }
 

@@ -89,7 +89,7 @@ impl OpenAi {
         };
         let mut body = json!({
             "model": self.model,
-            "prompt": format!("{p}{}{s}{}{m}", req.prefix, req.suffix),
+            "prompt": format!("{p}{}{s}{}{m}{}", req.prefix, req.suffix, req.middle),
             "max_tokens": req.max_tokens,
             "stream": false,
         });
@@ -101,6 +101,9 @@ impl OpenAi {
         }
         if let Some(x) = req.sample.map(|x| x.seed).or(self.opts.seed) {
             body["seed"] = json!(x);
+        }
+        if req.alternatives > 0 {
+            body["logprobs"] = json!(req.alternatives);
         }
         Ok(body)
     }
@@ -219,6 +222,12 @@ pub fn parse_completion(v: &Value) -> Result<Filled, ModelError> {
             generation_ms: f("predicted_ms"),
         }
     });
+    let alternatives = v
+        .get("choices")
+        .and_then(|c| c.get(0))
+        .and_then(|c| c.get("logprobs"))
+        .map(alternatives)
+        .unwrap_or_default();
     Ok(Filled {
         text: text.to_string(),
         usage: Usage {
@@ -226,7 +235,74 @@ pub fn parse_completion(v: &Value) -> Result<Filled, ModelError> {
             completion_tokens: n("completion_tokens"),
         },
         timings,
+        alternatives,
     })
+}
+
+/// The runner-up tokens of a completion's `logprobs`, most likely first: llama.cpp's form
+/// (`content[]`, each with `top_logprobs[]`) or OpenAI's legacy one (`tokens`,
+/// `token_logprobs`, `top_logprobs` as token → logprob maps). Pure; anything else: none.
+pub fn alternatives(lp: &Value) -> Vec<super::Alternative> {
+    // Per position: the generated token, its logprob, and the other candidates.
+    type Step = (String, f64, Vec<(String, f64)>);
+    let mut steps: Vec<Step> = Vec::new();
+    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64);
+    if let Some(content) = lp.get("content").and_then(Value::as_array) {
+        for c in content {
+            let (Some(tok), Some(l)) = (s(c, "token"), f(c, "logprob")) else {
+                return Vec::new();
+            };
+            let others = c
+                .get("top_logprobs")
+                .and_then(Value::as_array)
+                .map(|tops| {
+                    tops.iter()
+                        .filter_map(|t| Some((s(t, "token")?, f(t, "logprob")?)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            steps.push((tok, l, others));
+        }
+    } else if let (Some(tokens), Some(lps)) = (
+        lp.get("tokens").and_then(Value::as_array),
+        lp.get("token_logprobs").and_then(Value::as_array),
+    ) {
+        let tops = lp.get("top_logprobs").and_then(Value::as_array);
+        for (i, (t, l)) in tokens.iter().zip(lps).enumerate() {
+            let (Some(tok), Some(l)) = (t.as_str(), l.as_f64()) else {
+                return Vec::new();
+            };
+            let others = tops
+                .and_then(|t| t.get(i))
+                .and_then(Value::as_object)
+                .map(|m| {
+                    m.iter()
+                        .filter_map(|(k, v)| Some((k.clone(), v.as_f64()?)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            steps.push((tok.to_string(), l, others));
+        }
+    }
+    let mut out = Vec::new();
+    let mut before = String::new();
+    let mut sum = 0.0;
+    for (tok, l, others) in steps {
+        for (t, ol) in others {
+            if t != tok {
+                out.push(super::Alternative {
+                    before: before.clone(),
+                    token: t,
+                    logprob: sum + ol,
+                });
+            }
+        }
+        before.push_str(&tok);
+        sum += l;
+    }
+    out.sort_by(|a, b| b.logprob.total_cmp(&a.logprob));
+    out
 }
 
 /// Parse one chat completion (pure).

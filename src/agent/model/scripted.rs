@@ -210,6 +210,7 @@ impl Model for Scripted {
             },
             text,
             timings: None,
+            alternatives: Vec::new(),
         })
     }
 
