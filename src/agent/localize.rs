@@ -88,12 +88,14 @@ pub fn ochiai(ef: u32, ep: u32, failed: u32) -> f64 {
 
 /// The functions of `spectrum`, best first. Lines outside any function (module level: import
 /// time) and files not in `files` are not ranked. Ties go to the functions `prefer` names
-/// (the traceback's and the test's own calls), then to the fewest passing tests, then to the
-/// smaller function. Pure.
+/// (the traceback's and the test's own calls), then to those whose name the failing lines
+/// use (`named`, see [`names_on`]), then to the fewest passing tests, then to the smaller
+/// function. Pure.
 pub fn rank(
     spectrum: &Spectrum,
     files: &BTreeMap<String, String>,
     prefer: &[Location],
+    named: &[String],
 ) -> Vec<Ranked> {
     let mut out: Vec<(Ranked, u32)> = Vec::new();
     for (path, lines) in &spectrum.lines {
@@ -141,17 +143,45 @@ pub fn rank(
             .iter()
             .any(|p| p.path == r.loc.path && p.start == r.loc.start)
     };
+    let is_named = |r: &Ranked| {
+        let short = r.loc.name.rsplit('.').next().unwrap_or(&r.loc.name);
+        named.iter().any(|n| n == short)
+    };
     out.sort_by(|(a, aep), (b, bep)| {
         b.score()
             .partial_cmp(&a.score())
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(preferred(b).cmp(&preferred(a)))
+            .then(is_named(b).cmp(&is_named(a)))
             .then(aep.cmp(bep))
             .then((a.loc.end - a.loc.start).cmp(&(b.loc.end - b.loc.start)))
             .then(a.loc.path.cmp(&b.loc.path))
             .then(a.loc.start.cmp(&b.loc.start))
     });
     out.into_iter().map(|(r, _)| r).collect()
+}
+
+/// The names `lines` (a failing test's lines where it failed) use as attributes or calls:
+/// `assert excepting.__name__ == ...` names `__name__`. Every test runs the same dozen
+/// functions alike when one object is built and read; the assertion says which it read.
+/// Pure.
+pub fn names_on(lines: &[&str]) -> Vec<String> {
+    static NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\.([A-Za-z_][A-Za-z0-9_]*)|\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+            .expect("static regex")
+    });
+    let mut out: Vec<String> = Vec::new();
+    for line in lines {
+        let code = line.split('#').next().unwrap_or("");
+        for c in NAME.captures_iter(code) {
+            if let Some(m) = c.get(1).or(c.get(2))
+                && !out.iter().any(|n| n == m.as_str())
+            {
+                out.push(m.as_str().to_string());
+            }
+        }
+    }
+    out
 }
 
 /// The pytest files of `targets` (`path.py::name` ids), each once, at most [`MAX_FILES`].
@@ -263,7 +293,7 @@ class K:
             2,
             5,
         );
-        let r = rank(&s, &files(), &[]);
+        let r = rank(&s, &files(), &[], &[]);
         let names: Vec<&str> = r.iter().map(|r| r.loc.name.as_str()).collect();
         assert_eq!(names, ["join", "helper", "K.m"]);
         assert_eq!(r[0].score(), 1.0);
@@ -276,7 +306,7 @@ class K:
     #[test]
     fn ties_go_to_the_preferred_then_fewer_passing_then_smaller() {
         let s = spectrum(&[(4, 1, 0), (10, 1, 0)], 1, 3);
-        let plain = rank(&s, &files(), &[]);
+        let plain = rank(&s, &files(), &[], &[]);
         // Equal scores and passing counts: the smaller function first.
         assert_eq!(plain[0].loc.name, "helper");
         let join = plain
@@ -285,8 +315,28 @@ class K:
             .unwrap()
             .loc
             .clone();
-        let preferred = rank(&s, &files(), &[join]);
+        let preferred = rank(&s, &files(), std::slice::from_ref(&join), &[]);
         assert_eq!(preferred[0].loc.name, "join");
+        // A name the failing line uses comes after a preferred function, before the rest.
+        let named = rank(&s, &files(), &[], &["join".to_string()]);
+        assert_eq!(named[0].loc.name, "join");
+        let h = plain[0].loc.clone();
+        let both = rank(&s, &files(), &[h], &["join".to_string()]);
+        assert_eq!(both[0].loc.name, "helper");
+    }
+
+    #[test]
+    fn the_failing_lines_name_attributes_and_calls_not_comments_or_locals() {
+        let n = names_on(&[
+            "    assert excepting.__name__ == 'getzero_excepting'  # see obj.note",
+            "    assert total(xs, key=len) == 3",
+        ]);
+        assert_eq!(
+            n,
+            ["__name__", "total"],
+            "`key=len` passes len, calls nothing"
+        );
+        assert!(names_on(&["x = 1"]).is_empty());
     }
 
     #[test]
@@ -294,7 +344,7 @@ class K:
         let mut s = spectrum(&[(4, 1, 0)], 1, 0);
         s.lines.insert("tests/test_core.py".into(), vec![(3, 1, 0)]);
         s.lines.insert("pkg/unread.py".into(), vec![(3, 1, 0)]);
-        let r = rank(&s, &files(), &[]);
+        let r = rank(&s, &files(), &[], &[]);
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].loc.path, "pkg/core.py");
         assert_eq!(

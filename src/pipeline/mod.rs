@@ -806,11 +806,12 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
     // The candidates' suspects, and the loop's context when it has one.
     let t_loc = Instant::now();
     let (ranked, localization) = if wants_context {
+        let named = failing_line_names(&before.output, &baseline.targets, &files);
         localize(
             sandbox,
             &tools.test_cmd,
             &visible,
-            &context.focus.code,
+            (&context.focus.code, &named),
             &mut files,
         )
         .await
@@ -903,13 +904,30 @@ async fn test_sources(
         .collect()
 }
 
+/// The names the failing tests' own lines where they failed use (their test-file frames;
+/// [`crate::agent::localize::names_on`]): the localization's tie-break. Pure.
+fn failing_line_names(
+    output: &str,
+    targets: &[String],
+    files: &std::collections::BTreeMap<String, String>,
+) -> Vec<String> {
+    let plan = crate::agent::context::plan(output, targets);
+    let lines: Vec<&str> = plan
+        .frames
+        .iter()
+        .filter(|f| crate::agent::context::is_test_path(&f.path))
+        .filter_map(|f| files.get(&f.path)?.lines().nth(f.line.checked_sub(1)?))
+        .collect();
+    crate::agent::localize::names_on(&lines)
+}
+
 /// The fault localization of the visible targets ([`crate::agent::localize`]): the ranked
 /// functions (their files read into `files`) and a line saying what it did. Best effort.
 async fn localize(
     sandbox: &dyn Sandbox,
     test_cmd: &str,
     targets: &[String],
-    prefer: &[crate::agent::context::Location],
+    (prefer, named): (&[crate::agent::context::Location], &[String]),
     files: &mut std::collections::BTreeMap<String, String>,
 ) -> (Vec<crate::agent::localize::Ranked>, String) {
     use crate::agent::localize;
@@ -932,7 +950,7 @@ async fn localize(
         .map(|(p, _)| p.clone())
         .collect();
     files.extend(task::read_files(sandbox, &missing).await);
-    let ranked = localize::rank(&spectrum, files, prefer);
+    let ranked = localize::rank(&spectrum, files, prefer, named);
     let sampled = match spectrum.collected {
         n if n > spectrum.ran => format!(" (of {n} in their files)"),
         _ => String::new(),

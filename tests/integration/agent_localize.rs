@@ -92,6 +92,6 @@ async fn a_large_test_file_is_sampled_around_the_failing_test() {
         std::fs::read_to_string(repo.join("pkg/m.py")).unwrap(),
     )]
     .into();
-    let ranked = localize::rank(&s, &files, &[]);
+    let ranked = localize::rank(&s, &files, &[], &[]);
     assert_eq!(ranked[0].loc.name, "clamp");
 }
