@@ -617,12 +617,12 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
                     } else {
                         let site = &sites[at];
                         // A branch says so: its fill is the model's runner-up, not a sample.
-                        let arrow = if draw.middle.is_some() {
-                            "←⑂"
+                        let how = if draw.middle.is_some() {
+                            " (runner-up)"
                         } else {
-                            "←"
+                            ""
                         };
-                        reply_text = format!("{} {arrow} {text}", site.label());
+                        reply_text = format!("{}{how} ← {text}", site.label());
                         branch_at = branch(&text, &alternatives);
                         cand.reply = reply_text.clone();
                         apply_infill(&text, site, &problem.files).map(|e| vec![e])

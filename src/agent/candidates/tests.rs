@@ -1375,7 +1375,7 @@ async fn a_greedy_fill_that_changes_nothing_branches_at_its_runner_up_token() {
         .unwrap_or_else(|| panic!("{c:?}"));
     assert_eq!(c[i].status, CandidateStatus::NotApplied, "{c:?}");
     assert!(
-        c[i + 1].reply.ends_with("←⑂         return hi"),
+        c[i + 1].reply.ends_with(" (runner-up) ←         return hi"),
         "{:?}",
         c[i + 1]
     );
