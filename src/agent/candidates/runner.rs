@@ -801,7 +801,9 @@ const ALTERNATIVES: u8 = 5;
 
 /// Where to branch a fill that gave the masked code back: the most likely token the model
 /// did not take whose start is not the fill's own start give or take whitespace (`" a"` for
-/// `"a"` is the same line). The returned text is the branch's known start. Pure.
+/// `"a"` is the same line), nor a comment or a docstring (that deletes the line's code: 6 of
+/// the first 58 branches on the mutation bench). The returned text is the branch's known
+/// start. Pure.
 pub fn branch(fill: &str, alternatives: &[Alternative]) -> Option<String> {
     let squeeze = |s: &str| s.split_whitespace().collect::<String>();
     let fill = squeeze(fill);
@@ -809,6 +811,7 @@ pub fn branch(fill: &str, alternatives: &[Alternative]) -> Option<String> {
         .iter()
         .filter(|a| !a.token.contains('\n') && !a.token.trim().is_empty())
         .map(|a| format!("{}{}", a.before, a.token))
+        .filter(|start| !start.trim_start().starts_with(['#', '"', '\'']))
         .find(|start| !fill.starts_with(&squeeze(start)))
 }
 

@@ -1424,6 +1424,14 @@ fn a_branch_skips_runner_ups_that_spell_the_same_line() {
         branch(fill, &[alt("return", "\n"), alt("return", " ")]),
         None
     );
+    assert_eq!(
+        branch(
+            fill,
+            &[alt("", "    #"), alt("", "\"\"\""), alt("", "yield")]
+        ),
+        Some("yield".to_string()),
+        "a comment or a docstring in place of the line is not a branch"
+    );
 }
 
 #[tokio::test]
