@@ -24,15 +24,17 @@ pub(super) const RESAMPLES: usize = 2;
 pub(super) const RETRY_SAMPLE: usize = RESAMPLES + 1;
 
 /// Which site infill draw `i` fills, and which sample it takes ([`sampling`]): every site
-/// greedy, best first, then [`RESAMPLES`] sampled passes over the best [`RESAMPLED_SITES`].
-/// Pure.
+/// greedy, best first, then the best [`RESAMPLED_SITES`] sampled, [`RESAMPLES`] times each
+/// back to back. Back to back, a site's second sample finds its whole prompt in the
+/// server's cache: when the samples took turns between sites, a revisit re-evaluated 69 of
+/// its prompt tokens on average (1.5 s with the 1.5B here, a fifth of the model time on the
+/// mutation bench). Pure.
 pub fn infill_draw(i: usize, sites: usize) -> (usize, usize) {
     if i < sites {
         return (i, 0);
     }
-    let top = sites.clamp(1, RESAMPLED_SITES);
     let j = i - sites;
-    (j % top, 1 + j / top)
+    (j / RESAMPLES, 1 + j % RESAMPLES)
 }
 
 /// Infill draws in all for `sites` sites.

@@ -82,13 +82,14 @@ fn ranked_suspects_come_in_rank_order_then_the_traceback_frame_with_their_hot_li
 #[test]
 fn infill_fills_every_site_greedy_then_samples_the_best_four_twice() {
     let plan: Vec<(usize, usize)> = (0..infill_draws(6)).map(|i| infill_draw(i, 6)).collect();
-    // (site, sample): six greedy, then sites 0-3 with sample 1, then with sample 2.
+    // (site, sample): six greedy, then sites 0-3 each with samples 1 and 2 back to back
+    // (the second one's prompt is the first one's, all in the server's cache).
     let greedy = (0..6).map(|s| (s, 0));
-    let sampled = (1..=2).flat_map(|k| (0..4).map(move |s| (s, k)));
+    let sampled = (0..4).flat_map(|s| (1..=2).map(move |k| (s, k)));
     assert_eq!(plan, greedy.chain(sampled).collect::<Vec<_>>());
     // Fewer sites than four: each is sampled twice; no site, no draw.
     let plan: Vec<(usize, usize)> = (0..infill_draws(2)).map(|i| infill_draw(i, 2)).collect();
-    assert_eq!(plan, [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]);
+    assert_eq!(plan, [(0, 0), (1, 0), (0, 1), (0, 2), (1, 1), (1, 2)]);
     assert_eq!(infill_draws(0), 0);
     // Every sampled draw has its own seed; the greedy one has none to speak of.
     assert_eq!(sampling(0, 0.8).temperature, 0.0);
@@ -123,10 +124,10 @@ fn shapes_cascade_each_with_its_own_greedy_then_sampled_draws() {
         (1, 0),
         (2, 0),
         (0, 1),
-        (1, 1),
-        (2, 1),
         (0, 2),
+        (1, 1),
         (1, 2),
+        (2, 1),
         (2, 2),
     ];
     let block = [(3, 0), (3, 1), (3, 2)];
@@ -1452,7 +1453,7 @@ async fn a_greedy_fill_that_changes_nothing_is_retried_sampled_at_once() {
     let c = &out.candidates;
     let site = |c: &Candidate| c.reply.split(" ← ").next().unwrap_or("").to_string();
     // Two sites: each greedy fill gives its line back and is retried next, then the
-    // sampled passes (two per site) as before: 2 × (1 + 1) + 2 × 2.
+    // sampled draws (two per site): 2 × (1 + 1) + 2 × 2.
     assert_eq!(c.len(), 8, "{c:?}");
     for pair in [0, 2] {
         assert_eq!(c[pair].status, CandidateStatus::NotApplied, "{c:?}");
