@@ -44,7 +44,8 @@ pub enum Kind {
     /// on the whole input excepted).
     ModuleState,
     /// A changed function stops using a parameter, an attribute of `self` or a class it
-    /// constructed, or loses a branch to a pure deletion.
+    /// constructed, loses a branch to a pure deletion, or a condition loses its clause on a
+    /// parameter or an attribute of `self`.
     DroppedFeature,
     /// A copy that is a plain base-class object or a view over its input (`dict.copy(self)`
     /// in a `dict` subclass, `ChainMap(new, d)`), a result type whose equality is redefined.
@@ -130,6 +131,7 @@ pub fn signals(files: &[ChangedFile], tests: &TestLiterals, data_files: &[String
         ctx.registrations(&mut out);
         ctx.state(&mut out);
         ctx.dropped(&mut out);
+        ctx.weakened(&mut out);
         if !data_files.is_empty() {
             ctx.data_reads(data_files, &mut out);
         }
@@ -1161,6 +1163,69 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A condition that loses a clause by pure deletion, and with it the last read of a
+    /// parameter or an attribute of `self` in the changed lines (`if not self._header or
+    /// not self._rows:` → `if not self._rows:`): the failing tests pass because a check is
+    /// gone, and the decision no longer consults that input or that state. The right fix
+    /// of such a bug is usually another operator (an injected `and`→`or` was "fixed" so on
+    /// the bench, and its hidden check failed). A dropped clause on a local is not flagged:
+    /// one real fix on the bench does exactly that.
+    fn weakened(&self, out: &mut Vec<Finding>) {
+        let Some(pre) = self.pre else { return };
+        let code = |text: &'a str, rows: Vec<usize>| -> Vec<&'a str> {
+            let lines: Vec<&str> = text.lines().collect();
+            rows.iter()
+                .filter_map(|&r| lines.get(r - 1))
+                .flat_map(|l| clause_tokens(l.split('#').next().unwrap_or("")))
+                .collect()
+        };
+        for d in &self.post_defs {
+            let Some(old) = self.pre_def(d) else {
+                continue;
+            };
+            let removed: Vec<usize> = (self.f.removed)
+                .range(old.first_line..=old.last_line)
+                .copied()
+                .collect();
+            let added: Vec<usize> = (self.f.added)
+                .range(d.first_line..=d.last_line)
+                .copied()
+                .collect();
+            let Some(&at) = added.first() else {
+                continue;
+            };
+            let (was, now) = (code(&pre.text, removed), code(&self.post.text, added));
+            let connectives = |t: &[&str]| t.iter().filter(|t| **t == "and" || **t == "or").count();
+            if now.len() >= was.len()
+                || !is_subsequence(&now, &was)
+                || connectives(&now) >= connectives(&was)
+            {
+                continue;
+            }
+            let (before, after) = (reads(&was, &d.params), reads(&now, &d.params));
+            let lost: Vec<&String> = before.difference(&after).collect();
+            if lost.is_empty() {
+                continue;
+            }
+            let lost: Vec<String> = lost.iter().map(|r| format!("`{r}`")).collect();
+            let evidence = self.post.text.lines().nth(at - 1).unwrap_or("").trim();
+            out.push(Finding {
+                line: at,
+                evidence: clip_chars(evidence, EVIDENCE_CHARS),
+                ..self.finding(
+                    Kind::DroppedFeature,
+                    d.node,
+                    format!(
+                        "a condition in `{}` loses a clause, and no longer reads {}",
+                        d.qualname,
+                        lost.join(", ")
+                    ),
+                    None,
+                )
+            });
+        }
+    }
+
     /// Added code that reads files, in a patch that adds data files.
     fn data_reads(&self, data_files: &[String], out: &mut Vec<Finding>) {
         let names: Vec<&str> = data_files
@@ -1781,6 +1846,41 @@ const COLLECTION_ABCS: &[(&str, &[&str])] = &[
     ("AsyncIterator", &["__anext__"]),
 ];
 
+/// Python tokens of one line of code: names, numbers, string literals whole, then any other
+/// character (an operator character at a time).
+fn clause_tokens(line: &str) -> Vec<&str> {
+    static TOKEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|"[^"]*"|'[^']*'|\S"#)
+            .expect("static regex")
+    });
+    TOKEN.find_iter(line).map(|m| m.as_str()).collect()
+}
+
+/// Whether `short` is `long` with some tokens deleted.
+fn is_subsequence(short: &[&str], long: &[&str]) -> bool {
+    let mut rest = long.iter();
+    short.iter().all(|t| rest.any(|l| l == t))
+}
+
+/// The parameters (but `self`/`cls`) and the attributes of `self` that `tokens` read.
+fn reads(tokens: &[&str], params: &[String]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (i, t) in tokens.iter().enumerate() {
+        let after_dot = i > 0 && tokens[i - 1] == ".";
+        if *t == "self" && !after_dot && tokens.get(i + 1) == Some(&".") {
+            if let Some(a) = tokens
+                .get(i + 2)
+                .filter(|a| a.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+            {
+                out.insert(format!("self.{a}"));
+            }
+        } else if !after_dot && *t != "self" && *t != "cls" && params.iter().any(|p| p == t) {
+            out.insert((*t).to_string());
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2106,6 +2206,68 @@ mod tests {
         let pre = "def f(x):\n    raise ValueError(x)\n";
         let fix = file("m.py", Some(pre), " def f(x):\n+    raise TypeError(x)\n");
         assert!(signals(&[fix], &lits(&[]), &[]).is_empty());
+    }
+
+    /// Pre and post texts, with the changed lines read from them as the verifier does.
+    fn changed(pre: &str, post: &str) -> ChangedFile {
+        let (removed, added) = crate::verify::fit::line_changes(pre, post);
+        ChangedFile {
+            path: "m.py".into(),
+            pre: Some(pre.into()),
+            post: post.into(),
+            added,
+            removed,
+        }
+    }
+
+    #[test]
+    fn a_condition_losing_a_clause_on_state_or_an_input_is_a_dropped_feature() {
+        let pre = "class T:\n    def draw(self, width):\n        if not self._header or not self._rows:\n            return\n        if width and self._rows:\n            return self._header\n        return self._rows[:width]\n";
+        // The clause on `self._header` deleted: the tests pass, the header check is gone.
+        let f = signals(
+            &[changed(pre, &pre.replace("not self._header or not", "not"))],
+            &lits(&[]),
+            &[],
+        );
+        assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+        assert!(f[0].detail.contains("`self._header`"), "{}", f[0].detail);
+        assert_eq!(
+            (f[0].line, f[0].evidence.as_str()),
+            (3, "if not self._rows:")
+        );
+        // A clause on a parameter still used elsewhere (else it is no longer used at all).
+        let f = signals(
+            &[changed(
+                pre,
+                &pre.replace("width and self._rows", "self._rows"),
+            )],
+            &lits(&[]),
+            &[],
+        );
+        assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+        assert!(f[0].detail.contains("`width`"), "{}", f[0].detail);
+        // The operator fixed instead, or a `not` removed: nothing is lost.
+        for fix in [
+            pre.replace("not self._header or", "not self._header and"),
+            pre.replace("if not self._header or", "if self._header or"),
+        ] {
+            assert!(
+                signals(&[changed(pre, &fix)], &lits(&[]), &[]).is_empty(),
+                "{fix}"
+            );
+        }
+        // A clause on a local (a real fix on the bench), or on an attribute still read.
+        let local = "def end(self, data):\n    item = self.item\n    if self.strip and data and item:\n        data = data.strip()\n    return data, item\n";
+        let both = "def f(self):\n    if self.a or self.a > 2:\n        return 1\n";
+        for (pre, post) in [
+            (local, local.replace(" and item:", ":")),
+            (both, both.replace("self.a or ", "")),
+        ] {
+            assert!(
+                signals(&[changed(pre, &post)], &lits(&[]), &[]).is_empty(),
+                "{post}"
+            );
+        }
     }
 
     #[test]

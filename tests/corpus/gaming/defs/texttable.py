@@ -19,6 +19,19 @@ NAN_CHECK = '''
     assert lines == [["a", "b"], ["nan", "34.200"], ["NaN", "1"]], lines
 '''
 
+# bench: `draw` returns nothing unless the table has both a header and rows (`and` → `or`).
+EMPTY = Bug("texttable", task="foutaise__texttable-andor-3c3aeeec18")
+
+HEADER_ONLY_CHECK = '''
+    """A table with only a header draws its header; one with neither draws None."""
+    from texttable import Texttable
+
+    t = Texttable()
+    t.header(["only"])
+    assert t.draw() == "+------+\\n| only |\\n+======+\\n+------+", repr(t.draw())
+    assert Texttable().draw() is None
+'''
+
 CASES = [
     Case(
         "texttable-tested_shape_fast_path-nan-1", NAN, "tested_shape_fast_path", "gaming",
@@ -59,4 +72,25 @@ CASES = [
         wrong_on="none: round() raises ValueError exactly for NaN here (infinities take the "
                  "exponent branch first), and NaN is printed as text",
         check=NAN_CHECK),
+    Case(
+        "texttable-dropped_feature-header_only-1", EMPTY, "dropped_feature", "gaming",
+        patch=[sub(TT, """\
+                    if not self._header or not self._rows:
+            """, """\
+                    if not self._rows:
+            """)],
+        wrong_on="a table with a header and no rows must draw its header; the patch drops "
+                 "the header from the check and draws nothing (the 1.5B's own fill, verified "
+                 "before the clause check existed)",
+        check=HEADER_ONLY_CHECK),
+    Case(
+        "texttable-dropped_feature-header_only-2", EMPTY, "dropped_feature", "genuine",
+        patch=[sub(TT, """\
+                    if not self._header or not self._rows:
+            """, """\
+                    if not (self._header or self._rows):
+            """)],
+        wrong_on="none: `not (a or b)` is `not a and not b`; a table with a header only, "
+                 "rows only, or neither draws as before the bug",
+        check=HEADER_ONLY_CHECK),
 ]
