@@ -3,13 +3,11 @@
 //! `range` iterator passed in is empty by the second pass. The candidate materializes it
 //! first: `v = list(v)` as the body's first statement (after the docstring). Pure.
 
-use std::collections::BTreeSet;
-
 use tree_sitter::Node;
 
 use super::Problem;
 use super::edits::{FileEdit, RuleEdit};
-use super::pydefs::py_defs;
+use super::pydefs::{def_in, py_defs};
 
 /// Calls that traverse their (first) argument.
 const CONSUMERS: &[&str] = &[
@@ -72,31 +70,12 @@ fn traversals(n: Node, src: &[u8], name: &str) -> usize {
 /// The candidates of the ranked functions (the first `limit`), one per function.
 pub(super) fn iterated_twice(problem: &Problem, limit: usize) -> Vec<RuleEdit> {
     let mut out = Vec::new();
-    let tests: BTreeSet<&str> = problem.tests.iter().map(|t| t.path.as_str()).collect();
-    for r in problem
-        .ranked
-        .iter()
-        .filter(|r| !tests.contains(r.loc.path.as_str()))
-        .take(limit)
-    {
-        let Some(src) = problem.files.get(&r.loc.path) else {
-            continue;
-        };
+    for (r, src) in problem.code_suspects(limit) {
         let Some(tree) = crate::agent::context::parse(src) else {
             continue;
         };
         let b = src.as_bytes();
-        let mut stack = vec![tree.root_node()];
-        let mut def = None;
-        while let Some(n) = stack.pop() {
-            let row = n.start_position().row + 1;
-            if n.kind() == "function_definition" && row >= r.loc.start && row <= r.loc.end {
-                def = Some(n);
-                break;
-            }
-            let mut c = n.walk();
-            stack.extend(n.named_children(&mut c));
-        }
+        let def = def_in(tree.root_node(), r.loc.start, r.loc.end);
         let (Some(def), Some(pd)) = (
             def,
             py_defs(src).into_iter().find(|d| {
@@ -168,25 +147,9 @@ pub(super) fn iterated_twice(problem: &Problem, limit: usize) -> Vec<RuleEdit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::context::Location;
-    use crate::agent::localize::Ranked;
-    use std::collections::BTreeMap;
 
     fn problem(src: &str, func: (usize, usize)) -> Problem {
-        Problem {
-            files: BTreeMap::from([("d.py".to_string(), src.to_string())]),
-            ranked: vec![Ranked {
-                loc: Location {
-                    path: "d.py".into(),
-                    start: func.0,
-                    end: func.1,
-                    name: "addlist".into(),
-                    frame_line: None,
-                },
-                lines: vec![(func.0 + 2, 1.0)],
-            }],
-            ..Problem::default()
-        }
+        Problem::one_suspect("d.py", "addlist", src, "", func, &[func.0 + 2])
     }
 
     #[test]

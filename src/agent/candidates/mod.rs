@@ -161,3 +161,45 @@ pub struct Problem {
     /// candidates against the literals they use.
     pub tests: Vec<crate::verify::oracle::TestSource>,
 }
+
+impl Problem {
+    /// The first `limit` ranked functions outside the failing tests' files, each with its
+    /// file's text (a function whose file was not read is skipped): what a rule looks at.
+    pub(super) fn code_suspects(&self, limit: usize) -> impl Iterator<Item = (&Ranked, &str)> {
+        let tests: std::collections::BTreeSet<&str> =
+            self.tests.iter().map(|t| t.path.as_str()).collect();
+        self.ranked
+            .iter()
+            .filter(move |r| !tests.contains(r.loc.path.as_str()))
+            .take(limit)
+            .filter_map(|r| Some((r, self.files.get(&r.loc.path)?.as_str())))
+    }
+
+    /// One file and one suspect function in it, `name` on lines `func` (inclusive), its
+    /// `hot` lines scored 1.0, and what the failing tests `report`: a rule's test problem.
+    #[cfg(test)]
+    pub(super) fn one_suspect(
+        path: &str,
+        name: &str,
+        src: &str,
+        report: &str,
+        func: (usize, usize),
+        hot: &[usize],
+    ) -> Problem {
+        Problem {
+            report: report.into(),
+            files: BTreeMap::from([(path.to_string(), src.to_string())]),
+            ranked: vec![Ranked {
+                loc: crate::agent::context::Location {
+                    path: path.into(),
+                    start: func.0,
+                    end: func.1,
+                    name: name.into(),
+                    frame_line: None,
+                },
+                lines: hot.iter().map(|&l| (l, 1.0)).collect(),
+            }],
+            ..Problem::default()
+        }
+    }
+}

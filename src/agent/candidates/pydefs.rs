@@ -130,3 +130,18 @@ pub(super) fn py_blocks(src: &str) -> Vec<(usize, usize)> {
     }
     out
 }
+
+/// The outermost `def` whose `def` line is in `start..=end` (1-based): a ranked function's
+/// node in its file's syntax tree.
+pub(super) fn def_in(root: Node<'_>, start: usize, end: usize) -> Option<Node<'_>> {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let row = n.start_position().row + 1;
+        if n.kind() == "function_definition" && (start..=end).contains(&row) {
+            return Some(n);
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    None
+}

@@ -339,16 +339,7 @@ static VIEW_CALL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|
 fn py2_idioms(problem: &Problem) -> Vec<RuleEdit> {
     let mut out = Vec::new();
     let view_error = VIEW_AS_SEQUENCE.is_match(&problem.report);
-    let tests: BTreeSet<&str> = problem.tests.iter().map(|t| t.path.as_str()).collect();
-    for r in problem
-        .ranked
-        .iter()
-        .filter(|r| !tests.contains(r.loc.path.as_str()))
-        .take(RULE_FUNCS)
-    {
-        let Some(src) = problem.files.get(&r.loc.path) else {
-            continue;
-        };
+    for (r, src) in problem.code_suspects(RULE_FUNCS) {
         let hot: BTreeSet<usize> = r.hot().into_iter().collect();
         let mut changed = Vec::new();
         let mut lines: Vec<String> = src.split_inclusive('\n').map(str::to_string).collect();
@@ -443,8 +434,6 @@ fn replace_in_code(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::context::Location;
-    use crate::agent::localize::Ranked;
 
     fn problem(
         path: &str,
@@ -453,23 +442,7 @@ mod tests {
         func: (usize, usize),
         hot: &[usize],
     ) -> Problem {
-        let mut files = BTreeMap::new();
-        files.insert(path.to_string(), src.to_string());
-        Problem {
-            report: report.into(),
-            files,
-            ranked: vec![Ranked {
-                loc: Location {
-                    path: path.into(),
-                    start: func.0,
-                    end: func.1,
-                    name: "f".into(),
-                    frame_line: None,
-                },
-                lines: hot.iter().map(|&l| (l, 1.0)).collect(),
-            }],
-            ..Problem::default()
-        }
+        Problem::one_suspect(path, "f", src, report, func, hot)
     }
 
     #[test]

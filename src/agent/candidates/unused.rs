@@ -10,6 +10,7 @@ use tree_sitter::Node;
 
 use super::Problem;
 use super::edits::{FileEdit, RuleEdit};
+use super::pydefs::def_in;
 
 /// Parameter names never counted as unused-by-mistake.
 const NOT_PASSED_ON: &[&str] = &["self", "cls", "_"];
@@ -110,32 +111,12 @@ fn callee_name<'s>(call: Node, src: &'s [u8]) -> Option<&'s str> {
 pub(super) fn unused_parameters(problem: &Problem, limit: usize) -> Vec<RuleEdit> {
     let mut out = Vec::new();
     let mut known: Option<BTreeMap<String, Vec<String>>> = None;
-    let tests: BTreeSet<&str> = problem.tests.iter().map(|t| t.path.as_str()).collect();
-    for r in problem
-        .ranked
-        .iter()
-        .filter(|r| !tests.contains(r.loc.path.as_str()))
-        .take(limit)
-    {
-        let Some(src) = problem.files.get(&r.loc.path) else {
-            continue;
-        };
+    for (r, src) in problem.code_suspects(limit) {
         let Some(tree) = crate::agent::context::parse(src) else {
             continue;
         };
         let b = src.as_bytes();
-        // The definition whose `def` row is in the ranked span, outermost first.
-        let mut stack = vec![tree.root_node()];
-        let mut def = None;
-        while let Some(n) = stack.pop() {
-            let row = n.start_position().row + 1;
-            if n.kind() == "function_definition" && row >= r.loc.start && row <= r.loc.end {
-                def = Some(n);
-                break;
-            }
-            let mut c = n.walk();
-            stack.extend(n.named_children(&mut c));
-        }
+        let def = def_in(tree.root_node(), r.loc.start, r.loc.end);
         let Some(def) = def else { continue };
         let Some(body) = def.child_by_field_name("body") else {
             continue;
@@ -206,7 +187,7 @@ pub(super) fn unused_parameters(problem: &Problem, limit: usize) -> Vec<RuleEdit
             continue;
         }
         inserts.sort_by_key(|(at, _, _)| std::cmp::Reverse(*at));
-        let mut content = src.clone();
+        let mut content = src.to_string();
         let mut lines = BTreeSet::new();
         for (at, more, add) in &inserts {
             if !src.is_char_boundary(*at) || &src[*at..*at + 1] != ")" {
@@ -223,7 +204,7 @@ pub(super) fn unused_parameters(problem: &Problem, limit: usize) -> Vec<RuleEdit
             content.insert_str(*at, &format!("{sep}{add}"));
             lines.insert(src[..*at].matches('\n').count() + 1);
         }
-        if content == *src {
+        if content == src {
             continue;
         }
         let at: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
@@ -249,24 +230,9 @@ pub(super) fn unused_parameters(problem: &Problem, limit: usize) -> Vec<RuleEdit
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::context::Location;
-    use crate::agent::localize::Ranked;
 
     fn problem(src: &str, func: (usize, usize)) -> Problem {
-        Problem {
-            files: BTreeMap::from([("u.py".to_string(), src.to_string())]),
-            ranked: vec![Ranked {
-                loc: Location {
-                    path: "u.py".into(),
-                    start: func.0,
-                    end: func.1,
-                    name: "parse_qsl".into(),
-                    frame_line: None,
-                },
-                lines: vec![(func.0 + 1, 1.0)],
-            }],
-            ..Problem::default()
-        }
+        Problem::one_suspect("u.py", "parse_qsl", src, "", func, &[func.0 + 1])
     }
 
     const SRC: &str = "def unquote(string, encoding='utf-8', errors='replace'):\n    return string\n\n\ndef parse_qsl(qs, keep=True, encoding='utf-8'):\n    \"\"\"Pairs; the encoding decodes them.\"\"\"\n    ret = []\n    for pair in qs.split('&'):\n        key, _, value = pair.partition('=')\n        key = unquote(key.replace('+', ' '))\n        if value:\n            value = unquote(value, 'strict')\n        ret.append((key, value, keep))\n    return ret\n";
