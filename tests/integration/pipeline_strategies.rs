@@ -228,8 +228,8 @@ async fn infill_draws_until_k_pass_and_the_most_faithful_passing_fill_is_verifie
     p.strategies = vec![Strategy::Candidates];
     p.candidates.format = patchloop::config::repair::EditFormat::Infill;
     p.candidates.count = 2;
-    // Greedy over lines 5, 6, 7 and 3 (the guard every test runs, ranked last), then sampled
-    // over the same four. Two fills of line 7 pass: the first
+    // Greedy over lines 5, 6, 7 and 3 (the guard every test runs, ranked last), then the
+    // same four sampled twice each, back to back. Line 7's two samples pass: the first
     // rewrites the line around `values` (far from the code it replaces), the second keeps
     // it; the first passing fill no longer ends the drawing, and the faithful one wins.
     let long = "    return sorted(values)[len(values) // 2] if len(values) % 2 else (sorted(values)[len(values) // 2 - 1] + sorted(values)[len(values) // 2]) / 2";
@@ -237,7 +237,7 @@ async fn infill_draws_until_k_pass_and_the_most_faithful_passing_fill_is_verifie
         "    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2";
     let model = scripted(
         &format!(
-            "turns: []\ninfills:\n  - \"    ordered = sorted(values, reverse=True)\"\n  - \"    mid = len(ordered) // 2\"\n  - \"{long}\"\n  - \"    if not values:\"\n  - \"    ordered = sorted(values)\"\n  - \"    mid = len(ordered) // 2\"\n  - \"{short}\"\n"
+            "turns: []\ninfills:\n  - \"    ordered = sorted(values, reverse=True)\"\n  - \"    mid = len(ordered) // 2\"\n  - \"    return ordered[mid]\"\n  - \"    if not values:\"\n  - \"    ordered = sorted(values)\"\n  - \"    ordered = sorted(values)\"\n  - \"    mid = len(ordered) // 2\"\n  - \"    mid = len(ordered) // 2\"\n  - \"{long}\"\n  - \"{short}\"\n"
         ),
         "faithful",
     );
@@ -255,20 +255,20 @@ async fn infill_draws_until_k_pass_and_the_most_faithful_passing_fill_is_verifie
         "{cands:?} {}",
         o.patch
     );
-    // Seven fills drawn (two passing, then K is reached); only the faithful one went to the
+    // Ten fills drawn (two passing, then K is reached); only the faithful one went to the
     // verifier.
     let drawn: std::collections::BTreeSet<&str> = cands.iter().map(|c| c.0).collect();
-    assert_eq!(drawn.len(), 7, "{cands:?}");
+    assert_eq!(drawn.len(), 10, "{cands:?}");
     assert!(
-        cands.contains(&("t0.candidates.c2", "passing")),
+        cands.contains(&("t0.candidates.c8", "passing")),
         "{cands:?}"
     );
     assert!(
-        cands.contains(&("t0.candidates.c6", "verified")),
+        cands.contains(&("t0.candidates.c9", "verified")),
         "{cands:?}"
     );
     let a = &o.attempts[0];
-    assert_eq!((a.candidates, a.passing), (7, 2));
+    assert_eq!((a.candidates, a.passing), (10, 2));
 }
 
 #[tokio::test]
