@@ -8,6 +8,14 @@ use std::collections::BTreeSet;
 
 use tree_sitter::{Node, Parser, Tree};
 
+/// Python tokens, roughly: names, numbers, string literals whole, then any other character (an
+/// operator a character at a time). What token-level comparisons of two versions of a line
+/// use (the verifier's clause check, the candidates' faithfulness and propagation).
+pub static TOKEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r#"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|"[^"]*"|'[^']*'|\S"#)
+        .expect("static regex")
+});
+
 /// A parsed source text.
 pub struct Source {
     pub text: String,

@@ -1849,11 +1849,7 @@ const COLLECTION_ABCS: &[(&str, &[&str])] = &[
 /// Python tokens of one line of code: names, numbers, string literals whole, then any other
 /// character (an operator character at a time).
 fn clause_tokens(line: &str) -> Vec<&str> {
-    static TOKEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r#"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|"[^"]*"|'[^']*'|\S"#)
-            .expect("static regex")
-    });
-    TOKEN.find_iter(line).map(|m| m.as_str()).collect()
+    pysrc::TOKEN.find_iter(line).map(|m| m.as_str()).collect()
 }
 
 /// Whether `short` is `long` with some tokens deleted.

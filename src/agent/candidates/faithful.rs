@@ -33,10 +33,7 @@ const KEYWORDS: &[&str] = &[
     "with", "yield", "self", "cls",
 ];
 
-pub(super) static TOKEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r#"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|"[^"]*"|'[^']*'|\S"#)
-        .expect("static regex")
-});
+pub(super) use crate::verify::pysrc::TOKEN;
 static CALL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(").expect("static regex")
 });
