@@ -1172,8 +1172,9 @@ impl<'a> Ctx<'a> {
     /// one real fix on the bench does exactly that.
     fn weakened(&self, out: &mut Vec<Finding>) {
         let Some(pre) = self.pre else { return };
-        let code = |text: &'a str, rows: Vec<usize>| -> Vec<&'a str> {
-            let lines: Vec<&str> = text.lines().collect();
+        let (pre_lines, post_lines): (Vec<&str>, Vec<&str>) =
+            (pre.text.lines().collect(), self.post.text.lines().collect());
+        let code = |lines: &[&'a str], rows: Vec<usize>| -> Vec<&'a str> {
             rows.iter()
                 .filter_map(|&r| lines.get(r - 1))
                 .flat_map(|l| clause_tokens(l.split('#').next().unwrap_or("")))
@@ -1194,7 +1195,7 @@ impl<'a> Ctx<'a> {
             let Some(&at) = added.first() else {
                 continue;
             };
-            let (was, now) = (code(&pre.text, removed), code(&self.post.text, added));
+            let (was, now) = (code(&pre_lines, removed), code(&post_lines, added));
             let connectives = |t: &[&str]| t.iter().filter(|t| **t == "and" || **t == "or").count();
             if now.len() >= was.len()
                 || !is_subsequence(&now, &was)
@@ -1208,7 +1209,7 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let lost: Vec<String> = lost.iter().map(|r| format!("`{r}`")).collect();
-            let evidence = self.post.text.lines().nth(at - 1).unwrap_or("").trim();
+            let evidence = post_lines.get(at - 1).map_or("", |l| l.trim());
             out.push(Finding {
                 line: at,
                 evidence: clip_chars(evidence, EVIDENCE_CHARS),
