@@ -68,8 +68,10 @@ pub(super) const INFILL_BELOW: usize = 5;
 /// Lines after the gap a fill sees at most. The suffix follows the gap in the prompt, so the
 /// server's prompt cache never serves it: every fill evaluates it again, and prompt
 /// evaluation was 83% of a fill's time on 2 cores (a 100-line function's fills took 10-20 s
-/// each, its suffix 400-1000 tokens).
-pub(super) const INFILL_AFTER: usize = 12;
+/// each, its suffix 400-1000 tokens). At 12 lines it was still ~85 of the ~90 tokens a fill
+/// at a new site evaluated (1.9-2.1 s of its 2.5 s, the mutation bench); 6 lines keep the
+/// gap's own block in view.
+pub(super) const INFILL_AFTER: usize = 6;
 /// Tokens a one-line fill may write.
 pub(super) const INFILL_TOKENS: u32 = 80;
 /// Tokens per masked line of a multi-line fill, and at most.

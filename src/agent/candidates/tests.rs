@@ -754,8 +754,8 @@ fn a_fill_far_down_a_file_starts_with_its_imports() {
 }
 
 #[test]
-fn a_fill_sees_twelve_lines_after_its_gap_at_most() {
-    // A 60-line function: the suffix (never cached by the server) stops 12 lines past the
+fn a_fill_sees_six_lines_after_its_gap_at_most() {
+    // A 60-line function: the suffix (never cached by the server) stops 6 lines past the
     // gap; near the function's end it still reaches past it.
     let mut src = String::from("def f(x):\n");
     for i in 0..60 {
@@ -764,8 +764,8 @@ fn a_fill_sees_twelve_lines_after_its_gap_at_most() {
     src.push_str("    return x\n\n\ndef g():\n    pass\n");
     let (prefix, suffix) = infill_context(&src, &line_site(11, (1, 62)));
     assert!(prefix.ends_with("    x = x + 8\n"), "{prefix}");
-    assert_eq!(suffix.lines().count(), 12, "{suffix}");
-    assert!(suffix.starts_with("    x = x + 10\n") && suffix.ends_with("    x = x + 21\n"));
+    assert_eq!(suffix.lines().count(), INFILL_AFTER, "{suffix}");
+    assert!(suffix.starts_with("    x = x + 10\n") && suffix.ends_with("    x = x + 15\n"));
     let (_, tail) = infill_context(&src, &line_site(60, (1, 62)));
     assert!(tail.contains("    return x\n\n\ndef g():\n"), "{tail}");
 }
