@@ -457,6 +457,58 @@ fn fill_lines(text: &str, indent: &str, next: Option<&str>) -> Vec<String> {
     out
 }
 
+/// Brackets a line of Python leaves open (negative: it closes more than it opens), outside
+/// strings and its comment; `None` when a triple quote makes the line's strings unknown.
+/// Pure.
+pub(super) fn open_brackets(line: &str) -> Option<i32> {
+    if line.contains("\"\"\"") || line.contains("'''") {
+        return None;
+    }
+    let mut depth = 0;
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(_), '\\') => {
+                chars.next();
+            }
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '#') => break,
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            _ => {}
+        }
+    }
+    Some(depth)
+}
+
+/// The last line (1-based) of the statement line `first` starts when that line leaves
+/// brackets open and the next lines close them (at most [`STATEMENT_LINES`] in all); `None`
+/// when it is complete on its line or its end is not found. Pure.
+pub(super) fn statement_end(lines: &[String], first: usize) -> Option<usize> {
+    let mut depth = open_brackets(lines.get(first - 1)?)?;
+    if depth <= 0 {
+        return None;
+    }
+    for (i, l) in lines
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(STATEMENT_LINES - 1)
+    {
+        depth += open_brackets(l)?;
+        if depth <= 0 {
+            return (depth == 0).then_some(i + 1);
+        }
+    }
+    None
+}
+
+/// Physical lines one statement spans at most for a one-line fill to replace it whole.
+const STATEMENT_LINES: usize = 8;
+
 /// The edit a fill makes at `site`. Pure.
 pub fn apply_infill(
     text: &str,
@@ -477,16 +529,22 @@ pub fn apply_infill(
             site.path, site.line, site.end
         )));
     }
-    let orig: Vec<String> = lines[site.line - 1..site.end].to_vec();
+    let mut end = site.end;
     let new: Vec<String> = match site.shape {
         InfillShape::Line => {
             let filled = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
             if filled.trim().is_empty() {
                 return Err(ParseError::Unparsed("the model filled in nothing".into()));
             }
+            // A line that opens a statement its next lines close, filled with the whole
+            // statement on one line, means the statement (as written, the lines left would
+            // not parse: 25 such fills on the two benches, one of them the gold fix).
+            if open_brackets(filled) == Some(0) {
+                end = statement_end(&lines, site.line).unwrap_or(end);
+            }
             // A model that drops the indentation still means the line at its place.
             vec![if indent_of(filled).is_empty() {
-                format!("{}{}", indent_of(&orig[0]), filled.trim())
+                format!("{}{}", indent_of(&lines[site.line - 1]), filled.trim())
             } else {
                 filled.trim_end().to_string()
             }]
@@ -505,14 +563,20 @@ pub fn apply_infill(
             v
         }
     };
-    let same = new.len() == orig.len() && new.iter().zip(&orig).all(|(a, b)| a.trim() == b.trim());
+    let orig = &lines[site.line - 1..end];
+    let squeeze = |v: &[String]| -> String { v.concat().split_whitespace().collect() };
+    let same = if end > site.end {
+        squeeze(&new) == squeeze(orig)
+    } else {
+        new.len() == orig.len() && new.iter().zip(orig).all(|(a, b)| a.trim() == b.trim())
+    };
     if same {
         return Err(ParseError::NotApplied(format!(
             "{} filled in as it is",
             site.label()
         )));
     }
-    lines.splice(site.line - 1..site.end, new);
+    lines.splice(site.line - 1..end, new);
     let mut content = lines.join("\n");
     if src.ends_with('\n') {
         content.push('\n');

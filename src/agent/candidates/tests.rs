@@ -180,6 +180,57 @@ fn infill_masks_the_most_suspicious_lines_and_edits_the_one_it_fills() {
     );
 }
 
+#[test]
+fn a_one_line_fill_that_completes_a_statement_replaces_its_continuation_lines() {
+    // xmltodict: the masked line opens a call its next line closes; the model writes the
+    // whole call on one line (the gold fix). Leaving `attr_prefix)` behind would not parse.
+    let src = "def emit(ik, namespaces, sep, attr_prefix):\n    if ik:\n        ik = process(namespaces, ik, sep,\n                     attr_prefix)\n    return ik\n";
+    let files = BTreeMap::from([("m.py".to_string(), src.to_string())]);
+    let site = Site {
+        path: "m.py".into(),
+        ..line_site(3, (1, 5))
+    };
+    let e = apply_infill(
+        "        ik = process(ik, namespaces, sep, attr_prefix)",
+        &site,
+        &files,
+    )
+    .unwrap();
+    assert_eq!(
+        e.content,
+        "def emit(ik, namespaces, sep, attr_prefix):\n    if ik:\n        ik = process(ik, namespaces, sep, attr_prefix)\n    return ik\n"
+    );
+    // The statement as it was, on one line: nothing changes.
+    let same = apply_infill(
+        "        ik = process(namespaces, ik, sep, attr_prefix)",
+        &site,
+        &files,
+    )
+    .unwrap_err();
+    assert_eq!(same.status().as_str(), "not_applied");
+    // A fill that leaves the call open, like the line it replaces: that line alone.
+    let e = apply_infill("        ik = process(ik, namespaces, sep,", &site, &files).unwrap();
+    assert!(
+        e.content
+            .contains("process(ik, namespaces, sep,\n                     attr_prefix)\n")
+    );
+}
+
+#[test]
+fn open_brackets_skip_strings_and_comments() {
+    assert_eq!(open_brackets("f(a, [b,"), Some(2));
+    assert_eq!(open_brackets("x = \"(\" + g(y)  # ) ("), Some(0));
+    assert_eq!(open_brackets("s = 'it\\'s (' + t)"), Some(-1));
+    assert_eq!(open_brackets("doc = \"\"\"(\""), None);
+    let lines: Vec<String> = ["a = f(1,", "      g(2,", "        3))", "b = 1"]
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    assert_eq!(statement_end(&lines, 1), Some(3));
+    assert_eq!(statement_end(&lines, 4), None, "complete on its line");
+    assert_eq!(statement_end(&lines[..2], 1), None, "never closed");
+}
+
 /// Says it has fill-in-the-middle, then refuses it (an Ollama model without a suffix
 /// template); chat answers with prose, each reply costing `price` dollars.
 #[derive(Default)]
