@@ -451,7 +451,7 @@ async fn round(
                 fallback = Some(format!("fill-in-the-middle refused: {e}"));
                 sites.clear();
             }
-            r => first = Some((0, Draw::new(0, 0), r.map(Reply::from), t0.elapsed())),
+            r => first = Some((0, Draw::new(0, 0), r, t0.elapsed())),
         }
     }
     let user = if sites.is_empty() {
@@ -561,6 +561,7 @@ async fn round(
                             usage: r.usage,
                             timings: None,
                             alternatives: Vec::new(),
+                            reused: false,
                         })
                 } else {
                     let middle = draw.middle.as_deref().unwrap_or("");
@@ -574,7 +575,7 @@ async fn round(
                     )
                     .await
                     .map(|f| {
-                        let mut r = Reply::from(f);
+                        let mut r = f;
                         r.text.insert_str(0, middle);
                         r
                     })
@@ -611,6 +612,7 @@ async fn round(
                     usage,
                     timings,
                     alternatives,
+                    reused,
                 }) => {
                     cand.timings = timings;
                     reply_text = text.clone();
@@ -625,10 +627,12 @@ async fn round(
                     } else {
                         let site = &sites[at];
                         // A branch says so: its fill is the model's runner-up, not a sample.
-                        let how = if draw.middle.is_some() {
-                            " (runner-up)"
-                        } else {
-                            ""
+                        let how = match (draw.middle.is_some(), reused) {
+                            (true, false) => " (runner-up)",
+                            (true, true) => " (runner-up, reused)",
+                            // The same request earlier in this run: its answer again.
+                            (false, true) => " (reused)",
+                            (false, false) => "",
                         };
                         reply_text = format!("{}{how} ← {text}", site.label());
                         branch_at = branch(&text, &alternatives);
@@ -791,6 +795,8 @@ struct Reply {
     usage: Usage,
     timings: Option<FillTimings>,
     alternatives: Vec<Alternative>,
+    /// Answered from the run's [`FillMemo`], not asked of the model.
+    reused: bool,
 }
 
 impl From<crate::agent::model::Filled> for Reply {
@@ -800,6 +806,7 @@ impl From<crate::agent::model::Filled> for Reply {
             usage: f.usage,
             timings: f.timings,
             alternatives: f.alternatives,
+            reused: false,
         }
     }
 }
@@ -847,13 +854,15 @@ impl FillMemo {
         )
     }
 
-    fn get(&self, i: &Infill<'_>) -> Option<crate::agent::model::Filled> {
+    fn get(&self, i: &Infill<'_>) -> Option<Reply> {
         let hit = self.0.lock().ok()?.get(&Self::key(i)).cloned()?;
         // Nothing was asked of the model: no tokens, no server time.
-        Some(crate::agent::model::Filled {
+        Some(Reply {
+            text: hit.text,
             usage: Usage::default(),
             timings: None,
-            ..hit
+            alternatives: hit.alternatives,
+            reused: true,
         })
     }
 
@@ -873,7 +882,7 @@ async fn infill_at(
     sample: Sampling,
     middle: &str,
     memo: &FillMemo,
-) -> Result<crate::agent::model::Filled, ModelError> {
+) -> Result<Reply, ModelError> {
     let src = problem.files.get(&site.path).map_or("", String::as_str);
     let (prefix, suffix) = infill_context(src, site);
     let (stop, max_tokens) = site.limits(src);
@@ -897,7 +906,7 @@ async fn infill_at(
     }
     let filled = model.infill(&request).await?;
     memo.put(&request, &filled);
-    Ok(filled)
+    Ok(Reply::from(filled))
 }
 
 /// What a candidate is checked against.
@@ -1339,6 +1348,7 @@ mod memo_tests {
         assert_eq!(model.0.load(Ordering::SeqCst), 1, "asked once");
         assert_eq!(again.text, first.text);
         assert_eq!(again.usage, Usage::default(), "no tokens spent on a reuse");
+        assert!(again.reused && !first.reused);
         assert_eq!(first.usage.prompt_tokens, 10);
         // Another seed, another start, another site, or another text around the gap: asked.
         infill_at(&model, &problem, &site(3), sampling(1, 0.8), "", &memo)
