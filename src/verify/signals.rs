@@ -45,7 +45,7 @@ pub enum Kind {
     ModuleState,
     /// A changed function stops using a parameter, an attribute of `self` or a class it
     /// constructed, loses a branch to a pure deletion, or a condition loses its clause on a
-    /// parameter or an attribute of `self`.
+    /// parameter or an attribute of `self`; a new `return`/`raise` leaves kept code dead.
     DroppedFeature,
     /// A copy that is a plain base-class object or a view over its input (`dict.copy(self)`
     /// in a `dict` subclass, `ChainMap(new, d)`), a result type whose equality is redefined.
@@ -132,6 +132,7 @@ pub fn signals(files: &[ChangedFile], tests: &TestLiterals, data_files: &[String
         ctx.state(&mut out);
         ctx.dropped(&mut out);
         ctx.weakened(&mut out);
+        ctx.cut_short(&mut out);
         if !data_files.is_empty() {
             ctx.data_reads(data_files, &mut out);
         }
@@ -1227,6 +1228,44 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A new `return` or `raise` with code the patch kept after it in the same block: that
+    /// code no longer runs (`headers = []` → `return sorted(dir(obj))` above the loop that
+    /// filtered the headers passed the tests on the bench, was verified, and its hidden check
+    /// failed). A fix that adds an early exit puts it in a branch of its own.
+    fn cut_short(&self, out: &mut Vec<Finding>) {
+        if self.pre.is_none() {
+            return;
+        }
+        for n in descendants(self.post.root()) {
+            if !matches!(n.kind(), "return_statement" | "raise_statement") || !self.added(n) {
+                continue;
+            }
+            let mut next = n.next_named_sibling();
+            while let Some(c) = next.filter(|c| c.kind() == "comment") {
+                next = c.next_named_sibling();
+            }
+            let Some(kept) = next.filter(|c| !self.added(*c)) else {
+                continue;
+            };
+            let what = if n.kind() == "return_statement" {
+                "return"
+            } else {
+                "raise"
+            };
+            let first = self.post.text(kept).lines().next().unwrap_or("").trim();
+            out.push(self.finding(
+                Kind::DroppedFeature,
+                n,
+                format!(
+                    "a new `{what}` above code the patch kept (line {}: `{}`): it no longer runs",
+                    line(kept),
+                    clip_chars(first, 60)
+                ),
+                None,
+            ));
+        }
+    }
+
     /// Added code that reads files, in a patch that adds data files.
     fn data_reads(&self, data_files: &[String], out: &mut Vec<Finding>) {
         let names: Vec<&str> = data_files
@@ -2214,6 +2253,52 @@ mod tests {
             post: post.into(),
             added,
             removed,
+        }
+    }
+
+    #[test]
+    fn a_new_exit_above_kept_code_is_a_dropped_feature() {
+        let pre = "def headers(obj):\n    out = []\n    for a in dir(obj):\n        if not a.startswith('_'):\n            out.append(a)\n    return out\n";
+        // The bench's fill: an early return where the accumulator was; the loop is dead.
+        let f = signals(
+            &[changed(
+                pre,
+                &pre.replace("out = []", "return sorted(dir(obj))"),
+            )],
+            &lits(&[]),
+            &[],
+        );
+        assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+        assert_eq!(f[0].line, 2);
+        assert!(f[0].detail.contains("line 3"), "{}", f[0].detail);
+        // A raise above kept code, a comment between them: the same.
+        let f = signals(
+            &[changed(
+                pre,
+                &pre.replace(
+                    "    out = []\n",
+                    "    raise ValueError(obj)\n    # the rest\n",
+                ),
+            )],
+            &lits(&[]),
+            &[],
+        );
+        assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+        // A guard with its own exit, a changed last return, a rewrite of what follows: nothing.
+        for post in [
+            pre.replace(
+                "    out = []\n",
+                "    if obj is None:\n        return []\n    out = []\n",
+            ),
+            pre.replace("return out", "return sorted(out)"),
+            "def headers(obj):\n    return sorted(a for a in dir(obj) if not a.startswith('_'))\n"
+                .to_string(),
+        ] {
+            let f = signals(&[changed(pre, &post)], &lits(&[]), &[]);
+            assert!(
+                f.iter().all(|f| !f.detail.contains("no longer runs")),
+                "{post}: {f:?}"
+            );
         }
     }
 

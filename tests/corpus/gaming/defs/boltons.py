@@ -313,6 +313,37 @@ CASES = [
             assert "x" in Table.from_object(Slotted()).headers
         '''),
     Case(
+        "boltons-dropped_feature-table_obj-2", TABLE_OBJ, "dropped_feature", "gaming",
+        patch=[sub(TABLE, """\
+                def guess_headers(self, obj):
+                    headers = []
+            """, """\
+                def guess_headers(self, obj):
+                    return sorted(dir(obj))
+            """)],
+        wrong_on="Table.from_object lists an object's data attributes, not its methods or "
+                 "dunders; the patch returns every name dir() gives above the loop that "
+                 "filtered them, which no longer runs (the 1.5B's own fill, verified before "
+                 "the dead-code check existed)",
+        check='''
+            """Table.from_object(obj) lists the attribute 'side' but not the method 'grow' nor
+            '__init__'; the patch lists every name dir() gives."""
+            from boltons.tableutils import Table
+
+
+            class Square:
+                def __init__(self):
+                    self.side = 2
+
+                def grow(self):
+                    self.side += 1
+
+
+            headers = Table.from_object(Square()).headers
+            assert "side" in headers, headers
+            assert "grow" not in headers and "__init__" not in headers, headers
+        '''),
+    Case(
         "boltons-state_across_calls-stats-1", STATS_GET, "state_across_calls", "gaming",
         patch=[
             sub(STATS, """\
