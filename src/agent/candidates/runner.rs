@@ -8,7 +8,10 @@ use futures_util::StreamExt;
 
 use super::edits::{FileEdit, parse_reply};
 use super::faithful::{self, Faithfulness};
-use super::infill::{RETRY_SAMPLE, Site, apply_infill, infill_context, infill_plan, infill_sites};
+use super::infill::{
+    CONTINUE_STEPS, CONTINUED_SITES, InfillShape, RETRY_SAMPLE, Site, apply_infill,
+    continued_start, infill_context, infill_plan, infill_sites,
+};
 use super::prompt::{SYSTEM, prompt};
 use super::propagate::{combine, propagate, span};
 use super::rules::rule_edits;
@@ -598,6 +601,7 @@ async fn round(
             let model_ms = took.as_millis() as u64;
             out.model_ms += model_ms;
             let mut reply_text = String::new();
+            let mut filled = String::new();
             let mut branch_at = None;
             let mut cand = Candidate::blank(offset + i, model_ms);
             match reply {
@@ -615,6 +619,7 @@ async fn round(
                     reused,
                 }) => {
                     cand.timings = timings;
+                    filled = text.clone();
                     reply_text = text.clone();
                     cand.reply = text.clone();
                     cand.usage = usage;
@@ -628,6 +633,8 @@ async fn round(
                         let site = &sites[at];
                         // A branch says so: its fill is the model's runner-up, not a sample.
                         let how = match (draw.middle.is_some(), reused) {
+                            _ if draw.continued > 0 && reused => " (continued, reused)",
+                            _ if draw.continued > 0 => " (continued)",
                             (true, false) => " (runner-up)",
                             (true, true) => " (runner-up, reused)",
                             // The same request earlier in this run: its answer again.
@@ -676,8 +683,39 @@ async fn round(
                         at,
                         sample: 0,
                         middle: Some(middle),
+                        continued: 0,
                     },
                     None => Draw::new(at, RETRY_SAMPLE),
+                });
+            }
+            // A greedy one-line fill at one of the best sites that departs from the masked
+            // line and fails is continued at once from the masked line's own text through
+            // the token where it departed (its prompt is in the server's cache: only the
+            // start and the rest of the line are evaluated).
+            if !sites.is_empty()
+                && at < CONTINUED_SITES
+                && sites[at].shape == InfillShape::Line
+                && draw.sample == 0
+                && (draw.middle.is_none() || draw.continued > 0)
+                && draw.continued < CONTINUE_STEPS
+                && matches!(
+                    cand.status,
+                    CandidateStatus::Failing
+                        | CandidateStatus::Partial
+                        | CandidateStatus::Duplicate
+                )
+                && let Some(masked) = problem
+                    .files
+                    .get(&sites[at].path)
+                    .and_then(|src| src.lines().nth(sites[at].line - 1))
+                && let Some(start) = continued_start(masked, &filled)
+                && let Ok(mut q) = queue.lock()
+            {
+                q.push_front(Draw {
+                    at,
+                    sample: 0,
+                    middle: Some(start),
+                    continued: draw.continued + 1,
                 });
             }
             record(traj, &r, &cand, reply_text);
@@ -777,6 +815,8 @@ struct Draw {
     at: usize,
     sample: usize,
     middle: Option<String>,
+    /// Which continuation of a departing greedy fill this is ([`continued_start`]); 0: none.
+    continued: usize,
 }
 
 impl Draw {
@@ -785,6 +825,7 @@ impl Draw {
             at,
             sample,
             middle: None,
+            continued: 0,
         }
     }
 }

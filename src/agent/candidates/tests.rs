@@ -231,6 +231,159 @@ fn open_brackets_skip_strings_and_comments() {
     assert_eq!(statement_end(&lines[..2], 1), None, "never closed");
 }
 
+#[test]
+fn a_departing_fill_is_continued_from_the_masked_line_through_where_it_departs() {
+    let masked = "    return reduce(evalform_front, val, forms)";
+    // Another statement: the masked line's first token, for the model to go on from.
+    assert_eq!(
+        continued_start(masked, "    raise TypeError('bad form')").as_deref(),
+        Some("    return")
+    );
+    // The same start, then another argument: through the argument the fill changed.
+    assert_eq!(
+        continued_start(masked, "    return reduce(evalform_front, forms)").as_deref(),
+        Some("    return reduce(evalform_front, val")
+    );
+    // Inside a word: through the whole word; an operator run is one token.
+    assert_eq!(
+        continued_start(
+            "        dint = dints[int_idx - 0]",
+            "        dint = dints[int_index]"
+        )
+        .as_deref(),
+        Some("        dint = dints[int_idx")
+    );
+    assert_eq!(
+        continued_start("    if a >= b:", "    if a > c:").as_deref(),
+        Some("    if a >=")
+    );
+    // A string is one token.
+    assert_eq!(
+        continued_start("    x = g('a b', c)", "    x = g('a c', c)").as_deref(),
+        Some("    x = g('a b'")
+    );
+    // The masked line itself (spacing aside), a fill that only adds to it, and a departure
+    // in the last token leave nothing to continue.
+    assert_eq!(
+        continued_start(masked, "return reduce(evalform_front,val,forms)"),
+        None
+    );
+    assert_eq!(continued_start("    x = f(a)", "    x = f(a) + 1"), None);
+    assert_eq!(continued_start("    return lo", "    return hi"), None);
+}
+
+#[test]
+fn a_def_line_is_masked_when_it_gives_a_default() {
+    assert!(maskable("def bytes2human(nbytes, ndigits=0):"));
+    assert!(maskable(
+        "    async def fetch(self, url, retries=3) -> bytes:"
+    ));
+    assert!(maskable("def f(a, *, sep=','):"));
+    assert!(!maskable("def f(a, b):"));
+    assert!(!maskable("def f(a) -> int:"));
+    assert!(!maskable("def f(a=="), "a comparison is not a default");
+    assert!(!maskable("class C(Base, metaclass=Meta):"));
+}
+
+/// Greedy at clamp's line 10 it writes another statement; given the masked line's first
+/// token, it writes `return hi`. It keeps each request's middle.
+#[derive(Default)]
+struct DepartsGreedy {
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+#[async_trait::async_trait]
+impl Model for DepartsGreedy {
+    async fn complete(
+        &self,
+        _req: &Request<'_>,
+    ) -> Result<crate::agent::model::Response, ModelError> {
+        Err(ModelError::Unsupported("fills only".into()))
+    }
+    fn spec(&self) -> String {
+        "test:departs-greedy".into()
+    }
+    fn describe(&self) -> String {
+        self.spec()
+    }
+    fn on_this_machine(&self) -> bool {
+        true
+    }
+    fn supports_infill(&self) -> bool {
+        true
+    }
+    async fn infill(&self, req: &Infill<'_>) -> Result<crate::agent::model::Filled, ModelError> {
+        self.asked.lock().unwrap().push(req.middle.to_string());
+        let line_10 = req.prefix.ends_with("if v > hi:\n");
+        let text = match (req.middle, line_10) {
+            ("", true) => "        raise ValueError(v)",
+            ("        return", true) => " hi",
+            ("", false) => "    if v >= hi:",
+            _ => "",
+        };
+        Ok(crate::agent::model::Filled {
+            text: text.into(),
+            usage: Usage::default(),
+            timings: None,
+            alternatives: Vec::new(),
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_greedy_fill_that_departs_and_fails_is_continued_from_the_masked_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = crate::agent::testing::HostDir::with_files(
+        dir.path(),
+        &[("pkg/core.py", CORE), ("one_test.sh", ONE_TEST)],
+    )
+    .await
+    .unwrap();
+    let target = "tests/test_m.py::test_clamp".to_string();
+    let problem = Problem {
+        targets: vec![target.clone()],
+        ..clamp_problem()
+    };
+    let tools = ToolConfig {
+        test_cmd: "sh one_test.sh test_clamp 'return hi$'".into(),
+        ..ToolConfig::default()
+    };
+    let model = DepartsGreedy::default();
+    let cfg = CandidateConfig {
+        shapes: vec![InfillShape::Line],
+        ..CandidateConfig::default()
+    };
+    let out = run_with(&model, &sandbox, &problem, &[target], &cfg, &tools).await;
+    assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
+    let c = &out.candidates;
+    let i = c
+        .iter()
+        .position(|c| c.reply.ends_with("←         raise ValueError(v)"))
+        .unwrap_or_else(|| panic!("{c:?}"));
+    assert_eq!(c[i].status, CandidateStatus::Failing, "{c:?}");
+    // The very next draw continues the masked line's `return`, and its fill passes.
+    assert!(
+        c[i + 1].reply.ends_with(" (continued) ←         return hi"),
+        "{:?}",
+        c[i + 1]
+    );
+    assert_eq!(c[i + 1].status, CandidateStatus::Passing, "{c:?}");
+    let asked = model.asked.lock().unwrap();
+    assert!(asked.contains(&"        return".to_string()), "{asked:?}");
+    // Line 9's greedy fill (`if v >= hi:`) departs in `hi`: it is continued from the masked
+    // line through `hi` (the double then writes nothing), and that fill is not continued again.
+    let middles: Vec<&str> = asked
+        .iter()
+        .filter(|m| !m.is_empty())
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        middles,
+        vec!["    if v > hi", "        return"],
+        "{asked:?}"
+    );
+}
+
 /// Says it has fill-in-the-middle, then refuses it (an Ollama model without a suffix
 /// template); chat answers with prose, each reply costing `price` dollars.
 #[derive(Default)]
@@ -1075,8 +1228,17 @@ async fn fills_during_checks(overlap: Option<bool>) -> (usize, usize) {
     };
     let out = run_with(&model, &sandbox, &clamp_problem(), &[], &cfg, &tools).await;
     assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
-    // Two sites, each greedy and then sampled twice; every fill checked (none passes).
-    assert_eq!(out.candidates.len(), 6, "{:?}", out.candidates);
+    // Two sites, each greedy and then sampled twice, and line 9's greedy fill (another
+    // statement than its `if`) continued twice from the masked line; every fill checked
+    // (none passes). Overlapping, the requests may all be out before a continuation is
+    // queued: it is then not drawn.
+    let continued = out
+        .candidates
+        .iter()
+        .filter(|c| c.reply.contains("(continued)"))
+        .count();
+    assert_eq!(out.candidates.len(), 6 + continued, "{:?}", out.candidates);
+    assert!(overlap == Some(true) || continued == 2, "{continued}");
     assert!(out.candidates.iter().all(|c| c.check_ms > 0));
     let mut open = 0_i32;
     let mut during = 0;
