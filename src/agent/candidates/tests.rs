@@ -285,15 +285,23 @@ fn a_def_line_is_masked_when_it_gives_a_default() {
     assert!(!maskable("class C(Base, metaclass=Meta):"));
 }
 
-/// Greedy at clamp's line 10 it writes another statement; given the masked line's first
-/// token, it writes `return hi`. It keeps each request's middle.
-#[derive(Default)]
-struct DepartsGreedy {
+/// A fill-only model whose answer is `answer(request)`; it keeps each request's middle.
+struct FillsWith<F> {
+    answer: F,
     asked: std::sync::Mutex<Vec<String>>,
 }
 
+impl<F: Fn(&Infill<'_>) -> &'static str> FillsWith<F> {
+    fn new(answer: F) -> Self {
+        FillsWith {
+            answer,
+            asked: Default::default(),
+        }
+    }
+}
+
 #[async_trait::async_trait]
-impl Model for DepartsGreedy {
+impl<F: Fn(&Infill<'_>) -> &'static str + Send + Sync> Model for FillsWith<F> {
     async fn complete(
         &self,
         _req: &Request<'_>,
@@ -301,7 +309,7 @@ impl Model for DepartsGreedy {
         Err(ModelError::Unsupported("fills only".into()))
     }
     fn spec(&self) -> String {
-        "test:departs-greedy".into()
+        "test:fills-with".into()
     }
     fn describe(&self) -> String {
         self.spec()
@@ -314,15 +322,8 @@ impl Model for DepartsGreedy {
     }
     async fn infill(&self, req: &Infill<'_>) -> Result<crate::agent::model::Filled, ModelError> {
         self.asked.lock().unwrap().push(req.middle.to_string());
-        let line_10 = req.prefix.ends_with("if v > hi:\n");
-        let text = match (req.middle, line_10) {
-            ("", true) => "        raise ValueError(v)",
-            ("        return", true) => " hi",
-            ("", false) => "    if v >= hi:",
-            _ => "",
-        };
         Ok(crate::agent::model::Filled {
-            text: text.into(),
+            text: (self.answer)(req).into(),
             usage: Usage::default(),
             timings: None,
             alternatives: Vec::new(),
@@ -348,7 +349,16 @@ async fn a_greedy_fill_that_departs_and_fails_is_continued_from_the_masked_line(
         test_cmd: "sh one_test.sh test_clamp 'return hi$'".into(),
         ..ToolConfig::default()
     };
-    let model = DepartsGreedy::default();
+    // Greedy at clamp's line 10 it writes another statement; given the masked line's first
+    // token, it writes `return hi`.
+    let model = FillsWith::new(|req: &Infill<'_>| {
+        match (req.middle, req.prefix.ends_with("if v > hi:\n")) {
+            ("", true) => "        raise ValueError(v)",
+            ("        return", true) => " hi",
+            ("", false) => "    if v >= hi:",
+            _ => "",
+        }
+    });
     let cfg = CandidateConfig {
         shapes: vec![InfillShape::Line],
         ..CandidateConfig::default()
