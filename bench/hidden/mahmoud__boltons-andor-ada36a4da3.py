@@ -11,3 +11,14 @@ def test_chunked():
 def test_chunk_ranges():
     assert list(chunk_ranges(10, 4)) == [(0, 4), (4, 8), (8, 10)]
     assert list(chunk_ranges(10, 4, overlap_size=1)) == [(0, 4), (3, 7), (6, 10)]
+
+
+def test_sizes_that_may_be_zero_still_refuse_negatives():
+    # input_size may be 0 (not strictly positive), but never negative.
+    assert list(chunk_ranges(0, 4)) == []
+    try:
+        list(chunk_ranges(-1, 4))  # a generator: it raises when iterated
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a negative input_size was accepted")

@@ -10,3 +10,7 @@ def test_precision():
 
 def test_width_without_precision():
     assert parse.parse("{:4d}", "  42")[0] == 42
+
+
+def test_precision_of_two_digits():
+    assert parse.parse("{:.10f}", "3.1415926536")[0] == 3.1415926536
