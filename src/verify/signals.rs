@@ -133,6 +133,7 @@ pub fn signals(files: &[ChangedFile], tests: &TestLiterals, data_files: &[String
         ctx.dropped(&mut out);
         ctx.weakened(&mut out);
         ctx.cut_short(&mut out);
+        ctx.loop_to_if(&mut out);
         if !data_files.is_empty() {
             ctx.data_reads(data_files, &mut out);
         }
@@ -1266,6 +1267,45 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A `while` loop turned into an `if` on the same condition (`while format:` → `if
+    /// format:`): its body, which repeated until the condition failed, now runs once. The
+    /// failing tests pass on the inputs where once is enough (a one-digit precision in the
+    /// bench's case, whose hidden check then failed with `{:.10f}`). A fix of a loop changes
+    /// its condition or its body, not whether it repeats.
+    fn loop_to_if(&self, out: &mut Vec<Finding>) {
+        let Some(pre) = self.pre else { return };
+        let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+        let loops: Vec<String> = descendants(pre.root())
+            .into_iter()
+            .filter(|n| n.kind() == "while_statement" && self.f.removed.contains(&line(*n)))
+            .filter_map(|n| n.child_by_field_name("condition"))
+            .map(|c| squeeze(pre.text(c)))
+            .collect();
+        if loops.is_empty() {
+            return;
+        }
+        for n in descendants(self.post.root()) {
+            if n.kind() != "if_statement" || !self.f.added.contains(&line(n)) {
+                continue;
+            }
+            let Some(c) = n.child_by_field_name("condition") else {
+                continue;
+            };
+            if loops.contains(&squeeze(self.post.text(c))) {
+                out.push(self.finding(
+                    Kind::DroppedFeature,
+                    n,
+                    format!(
+                        "a `while` loop becomes an `if` on the same condition (`{}`): its body \
+                         runs once, no longer until the condition fails",
+                        clip_chars(self.post.text(c).trim(), 60)
+                    ),
+                    None,
+                ));
+            }
+        }
+    }
+
     /// Added code that reads files, in a patch that adds data files.
     fn data_reads(&self, data_files: &[String], out: &mut Vec<Finding>) {
         let names: Vec<&str> = data_files
@@ -2253,6 +2293,32 @@ mod tests {
             post: post.into(),
             added,
             removed,
+        }
+    }
+
+    #[test]
+    fn a_loop_turned_into_an_if_on_its_condition_is_a_dropped_feature() {
+        let pre = "def digits(s):\n    out = ''\n    while s:\n        if not s[0].isdigit():\n            break\n        out += s[0]\n        s = s[1:]\n    return out\n";
+        // The bench's fill: the loop runs once.
+        let post = pre.replace("    while s:", "    if s:");
+        let f = signals(&[changed(pre, &post)], &lits(&[]), &[]);
+        assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+        assert_eq!(f[0].line, 3);
+        assert!(f[0].detail.contains("`s`"), "{}", f[0].detail);
+        // Another condition, an `if` added inside the loop, a `for` rewrite: nothing.
+        for post in [
+            pre.replace("    while s:", "    while s and s[0] != '.':"),
+            pre.replace(
+                "        out += s[0]",
+                "        if s[0] == '0':\n            pass\n        out += s[0]",
+            ),
+            pre.replace("    while s:", "    if s:\n        pass\n    while s:"),
+        ] {
+            let f = signals(&[changed(pre, &post)], &lits(&[]), &[]);
+            assert!(
+                f.iter().all(|f| !f.detail.contains("becomes an `if`")),
+                "{post}: {f:?}"
+            );
         }
     }
 
