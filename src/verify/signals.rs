@@ -1170,8 +1170,10 @@ impl<'a> Ctx<'a> {
     /// not self._rows:` → `if not self._rows:`): the failing tests pass because a check is
     /// gone, and the decision no longer consults that input or that state. The right fix
     /// of such a bug is usually another operator (an injected `and`→`or` was "fixed" so on
-    /// the bench, and its hidden check failed). A dropped clause on a local is not flagged:
-    /// one real fix on the bench does exactly that.
+    /// the bench, and its hidden check failed). A name the module assigns counts as an input
+    /// too (`item is not _MISSING` dropped from a filter kept a sentinel in a list, and the
+    /// hidden check failed). A dropped clause on a local is not flagged: one real fix on the
+    /// bench does exactly that.
     fn weakened(&self, out: &mut Vec<Finding>) {
         let Some(pre) = self.pre else { return };
         let (pre_lines, post_lines): (Vec<&str>, Vec<&str>) =
@@ -1182,6 +1184,7 @@ impl<'a> Ctx<'a> {
                 .flat_map(|l| clause_tokens(l.split('#').next().unwrap_or("")))
                 .collect()
         };
+        let globals = module_names(self.post);
         for d in &self.post_defs {
             let Some(old) = self.pre_def(d) else {
                 continue;
@@ -1205,7 +1208,8 @@ impl<'a> Ctx<'a> {
             {
                 continue;
             }
-            let (before, after) = (reads(&was, &d.params), reads(&now, &d.params));
+            let inputs: Vec<String> = d.params.iter().chain(&globals).cloned().collect();
+            let (before, after) = (reads(&was, &inputs), reads(&now, &inputs));
             let lost: Vec<&String> = before.difference(&after).collect();
             if lost.is_empty() {
                 continue;
@@ -1939,6 +1943,34 @@ fn is_subsequence(short: &[&str], long: &[&str]) -> bool {
 }
 
 /// The parameters (but `self`/`cls`) and the attributes of `self` that `tokens` read.
+/// Names the module assigns at its top level (inside a top-level `if` or `try` too): its
+/// constants and sentinels (`_MISSING = object()`), state a condition consults like a
+/// parameter. Pure.
+fn module_names(src: &Source) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut stack: Vec<Node> = vec![src.root()];
+    while let Some(n) = stack.pop() {
+        let mut cur = n.walk();
+        for c in n.named_children(&mut cur) {
+            match c.kind() {
+                "expression_statement" => {
+                    if let Some(a) = c.named_child(0).filter(|a| a.kind() == "assignment")
+                        && let Some(left) = a
+                            .child_by_field_name("left")
+                            .filter(|l| l.kind() == "identifier")
+                    {
+                        out.insert(src.text(left).to_string());
+                    }
+                }
+                "if_statement" | "try_statement" | "block" | "else_clause" | "elif_clause"
+                | "except_clause" | "finally_clause" => stack.push(c),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
 fn reads(tokens: &[&str], params: &[String]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for (i, t) in tokens.iter().enumerate() {
@@ -2404,6 +2436,18 @@ mod tests {
                 "{fix}"
             );
         }
+        // A clause on a name the module assigns (a sentinel): the same.
+        let sentinel = "try:\n    _MISSING = make_sentinel()\nexcept ImportError:\n    _MISSING = object()\n\n\ndef keep(items, drop):\n    return [i for i in items\n            if i is not _MISSING and i not in drop]\n";
+        let f = signals(
+            &[changed(
+                sentinel,
+                &sentinel.replace("if i is not _MISSING and i", "if i"),
+            )],
+            &lits(&[]),
+            &[],
+        );
+        assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+        assert!(f[0].detail.contains("`_MISSING`"), "{}", f[0].detail);
         // A clause on a local (a real fix on the bench), or on an attribute still read.
         let local = "def end(self, data):\n    item = self.item\n    if self.strip and data and item:\n        data = data.strip()\n    return data, item\n";
         let both = "def f(self):\n    if self.a or self.a > 2:\n        return 1\n";
