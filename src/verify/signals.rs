@@ -1942,7 +1942,6 @@ fn is_subsequence(short: &[&str], long: &[&str]) -> bool {
     short.iter().all(|t| rest.any(|l| l == t))
 }
 
-/// The parameters (but `self`/`cls`) and the attributes of `self` that `tokens` read.
 /// Names the module assigns at its top level (inside a top-level `if` or `try` too): its
 /// constants and sentinels (`_MISSING = object()`), state a condition consults like a
 /// parameter. Pure.
@@ -1971,6 +1970,7 @@ fn module_names(src: &Source) -> BTreeSet<String> {
     out
 }
 
+/// The parameters (but `self`/`cls`) and the attributes of `self` that `tokens` read.
 fn reads(tokens: &[&str], params: &[String]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for (i, t) in tokens.iter().enumerate() {
@@ -2337,7 +2337,8 @@ mod tests {
         assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
         assert_eq!(f[0].line, 3);
         assert!(f[0].detail.contains("`s`"), "{}", f[0].detail);
-        // Another condition, an `if` added inside the loop, a `for` rewrite: nothing.
+        // Another condition, an `if` added inside the loop, an `if` added above the loop it
+        // keeps: nothing.
         for post in [
             pre.replace("    while s:", "    while s and s[0] != '.':"),
             pre.replace(

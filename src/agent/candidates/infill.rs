@@ -247,7 +247,7 @@ fn token_starts(code: &str) -> Vec<usize> {
     };
     let mut out = Vec::new();
     let mut prev: Option<Class> = None;
-    let mut chars = code.char_indices().peekable();
+    let mut chars = code.char_indices();
     while let Some((i, c)) = chars.next() {
         if c.is_whitespace() {
             prev = None;

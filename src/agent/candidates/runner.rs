@@ -601,8 +601,8 @@ async fn round(
             let model_ms = took.as_millis() as u64;
             out.model_ms += model_ms;
             let mut reply_text = String::new();
-            let mut filled = String::new();
             let mut branch_at = None;
+            let mut continue_at = None;
             let mut cand = Candidate::blank(offset + i, model_ms);
             match reply {
                 Err(e) => {
@@ -619,7 +619,6 @@ async fn round(
                     reused,
                 }) => {
                     cand.timings = timings;
-                    filled = text.clone();
                     reply_text = text.clone();
                     cand.reply = text.clone();
                     cand.usage = usage;
@@ -643,6 +642,12 @@ async fn round(
                         };
                         reply_text = format!("{}{how} ← {text}", site.label());
                         branch_at = branch(&text, &alternatives);
+                        continue_at = problem
+                            .files
+                            .get(&site.path)
+                            .zip(site.line.checked_sub(1))
+                            .and_then(|(src, i)| src.lines().nth(i))
+                            .and_then(|masked| continued_start(masked, &text));
                         cand.reply = reply_text.clone();
                         apply_infill(&text, site, &problem.files).map(|e| vec![e])
                     };
@@ -704,11 +709,7 @@ async fn round(
                         | CandidateStatus::Partial
                         | CandidateStatus::Duplicate
                 )
-                && let Some(masked) = problem
-                    .files
-                    .get(&sites[at].path)
-                    .and_then(|src| src.lines().nth(sites[at].line - 1))
-                && let Some(start) = continued_start(masked, &filled)
+                && let Some(start) = continue_at
                 && let Ok(mut q) = queue.lock()
             {
                 q.push_front(Draw {
