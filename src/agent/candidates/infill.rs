@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::MAX_SUSPECTS;
 use super::edits::{FileEdit, ParseError};
-use super::pydefs::{indent_of, py_blocks, py_defs};
+use super::pydefs::{indent_of, module_assignments_read, py_blocks, py_defs};
 use crate::agent::localize::Ranked;
 pub use crate::config::repair::InfillShape;
 
@@ -85,6 +85,8 @@ const BODY_LINES: usize = 30;
 const INSERT_LINES: usize = 3;
 /// Most suspicious lines per function that get a block or an insert.
 const HOT_PER_FUNCTION: usize = 3;
+/// Module-level assignments a function reads that become line sites, at most per function.
+const MODULE_SITES: usize = 3;
 
 /// One gap the `infill` format asks the model to fill.
 #[derive(Debug, Clone, PartialEq)]
@@ -328,6 +330,21 @@ pub fn infill_sites(
                 InfillShape::Line => {
                     for &(l, score) in &hot {
                         all.push((site(l, l, shape, score), rank));
+                    }
+                    // Import-time lines the function depends on, after every scored line:
+                    // the spectrum cannot score them ([`module_assignments_read`]).
+                    for l in module_assignments_read(src, func.0, func.1)
+                        .into_iter()
+                        .filter(|&l| in_file(l) && maskable(lines[l - 1]))
+                        .take(MODULE_SITES)
+                    {
+                        let s = Site {
+                            func: (l, l),
+                            ..site(l, l, shape, 0.0)
+                        };
+                        if !all.iter().any(|(o, _)| o.path == s.path && o.line == l) {
+                            all.push((s, rank));
+                        }
                     }
                 }
                 InfillShape::Block => {

@@ -145,3 +145,62 @@ pub(super) fn def_in(root: Node<'_>, start: usize, end: usize) -> Option<Node<'_
     }
     None
 }
+
+/// The one-line assignments of the module's own names that lines `start..=end` (1-based,
+/// a function) read: 1-based lines, in file order. A module constant is computed once, at
+/// import, before any test's coverage is recorded, so the spectrum never scores its line;
+/// a function that reads it is where its value shows (a bounds table rebuilt with the
+/// wrong column, a flag set from the wrong comparison). Top-level statements and those of
+/// top-level `if`/`try` bodies count; a multi-line literal does not (one line of it is not
+/// the statement). Pure.
+pub(super) fn module_assignments_read(src: &str, start: usize, end: usize) -> Vec<usize> {
+    let Some(tree) = crate::agent::context::parse(src) else {
+        return Vec::new();
+    };
+    let text = |n: Node| n.utf8_text(src.as_bytes()).unwrap_or("");
+    // Names the function reads: identifiers in its rows, but an attribute's own name.
+    let mut read = std::collections::BTreeSet::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        let (a, b) = (n.start_position().row + 1, n.end_position().row + 1);
+        if b < start || a > end {
+            continue;
+        }
+        if n.kind() == "identifier"
+            && !n.parent().is_some_and(|p| {
+                p.kind() == "attribute" && p.child_by_field_name("attribute") == Some(n)
+            })
+        {
+            read.insert(text(n));
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        let mut c = n.walk();
+        for s in n.named_children(&mut c) {
+            match s.kind() {
+                "expression_statement" => {
+                    let row = s.start_position().row + 1;
+                    if let Some(a) = s.named_child(0).filter(|a| a.kind() == "assignment")
+                        && let Some(left) = a
+                            .child_by_field_name("left")
+                            .filter(|l| l.kind() == "identifier")
+                        && s.start_position().row == s.end_position().row
+                        && !(start..=end).contains(&row)
+                        && read.contains(text(left))
+                    {
+                        out.push(row);
+                    }
+                }
+                "if_statement" | "try_statement" | "block" | "else_clause" | "elif_clause"
+                | "except_clause" | "finally_clause" => stack.push(s),
+                _ => {}
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}

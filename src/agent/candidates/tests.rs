@@ -273,6 +273,32 @@ fn a_departing_fill_is_continued_from_the_masked_line_through_where_it_departs()
 }
 
 #[test]
+fn a_module_assignment_the_function_reads_is_a_site_after_its_scored_lines() {
+    // The table is rebuilt at import, where no test's coverage sees it: only the function
+    // that reads it is scored.
+    let src = "import sys\n\n_TABLE = [(1, 'a'), (2, 'b'),\n          (3, 'c')]\n_TABLE = [(t[0] * 2, t[0]) for t in _TABLE]\nOTHER = 3\nif sys.version_info > (3,):\n    LIMIT = 10\n\n\ndef lookup(n):\n    for bound, unit in _TABLE:\n        if n < bound and n < LIMIT:\n            return unit.upper\n    return None\n";
+    let files = BTreeMap::from([("m.py".to_string(), src.to_string())]);
+    let loc = Location {
+        path: "m.py".into(),
+        start: 11,
+        end: 15,
+        name: "lookup".into(),
+        frame_line: None,
+    };
+    let mut r = ranked(&loc, 1.0, &[12]);
+    r.lines = vec![(12, 1.0), (13, 0.8)];
+    let sites = infill_sites(&[r], &files, &[InfillShape::Line]);
+    let at: Vec<(usize, f64)> = sites.iter().map(|s| (s.line, s.score)).collect();
+    // The one-line rebuild (not the multi-line literal, nor OTHER, which it does not read,
+    // nor `upper`, an attribute) and the constant under a module-level `if`.
+    assert_eq!(at, [(12, 1.0), (13, 0.8), (5, 0.0), (8, 0.0)]);
+    // Its window is the module's text around it.
+    let (prefix, suffix) = infill_context(src, &sites[2]);
+    assert!(prefix.ends_with("          (3, 'c')]\n"), "{prefix:?}");
+    assert!(suffix.starts_with("OTHER = 3\n"), "{suffix:?}");
+}
+
+#[test]
 fn a_def_line_is_masked_when_it_gives_a_default() {
     assert!(maskable("def bytes2human(nbytes, ndigits=0):"));
     assert!(maskable(
