@@ -312,9 +312,11 @@ fn a_def_line_is_masked_when_it_gives_a_default() {
 }
 
 /// A fill-only model whose answer is `answer(request)`; it keeps each request's middle.
+/// It runs on this machine (checks wait for it) unless made [`FillsWith::remote`].
 struct FillsWith<F> {
     answer: F,
     asked: std::sync::Mutex<Vec<String>>,
+    local: bool,
 }
 
 impl<F: Fn(&Infill<'_>) -> &'static str> FillsWith<F> {
@@ -322,6 +324,14 @@ impl<F: Fn(&Infill<'_>) -> &'static str> FillsWith<F> {
         FillsWith {
             answer,
             asked: Default::default(),
+            local: true,
+        }
+    }
+    /// A server elsewhere: checks run while it writes the next fill.
+    fn remote(self) -> Self {
+        FillsWith {
+            local: false,
+            ..self
         }
     }
 }
@@ -341,7 +351,7 @@ impl<F: Fn(&Infill<'_>) -> &'static str + Send + Sync> Model for FillsWith<F> {
         self.spec()
     }
     fn on_this_machine(&self) -> bool {
-        true
+        self.local
     }
     fn supports_infill(&self) -> bool {
         true
@@ -1363,41 +1373,15 @@ fn a_kept_edit_drops_its_lines_from_the_ranking_and_moves_the_lines_below() {
     );
 }
 
-/// A model that fills clamp's `return lo` with `return hi` and Cart.count's line with the
-/// right count, and anything else with a line that changes nothing the tests see.
-struct FillsBoth;
-
-#[async_trait::async_trait]
-impl Model for FillsBoth {
-    async fn complete(
-        &self,
-        _req: &Request<'_>,
-    ) -> Result<crate::agent::model::Response, ModelError> {
-        Err(ModelError::Unsupported("fills only".into()))
-    }
-    fn spec(&self) -> String {
-        "test:fills-both".into()
-    }
-    fn describe(&self) -> String {
-        self.spec()
-    }
-    fn supports_infill(&self) -> bool {
-        true
-    }
-    async fn infill(&self, req: &Infill<'_>) -> Result<crate::agent::model::Filled, ModelError> {
-        let text = if req.prefix.ends_with("if v > hi:\n") {
-            "        return hi"
-        } else if req.prefix.ends_with("def count(self):\n") {
-            "        return len(self.items)"
-        } else {
-            "        pass  # nothing"
-        };
-        Ok(crate::agent::model::Filled {
-            text: text.into(),
-            usage: Usage::default(),
-            timings: None,
-            alternatives: Vec::new(),
-        })
+/// Fills clamp's `return lo` with `return hi` and Cart.count's line with the right count,
+/// and anything else with a line that changes nothing the tests see.
+fn fills_both(req: &Infill<'_>) -> &'static str {
+    if req.prefix.ends_with("if v > hi:\n") {
+        "        return hi"
+    } else if req.prefix.ends_with("def count(self):\n") {
+        "        return len(self.items)"
+    } else {
+        "        pass  # nothing"
     }
 }
 
@@ -1445,7 +1429,8 @@ async fn two_places(need: &str) -> (CandidatesOutcome, String) {
         test_cmd: format!("NEED={need} sh fake_tests.sh"),
         ..ToolConfig::default()
     };
-    let out = run_with(&FillsBoth, &sandbox, &problem, &targets, &cfg, &tools).await;
+    let model = FillsWith::new(fills_both).remote();
+    let out = run_with(&model, &sandbox, &problem, &targets, &cfg, &tools).await;
     assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
     let now = std::fs::read_to_string(dir.path().join("pkg/core.py")).unwrap();
     (out, now)
@@ -1499,43 +1484,14 @@ async fn a_round_that_ends_on_a_step_starts_the_next_on_top_of_it() {
 }
 
 /// Greedy, it gives clamp's masked line back; sampled, it writes a change.
-struct EchoesGreedy;
-
-#[async_trait::async_trait]
-impl Model for EchoesGreedy {
-    async fn complete(
-        &self,
-        _req: &Request<'_>,
-    ) -> Result<crate::agent::model::Response, ModelError> {
-        Err(ModelError::Unsupported("fills only".into()))
-    }
-    fn spec(&self) -> String {
-        "test:echoes-greedy".into()
-    }
-    fn describe(&self) -> String {
-        self.spec()
-    }
-    fn on_this_machine(&self) -> bool {
-        true
-    }
-    fn supports_infill(&self) -> bool {
-        true
-    }
-    async fn infill(&self, req: &Infill<'_>) -> Result<crate::agent::model::Filled, ModelError> {
-        let greedy = req.sample.is_none_or(|s| s.temperature == 0.0);
-        let line_10 = req.prefix.ends_with("if v > hi:\n");
-        let text = match (greedy, line_10) {
-            (true, true) => "        return lo",
-            (true, false) => "    if v > hi:",
-            (false, true) => "        return hi",
-            (false, false) => "    if v >= hi:",
-        };
-        Ok(crate::agent::model::Filled {
-            text: text.into(),
-            usage: Usage::default(),
-            timings: None,
-            alternatives: Vec::new(),
-        })
+fn echoes_greedy(req: &Infill<'_>) -> &'static str {
+    let greedy = req.sample.is_none_or(|s| s.temperature == 0.0);
+    let line_10 = req.prefix.ends_with("if v > hi:\n");
+    match (greedy, line_10) {
+        (true, true) => "        return lo",
+        (true, false) => "    if v > hi:",
+        (false, true) => "        return hi",
+        (false, false) => "    if v >= hi:",
     }
 }
 
@@ -1698,7 +1654,8 @@ async fn a_greedy_fill_that_changes_nothing_is_retried_sampled_at_once() {
         test_cmd: "true".into(),
         ..ToolConfig::default()
     };
-    let out = run_with(&EchoesGreedy, &sandbox, &clamp_problem(), &[], &cfg, &tools).await;
+    let model = FillsWith::new(echoes_greedy);
+    let out = run_with(&model, &sandbox, &clamp_problem(), &[], &cfg, &tools).await;
     let c = &out.candidates;
     let site = |c: &Candidate| c.reply.split(" ← ").next().unwrap_or("").to_string();
     // Two sites: each greedy fill gives its line back and is retried next, then the
