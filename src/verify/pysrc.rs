@@ -42,6 +42,32 @@ impl Source {
         n.utf8_text(self.text.as_bytes()).unwrap_or("")
     }
 
+    /// The module's own top-level `NAME = ...` statements (inside a top-level `if` or `try`
+    /// too), each with its target name: constants, sentinels, tables built at import.
+    pub fn module_assignments(&self) -> Vec<(Node<'_>, &str)> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.root()];
+        while let Some(n) = stack.pop() {
+            for s in named_kids(n) {
+                match s.kind() {
+                    "expression_statement" => {
+                        if let Some(a) = s.named_child(0).filter(|a| a.kind() == "assignment")
+                            && let Some(left) = a
+                                .child_by_field_name("left")
+                                .filter(|l| l.kind() == "identifier")
+                        {
+                            out.push((s, self.text(left)));
+                        }
+                    }
+                    "if_statement" | "try_statement" | "block" | "else_clause" | "elif_clause"
+                    | "except_clause" | "finally_clause" => stack.push(s),
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
     /// Every `def` (functions, methods, nested functions) with its qualified name.
     pub fn defs(&self) -> Vec<Def<'_>> {
         let mut out = Vec::new();

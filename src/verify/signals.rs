@@ -1946,28 +1946,10 @@ fn is_subsequence(short: &[&str], long: &[&str]) -> bool {
 /// constants and sentinels (`_MISSING = object()`), state a condition consults like a
 /// parameter. Pure.
 fn module_names(src: &Source) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut stack: Vec<Node> = vec![src.root()];
-    while let Some(n) = stack.pop() {
-        let mut cur = n.walk();
-        for c in n.named_children(&mut cur) {
-            match c.kind() {
-                "expression_statement" => {
-                    if let Some(a) = c.named_child(0).filter(|a| a.kind() == "assignment")
-                        && let Some(left) = a
-                            .child_by_field_name("left")
-                            .filter(|l| l.kind() == "identifier")
-                    {
-                        out.insert(src.text(left).to_string());
-                    }
-                }
-                "if_statement" | "try_statement" | "block" | "else_clause" | "elif_clause"
-                | "except_clause" | "finally_clause" => stack.push(c),
-                _ => {}
-            }
-        }
-    }
-    out
+    src.module_assignments()
+        .into_iter()
+        .map(|(_, name)| name.to_string())
+        .collect()
 }
 
 /// The parameters (but `self`/`cls`) and the attributes of `self` that `tokens` read.

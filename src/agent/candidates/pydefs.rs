@@ -154,13 +154,12 @@ pub(super) fn def_in(root: Node<'_>, start: usize, end: usize) -> Option<Node<'_
 /// top-level `if`/`try` bodies count; a multi-line literal does not (one line of it is not
 /// the statement). Pure.
 pub(super) fn module_assignments_read(src: &str, start: usize, end: usize) -> Vec<usize> {
-    let Some(tree) = crate::agent::context::parse(src) else {
+    let Some(parsed) = crate::verify::pysrc::Source::parse(src) else {
         return Vec::new();
     };
-    let text = |n: Node| n.utf8_text(src.as_bytes()).unwrap_or("");
     // Names the function reads: identifiers in its rows, but an attribute's own name.
     let mut read = std::collections::BTreeSet::new();
-    let mut stack = vec![tree.root_node()];
+    let mut stack = vec![parsed.root()];
     while let Some(n) = stack.pop() {
         let (a, b) = (n.start_position().row + 1, n.end_position().row + 1);
         if b < start || a > end {
@@ -171,36 +170,22 @@ pub(super) fn module_assignments_read(src: &str, start: usize, end: usize) -> Ve
                 p.kind() == "attribute" && p.child_by_field_name("attribute") == Some(n)
             })
         {
-            read.insert(text(n));
+            read.insert(parsed.text(n));
         }
         let mut c = n.walk();
         stack.extend(n.named_children(&mut c));
     }
-    let mut out = Vec::new();
-    let mut stack = vec![tree.root_node()];
-    while let Some(n) = stack.pop() {
-        let mut c = n.walk();
-        for s in n.named_children(&mut c) {
-            match s.kind() {
-                "expression_statement" => {
-                    let row = s.start_position().row + 1;
-                    if let Some(a) = s.named_child(0).filter(|a| a.kind() == "assignment")
-                        && let Some(left) = a
-                            .child_by_field_name("left")
-                            .filter(|l| l.kind() == "identifier")
-                        && s.start_position().row == s.end_position().row
-                        && !(start..=end).contains(&row)
-                        && read.contains(text(left))
-                    {
-                        out.push(row);
-                    }
-                }
-                "if_statement" | "try_statement" | "block" | "else_clause" | "elif_clause"
-                | "except_clause" | "finally_clause" => stack.push(s),
-                _ => {}
-            }
-        }
-    }
+    let mut out: Vec<usize> = parsed
+        .module_assignments()
+        .into_iter()
+        .filter(|(s, name)| {
+            let row = s.start_position().row + 1;
+            s.start_position().row == s.end_position().row
+                && !(start..=end).contains(&row)
+                && read.contains(name)
+        })
+        .map(|(s, _)| s.start_position().row + 1)
+        .collect();
     out.sort_unstable();
     out
 }
