@@ -9,8 +9,8 @@ use futures_util::StreamExt;
 use super::edits::{FileEdit, parse_reply};
 use super::faithful::{self, Faithfulness};
 use super::infill::{
-    CONTINUE_STEPS, CONTINUED_SITES, InfillShape, RETRY_SAMPLE, Site, apply_infill,
-    continued_start, infill_context, infill_plan, infill_sites,
+    InfillShape, RETRY_SAMPLE, Site, apply_infill, continue_steps, continued_start, infill_context,
+    infill_plan, infill_sites,
 };
 use super::prompt::{SYSTEM, prompt};
 use super::propagate::{combine, propagate, span};
@@ -696,13 +696,13 @@ async fn round(
             // A greedy one-line fill at one of the best sites that departs from the masked
             // line and fails is continued at once from the masked line's own text through
             // the token where it departed (its prompt is in the server's cache: only the
-            // start and the rest of the line are evaluated).
+            // start and the rest of the line are evaluated); at the very best sites, again
+            // from where that departs, along the line ([`continue_steps`]).
             if !sites.is_empty()
-                && at < CONTINUED_SITES
                 && sites[at].shape == InfillShape::Line
                 && draw.sample == 0
                 && (draw.middle.is_none() || draw.continued > 0)
-                && draw.continued < CONTINUE_STEPS
+                && draw.continued < continue_steps(at)
                 && matches!(
                     cand.status,
                     CandidateStatus::Failing

@@ -269,6 +269,11 @@ fn a_departing_fill_is_continued_from_the_masked_line_through_where_it_departs()
         None
     );
     assert_eq!(continued_start("    x = f(a)", "    x = f(a) + 1"), None);
+    // Only the best sites are continued; the very best walk on along the line.
+    assert_eq!(continue_steps(0), WALK_STEPS);
+    assert_eq!(continue_steps(WALKED_SITES - 1), WALK_STEPS);
+    assert_eq!(continue_steps(WALKED_SITES), CONTINUE_STEPS);
+    assert_eq!(continue_steps(CONTINUED_SITES), 0);
     assert_eq!(continued_start("    return lo", "    return hi"), None);
 }
 
@@ -1275,7 +1280,8 @@ async fn fills_during_checks(overlap: Option<bool>) -> (usize, usize) {
     let out = run_with(&model, &sandbox, &clamp_problem(), &[], &cfg, &tools).await;
     assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
     // Two sites, each greedy and then sampled twice, and line 9's greedy fill (another
-    // statement than its `if`) continued twice from the masked line; every fill checked
+    // statement than its `if`) continued from the masked line, walking on along it: through
+    // `if`, `if v`, `if v >` and `if v > hi` (then only the `:` is left); every fill checked
     // (none passes). Overlapping, the requests may all be out before a continuation is
     // queued: it is then not drawn.
     let continued = out
@@ -1284,7 +1290,7 @@ async fn fills_during_checks(overlap: Option<bool>) -> (usize, usize) {
         .filter(|c| c.reply.contains("(continued)"))
         .count();
     assert_eq!(out.candidates.len(), 6 + continued, "{:?}", out.candidates);
-    assert!(overlap == Some(true) || continued == 2, "{continued}");
+    assert!(overlap == Some(true) || continued == 4, "{continued}");
     assert!(out.candidates.iter().all(|c| c.check_ms > 0));
     let mut open = 0_i32;
     let mut during = 0;
