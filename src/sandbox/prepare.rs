@@ -782,7 +782,7 @@ async fn ensure_deps(
         return Ok((tag, false));
     };
     // Python, stage 1: the wheels, on the builder (network, the build CA, a C toolchain).
-    let wheels = format!("{WHEELS_REPO}:{}", &hash[..16]);
+    let wheels = wheels_tag(&hash);
     let options = BuildImageOptionsBuilder::default()
         .dockerfile("Dockerfile")
         .t(&wheels)
@@ -797,6 +797,18 @@ async fn ensure_deps(
     // The wheels image (the builder plus the wheels) is only a means to the install.
     layer::remove_tag(docker, &wheels).await;
     installed.map(|()| (tag, false))
+}
+
+/// The tag of a build's wheels stage: the dependencies' hash, and a part of its own. Two
+/// prepares of the same dependencies at once (two jobs on one runner, parallel tests) built the
+/// same tag, and the first to finish removed it under the other's install ("No such image").
+/// Docker's build cache still serves the second build's layers. Not pure: random.
+fn wheels_tag(hash: &str) -> String {
+    format!(
+        "{WHEELS_REPO}:{}-{:08x}",
+        &hash[..16.min(hash.len())],
+        rand::random::<u32>()
+    )
 }
 
 /// The install stage of a Python dependencies layer, run as root without network: the wheels
@@ -1022,6 +1034,16 @@ pub async fn inspect_prepared(docker: &Docker, tag: &str) -> Result<PreparedImag
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_builds_of_the_same_dependencies_get_their_own_wheels_tags() {
+        let hash = "0123456789abcdef0123456789abcdef";
+        let (a, b) = (wheels_tag(hash), wheels_tag(hash));
+        assert_ne!(a, b, "one removing its tag must not remove the other's");
+        for t in [&a, &b] {
+            assert!(t.starts_with("patchloop-wheels:0123456789abcdef-"), "{t}");
+        }
+    }
 
     #[test]
     fn install_layer_mirrors_ci() {
