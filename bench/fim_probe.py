@@ -13,8 +13,13 @@ the gold line, and the continuation fills spent.
 usage: bench/fim_probe.py TASKS SOURCES [--above N] [--after N] [--steps N] [--url URL]
   e.g. bench/fim_probe.py bench/tasks.jsonl bench/sources --steps 8
   with a server from `scripts/local-model 1.5b 8091` (Qwen2.5-Coder's FIM tokens).
+The window is the search's up to where Python's `ast` and the localization may disagree: the
+function is the innermost `def` around the line, from its `def` line (decorators aside).
 """
-import argparse, ast, collections, json, os, re, subprocess, tempfile, urllib.request
+import argparse, ast, collections, json, os, re, sys, tempfile, urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rescore import buggy_tree  # the snapshot with the task's bug_patch applied
 
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("tasks"); ap.add_argument("sources")
@@ -25,14 +30,7 @@ ap.add_argument("--model", default="qwen2.5-coder-1.5b")
 a = ap.parse_args()
 BELOW, HEAD = 5, 12
 squeeze = lambda s: "".join(s.split())
-trees = {}
-
-
-def tree(repo, commit):
-    tar = os.path.join(a.sources, f"{repo.replace('/', '+')}-{commit[:12]}.tar.gz")
-    if tar not in trees:
-        d = tempfile.mkdtemp(); subprocess.run(["tar", "xzf", tar, "-C", d], check=True); trees[tar] = d
-    return trees[tar]
+work = tempfile.mkdtemp()
 
 
 def hunks(patch):
@@ -43,16 +41,6 @@ def hunks(patch):
         if m: out.append([path, int(m.group(1)), []])
         elif out and l[:1] in " +-": out[-1][2].append(l)
     return out
-
-
-def apply_one_line(src, hunk):
-    """The hunk's one removed line replaced by its one added line, at the hunk's place."""
-    lines, k = src.split("\n"), hunk[1]
-    for x in hunk[2]:
-        if x[0] == "-": lines[k - 1] = None; k += 1
-        elif x[0] == " ": k += 1
-    new = [x[1:] for x in hunk[2] if x[0] == "+"][0]
-    return "\n".join(new if y is None else y for y in lines)
 
 
 def token_starts(code):
@@ -98,8 +86,7 @@ for line in open(a.tasks):
     path, start, body = hs[0]
     minus = [x for x in body if x[0] == "-"]; plus = [x for x in body if x[0] == "+"]
     if len(minus) != 1 or len(plus) != 1: continue
-    src = open(os.path.join(tree(t["repo"], t["base_commit"]), path)).read()
-    if t.get("bug_patch"): src = apply_one_line(src, hunks(t["bug_patch"])[0])
+    src = open(os.path.join(buggy_tree(t, a.sources, work), path)).read()
     lines, ln = src.split("\n"), start
     for x in body:
         if x[0] == "-": break
