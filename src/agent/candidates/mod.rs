@@ -40,6 +40,7 @@ mod propagate;
 mod pydefs;
 mod rules;
 mod runner;
+mod stopiter;
 mod suspects;
 #[cfg(test)]
 mod tests;

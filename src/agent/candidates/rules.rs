@@ -11,6 +11,11 @@
 //!   takes by the same name: passed on (`encoding=encoding`), see [`super::unused`].
 //! - **a parameter traversed twice** (a one-shot iterator passed in is empty the second
 //!   time): `v = list(v)` first, see [`super::iterated`].
+//! - **a parameter with a literal default the function never reads**, while it writes that
+//!   literal out (`sep=' '` and `' '.join(…)`): the parameter is read there instead, see
+//!   [`super::unused::hardcoded_defaults`].
+//! - **a `next(it)` that leaks `StopIteration`** when the report shows one: a default, or in
+//!   a generator a `return` where the iterator ends (PEP 479), see [`super::stopiter`].
 //! - **Python 2 idioms in a suspect function**: `iteritems`/`itervalues`/`iterkeys` (called or
 //!   quoted), the `next` method protocol, `has_key`, `xrange`; and a dict view wrapped in
 //!   `list()` on a suspicious line when the report says a view was used as a sequence.
@@ -34,6 +39,8 @@ pub fn rule_edits(problem: &Problem) -> Vec<RuleEdit> {
     out.extend(py2_idioms(problem));
     out.extend(super::unused::unused_parameters(problem, RULE_FUNCS));
     out.extend(super::iterated::iterated_twice(problem, RULE_FUNCS));
+    out.extend(super::unused::hardcoded_defaults(problem, RULE_FUNCS));
+    out.extend(super::stopiter::leaked_stop_iteration(problem, RULE_FUNCS));
     let mut seen = BTreeSet::new();
     out.retain(|r| {
         let key: Vec<(String, String)> = r

@@ -227,6 +227,147 @@ pub(super) fn unused_parameters(problem: &Problem, limit: usize) -> Vec<RuleEdit
     out
 }
 
+/// A literal default's value, the way the body would write it out: a plain one-line
+/// string's text between its quotes (`' '` and `" "` are one value; an f-string, a prefixed
+/// or an empty string is not a value here), or a number other than 0 and 1 (those stand
+/// for themselves too often).
+fn literal_value(n: Node, src: &[u8]) -> Option<String> {
+    let text = n.utf8_text(src).ok()?;
+    match n.kind() {
+        "string" => {
+            let mut c = n.walk();
+            if n.named_children(&mut c)
+                .any(|ch| ch.kind() == "interpolation")
+            {
+                return None;
+            }
+            let q = text.chars().next()?;
+            let triple = text.starts_with(&q.to_string().repeat(3));
+            if !matches!(q, '\'' | '"') || triple || text.len() < 2 {
+                return None;
+            }
+            let inner = &text[1..text.len() - 1];
+            (!inner.is_empty()).then(|| format!("s{inner}"))
+        }
+        "integer" | "float" => {
+            let v: f64 = text.replace('_', "").parse().ok()?;
+            (v != 0.0 && v != 1.0).then(|| format!("n{v}"))
+        }
+        _ => None,
+    }
+}
+
+/// Literals in `n` whose value is `value` where the code produces a value: not a
+/// docstring or other bare string statement, not a comparison's operand (that tests an
+/// input), not a dict key; nested functions and classes are their own scope.
+fn literals_of<'t>(n: Node<'t>, src: &[u8], value: &str, out: &mut Vec<Node<'t>>) {
+    let mut c = n.walk();
+    for ch in n.named_children(&mut c) {
+        if matches!(
+            ch.kind(),
+            "function_definition" | "class_definition" | "lambda"
+        ) {
+            continue;
+        }
+        let produced = !matches!(n.kind(), "comparison_operator" | "expression_statement")
+            && !(n.kind() == "pair" && n.child_by_field_name("key") == Some(ch));
+        if produced && literal_value(ch, src).as_deref() == Some(value) {
+            out.push(ch);
+        } else {
+            literals_of(ch, src, value, out);
+        }
+    }
+}
+
+/// The hardcoded-default rule: a suspect function takes a parameter with a literal default
+/// (`sep=' '`, `width=80`), never reads it, and writes that literal out where it produces
+/// a value (`' '.join(parts)`): the option was added and documented but never wired in.
+/// The candidate reads the parameter there instead. One candidate per file over its
+/// ranked functions (the first `limit`): an option is often threaded through siblings at
+/// once (`args2sh` and `args2cmd` both take `sep`). Where the literal tests an input
+/// (`" " in arg`) or is a dict key, it is the input's business, not the option's. Pure.
+pub(super) fn hardcoded_defaults(problem: &Problem, limit: usize) -> Vec<RuleEdit> {
+    // path → (replacements (start byte, end byte, name), what was done)
+    type Found = (Vec<(usize, usize, String)>, Vec<String>);
+    let mut by_file: BTreeMap<&str, Found> = BTreeMap::new();
+    for (r, src) in problem.code_suspects(limit) {
+        let Some(tree) = crate::agent::context::parse(src) else {
+            continue;
+        };
+        let b = src.as_bytes();
+        let Some(def) = def_in(tree.root_node(), r.loc.start, r.loc.end) else {
+            continue;
+        };
+        let (Some(body), Some(ps)) = (
+            def.child_by_field_name("body"),
+            def.child_by_field_name("parameters"),
+        ) else {
+            continue;
+        };
+        let mut read = BTreeSet::new();
+        names_in(body, b, &mut read);
+        let mut c = ps.walk();
+        for p in ps.named_children(&mut c) {
+            if !matches!(p.kind(), "default_parameter" | "typed_default_parameter") {
+                continue;
+            }
+            let name = p
+                .child_by_field_name("name")
+                .and_then(|n| n.utf8_text(b).ok());
+            let value = p
+                .child_by_field_name("value")
+                .and_then(|v| literal_value(v, b));
+            let (Some(name), Some(value)) = (name, value) else {
+                continue;
+            };
+            if read.contains(name) || name.starts_with('_') || NOT_PASSED_ON.contains(&name) {
+                continue;
+            }
+            let mut found = Vec::new();
+            literals_of(body, b, &value, &mut found);
+            if found.is_empty() {
+                continue;
+            }
+            let rows: Vec<String> = found
+                .iter()
+                .map(|l| (l.start_position().row + 1).to_string())
+                .collect();
+            let entry = by_file.entry(r.loc.path.as_str()).or_default();
+            entry.1.push(format!(
+                "{} reads `{name}` on line {}",
+                r.loc.name,
+                rows.join(", ")
+            ));
+            entry.0.extend(
+                found
+                    .iter()
+                    .map(|l| (l.start_byte(), l.end_byte(), name.to_string())),
+            );
+        }
+    }
+    let mut out = Vec::new();
+    for (path, (mut reps, what)) in by_file {
+        let Some(src) = problem.files.get(path) else {
+            continue;
+        };
+        reps.sort();
+        reps.dedup_by_key(|r| r.0);
+        let mut content = src.clone();
+        for (start, end, name) in reps.into_iter().rev() {
+            content.replace_range(start..end, &name);
+        }
+        out.push(RuleEdit {
+            rule: "hardcoded_default",
+            what: format!("{path}: {}", what.join("; ")),
+            edits: vec![FileEdit {
+                path: path.to_string(),
+                content,
+            }],
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,5 +424,61 @@ mod tests {
         let c = &got[0].edits[0].content;
         assert!(c.contains("a = self.dec(s, encoding=encoding)"), "{c}");
         assert!(c.contains("b = self.dec(a, encoding=encoding)"), "{c}");
+    }
+
+    const SEP: &str = "def args2sh(args, sep=' '):\n    \"\"\"Joined by *sep*.\"\"\"\n    ret = [a.replace(\"'\", '') for a in args]\n    return ' '.join(ret)\n\n\ndef args2cmd(args, sep=' '):\n    result = []\n    for arg in args:\n        if result:\n            result.append(\" \")\n        quote = (\" \" in arg) or {' ': 1}.get(arg)\n        result.append(arg)\n    return ''.join(result)\n";
+
+    fn two_suspects(src: &str, report: &str) -> Problem {
+        let mut p = Problem::one_suspect("s.py", "args2sh", src, report, (1, 4), &[4]);
+        let mut second = p.ranked[0].clone();
+        second.loc.name = "args2cmd".into();
+        second.loc.start = 7;
+        second.loc.end = 14;
+        p.ranked.push(second);
+        p
+    }
+
+    #[test]
+    fn an_unread_parameter_replaces_its_default_where_the_code_writes_it_out() {
+        let got = hardcoded_defaults(&two_suspects(SEP, ""), 8);
+        assert_eq!(got.len(), 1, "one candidate for the file: {got:?}");
+        let c = &got[0].edits[0].content;
+        assert!(c.contains("    return sep.join(ret)\n"), "{c}");
+        assert!(c.contains("            result.append(sep)\n"), "{c}");
+        // The literal that tests the input, a dict key, the docstring and the signature stay.
+        assert!(
+            c.contains("quote = (\" \" in arg) or {' ': 1}.get(arg)"),
+            "{c}"
+        );
+        assert!(c.contains("def args2sh(args, sep=' '):"), "{c}");
+        assert!(c.contains("Joined by *sep*."), "{c}");
+        // An empty string is not the option's value.
+        assert!(c.contains("return ''.join(result)"), "{c}");
+        assert!(
+            got[0].what.contains("args2cmd reads `sep` on line 11"),
+            "{}",
+            got[0].what
+        );
+    }
+
+    #[test]
+    fn a_read_parameter_or_a_default_the_body_never_writes_proposes_nothing() {
+        let read = SEP
+            .replace("return ' '.join(ret)", "return sep.join(ret)")
+            .replace("result.append(\" \")", "result.append(sep)");
+        assert!(hardcoded_defaults(&two_suspects(&read, ""), 8).is_empty());
+        let other = SEP.replace("sep=' '", "sep='-'");
+        assert!(hardcoded_defaults(&two_suspects(&other, ""), 8).is_empty());
+        // 0 and 1 stand for themselves: `start=1` with `range(1, n)` is no option.
+        let one = "def count(n, start=1):\n    return list(range(1, n))\n";
+        let p = Problem::one_suspect("c.py", "count", one, "", (1, 2), &[2]);
+        assert!(hardcoded_defaults(&p, 8).is_empty());
+        let width = "def wrap(text, width=80):\n    return text[:80]\n";
+        let p = Problem::one_suspect("c.py", "wrap", width, "", (1, 2), &[2]);
+        let got = hardcoded_defaults(&p, 8);
+        assert!(
+            got[0].edits[0].content.contains("return text[:width]"),
+            "{got:?}"
+        );
     }
 }
