@@ -269,9 +269,9 @@ fn literals_of<'t>(n: Node<'t>, src: &[u8], value: &str, out: &mut Vec<Node<'t>>
         ) {
             continue;
         }
-        let produced = !matches!(n.kind(), "comparison_operator" | "expression_statement")
-            && !(n.kind() == "pair" && n.child_by_field_name("key") == Some(ch));
-        if produced && literal_value(ch, src).as_deref() == Some(value) {
+        let bare_or_tested = matches!(n.kind(), "comparison_operator" | "expression_statement");
+        let key = n.kind() == "pair" && n.child_by_field_name("key") == Some(ch);
+        if !bare_or_tested && !key && literal_value(ch, src).as_deref() == Some(value) {
             out.push(ch);
         } else {
             literals_of(ch, src, value, out);
