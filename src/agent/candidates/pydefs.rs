@@ -146,6 +146,28 @@ pub(super) fn def_in(root: Node<'_>, start: usize, end: usize) -> Option<Node<'_
     None
 }
 
+/// Calls `f` with each of the first `limit` ranked functions outside the tests' files
+/// ([`super::Problem::code_suspects`]): its ranking, its file's text, its `def` node and its
+/// body. A file that does not parse or a def without a body is skipped: what the rules read.
+pub(super) fn each_suspect_def(
+    problem: &super::Problem,
+    limit: usize,
+    mut f: impl FnMut(&crate::agent::localize::Ranked, &str, Node<'_>, Node<'_>),
+) {
+    for (r, src) in problem.code_suspects(limit) {
+        let Some(tree) = crate::agent::context::parse(src) else {
+            continue;
+        };
+        let Some(def) = def_in(tree.root_node(), r.loc.start, r.loc.end) else {
+            continue;
+        };
+        let Some(body) = def.child_by_field_name("body") else {
+            continue;
+        };
+        f(r, src, def, body);
+    }
+}
+
 /// The one-line assignments of the module's own names that lines `start..=end` (1-based,
 /// a function) read: 1-based lines, in file order. A module constant is computed once, at
 /// import, before any test's coverage is recorded, so the spectrum never scores its line;

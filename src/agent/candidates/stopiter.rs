@@ -17,7 +17,7 @@ use tree_sitter::Node;
 
 use super::Problem;
 use super::edits::{FileEdit, RuleEdit};
-use super::pydefs::{def_in, indent_of};
+use super::pydefs::{each_suspect_def, indent_of};
 
 static LEAKED: std::sync::LazyLock<regex::Regex> =
     std::sync::LazyLock::new(|| regex::Regex::new(r"\bStopIteration\b").expect("static regex"));
@@ -98,22 +98,13 @@ pub(super) fn leaked_stop_iteration(problem: &Problem, limit: usize) -> Vec<Rule
         return Vec::new();
     }
     let mut out = Vec::new();
-    for (r, src) in problem.code_suspects(limit) {
-        let Some(tree) = crate::agent::context::parse(src) else {
-            continue;
-        };
+    each_suspect_def(problem, limit, |r, src, _def, body| {
         let b = src.as_bytes();
-        let Some(def) = def_in(tree.root_node(), r.loc.start, r.loc.end) else {
-            continue;
-        };
-        let Some(body) = def.child_by_field_name("body") else {
-            continue;
-        };
         let (mut calls, mut generator) = (Vec::new(), false);
         scan(body, b, &mut calls, &mut generator);
         // (start byte, end byte, replacement), in file order.
         let mut edits: Vec<(usize, usize, String)> = Vec::new();
-        let mut lines = Vec::new();
+        let mut lines = std::collections::BTreeSet::new();
         for call in calls {
             let Some(stmt) = statement_of(call) else {
                 continue;
@@ -153,10 +144,10 @@ pub(super) fn leaked_stop_iteration(problem: &Problem, limit: usize) -> Vec<Rule
             } else {
                 continue;
             }
-            lines.push(line.to_string());
+            lines.insert(line);
         }
         if edits.is_empty() {
-            continue;
+            return;
         }
         edits.sort_by_key(|e| e.0);
         // Two calls on one statement: the first edit only.
@@ -176,14 +167,18 @@ pub(super) fn leaked_stop_iteration(problem: &Problem, limit: usize) -> Vec<Rule
                 r.loc.path,
                 r.loc.start,
                 r.loc.name,
-                lines.join(", ")
+                lines
+                    .iter()
+                    .map(|l| l.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             edits: vec![FileEdit {
                 path: r.loc.path.clone(),
                 content,
             }],
         });
-    }
+    });
     out
 }
 

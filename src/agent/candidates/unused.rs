@@ -10,7 +10,7 @@ use tree_sitter::Node;
 
 use super::Problem;
 use super::edits::{FileEdit, RuleEdit};
-use super::pydefs::def_in;
+use super::pydefs::each_suspect_def;
 
 /// Parameter names never counted as unused-by-mistake.
 const NOT_PASSED_ON: &[&str] = &["self", "cls", "_"];
@@ -111,16 +111,8 @@ fn callee_name<'s>(call: Node, src: &'s [u8]) -> Option<&'s str> {
 pub(super) fn unused_parameters(problem: &Problem, limit: usize) -> Vec<RuleEdit> {
     let mut out = Vec::new();
     let mut known: Option<BTreeMap<String, Vec<String>>> = None;
-    for (r, src) in problem.code_suspects(limit) {
-        let Some(tree) = crate::agent::context::parse(src) else {
-            continue;
-        };
+    each_suspect_def(problem, limit, |r, src, def, body| {
         let b = src.as_bytes();
-        let def = def_in(tree.root_node(), r.loc.start, r.loc.end);
-        let Some(def) = def else { continue };
-        let Some(body) = def.child_by_field_name("body") else {
-            continue;
-        };
         let mut read = BTreeSet::new();
         names_in(body, b, &mut read);
         let unused: Vec<String> = params(def, b)
@@ -129,7 +121,7 @@ pub(super) fn unused_parameters(problem: &Problem, limit: usize) -> Vec<RuleEdit
             .filter(|p| !p.starts_with('_'))
             .collect();
         if unused.is_empty() {
-            continue;
+            return;
         }
         let known = known.get_or_insert_with(|| callee_params(&problem.files));
         let mut calls = Vec::new();
@@ -184,7 +176,7 @@ pub(super) fn unused_parameters(problem: &Problem, limit: usize) -> Vec<RuleEdit
             inserts.push((args.end_byte() - 1, !given.is_empty(), add.join(", ")));
         }
         if inserts.is_empty() {
-            continue;
+            return;
         }
         inserts.sort_by_key(|(at, _, _)| std::cmp::Reverse(*at));
         let mut content = src.to_string();
@@ -205,7 +197,7 @@ pub(super) fn unused_parameters(problem: &Problem, limit: usize) -> Vec<RuleEdit
             lines.insert(src[..*at].matches('\n').count() + 1);
         }
         if content == src {
-            continue;
+            return;
         }
         let at: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         out.push(RuleEdit {
@@ -223,7 +215,7 @@ pub(super) fn unused_parameters(problem: &Problem, limit: usize) -> Vec<RuleEdit
                 content,
             }],
         });
-    }
+    });
     out
 }
 
@@ -289,20 +281,11 @@ fn literals_of<'t>(n: Node<'t>, src: &[u8], value: &str, out: &mut Vec<Node<'t>>
 pub(super) fn hardcoded_defaults(problem: &Problem, limit: usize) -> Vec<RuleEdit> {
     // path → (replacements (start byte, end byte, name), what was done)
     type Found = (Vec<(usize, usize, String)>, Vec<String>);
-    let mut by_file: BTreeMap<&str, Found> = BTreeMap::new();
-    for (r, src) in problem.code_suspects(limit) {
-        let Some(tree) = crate::agent::context::parse(src) else {
-            continue;
-        };
+    let mut by_file: BTreeMap<String, Found> = BTreeMap::new();
+    each_suspect_def(problem, limit, |r, src, def, body| {
         let b = src.as_bytes();
-        let Some(def) = def_in(tree.root_node(), r.loc.start, r.loc.end) else {
-            continue;
-        };
-        let (Some(body), Some(ps)) = (
-            def.child_by_field_name("body"),
-            def.child_by_field_name("parameters"),
-        ) else {
-            continue;
+        let Some(ps) = def.child_by_field_name("parameters") else {
+            return;
         };
         let mut read = BTreeSet::new();
         names_in(body, b, &mut read);
@@ -332,7 +315,7 @@ pub(super) fn hardcoded_defaults(problem: &Problem, limit: usize) -> Vec<RuleEdi
                 .iter()
                 .map(|l| (l.start_position().row + 1).to_string())
                 .collect();
-            let entry = by_file.entry(r.loc.path.as_str()).or_default();
+            let entry = by_file.entry(r.loc.path.clone()).or_default();
             entry.1.push(format!(
                 "{} reads `{name}` on line {}",
                 r.loc.name,
@@ -344,10 +327,10 @@ pub(super) fn hardcoded_defaults(problem: &Problem, limit: usize) -> Vec<RuleEdi
                     .map(|l| (l.start_byte(), l.end_byte(), name.to_string())),
             );
         }
-    }
+    });
     let mut out = Vec::new();
     for (path, (mut reps, what)) in by_file {
-        let Some(src) = problem.files.get(path) else {
+        let Some(src) = problem.files.get(&path) else {
             continue;
         };
         reps.sort();
@@ -360,7 +343,7 @@ pub(super) fn hardcoded_defaults(problem: &Problem, limit: usize) -> Vec<RuleEdi
             rule: "hardcoded_default",
             what: format!("{path}: {}", what.join("; ")),
             edits: vec![FileEdit {
-                path: path.to_string(),
+                path: path.clone(),
                 content,
             }],
         });
