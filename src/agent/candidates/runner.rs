@@ -693,11 +693,11 @@ async fn round(
                     None => Draw::new(at, RETRY_SAMPLE),
                 });
             }
-            // A greedy one-line fill at one of the best sites that departs from the masked
-            // line and fails is continued at once from the masked line's own text through
-            // the token where it departed (its prompt is in the server's cache: only the
-            // start and the rest of the line are evaluated); at the very best sites, again
-            // from where that departs, along the line ([`continue_steps`]).
+            // A greedy one-line fill that departs from the masked line and fails is
+            // continued at once from the masked line's own text through the token where it
+            // departed (its prompt is in the server's cache: only the start and the rest of
+            // the line are evaluated), and again from where that departs, along the line
+            // ([`continue_steps`]).
             if !sites.is_empty()
                 && sites[at].shape == InfillShape::Line
                 && draw.sample == 0

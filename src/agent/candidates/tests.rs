@@ -269,7 +269,7 @@ fn a_departing_fill_is_continued_from_the_masked_line_through_where_it_departs()
         None
     );
     assert_eq!(continued_start("    x = f(a)", "    x = f(a) + 1"), None);
-    // Only the best sites are continued, each walking on along the line.
+    // Every site a shape keeps is continued, each walking on along the line.
     assert_eq!(continue_steps(0), WALK_STEPS);
     assert_eq!(continue_steps(CONTINUED_SITES - 1), WALK_STEPS);
     assert_eq!(continue_steps(CONTINUED_SITES), 0);
