@@ -10,7 +10,7 @@ use super::edits::{FileEdit, parse_reply};
 use super::faithful::{self, Faithfulness};
 use super::infill::{
     InfillShape, RETRY_SAMPLE, Site, apply_infill, continue_steps, continued_start, infill_context,
-    infill_plan, infill_sites,
+    infill_plan, infill_sites, spliced,
 };
 use super::prompt::{SYSTEM, prompt};
 use super::propagate::{combine, propagate, span};
@@ -551,7 +551,15 @@ async fn round(
                 let draw = queue.lock().ok()?.pop_front()?;
                 let i = next_index.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let t0 = Instant::now();
-                let r = if sites.is_empty() {
+                let r = if let Some(line) = &draw.splice {
+                    Ok(Reply {
+                        text: line.clone(),
+                        usage: Usage::default(),
+                        timings: None,
+                        alternatives: Vec::new(),
+                        reused: false,
+                    })
+                } else if sites.is_empty() {
                     model
                         .complete(&Request {
                             messages: history,
@@ -603,6 +611,7 @@ async fn round(
             let mut reply_text = String::new();
             let mut branch_at = None;
             let mut continue_at = None;
+            let mut splices = Vec::new();
             let mut cand = Candidate::blank(offset + i, model_ms);
             match reply {
                 Err(e) => {
@@ -624,14 +633,17 @@ async fn round(
                     cand.usage = usage;
                     out.usage.prompt_tokens += usage.prompt_tokens;
                     out.usage.completion_tokens += usage.completion_tokens;
-                    out.cost_usd += model.cost(&usage);
-                    ledger.charge(r.tier, model, &usage, took);
+                    if draw.splice.is_none() {
+                        out.cost_usd += model.cost(&usage);
+                        ledger.charge(r.tier, model, &usage, took);
+                    }
                     let parsed = if sites.is_empty() {
                         parse_reply(&text, &sus, &problem.files)
                     } else {
                         let site = &sites[at];
                         // A branch says so: its fill is the model's runner-up, not a sample.
                         let how = match (draw.middle.is_some(), reused) {
+                            _ if draw.splice.is_some() => " (spliced)",
                             _ if draw.continued > 0 && reused => " (continued, reused)",
                             _ if draw.continued > 0 => " (continued)",
                             (true, false) => " (runner-up)",
@@ -642,12 +654,20 @@ async fn round(
                         };
                         reply_text = format!("{}{how} ← {text}", site.label());
                         branch_at = branch(&text, &alternatives);
-                        continue_at = problem
+                        let masked = problem
                             .files
                             .get(&site.path)
                             .zip(site.line.checked_sub(1))
-                            .and_then(|(src, i)| src.lines().nth(i))
-                            .and_then(|masked| continued_start(masked, &text));
+                            .and_then(|(src, i)| src.lines().nth(i));
+                        continue_at = masked.and_then(|m| continued_start(m, &text));
+                        if draw.splice.is_none() && site.shape == InfillShape::Line {
+                            splices = masked
+                                .map(|m| spliced(m, &text))
+                                .unwrap_or_default()
+                                .into_iter()
+                                .filter(|l| parses_at(l, site, &problem.files))
+                                .collect();
+                        }
                         cand.reply = reply_text.clone();
                         apply_infill(&text, site, &problem.files).map(|e| vec![e])
                     };
@@ -677,6 +697,7 @@ async fn round(
             if !sites.is_empty()
                 && draw.sample == 0
                 && draw.middle.is_none()
+                && draw.splice.is_none()
                 && matches!(
                     cand.status,
                     CandidateStatus::NotApplied | CandidateStatus::Unparsed
@@ -685,10 +706,8 @@ async fn round(
             {
                 q.push_front(match branch_at {
                     Some(middle) => Draw {
-                        at,
-                        sample: 0,
                         middle: Some(middle),
-                        continued: 0,
+                        ..Draw::new(at, 0)
                     },
                     None => Draw::new(at, RETRY_SAMPLE),
                 });
@@ -697,27 +716,43 @@ async fn round(
             // continued at once from the masked line's own text through the token where it
             // departed (its prompt is in the server's cache: only the start and the rest of
             // the line are evaluated), and again from where that departs, along the line
-            // ([`continue_steps`]).
+            // ([`continue_steps`]). A passing one too: each step keeps more of the line, and
+            // a later step that passes is the more faithful fix (it ranks first).
+            let departs = matches!(
+                cand.status,
+                CandidateStatus::Failing
+                    | CandidateStatus::Partial
+                    | CandidateStatus::Duplicate
+                    | CandidateStatus::Passing
+            );
             if !sites.is_empty()
                 && sites[at].shape == InfillShape::Line
                 && draw.sample == 0
+                && draw.splice.is_none()
                 && (draw.middle.is_none() || draw.continued > 0)
                 && draw.continued < continue_steps(at)
-                && matches!(
-                    cand.status,
-                    CandidateStatus::Failing
-                        | CandidateStatus::Partial
-                        | CandidateStatus::Duplicate
-                )
+                && departs
                 && let Some(start) = continue_at
                 && let Ok(mut q) = queue.lock()
             {
                 q.push_front(Draw {
-                    at,
-                    sample: 0,
                     middle: Some(start),
                     continued: draw.continued + 1,
+                    ..Draw::new(at, 0)
                 });
+            }
+            // Its one-token splices into the masked line ([`spliced`]) come first: no model
+            // time, one check each, and the smallest edits that take the model's point.
+            if departs
+                && draw.sample == 0
+                && let Ok(mut q) = queue.lock()
+            {
+                for line in splices.into_iter().rev() {
+                    q.push_front(Draw {
+                        splice: Some(line),
+                        ..Draw::new(at, 0)
+                    });
+                }
             }
             record(traj, &r, &cand, reply_text);
             out.candidates.push(cand);
@@ -818,6 +853,8 @@ struct Draw {
     middle: Option<String>,
     /// Which continuation of a departing greedy fill this is ([`continued_start`]); 0: none.
     continued: usize,
+    /// A line spliced from a fill ([`spliced`]): checked as it is, no model asked.
+    splice: Option<String>,
 }
 
 impl Draw {
@@ -827,6 +864,7 @@ impl Draw {
             sample,
             middle: None,
             continued: 0,
+            splice: None,
         }
     }
 }
@@ -850,6 +888,18 @@ impl From<crate::agent::model::Filled> for Reply {
             alternatives: f.alternatives,
             reused: false,
         }
+    }
+}
+
+/// Whether `line` in place of `site`'s masked line leaves its file parsing as it did: a
+/// splice that breaks the syntax is not worth a test run. Pure.
+fn parses_at(line: &str, site: &Site, files: &std::collections::BTreeMap<String, String>) -> bool {
+    let clean = |text: &str| {
+        crate::verify::pysrc::Source::parse(text).is_some_and(|s| !s.root().has_error())
+    };
+    match (files.get(&site.path), apply_infill(line, site, files)) {
+        (Some(before), Ok(edit)) => clean(&edit.content) || !clean(before),
+        _ => false,
     }
 }
 

@@ -232,6 +232,47 @@ fn open_brackets_skip_strings_and_comments() {
 }
 
 #[test]
+fn a_departing_fill_is_spliced_into_the_masked_line_one_token_at_the_departure() {
+    // Replaced, inserted before: the line's own rest kept after the model's token.
+    assert_eq!(
+        spliced(
+            "    if s.endswith('x') or s[-2:-1] not in 'ab':",
+            "    if s.endswith('x') and s[-1] == 'x':"
+        ),
+        [
+            "    if s.endswith('x') and s[-2:-1] not in 'ab':",
+            "    if s.endswith('x') and or s[-2:-1] not in 'ab':",
+        ]
+    );
+    // An inserted word keeps a space from the word after it; an operator run is one token.
+    assert_eq!(
+        spliced("        if isinstance(v, list):", "        if not v:"),
+        [
+            "        if not (v, list):",
+            "        if not isinstance(v, list):"
+        ]
+    );
+    assert_eq!(
+        spliced("    return lo < hi", "    return lo <= mid"),
+        ["    return lo <= hi", "    return lo <= < hi"]
+    );
+    // The fill's token is the line's next one: the line's token deleted too.
+    assert_eq!(
+        spliced("    if not ready(x):", "    if ready(y):"),
+        [
+            "    if ready ready(x):",
+            "    if ready not ready(x):",
+            "    if ready(x):"
+        ]
+    );
+    // The masked line, a fill that only ends early or adds at the end, and nothing: none.
+    assert!(spliced("    x = f(a)", "x = f( a )").is_empty());
+    assert!(spliced("    x = f(a) + 1", "    x = f(a)").is_empty());
+    assert!(spliced("    x = f(a)", "    x = f(a) + 1").is_empty());
+    assert!(spliced("    x = f(a)", "").is_empty());
+}
+
+#[test]
 fn a_departing_fill_is_continued_from_the_masked_line_through_where_it_departs() {
     let masked = "    return reduce(evalform_front, val, forms)";
     // Another statement: the masked line's first token, for the model to go on from.
@@ -431,6 +472,92 @@ async fn a_greedy_fill_that_departs_and_fails_is_continued_from_the_masked_line(
         middles,
         vec!["    if v > hi", "        return"],
         "{asked:?}"
+    );
+}
+
+/// clamp's problem with only `line` scored, and a test that passes when core.py has `pat`.
+async fn one_line_run(
+    model: &dyn Model,
+    line: usize,
+    pat: &str,
+) -> (CandidatesOutcome, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = crate::agent::testing::HostDir::with_files(
+        dir.path(),
+        &[("pkg/core.py", CORE), ("one_test.sh", ONE_TEST)],
+    )
+    .await
+    .unwrap();
+    let target = "tests/test_m.py::test_clamp".to_string();
+    let mut problem = Problem {
+        targets: vec![target.clone()],
+        ..clamp_problem()
+    };
+    problem.ranked[0].lines = vec![(line, 1.0)];
+    let tools = ToolConfig {
+        test_cmd: format!("sh one_test.sh test_clamp '{pat}'"),
+        ..ToolConfig::default()
+    };
+    let cfg = CandidateConfig {
+        shapes: vec![InfillShape::Line],
+        ..CandidateConfig::default()
+    };
+    let out = run_with(model, &sandbox, &problem, &[target], &cfg, &tools).await;
+    assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
+    (out, dir)
+}
+
+#[tokio::test]
+async fn a_fill_that_departs_mid_line_is_spliced_into_it_and_the_splice_is_checked() {
+    // Asked for `if v > hi:`, the model writes `if v < lo:`: the splice `if v < hi:` (its
+    // `<` in the line's own rest) is what passes, with no model call of its own.
+    let model = FillsWith::new(|req: &Infill<'_>| match req.middle {
+        "" if req.suffix.starts_with("        return lo") => "    if v < lo:",
+        _ => "",
+    });
+    let (out, _dir) = one_line_run(&model, 9, "if v < hi:$").await;
+    let c = &out.candidates;
+    let i = c
+        .iter()
+        .position(|c| c.reply.ends_with("←     if v < lo:"))
+        .unwrap_or_else(|| panic!("{c:?}"));
+    assert_eq!(c[i].status, CandidateStatus::Failing, "{c:?}");
+    assert!(
+        c[i + 1].reply.ends_with("(spliced) ←     if v < hi:"),
+        "{:?}",
+        c[i + 1]
+    );
+    assert_eq!(c[i + 1].status, CandidateStatus::Passing, "{c:?}");
+    assert_eq!((c[i + 1].usage.total(), c[i + 1].model_ms), (0, 0));
+    // The splices that would not parse (`if v < > hi:`) were never checked.
+    assert!(c.iter().all(|c| !c.reply.contains("< >")), "{c:?}");
+    let asked = model.asked.lock().unwrap();
+    assert!(!asked.iter().any(|m| m.contains("v < hi")), "{asked:?}");
+}
+
+#[tokio::test]
+async fn a_passing_fill_that_departs_from_the_line_is_still_walked_along_it() {
+    // `return min(v, lo)` passes; the walk goes on from the masked line's `return max`, and
+    // that step (`return max(v, hi)`, one token from the line) passes too.
+    let model = FillsWith::new(|req: &Infill<'_>| match req.middle {
+        "" if req.suffix.starts_with("\n\nclass Cart") => "    return min(v, lo)",
+        "    return max" => "(v, hi)",
+        _ => "",
+    });
+    let (out, _dir) = one_line_run(&model, 11, "return m[a-z]*(v, [a-z]*)$").await;
+    let c = &out.candidates;
+    let passing: Vec<&str> = c
+        .iter()
+        .filter(|c| c.status == CandidateStatus::Passing)
+        .map(|c| c.reply.as_str())
+        .collect();
+    assert_eq!(
+        passing,
+        [
+            "pkg/core.py:11 ←     return min(v, lo)",
+            "pkg/core.py:11 (continued) ←     return max(v, hi)"
+        ],
+        "{c:?}"
     );
 }
 
@@ -1282,13 +1409,28 @@ async fn fills_during_checks(overlap: Option<bool>) -> (usize, usize) {
     // statement than its `if`) continued from the masked line, walking on along it: through
     // `if`, `if v`, `if v >` and `if v > hi` (then only the `:` is left); every fill checked
     // (none passes). Overlapping, the requests may all be out before a continuation is
-    // queued: it is then not drawn.
-    let continued = out
-        .candidates
-        .iter()
-        .filter(|c| c.reply.contains("(continued)"))
-        .count();
-    assert_eq!(out.candidates.len(), 6 + continued, "{:?}", out.candidates);
+    // queued: it is then not drawn. Line 10's greedy `return hi + 5` for `return lo` is
+    // spliced into the masked line (`return hi`), checked with no model call.
+    let count = |how: &str| {
+        out.candidates
+            .iter()
+            .filter(|c| c.reply.contains(how))
+            .count()
+    };
+    let (continued, spliced) = (count("(continued)"), count("(spliced)"));
+    assert_eq!(
+        out.candidates.len(),
+        6 + continued + spliced,
+        "{:?}",
+        out.candidates
+    );
+    assert!(overlap == Some(true) || spliced == 1, "{spliced}");
+    assert!(
+        out.candidates
+            .iter()
+            .filter(|c| c.reply.contains("(spliced)"))
+            .all(|c| c.reply.ends_with("←         return hi") && c.usage.total() == 0)
+    );
     assert!(overlap == Some(true) || continued == 4, "{continued}");
     assert!(out.candidates.iter().all(|c| c.check_ms > 0));
     let mut open = 0_i32;
