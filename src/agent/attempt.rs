@@ -264,6 +264,9 @@ pub struct Proposal {
     pub rollback_ms: u64,
     /// Why it ranks where it does (the candidates' faithfulness to the code they replace).
     pub note: String,
+    /// What of the replaced code it stops using (`callee isinstance`, `parameter ttl of get`):
+    /// the verifier is told, and a verified patch with any is `needs_review`.
+    pub drops: Vec<String>,
 }
 
 /// What every strategy returns: what it spent, what it proposes (best first), why it stopped.

@@ -108,6 +108,7 @@ async fn candidates_attempt(
                 }
                 n
             },
+            drops: p.faithful.dropped.clone(),
         })
         .collect();
     let stop = match (c.budget, proposals.is_empty()) {

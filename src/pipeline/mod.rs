@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, anyhow};
 use serde_json::json;
 
-use crate::agent::attempt::{Attempt, AttemptResult, Ledger, Spend, StopReason};
+use crate::agent::attempt::{Attempt, AttemptResult, Ledger, Proposal, Spend, StopReason};
 use crate::agent::candidates::{self, CandidateConfig};
 use crate::agent::episode::{self, EpisodeConfig};
 use crate::agent::model::Model;
@@ -44,6 +44,7 @@ use crate::sandbox::image::BaseOptions;
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{self, PrepareOptions};
 use crate::sandbox::{ExecRequest, Sandbox};
+use crate::verify::evidence::{Finding, Layer};
 use crate::verify::receipt::{Receipt, RepairAttempt};
 use crate::verify::{Holdout, PreparedImage, RerunScope, VerifyRequest, policy};
 
@@ -597,7 +598,9 @@ impl Judge<'_> {
             a.proposals.len()
         };
         for p in a.proposals.iter().take(limit) {
-            let one = self.judge(sandbox, baseline, &p.patch, p.checked).await?;
+            let one = self
+                .judge(sandbox, baseline, &p.patch, p.checked, &drops_finding(p))
+                .await?;
             j.wall += one.wall;
             j.result = one.result();
             if let Some(id) = &p.node {
@@ -635,13 +638,15 @@ impl Judge<'_> {
     }
 
     /// `checked`: the patch already passed the whole suite in the episode container (a
-    /// candidate's check); otherwise it is applied there now and the suite is run.
+    /// candidate's check); otherwise it is applied there now and the suite is run. `found`:
+    /// the search's own findings in it, judged by the verifier like its layers'.
     async fn judge(
         &self,
         sandbox: &dyn Sandbox,
         baseline: &Baseline,
         patch: &str,
         checked: bool,
+        found: &[Finding],
     ) -> anyhow::Result<Judged> {
         let plan = self.plan;
         let mut j = Judged {
@@ -677,7 +682,7 @@ impl Judge<'_> {
             j.verdict = FixVerdict::Fixed;
             return Ok(j);
         }
-        let (receipt, wall) = self.verify(patch).await;
+        let (receipt, wall) = self.verify(patch, found).await;
         j.verdict = if receipt.decision.verdict == crate::verify::verdict::Verdict::Verified {
             FixVerdict::Fixed
         } else {
@@ -689,7 +694,8 @@ impl Judge<'_> {
     }
 
     /// The verifier alone, in fresh containers.
-    async fn verify(&self, patch: &str) -> (Receipt, Duration) {
+    /// `found`: what the search already found in the patch ([`drops_finding`]).
+    async fn verify(&self, patch: &str, found: &[Finding]) -> (Receipt, Duration) {
         let plan = self.plan;
         let started = Instant::now();
         let (fail_to_pass, pass_to_pass, holdouts) = match &plan.targets {
@@ -717,6 +723,7 @@ impl Judge<'_> {
         req.run_id = format!("{}-verify", plan.run_id);
         req.fit.probe = plan.edge_probe;
         req.fit.review = plan.review.clone();
+        req.fit.given = found.to_vec();
         let receipt = verify(self.docker, &req, plan.base_repo.as_deref()).await;
         (receipt, started.elapsed())
     }
@@ -1176,7 +1183,7 @@ async fn finish(
         && plan.verify_reruns > 0
     {
         // An eval task is always judged, an empty patch too (the verifier says why it fails).
-        let (r, wall) = judge.verify(&s.patch).await;
+        let (r, wall) = judge.verify(&s.patch, &[]).await;
         s.verify_wall += wall;
         s.receipt = Some(r);
     }
@@ -1230,6 +1237,34 @@ async fn finish(
     })
 }
 
+/// A proposal that stops using what the code it replaced used (the candidates'
+/// faithfulness: a parameter no longer read, a callee no new call takes over) as a finding
+/// for the verifier: its tests may pass because a feature is gone (`isinstance(base, list)`
+/// filled as `base is None` passed a task's tests and projected strings). None: nothing
+/// dropped.
+fn drops_finding(p: &Proposal) -> Vec<Finding> {
+    if p.drops.is_empty() {
+        return Vec::new();
+    }
+    let path = p
+        .patch
+        .lines()
+        .find_map(|l| l.strip_prefix("+++ b/"))
+        .unwrap_or_default();
+    vec![Finding {
+        layer: Layer::StructuralSignals,
+        kind: "dropped_feature".into(),
+        path: path.into(),
+        line: 0,
+        evidence: p.drops.join(", "),
+        input: None,
+        detail: format!(
+            "the repair search's candidate stops using what the code it replaced used: {}",
+            p.drops.join(", ")
+        ),
+    }]
+}
+
 /// Passing candidates of one attempt that are verified at most (each verification is a few
 /// fresh containers; past three, the loop is the better use of the time).
 const MAX_VERIFIED_CANDIDATES: usize = 3;
@@ -1262,6 +1297,33 @@ pub fn run_id(prefix: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_proposal_that_drops_what_the_code_used_is_a_finding_for_the_verifier() {
+        let patch = "--- a/pkg/v.py\n+++ b/pkg/v.py\n@@ -1 +1 @@\n-if isinstance(b, list):\n+if b is None:\n";
+        let p = Proposal {
+            patch: patch.into(),
+            drops: vec!["callee isinstance".into()],
+            ..Proposal::default()
+        };
+        let f = drops_finding(&p);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            (
+                f[0].path.as_str(),
+                f[0].kind.as_str(),
+                f[0].evidence.as_str()
+            ),
+            ("pkg/v.py", "dropped_feature", "callee isinstance")
+        );
+        assert!(
+            drops_finding(&Proposal {
+                drops: Vec::new(),
+                ..p
+            })
+            .is_empty()
+        );
+    }
 
     #[test]
     fn a_rule_candidates_reply_names_its_rule_and_a_fills_names_none() {

@@ -66,6 +66,10 @@ pub struct FitOptions {
     pub probe: bool,
     /// The model review (`verify.review_model`); `None`: off.
     pub review: Option<ReviewModel>,
+    /// Findings the caller already made about the patch, judged like the structural
+    /// signals' (the repair search's candidate that stops using a parameter or a callee of
+    /// the code it replaced: it passes the tests, and a feature may be gone).
+    pub given: Vec<super::evidence::Finding>,
 }
 
 impl Default for FitOptions {
@@ -74,6 +78,7 @@ impl Default for FitOptions {
             layers: true,
             probe: true,
             review: None,
+            given: Vec::new(),
         }
     }
 }
@@ -85,6 +90,7 @@ impl FitOptions {
             layers: false,
             probe: false,
             review: None,
+            given: Vec::new(),
         }
     }
 }
@@ -481,7 +487,7 @@ async fn fit_layers(
     post: &BTreeMap<String, Option<String>>,
 ) -> Option<FitReport> {
     let opts = &req.fit;
-    if !(opts.layers || opts.probe || opts.review.is_some()) {
+    if !(opts.layers || opts.probe || opts.review.is_some() || !opts.given.is_empty()) {
         return None;
     }
     let paths = oracle::test_files(&req.fail_to_pass);
@@ -513,6 +519,7 @@ async fn fit_layers(
     } else {
         FitReport::default()
     };
+    report.findings.extend(opts.given.iter().cloned());
     if let Some(p) = &tests_problem {
         for l in [Layer::OracleSurface, Layer::StructuralSignals] {
             report.notes.entry(l).and_modify(|n| {

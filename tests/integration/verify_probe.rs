@@ -251,6 +251,35 @@ async fn fitted_patches_break_relations_genuine_fixes_keep_them() {
     );
     assert_eq!(layer(&off, "beyond_tested_points").status, "not_run");
 
+    // What the caller already found (the repair search's candidate that drops a callee of the
+    // code it replaced) is judged like a layer's finding, every layer off: `needs_review`.
+    let dropped = patchloop::verify::evidence::Finding {
+        layer: patchloop::verify::evidence::Layer::StructuralSignals,
+        kind: "dropped_feature".into(),
+        path: "lib.py".into(),
+        line: 0,
+        evidence: "callee sorted".into(),
+        input: None,
+        detail: "the candidate stops using callee sorted".into(),
+    };
+    let given = FitOptions {
+        given: vec![dropped.clone()],
+        ..FitOptions::off()
+    };
+    let (told, _) = run(&d, FITTED, &fitted_ids, given).await;
+    assert_eq!(
+        told.decision.verdict,
+        Verdict::NeedsReview,
+        "{}",
+        told.decision.reason
+    );
+    assert!(
+        told.decision.reason.contains("callee sorted"),
+        "{}",
+        told.decision.reason
+    );
+    assert_eq!(told.fit.as_ref().unwrap().findings, [dropped]);
+
     // The repair search's call: the same layers on a candidate in an episode-like container,
     // without a verification; the workspace ends as it started.
     use patchloop::sandbox::Sandbox;
