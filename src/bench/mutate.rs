@@ -113,12 +113,7 @@ fn parse(source: &str, file: &str) -> Result<Tree, MutateError> {
         .ok_or_else(|| MutateError::Parse(file.to_string()))
 }
 
-/// Whether `source` parses as Python without syntax errors.
-pub fn parses_cleanly(source: &str) -> bool {
-    parse(source, "")
-        .map(|t| !t.root_node().has_error())
-        .unwrap_or(false)
-}
+pub use crate::verify::pysrc::parses_cleanly;
 
 /// Every mutation of one file, in source order. A file with syntax errors yields none (its
 /// error regions would make splices unreliable); mutants that do not reparse cleanly are dropped.

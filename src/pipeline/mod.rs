@@ -1246,15 +1246,14 @@ fn drops_finding(p: &Proposal) -> Vec<Finding> {
     if p.drops.is_empty() {
         return Vec::new();
     }
-    let path = p
-        .patch
-        .lines()
-        .find_map(|l| l.strip_prefix("+++ b/"))
+    let path = crate::verify::diff::parse(&p.patch)
+        .ok()
+        .and_then(|files| files.into_iter().find_map(|f| f.new_path))
         .unwrap_or_default();
     vec![Finding {
         layer: Layer::StructuralSignals,
         kind: "dropped_feature".into(),
-        path: path.into(),
+        path,
         line: 0,
         evidence: p.drops.join(", "),
         input: None,

@@ -16,6 +16,11 @@ pub static TOKEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|
         .expect("static regex")
 });
 
+/// Whether `text` parses as Python without syntax errors.
+pub fn parses_cleanly(text: &str) -> bool {
+    Source::parse(text).is_some_and(|s| !s.root().has_error())
+}
+
 /// A parsed source text.
 pub struct Source {
     pub text: String,

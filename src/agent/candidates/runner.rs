@@ -25,6 +25,7 @@ use crate::agent::model::{
 use crate::agent::tools::{self, TestRun, ToolConfig};
 use crate::agent::trajectory::{NodeRecord, Trajectory};
 use crate::sandbox::{Sandbox, SandboxError};
+use crate::verify::pysrc::parses_cleanly;
 
 /// One candidate after its check.
 #[derive(Debug, Clone)]
@@ -661,12 +662,10 @@ async fn round(
                             .and_then(|(src, i)| src.lines().nth(i));
                         continue_at = masked.and_then(|m| continued_start(m, &text));
                         if draw.splice.is_none() && site.shape == InfillShape::Line {
-                            splices = masked
-                                .map(|m| spliced(m, &text))
-                                .unwrap_or_default()
-                                .into_iter()
-                                .filter(|l| parses_at(l, site, &problem.files))
-                                .collect();
+                            splices = masked.map(|m| spliced(m, &text)).unwrap_or_default();
+                            if !splices.is_empty() {
+                                splices.retain(parses_at(site, &problem.files));
+                            }
                         }
                         cand.reply = reply_text.clone();
                         apply_infill(&text, site, &problem.files).map(|e| vec![e])
@@ -891,14 +890,15 @@ impl From<crate::agent::model::Filled> for Reply {
     }
 }
 
-/// Whether `line` in place of `site`'s masked line leaves its file parsing as it did: a
-/// splice that breaks the syntax is not worth a test run. Pure.
-fn parses_at(line: &str, site: &Site, files: &std::collections::BTreeMap<String, String>) -> bool {
-    let clean = |text: &str| {
-        crate::verify::pysrc::Source::parse(text).is_some_and(|s| !s.root().has_error())
-    };
-    match (files.get(&site.path), apply_infill(line, site, files)) {
-        (Some(before), Ok(edit)) => clean(&edit.content) || !clean(before),
+/// Whether a line in place of `site`'s masked line leaves its file parsing as it did: a
+/// splice that breaks the syntax is not worth a test run. The file as it is is parsed once.
+fn parses_at<'a>(
+    site: &'a Site,
+    files: &'a std::collections::BTreeMap<String, String>,
+) -> impl FnMut(&String) -> bool + 'a {
+    let broken_before = files.get(&site.path).map(|f| !parses_cleanly(f));
+    move |line| match (broken_before, apply_infill(line, site, files)) {
+        (Some(broken), Ok(edit)) => broken || parses_cleanly(&edit.content),
         _ => false,
     }
 }

@@ -414,22 +414,6 @@ impl<F: Fn(&Infill<'_>) -> &'static str + Send + Sync> Model for FillsWith<F> {
 
 #[tokio::test]
 async fn a_greedy_fill_that_departs_and_fails_is_continued_from_the_masked_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let sandbox = crate::agent::testing::HostDir::with_files(
-        dir.path(),
-        &[("pkg/core.py", CORE), ("one_test.sh", ONE_TEST)],
-    )
-    .await
-    .unwrap();
-    let target = "tests/test_m.py::test_clamp".to_string();
-    let problem = Problem {
-        targets: vec![target.clone()],
-        ..clamp_problem()
-    };
-    let tools = ToolConfig {
-        test_cmd: "sh one_test.sh test_clamp 'return hi$'".into(),
-        ..ToolConfig::default()
-    };
     // Greedy at clamp's line 10 it writes another statement; given the masked line's first
     // token, it writes `return hi`.
     let model = FillsWith::new(|req: &Infill<'_>| {
@@ -440,12 +424,7 @@ async fn a_greedy_fill_that_departs_and_fails_is_continued_from_the_masked_line(
             _ => "",
         }
     });
-    let cfg = CandidateConfig {
-        shapes: vec![InfillShape::Line],
-        ..CandidateConfig::default()
-    };
-    let out = run_with(&model, &sandbox, &problem, &[target], &cfg, &tools).await;
-    assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
+    let (out, _dir) = clamp_run(&model, &[9, 10], "return hi$").await;
     let c = &out.candidates;
     let i = c
         .iter()
@@ -475,10 +454,11 @@ async fn a_greedy_fill_that_departs_and_fails_is_continued_from_the_masked_line(
     );
 }
 
-/// clamp's problem with only `line` scored, and a test that passes when core.py has `pat`.
-async fn one_line_run(
+/// Line fills on clamp's problem with only `lines` scored, and a test that passes when
+/// core.py has `pat`.
+async fn clamp_run(
     model: &dyn Model,
-    line: usize,
+    lines: &[usize],
     pat: &str,
 ) -> (CandidatesOutcome, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
@@ -493,7 +473,7 @@ async fn one_line_run(
         targets: vec![target.clone()],
         ..clamp_problem()
     };
-    problem.ranked[0].lines = vec![(line, 1.0)];
+    problem.ranked[0].lines = lines.iter().map(|&l| (l, 1.0)).collect();
     let tools = ToolConfig {
         test_cmd: format!("sh one_test.sh test_clamp '{pat}'"),
         ..ToolConfig::default()
@@ -515,7 +495,7 @@ async fn a_fill_that_departs_mid_line_is_spliced_into_it_and_the_splice_is_check
         "" if req.suffix.starts_with("        return lo") => "    if v < lo:",
         _ => "",
     });
-    let (out, _dir) = one_line_run(&model, 9, "if v < hi:$").await;
+    let (out, _dir) = clamp_run(&model, &[9], "if v < hi:$").await;
     let c = &out.candidates;
     let i = c
         .iter()
@@ -544,7 +524,7 @@ async fn a_passing_fill_that_departs_from_the_line_is_still_walked_along_it() {
         "    return max" => "(v, hi)",
         _ => "",
     });
-    let (out, _dir) = one_line_run(&model, 11, "return m[a-z]*(v, [a-z]*)$").await;
+    let (out, _dir) = clamp_run(&model, &[11], "return m[a-z]*(v, [a-z]*)$").await;
     let c = &out.candidates;
     let passing: Vec<&str> = c
         .iter()
