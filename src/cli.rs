@@ -120,6 +120,8 @@ pub struct ActionCli {
 }
 
 #[derive(Debug, Subcommand)]
+// One value per process: the size difference between subcommands costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum BenchCommand {
     /// Inject bugs by syntax-tree mutation, validate each in the sandbox (the original passes;
     /// the mutant fails specific tests, identically twice) and write OUT/tasks.jsonl
@@ -140,8 +142,9 @@ pub enum BenchCommand {
         /// Candidate order seed: the same seed on the same code gives the same tasks.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        #[arg(long)]
-        test_cmd: Option<String>,
+        /// The test command, the way CI runs the tests [default: the prepared image's].
+        #[arg(long, value_parser = crate::testcmd::TestCommand::from_flag)]
+        test_cmd: Option<crate::testcmd::TestCommand>,
         /// An already prepared image of the repository.
         #[arg(long)]
         image: Option<String>,

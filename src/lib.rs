@@ -4,7 +4,8 @@
 //! `sandbox` (containers, images, exec), `agent` (the loop, tools, model adapters),
 //! `verify` (the verdict), `github` (events and posting), `config`, `mcp`, `bench`, `eval`.
 //! `pipeline` assembles prepare → reproduce → episode → verify once for every entry point;
-//! `cli` is the thin command-line front end.
+//! `cli` is the thin command-line front end; `clock` and `testcmd` are leaf values every layer
+//! may use.
 
 pub mod agent;
 pub mod bench;
@@ -16,6 +17,7 @@ pub mod github;
 pub mod mcp;
 pub mod pipeline;
 pub mod sandbox;
+pub mod testcmd;
 pub mod verify;
 
 #[cfg(test)]

@@ -31,6 +31,9 @@ cfg = json.loads(sys.stdin.buffer.read())
 sys.stdin = open(os.devnull)
 for _k in [k for k in os.environ if k.startswith("PYTEST")]:
     del os.environ[_k]
+# The test command's own assignments (`CI=1 pytest`), filtered by the harness (src/testcmd).
+for _k, _v in cfg.get("env", {}).items():
+    os.environ[_k] = _v
 ws = cfg["workspace"]
 os.chdir(ws)
 for _p in [ws] + cfg.get("paths", []):

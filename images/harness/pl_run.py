@@ -1,6 +1,6 @@
 # patchloop hardened pytest run. Executed as `python3 -I -c <this file>`; its configuration
 # arrives as JSON on stdin (never from the environment or the workspace):
-#   {"workspace", "paths", "ini_text", "out_dir", "guard_src", "args", "ids"}
+#   {"workspace", "paths", "ini_text", "out_dir", "guard_src", "args", "ids", "env"}
 # This file runs after pl_pytest.py (prepended by the verifier), which defines `choose_pytest`.
 # -I drops PYTHONPATH, PYTHON* variables, user site and the script directory, so the workspace
 # is only *appended* to sys.path: a `pytest/` or `json.py` in the repository cannot shadow the
@@ -18,6 +18,10 @@ cfg = json.loads(sys.stdin.buffer.read())
 sys.stdin = open(os.devnull)
 for key in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):
     os.environ.pop(key, None)
+# The test command's own assignments (`CI=1 pytest`), minus any that steer the interpreter,
+# pytest or the loader (the harness filtered them: src/testcmd).
+for key, value in cfg.get("env", {}).items():
+    os.environ[key] = value
 
 ws = cfg["workspace"]
 for p in cfg["paths"]:

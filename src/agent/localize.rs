@@ -204,17 +204,18 @@ pub fn test_files(targets: &[String]) -> Vec<String> {
 /// run changes nothing in the workspace) and read the spectrum. `Err`: why there is none.
 pub async fn spectrum(
     sandbox: &dyn Sandbox,
-    test_cmd: &str,
+    test_cmd: &crate::testcmd::TestCommand,
     targets: &[String],
 ) -> Result<Spectrum, String> {
     let ids = test_files(targets);
     if ids.is_empty() {
         return Err("no pytest targets to trace".into());
     }
-    let (paths, args) = crate::verify::harness::from_test_cmd(test_cmd);
+    let setup = crate::verify::harness::from_test_cmd(test_cmd);
     let input = serde_json::json!({
-        "paths": paths,
-        "args": args,
+        "paths": setup.paths,
+        "args": setup.args,
+        "env": setup.env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
         "ids": ids,
         "targets": targets,
         "deadline_s": DEADLINE_S,

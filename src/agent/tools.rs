@@ -14,11 +14,13 @@ use crate::agent::context::{self, Focus};
 use crate::agent::model::ToolSpec;
 use crate::sandbox::output::truncate_text;
 use crate::sandbox::{ExecRequest, ExecResult, ExecStatus, Sandbox, SandboxError};
+use crate::testcmd::{Run, TestCommand};
 
 #[derive(Debug, Clone)]
 pub struct ToolConfig {
-    /// The repository's test command (image label `patchloop.test_cmd`), e.g. `python -m pytest`.
-    pub test_cmd: String,
+    /// The repository's test command (the image's `patchloop.test_command`), e.g.
+    /// `PYTHONPATH=src python -m pytest`.
+    pub test_cmd: TestCommand,
     /// Largest observation returned to the model, bytes (head + tail kept, marker between).
     pub obs_cap: usize,
     pub exec_timeout: Duration,
@@ -39,7 +41,7 @@ pub const VIEW_WINDOW: usize = 100;
 impl Default for ToolConfig {
     fn default() -> Self {
         ToolConfig {
-            test_cmd: "python -m pytest".into(),
+            test_cmd: TestCommand::python_pytest(),
             obs_cap: 8 * 1024,
             exec_timeout: Duration::from_secs(60),
             test_timeout: Duration::from_secs(300),
@@ -898,7 +900,12 @@ pub async fn run_tests(
 }
 
 /// The shell script of one `run_tests` call. Pure.
-pub fn run_tests_script(test_cmd: &str, xml: &str, out_dir: &str, tests: &[String]) -> String {
+pub fn run_tests_script(
+    test_cmd: &TestCommand,
+    xml: &str,
+    out_dir: &str,
+    tests: &[String],
+) -> String {
     use crate::sandbox::lang::{KIND_FILE, ProjectKind};
     use crate::verify::junit_run;
     let files: Vec<String> = tests
@@ -921,15 +928,15 @@ pub fn run_tests_script(test_cmd: &str, xml: &str, out_dir: &str, tests: &[Strin
             files,
         ))
     };
-    // The test command is the repository's configuration (a shell string); test ids are quoted.
-    // A pytest command runs through the chooser the verifier uses (the project's pytest when
-    // usable, else the harness's own), so the agent and the verdict see the same runner.
-    let cmd = crate::sandbox::pytest::through_chooser(test_cmd);
-    let mut python = format!("{} --junitxml={xml}", cmd.as_deref().unwrap_or(test_cmd));
-    for t in tests {
-        python.push(' ');
-        python.push_str(&shell_quote(t));
-    }
+    // The test command, rendered from its typed value: pytest runs through the chooser the
+    // verifier uses (the project's pytest when usable, else the harness's own), so the agent
+    // and the verdict see the same runner; test ids are quoted.
+    let options = [format!("--junitxml={xml}")];
+    let python = test_cmd.shell(&Run {
+        workspace: crate::sandbox::WORKSPACE,
+        options: &options,
+        selection: tests,
+    });
     format!(
         "case \"$(cat {KIND_FILE} 2>/dev/null)\" in\n\
          rust) printf '%s' {rust} | python3 -I -B {script} ;;\n\
@@ -972,10 +979,44 @@ mod tests {
         assert!(summarize_junit("not xml").is_none());
     }
 
+    /// Runs a `run_tests` script in a real `sh` (no `/opt/patchloop/kind` on this machine: the
+    /// Python branch) with recording `python` and `make` stubs on the PATH; what they got.
+    fn run_script_in_sh(script: &str) -> String {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("argv");
+        for name in ["python", "make"] {
+            let p = dir.path().join(name);
+            std::fs::write(
+                &p,
+                format!(
+                    "#!/bin/sh\n[ \"$1\" = -c ] && shift 2\nprintf '{name} addopts=[%s]' \"$PYTEST_ADDOPTS\" > {out}\nfor a in \"$@\"; do printf ' <%s>' \"$a\" >> {out}; done\n",
+                    out = out.display()
+                ),
+            )
+            .unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let path = format!(
+            "{}:{}",
+            dir.path().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let st = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .env("PATH", path)
+            .status()
+            .unwrap();
+        assert!(st.success(), "{script}");
+        std::fs::read_to_string(out).unwrap()
+    }
+
     #[test]
     fn run_tests_script_branches_on_the_image_kind() {
+        let cmd = |s: &str| TestCommand::parse(s).unwrap();
         let s = run_tests_script(
-            "python -m pytest",
+            &cmd("python -m pytest -q tests"),
             "/tmp/j.xml",
             "/tmp/j",
             &[
@@ -984,18 +1025,19 @@ mod tests {
             ],
         );
         assert!(s.contains("cat /opt/patchloop/kind"), "{s}");
-        // pytest runs through the verifier's chooser (the project's pytest, else the harness's).
-        assert!(s.contains("*) 'python' -c '"), "{s}");
+        // pytest runs through the verifier's chooser (the project's pytest, else the harness's),
+        // the ids replacing the command's own paths.
         assert!(s.contains("def choose_pytest("), "{s}");
-        assert!(
-            s.contains("--junitxml=/tmp/j.xml 'tests/stats.test.js::median › odd'"),
-            "{s}"
+        assert_eq!(
+            run_script_in_sh(&s),
+            "python addopts=[] <-q> <--junitxml=/tmp/j.xml> <tests/stats.test.js::median › odd> <tests/t.py::x>"
         );
-        // A command that does not run pytest itself is run as written.
-        let make = run_tests_script("make test", "/tmp/j.xml", "/tmp/j", &[]);
-        assert!(
-            make.contains("*) make test --junitxml=/tmp/j.xml ;;"),
-            "{make}"
+        // A command that does not run pytest itself is run as written; the report option
+        // reaches pytest, should it run, through PYTEST_ADDOPTS.
+        let make = run_tests_script(&cmd("make test"), "/tmp/j.xml", "/tmp/j", &[]);
+        assert_eq!(
+            run_script_in_sh(&make),
+            "make addopts=[--junitxml=/tmp/j.xml] <test>"
         );
         assert!(
             s.contains("python3 -I -B /opt/patchloop/harness/pl_junit.py"),

@@ -1,6 +1,7 @@
 //! `patchloop bench gen`: snapshot a checkout, prepare its sandbox image, validate mutants in
 //! one container, write `tasks.jsonl`, `gen-report.json` and the snapshot under the output dir.
 
+use crate::testcmd::TestCommand;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -25,7 +26,7 @@ pub struct GenArgs {
     pub max_tasks: usize,
     pub max_candidates: Option<usize>,
     pub seed: u64,
-    pub test_cmd: Option<String>,
+    pub test_cmd: Option<TestCommand>,
     /// Use this already prepared image of the repository instead of preparing one.
     pub image: Option<String>,
     /// Workspace-relative test directories (with --image; prepare detects them otherwise).
@@ -38,7 +39,7 @@ pub struct GenArgs {
 #[derive(Debug, Clone)]
 pub struct ImageSpec {
     pub tag: String,
-    pub test_cmd: String,
+    pub test_cmd: TestCommand,
     pub tests_dirs: Vec<String>,
 }
 
@@ -53,7 +54,7 @@ async fn resolve_image(
             test_cmd: args
                 .test_cmd
                 .clone()
-                .unwrap_or_else(crate::bench::task::default_test_command),
+                .unwrap_or_else(TestCommand::python_pytest),
             tests_dirs: args.tests_dirs.clone(),
         }),
         None => {

@@ -22,7 +22,7 @@ pub trait SuiteRunner: Send + Sync {
     /// run only. `Ok(None)` when the suite produced no report (timeout, crash).
     async fn run(&self, replace: Option<(&str, &str)>) -> anyhow::Result<Option<SuiteResult>>;
     /// The command tasks record as their `test_command`.
-    fn test_command(&self) -> String;
+    fn test_command(&self) -> crate::testcmd::TestCommand;
 }
 
 #[derive(Debug, Clone)]
@@ -469,8 +469,8 @@ mod tests {
             }
             Ok(Some(SuiteResult { tests }))
         }
-        fn test_command(&self) -> String {
-            "python -m pytest".into()
+        fn test_command(&self) -> crate::testcmd::TestCommand {
+            crate::testcmd::TestCommand::python_pytest()
         }
     }
 
@@ -593,8 +593,8 @@ mod tests {
                 );
                 Ok(Some(SuiteResult { tests }))
             }
-            fn test_command(&self) -> String {
-                String::new()
+            fn test_command(&self) -> crate::testcmd::TestCommand {
+                crate::testcmd::TestCommand::python_pytest()
             }
         }
         let opts = GenOptions {

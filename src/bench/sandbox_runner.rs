@@ -1,6 +1,7 @@
 //! [`SuiteRunner`] over a sandbox container of the prepared original: each candidate file is
 //! written into the workspace, the suite runs with a JUnit report, and the original is restored.
 
+use crate::testcmd::{Run, TestCommand};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -27,7 +28,7 @@ fn node_ids_from_collection(text: &str) -> BTreeMap<String, String> {
 
 pub struct ContainerRunner<'a> {
     sandbox: &'a dyn Sandbox,
-    test_cmd: String,
+    test_cmd: TestCommand,
     /// JUnit key (`classname::name`) → pytest node id, from a collection run.
     node_ids: BTreeMap<String, String>,
     originals: BTreeMap<String, String>,
@@ -40,12 +41,12 @@ impl<'a> ContainerRunner<'a> {
     /// Collect the suite's node ids (the JUnit report names tests differently).
     pub async fn new(
         sandbox: &'a dyn Sandbox,
-        test_cmd: &str,
+        test_cmd: &TestCommand,
         originals: BTreeMap<String, String>,
     ) -> anyhow::Result<Self> {
         let mut runner = ContainerRunner {
             sandbox,
-            test_cmd: test_cmd.to_string(),
+            test_cmd: test_cmd.clone(),
             node_ids: BTreeMap::new(),
             originals,
             slowest_original: std::sync::Mutex::new(Duration::ZERO),
@@ -57,8 +58,8 @@ impl<'a> ContainerRunner<'a> {
             let collect = sandbox
                 .exec(
                     ExecRequest::shell(format!(
-                        "cd /workspace && {} {quiet} --collect-only -p no:cacheprovider 2>&1",
-                        runner.test_cmd
+                        "cd /workspace && {} 2>&1",
+                        runner.render(&[quiet, "--collect-only", "-p", "no:cacheprovider"], &[])
                     ))
                     .timeout(Duration::from_secs(300))
                     .output_cap(16 << 20),
@@ -78,6 +79,26 @@ impl<'a> ContainerRunner<'a> {
             }
         }
         Ok(runner)
+    }
+
+    /// The repository's command rendered with these pytest options and selection (the
+    /// command's own paths when the selection is empty).
+    pub fn render(&self, options: &[&str], selection: &[String]) -> String {
+        let options: Vec<String> = options
+            .iter()
+            .filter(|o| !o.is_empty())
+            .map(|o| o.to_string())
+            .collect();
+        self.test_cmd.shell(&Run {
+            workspace: crate::sandbox::WORKSPACE,
+            options: &options,
+            selection,
+        })
+    }
+
+    /// The command, typed.
+    pub fn command(&self) -> &TestCommand {
+        &self.test_cmd
     }
 
     async fn write(&self, path: &str, text: &str) -> anyhow::Result<()> {
@@ -103,8 +124,16 @@ impl SuiteRunner for ContainerRunner<'_> {
             self.write(path, text).await?;
         }
         let script = format!(
-            "rm -f {JUNIT}; cd /workspace && {} -q -p no:cacheprovider --junitxml={JUNIT} >/dev/null 2>&1; cat {JUNIT}",
-            self.test_cmd
+            "rm -f {JUNIT}; cd /workspace && {} >/dev/null 2>&1; cat {JUNIT}",
+            self.render(
+                &[
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    &format!("--junitxml={JUNIT}")
+                ],
+                &[]
+            )
         );
         let slowest = self.slowest_original.lock().map(|d| *d).unwrap_or_default();
         let timeout = if replace.is_none() || slowest.is_zero() {
@@ -146,7 +175,7 @@ impl SuiteRunner for ContainerRunner<'_> {
         }
     }
 
-    fn test_command(&self) -> String {
+    fn test_command(&self) -> TestCommand {
         self.test_cmd.clone()
     }
 }
@@ -280,7 +309,7 @@ mod tests {
         let sb = VerboseAddopts {
             commands: std::sync::Mutex::new(Vec::new()),
         };
-        let runner = ContainerRunner::new(&sb, "python -m pytest", BTreeMap::new())
+        let runner = ContainerRunner::new(&sb, &TestCommand::python_pytest(), BTreeMap::new())
             .await
             .unwrap();
         assert_eq!(

@@ -6,6 +6,7 @@
 //! bug mined from a library's history is stored the same way: the snapshot is the release that
 //! fixed it, `bug_patch` reverts the fix's code hunks and `patch` is the fix (`origin: real`).
 
+use crate::testcmd::TestCommand;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -42,9 +43,13 @@ pub struct Task {
     /// reverted; empty for SWE-bench rows, whose snapshot is the buggy commit itself.
     #[serde(default)]
     pub bug_patch: String,
-    /// The command that runs the suite (pytest-compatible; node ids are appended to it).
-    #[serde(default = "default_test_command")]
-    pub test_command: String,
+    /// The command that runs the suite, as the repository's CI writes it (stored as text,
+    /// parsed when the file is read).
+    #[serde(
+        default = "TestCommand::python_pytest",
+        with = "crate::testcmd::as_written"
+    )]
+    pub test_command: TestCommand,
     /// Test files withheld from the agent's workspace and restored for verification.
     #[serde(default)]
     pub hidden_test_files: Vec<String>,
@@ -94,8 +99,8 @@ pub struct Provenance {
     pub changed_lines: usize,
 }
 
-pub fn default_test_command() -> String {
-    "python -m pytest".to_string()
+pub fn default_test_command() -> TestCommand {
+    TestCommand::python_pytest()
 }
 
 /// SWE-bench's published datasets store the test lists as JSON-encoded strings; newer
@@ -309,7 +314,7 @@ mod tests {
         let tasks = parse_tasks("swe.jsonl", line).unwrap();
         assert_eq!(tasks[0].fail_to_pass, vec!["t.py::x"]);
         assert!(tasks[0].pass_to_pass.is_empty());
-        assert_eq!(tasks[0].test_command, "python -m pytest");
+        assert_eq!(tasks[0].test_command.as_str(), "python -m pytest");
         assert_eq!(tasks[0].bug_patch, "");
         assert_eq!(
             tasks[0].origin(),

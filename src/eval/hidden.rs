@@ -140,7 +140,7 @@ pub async fn run_check(
 
 async fn run_in(
     c: &dyn Sandbox,
-    test_cmd: &str,
+    test_cmd: &crate::testcmd::TestCommand,
     patch: &str,
     check: &str,
 ) -> anyhow::Result<CheckRun> {
@@ -174,7 +174,21 @@ async fn run_in(
     let run = c
         .exec(
             ExecRequest::shell(format!(
-                "cd /workspace && {test_cmd} -p no:cacheprovider -q -rfE --rootdir={DIR} -c {DIR}/pytest.ini --junitxml={junit_path} {DIR}/{FILE}"
+                "cd /workspace && {}",
+                test_cmd.shell(&crate::testcmd::Run {
+                    workspace: crate::sandbox::WORKSPACE,
+                    options: &[
+                        "-p".into(),
+                        "no:cacheprovider".into(),
+                        "-q".into(),
+                        "-rfE".into(),
+                        format!("--rootdir={DIR}"),
+                        "-c".into(),
+                        format!("{DIR}/pytest.ini"),
+                        format!("--junitxml={junit_path}"),
+                    ],
+                    selection: &[format!("{DIR}/{FILE}")],
+                })
             ))
             .timeout(TIMEOUT)
             .output_cap(64 << 10),

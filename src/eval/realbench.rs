@@ -237,7 +237,7 @@ pub fn build_task(
     run1: &SuiteResult,
     run2: &SuiteResult,
     order_dependent: &BTreeSet<String>,
-    test_command: &str,
+    test_command: &crate::testcmd::TestCommand,
 ) -> Result<Task, Rejection> {
     let mut split = validate::classify(base, run1, run2)?;
     split
@@ -282,7 +282,7 @@ pub fn build_task(
         created_at: String::new(),
         hints_text: String::new(),
         bug_patch,
-        test_command: test_command.to_string(),
+        test_command: test_command.clone(),
         hidden_test_files: Vec::new(),
         mutation_operator: None,
         origin: Some(Origin::Real),
@@ -574,7 +574,7 @@ async fn build_bug(
     // the release, or the verifier (which selects by id, in its order) may not see it fail.
     let mut order_dependent = BTreeSet::new();
     if let Ok(split) = validate::classify(base, &runs[0], &runs[1]) {
-        let cmd = runner.test_command();
+        let cmd = runner.command().clone();
         for id in &split.fail_to_pass {
             for c in &changes {
                 put_file(sandbox, &c.path, &c.buggy).await?;
@@ -607,19 +607,19 @@ async fn build_bug(
 /// such test, an error of pytest itself, a timeout).
 async fn run_alone(
     sandbox: &dyn Sandbox,
-    test_cmd: &str,
+    test_cmd: &crate::testcmd::TestCommand,
     id: &str,
 ) -> anyhow::Result<Option<bool>> {
+    let options = ["-q", "-p", "no:cacheprovider"].map(String::from);
+    let line = test_cmd.shell(&crate::testcmd::Run {
+        workspace: crate::sandbox::WORKSPACE,
+        options: &options,
+        selection: &[id.to_string()],
+    });
     let r = sandbox
         .exec(
-            ExecRequest::argv([
-                "bash",
-                "-c",
-                &format!("cd /workspace && {test_cmd} -q -p no:cacheprovider \"$1\""),
-                "bash",
-                id,
-            ])
-            .timeout(Duration::from_secs(600)),
+            ExecRequest::argv(["bash", "-c", &format!("cd /workspace && {line}")])
+                .timeout(Duration::from_secs(600)),
         )
         .await?;
     Ok(match r.status {
@@ -749,7 +749,7 @@ mod tests {
             &red,
             &red,
             &BTreeSet::new(),
-            "python -m pytest",
+            &crate::testcmd::TestCommand::python_pytest(),
         )
         .unwrap();
         assert_eq!(t.fail_to_pass, vec!["t.py::a"]);
@@ -787,7 +787,7 @@ mod tests {
             &quoting,
             &quoting,
             &BTreeSet::new(),
-            "python -m pytest",
+            &crate::testcmd::TestCommand::python_pytest(),
         )
         .unwrap();
         assert!(
@@ -827,7 +827,7 @@ mod tests {
                 &named,
                 &named,
                 &BTreeSet::new(),
-                "p"
+                &crate::testcmd::TestCommand::python_pytest()
             ),
             Err(Rejection::Leaky)
         );
@@ -854,13 +854,32 @@ mod tests {
         let wide = validate::baseline(&suite(&[]), &suite(&[])).unwrap();
         let two = suite(&[0, 1]);
         let after_others = BTreeSet::from(["t.py::1".to_string()]);
-        let t = build_task(&spec(), "ab", &ch, &wide, &two, &two, &after_others, "p").unwrap();
+        let t = build_task(
+            &spec(),
+            "ab",
+            &ch,
+            &wide,
+            &two,
+            &two,
+            &after_others,
+            &crate::testcmd::TestCommand::python_pytest(),
+        )
+        .unwrap();
         assert_eq!(t.fail_to_pass, vec!["t.py::0"]);
         assert_eq!(t.pass_to_pass.len(), 6, "{:?}", t.pass_to_pass);
         assert!(!t.pass_to_pass.contains(&"t.py::1".to_string()));
         let all = BTreeSet::from(["t.py::0".to_string(), "t.py::1".to_string()]);
         assert_eq!(
-            build_task(&spec(), "ab", &ch, &wide, &two, &two, &all, "p"),
+            build_task(
+                &spec(),
+                "ab",
+                &ch,
+                &wide,
+                &two,
+                &two,
+                &all,
+                &crate::testcmd::TestCommand::python_pytest()
+            ),
             Err(Rejection::Flaky)
         );
         // no failing test: the bug is not witnessed by the release's tests
@@ -873,7 +892,7 @@ mod tests {
                 &green,
                 &green,
                 &BTreeSet::new(),
-                "p"
+                &crate::testcmd::TestCommand::python_pytest()
             ),
             Err(Rejection::Survived)
         );

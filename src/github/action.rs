@@ -645,7 +645,7 @@ async fn repair_and_post(
     };
     let req = RepairRequest {
         repo_dir: dir.to_path_buf(),
-        test_cmd: cfg.test_command.clone().or(extracted.test_cmd.clone()),
+        test_cmd: extracted.test_cmd.clone(),
         failing_tests: extracted.failing_tests.clone(),
         head_sha: sha.clone(),
         pr,

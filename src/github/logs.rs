@@ -18,6 +18,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::sandbox::ci::{is_install_cmd, is_test_cmd};
+use crate::testcmd::TestCommand;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framework {
@@ -35,8 +36,8 @@ pub struct Extracted {
     pub framework: Option<Framework>,
     /// Failing test ids in the runner's own notation, in order of first appearance.
     pub failing_tests: Vec<String>,
-    /// The command that ran the tests, when recognisable.
-    pub test_cmd: Option<String>,
+    /// The command that ran the tests, when recognisable (parsed here, where it enters).
+    pub test_cmd: Option<TestCommand>,
     /// `python-version` given to `actions/setup-python` in the job of the chosen step.
     pub python_version: Option<String>,
     /// Exit code of the chosen step, when the log shows it failed.
@@ -340,7 +341,7 @@ pub fn extract(log: &str) -> Extracted {
         seen_fw = step
             .evidence
             .or_else(|| cmd.as_deref().and_then(framework_of_cmd));
-        out.test_cmd = cmd;
+        out.test_cmd = cmd.and_then(|c| TestCommand::parse(&c).ok());
         out.python_version = step.python_version.clone();
         out.exit_code = step.exit_code;
     }
@@ -450,7 +451,7 @@ mod tests {
     fn the_pytest_step_not_the_pip_install_of_pytest() {
         let e = extract(&fixture("pytest-after-pip-install.log"));
         assert_eq!(
-            e.test_cmd.as_deref(),
+            e.test_cmd.as_ref().map(TestCommand::as_str),
             Some("python -m pytest -q --cov=minilib tests")
         );
         assert_eq!(e.framework, Some(Framework::Pytest));
@@ -463,7 +464,7 @@ mod tests {
     fn multiline_script_takes_the_test_line_with_its_continuation() {
         let e = extract(&fixture("pytest-multiline-script.log"));
         assert_eq!(
-            e.test_cmd.as_deref(),
+            e.test_cmd.as_ref().map(TestCommand::as_str),
             Some("PYTHONPATH=src pytest -ra --doctest-modules tests")
         );
         assert_eq!(e.failing_tests, PYTEST_IDS);
@@ -474,7 +475,7 @@ mod tests {
     fn tox_env_gives_the_command_tox_ran() {
         let e = extract(&fixture("tox-env.log"));
         assert_eq!(
-            e.test_cmd.as_deref(),
+            e.test_cmd.as_ref().map(TestCommand::as_str),
             Some("pytest --doctest-modules boltons tests")
         );
         assert_eq!(e.framework, Some(Framework::Pytest));
@@ -484,7 +485,10 @@ mod tests {
     #[test]
     fn tox3_and_make_echo_lines() {
         let e = extract(&fixture("make-test.log"));
-        assert_eq!(e.test_cmd.as_deref(), Some("python -m pytest -x -q tests"));
+        assert_eq!(
+            e.test_cmd.as_ref().map(TestCommand::as_str),
+            Some("python -m pytest -x -q tests")
+        );
         assert_eq!(e.exit_code, Some(2));
         assert_eq!(e.python_version.as_deref(), Some("3.10"));
         let tox3 = "##[group]Run tox -e py39\ntox -e py39\nshell: /usr/bin/bash -e {0}\n##[endgroup]\n\
@@ -494,21 +498,30 @@ mod tests {
                     FAILED tests/t.py::x - assert 0\n\
                     ##[error]Process completed with exit code 1.\n";
         let e = extract(tox3);
-        assert_eq!(e.test_cmd.as_deref(), Some("python -m pytest tests"));
+        assert_eq!(
+            e.test_cmd.as_ref().map(TestCommand::as_str),
+            Some("python -m pytest tests")
+        );
         assert_eq!(e.failing_tests, vec!["tests/t.py::x"]);
     }
 
     #[test]
     fn nox_session_gives_the_command_nox_ran() {
         let e = extract(&fixture("nox-session.log"));
-        assert_eq!(e.test_cmd.as_deref(), Some("pytest -q tests"));
+        assert_eq!(
+            e.test_cmd.as_ref().map(TestCommand::as_str),
+            Some("pytest -q tests")
+        );
         assert_eq!(e.failing_tests, PYTEST_IDS);
     }
 
     #[test]
     fn matrix_takes_the_job_whose_tests_failed() {
         let e = extract(&fixture("matrix-two-jobs.log"));
-        assert_eq!(e.test_cmd.as_deref(), Some("pytest tests/"));
+        assert_eq!(
+            e.test_cmd.as_ref().map(TestCommand::as_str),
+            Some("pytest tests/")
+        );
         assert_eq!(e.python_version.as_deref(), Some("3.12"));
         assert_eq!(e.failing_tests, PYTEST_IDS);
     }
@@ -523,7 +536,10 @@ mod tests {
                    FAILED tests/integration/t.py::x - boom\n\
                    ##[error]Process completed with exit code 1.\n";
         let e = extract(log);
-        assert_eq!(e.test_cmd.as_deref(), Some("pytest tests/integration"));
+        assert_eq!(
+            e.test_cmd.as_ref().map(TestCommand::as_str),
+            Some("pytest tests/integration")
+        );
         assert_eq!(e.failing_tests, vec!["tests/integration/t.py::x"]);
     }
 
@@ -541,7 +557,10 @@ mod tests {
                    ============================= test session starts ==============================\n\
                    FAILED tests/t.py::x\n##[error]Process completed with exit code 1.\n";
         let e = extract(log);
-        assert_eq!(e.test_cmd.as_deref(), Some("./ci/run-tests.sh"));
+        assert_eq!(
+            e.test_cmd.as_ref().map(TestCommand::as_str),
+            Some("./ci/run-tests.sh")
+        );
     }
 
     #[test]
@@ -549,7 +568,7 @@ mod tests {
         let e = extract(&fixture("cargo-test.log"));
         assert_eq!(e.framework, Some(Framework::Cargo));
         assert_eq!(
-            e.test_cmd.as_deref(),
+            e.test_cmd.as_ref().map(TestCommand::as_str),
             Some("cargo test --locked --all-features")
         );
         assert_eq!(e.failing_tests, vec!["math::subtracts"]);
@@ -560,15 +579,24 @@ mod tests {
     fn jest_vitest_go_from_runner_logs() {
         let e = extract(&fixture("jest-npm-test.log"));
         assert_eq!(e.framework, Some(Framework::Jest));
-        assert_eq!(e.test_cmd.as_deref(), Some("npm test -- --ci"));
+        assert_eq!(
+            e.test_cmd.as_ref().map(TestCommand::as_str),
+            Some("npm test -- --ci")
+        );
         assert_eq!(e.failing_tests, vec!["median › odd"]);
         let e = extract(&fixture("vitest.log"));
         assert_eq!(e.framework, Some(Framework::Vitest));
-        assert_eq!(e.test_cmd.as_deref(), Some("pnpm exec vitest run"));
+        assert_eq!(
+            e.test_cmd.as_ref().map(TestCommand::as_str),
+            Some("pnpm exec vitest run")
+        );
         assert_eq!(e.failing_tests, vec!["src/sum.test.ts > sum > adds"]);
         let e = extract(&fixture("go-test.log"));
         assert_eq!(e.framework, Some(Framework::Go));
-        assert_eq!(e.test_cmd.as_deref(), Some("go test -race ./..."));
+        assert_eq!(
+            e.test_cmd.as_ref().map(TestCommand::as_str),
+            Some("go test -race ./...")
+        );
         assert_eq!(e.failing_tests, vec!["TestAdd", "TestSub/negative"]);
     }
 
@@ -581,7 +609,10 @@ mod tests {
                    2026-01-02T03:04:06.0000000Z FAILED tests/test_a.py::test_add - again\n";
         let e = extract(log);
         assert_eq!(e.framework, Some(Framework::Pytest));
-        assert_eq!(e.test_cmd.as_deref(), Some("python -m pytest -q tests"));
+        assert_eq!(
+            e.test_cmd.as_ref().map(TestCommand::as_str),
+            Some("python -m pytest -q tests")
+        );
         assert_eq!(
             e.failing_tests,
             vec![
@@ -595,7 +626,10 @@ mod tests {
     fn pytest_verbose_and_multiline_script() {
         let log = "##[group]Run pip install -e .\npip install -e .\npytest -v\nshell: bash\n##[endgroup]\ntests/test_b.py::test_x FAILED                [ 50%]\n";
         let e = extract(log);
-        assert_eq!(e.test_cmd.as_deref(), Some("pytest -v"));
+        assert_eq!(
+            e.test_cmd.as_ref().map(TestCommand::as_str),
+            Some("pytest -v")
+        );
         assert_eq!(e.failing_tests, vec!["tests/test_b.py::test_x"]);
     }
 
@@ -604,7 +638,10 @@ mod tests {
         let log = "##[group]Run cargo test --all\nrunning 2 tests\ntest math::adds ... ok\ntest math::subtracts ... FAILED\n\nfailures:\n\n---- math::subtracts stdout ----\npanicked\n\nfailures:\n    math::subtracts\n    math::other\n\ntest result: FAILED. 1 passed; 1 failed\n";
         let e = extract(log);
         assert_eq!(e.framework, Some(Framework::Cargo));
-        assert_eq!(e.test_cmd.as_deref(), Some("cargo test --all"));
+        assert_eq!(
+            e.test_cmd.as_ref().map(TestCommand::as_str),
+            Some("cargo test --all")
+        );
         assert_eq!(e.failing_tests, vec!["math::subtracts", "math::other"]);
     }
 

@@ -29,8 +29,8 @@ pub const OUT_DIR: &str = ".patchloop";
 pub struct RepairRequest {
     /// Checkout of the failing commit (inside the action: `/github/workspace`).
     pub repo_dir: PathBuf,
-    /// The test command to reproduce the failure.
-    pub test_cmd: Option<String>,
+    /// The test command the CI log shows (the repository's config wins over it).
+    pub test_cmd: Option<crate::testcmd::TestCommand>,
     /// Failing test ids from the CI logs (may be empty).
     pub failing_tests: Vec<String>,
     /// The failing commit.

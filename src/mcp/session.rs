@@ -35,8 +35,8 @@ pub struct McpArgs {
     pub repo: Option<PathBuf>,
     /// Test command (default: the repository config's test_command, else the prepared
     /// image's, `python -m pytest`).
-    #[arg(long)]
-    pub test_cmd: Option<String>,
+    #[arg(long, value_parser = crate::testcmd::TestCommand::from_flag)]
+    pub test_cmd: Option<crate::testcmd::TestCommand>,
     /// Another config file merged over the repository's .github/patchloop.yml.
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -58,7 +58,7 @@ struct State {
 
 struct Session {
     repo: PathBuf,
-    test_cmd: Option<String>,
+    test_cmd: Option<crate::testcmd::TestCommand>,
     /// The verifier's policy from the repository's config (its test globs and the paths
     /// under `.github/` a patch may change), through the one plan builder.
     verify_policy: crate::verify::policy::PolicyConfig,
@@ -99,10 +99,12 @@ impl Session {
 
     fn tool_config(&self, image: &PreparedImage) -> ToolConfig {
         ToolConfig {
-            test_cmd: self
-                .test_cmd
-                .clone()
-                .unwrap_or_else(|| image.test_cmd.clone()),
+            // The image's when it was prepared with this command: it has what the command
+            // delegates to resolved from the checkout's files.
+            test_cmd: match &self.test_cmd {
+                Some(c) if c.written != image.test_cmd.written => c.clone(),
+                _ => image.test_cmd.clone(),
+            },
             obs_cap: 16 * 1024,
             ..ToolConfig::default()
         }

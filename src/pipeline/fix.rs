@@ -5,6 +5,7 @@
 //! Exit codes (by [`RepairResult::success`]): 0 fixed (or nothing failing), 1 no fix, 2
 //! configuration or infrastructure error.
 
+use crate::testcmd::TestCommand;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -28,10 +29,11 @@ pub struct FixArgs {
     pub repo: PathBuf,
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Test command [default: the config's test_command, else the prepared image's,
-    /// `python -m pytest`].
-    #[arg(long)]
-    pub test_cmd: Option<String>,
+    /// Test command, the way CI runs the tests (`PYTHONPATH=src python -m pytest -q tests`,
+    /// `tox -e py311`, `cd pkg && pytest`, `uv run pytest`, …) [default: the config's
+    /// test_command, else the prepared image's, `python -m pytest`].
+    #[arg(long, value_parser = TestCommand::from_flag)]
+    pub test_cmd: Option<TestCommand>,
     /// Tests the patch must make pass (repeatable; a file names all its tests). Other tests
     /// failing before the patch are pre-existing: not required to pass. Default: every test
     /// the reproduction run sees failing.
@@ -129,6 +131,16 @@ fn list_or_none(v: &[String]) -> String {
     }
 }
 
+/// The command a repair runs: the given one, unless the image was prepared with it (then the
+/// image's, which has what it delegates to resolved from the checkout's files); else the
+/// image's.
+pub fn chosen_command(given: Option<&TestCommand>, image: &PreparedImage) -> TestCommand {
+    match given {
+        Some(g) if g.written != image.test_cmd.written => g.clone(),
+        _ => image.test_cmd.clone(),
+    }
+}
+
 /// The run plan of a local repair: the validated plan, the test command (`test_cmd`, else the
 /// config's, else the image's), outputs to `out_dir`.
 pub fn plan_for(
@@ -136,7 +148,7 @@ pub fn plan_for(
     image: &PreparedImage,
     out_dir: &Path,
     base_repo: Option<&Path>,
-    test_cmd: Option<&str>,
+    test_cmd: Option<&TestCommand>,
 ) -> anyhow::Result<Plan> {
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("cannot create the output directory {}", out_dir.display()))?;
@@ -144,10 +156,7 @@ pub fn plan_for(
         EpisodeConfig {
             budgets: rp.budgets.clone(),
             tools: ToolConfig {
-                test_cmd: test_cmd
-                    .map(str::to_string)
-                    .or_else(|| rp.test_cmd.clone())
-                    .unwrap_or_else(|| image.test_cmd.clone()),
+                test_cmd: chosen_command(test_cmd.or(rp.test_cmd.as_ref()), image),
                 ..ToolConfig::default()
             },
         },
@@ -225,14 +234,14 @@ async fn fix_inner(args: &FixArgs) -> anyhow::Result<RepairResult> {
         None => None,
     };
     let docker = crate::sandbox::connect_and_reap().await?;
-    let test_cmd = args.test_cmd.as_deref().or(cfg.test_command.as_deref());
+    let test_cmd = args.test_cmd.as_ref().or(rp.test_cmd.as_ref());
     let image = match &args.image {
         Some(tag) => super::inspect_image(&docker, tag).await?,
         None => {
             super::prepare_image(&docker, &args.repo, test_cmd, super::stderr_progress()).await?
         }
     };
-    let mut plan = plan_for(&rp, &image, &args.out, repo_dir, args.test_cmd.as_deref())?;
+    let mut plan = plan_for(&rp, &image, &args.out, repo_dir, args.test_cmd.as_ref())?;
     plan.review = rp.review(&options)?;
     plan.statement = issue;
     let mut named = args.fail_to_pass.clone();

@@ -44,6 +44,7 @@ use crate::sandbox::image::BaseOptions;
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{self, PrepareOptions};
 use crate::sandbox::{ExecRequest, Sandbox};
+use crate::testcmd::TestCommand;
 use crate::verify::evidence::{Finding, Layer};
 use crate::verify::receipt::{Receipt, RepairAttempt};
 use crate::verify::{Holdout, PreparedImage, RerunScope, VerifyRequest, policy};
@@ -52,12 +53,12 @@ use crate::verify::{Holdout, PreparedImage, RerunScope, VerifyRequest, policy};
 pub async fn prepare_image(
     docker: &bollard::Docker,
     repo: &Path,
-    test_cmd: Option<&str>,
+    test_cmd: Option<&TestCommand>,
     progress: Option<crate::sandbox::image::ProgressFn>,
 ) -> anyhow::Result<PreparedImage> {
     let opts = PrepareOptions {
         path: repo.to_path_buf(),
-        test_cmd: test_cmd.map(str::to_string),
+        test_cmd: test_cmd.cloned(),
         base: BaseOptions {
             progress,
             ..BaseOptions::default()
@@ -932,7 +933,7 @@ fn failing_line_names(
 /// functions (their files read into `files`) and a line saying what it did. Best effort.
 async fn localize(
     sandbox: &dyn Sandbox,
-    test_cmd: &str,
+    test_cmd: &TestCommand,
     targets: &[String],
     (prefer, named): (&[crate::agent::context::Location], &[String]),
     files: &mut std::collections::BTreeMap<String, String>,

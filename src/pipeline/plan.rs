@@ -4,6 +4,7 @@
 //! settings, test globs and allowed CI paths, budgets and re-runs, each validated once, and a
 //! bad value is refused here with its key and where it came from.
 
+use crate::testcmd::TestCommand;
 use std::time::Duration;
 
 use crate::agent::candidates::CandidateConfig;
@@ -40,8 +41,8 @@ pub struct RepairPlan {
     pub budgets: Budgets,
     /// Verification runs before and after the patch (0: only the episode's own test run).
     pub reruns: usize,
-    /// The configured test command (the image's own when `None`).
-    pub test_cmd: Option<String>,
+    /// The configured test command, typed (the image's own when `None`).
+    pub test_cmd: Option<TestCommand>,
     /// The verifier's policy: the configured test globs over the defaults, the allowed CI
     /// paths (`tests_dirs` and the project kind come from the image at run time).
     pub verify_policy: PolicyConfig,
@@ -166,6 +167,18 @@ pub fn build(
             ),
         ));
     }
+    // The config's test command enters here: parsed once, into the value every consumer
+    // renders its own invocation from.
+    let test_cmd = match cfg.test_command.as_deref() {
+        Some(t) => Some(TestCommand::parse(t).map_err(|e| {
+            err(
+                "test_command",
+                source("test_command", false),
+                format!("{e}: give the command the way CI runs the tests"),
+            )
+        })?),
+        None => None,
+    };
     let review_model = match cfg.verify.review_model.as_deref().map(str::trim) {
         Some(m) if !m.is_empty() => Some(spec(
             "verify.review_model".into(),
@@ -199,7 +212,7 @@ pub fn build(
         context_bytes: r.context_bytes,
         budgets: b.clone(),
         reruns: cfg.reruns as usize,
-        test_cmd: cfg.test_command.clone(),
+        test_cmd,
         verify_policy: PolicyConfig {
             test_globs,
             allowed_ci_paths: cfg.allowed_ci_paths.clone(),

@@ -67,7 +67,8 @@ impl Repairer for PipelineRepairer {
         rp.reruns = rp.reruns.max(1);
         let models = rp.models(None, &opts)?;
         let docker = crate::sandbox::connect_and_reap().await?;
-        let test_cmd = req.test_cmd.clone().or(rp.test_cmd.clone());
+        // The repository's config first, then what the CI log shows.
+        let test_cmd = rp.test_cmd.clone().or(req.test_cmd.clone());
         // Hidden targets: with failing tests in several files, one file stays out of the
         // episode's image and comes back only for verification, which requires its tests.
         let hidden = crate::verify::holdout::choose(&req.failing_tests);
@@ -77,7 +78,7 @@ impl Repairer for PipelineRepairer {
             episode_tree
                 .as_ref()
                 .map_or(req.repo_dir.as_path(), |t| t.path()),
-            test_cmd.as_deref(),
+            test_cmd.as_ref(),
             super::stderr_progress(),
         )
         .await?;
@@ -88,7 +89,7 @@ impl Repairer for PipelineRepairer {
             EpisodeConfig {
                 budgets: rp.budgets.clone(),
                 tools: ToolConfig {
-                    test_cmd: test_cmd.unwrap_or_else(|| image.test_cmd.clone()),
+                    test_cmd: super::fix::chosen_command(test_cmd.as_ref(), &image),
                     ..ToolConfig::default()
                 },
             },
@@ -225,7 +226,7 @@ mod tests {
     fn result(verdict: FixVerdict, receipt: Option<Verdict>, patch: &str) -> RepairResult {
         let image = PreparedImage {
             tag: "t".into(),
-            test_cmd: "python -m pytest".into(),
+            test_cmd: crate::testcmd::TestCommand::parse("python -m pytest").unwrap(),
             tests_dirs: vec!["tests".into()],
         };
         let req = VerifyRequest::new(image, String::new(), Vec::new());

@@ -8,7 +8,9 @@
 //! [`CiPlan`]: the install mode prepare mirrors, `PYTHONPATH` entries, the Python version, and
 //! notes saying where each came from. The rules are documented in images/README.md.
 
-use super::ci_text::{call_args, ini};
+use super::ci_resolve::{self, install_of_args};
+use super::ci_text::ini;
+use crate::testcmd::TestCommand;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::LazyLock;
@@ -45,24 +47,16 @@ fn ci_re(p: &str) -> Option<Regex> {
     Regex::new(p).ok()
 }
 
-/// How CI makes the project importable for its tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Install {
-    /// Tests run from the checkout (nothing installs the project; `PYTHONPATH` at most).
-    Checkout,
-    /// `pip install -e .`, `poetry install`, tox `usedevelop`, `setup.py develop`.
-    Editable,
-    /// `pip install .`, a built wheel or sdist, tox's default package install.
-    Built,
-}
+pub use super::ci_resolve::Install;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CiPlan {
     pub install: Option<Install>,
     /// Directories (relative to the checkout) CI puts on `PYTHONPATH` for the tests.
     pub pythonpath: Vec<String>,
-    /// The test command CI runs (after resolving tox/nox/make), for the notes.
-    pub test_cmd: Option<String>,
+    /// The test command CI runs, typed, with what it delegates to (tox/nox/make/scripts)
+    /// resolved.
+    pub test_cmd: Option<TestCommand>,
     /// The Python version to test with, and where it came from.
     pub python: Option<(String, String)>,
     /// What CI installs for the tests (tox/nox env, the job's `pip install` lines), when it
@@ -124,25 +118,7 @@ fn env_pythonpath(v: Option<&Value>) -> Vec<String> {
 
 /// `src:.` / `${{ github.workspace }}/src` / `{toxinidir}/src` → checkout-relative dirs.
 fn split_pythonpath(s: &str) -> Vec<String> {
-    s.split([':', ';'])
-        .map(|p| {
-            let p = p.trim();
-            let p = p
-                .strip_prefix("${{ github.workspace }}")
-                .or_else(|| p.strip_prefix("{toxinidir}"))
-                .or_else(|| p.strip_prefix("$GITHUB_WORKSPACE"))
-                .or_else(|| p.strip_prefix("${GITHUB_WORKSPACE}"))
-                .or_else(|| p.strip_prefix("$PWD"))
-                .or_else(|| p.strip_prefix("$(pwd)"))
-                .unwrap_or(p);
-            p.trim_start_matches('/')
-                .trim_start_matches("./")
-                .trim_end_matches('/')
-                .to_string()
-        })
-        .filter(|p| !p.contains('$') && !p.contains('{') && !p.starts_with(".."))
-        .map(|p| if p.is_empty() { ".".into() } else { p })
-        .collect()
+    crate::testcmd::pythonpath_dirs(s)
 }
 
 /// Script lines with `\` continuations joined.
@@ -319,128 +295,6 @@ fn metadata(files: &BTreeMap<String, String>) -> (Option<String>, Vec<String>) {
     (requires, classifiers)
 }
 
-/// What a test line delegates to, resolved: (command, install, pythonpath, note).
-struct Resolved {
-    cmd: String,
-    install: Option<Install>,
-    pythonpath: Vec<String>,
-    note: String,
-}
-
-fn truthy(v: Option<&String>) -> bool {
-    v.is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "1" | "yes"))
-}
-
-fn resolve_tox(line: &str, files: &BTreeMap<String, String>) -> Option<Resolved> {
-    let (from, text) = super::ci_deps::tox_config(files)?;
-    let tox = ini(&text);
-    // `tox -e py311` → [testenv:py311] over [testenv].
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let env = words
-        .iter()
-        .position(|w| *w == "-e")
-        .and_then(|i| words.get(i + 1))
-        .map(|e| e.split(',').next().unwrap_or(e).to_string());
-    let base = tox.get("testenv").cloned().unwrap_or_default();
-    let mut merged = base.clone();
-    if let Some(e) = &env
-        && let Some(s) = tox.get(&format!("testenv:{e}"))
-    {
-        merged.extend(s.clone());
-    }
-    let commands = merged.get("commands")?;
-    let cmd = commands
-        .lines()
-        .map(str::trim)
-        .find(|l| is_test_cmd(l))?
-        .replace("{posargs}", "")
-        .trim()
-        .to_string();
-    let install = if truthy(merged.get("skip_install")) {
-        Install::Checkout
-    } else if truthy(merged.get("usedevelop")) {
-        Install::Editable
-    } else {
-        Install::Built
-    };
-    let pythonpath = merged
-        .get("setenv")
-        .into_iter()
-        .flat_map(|s| s.lines())
-        .filter_map(|l| l.trim().strip_prefix("PYTHONPATH"))
-        .flat_map(|r| split_pythonpath(r.trim_start_matches([' ', '='])))
-        .collect();
-    Some(Resolved {
-        cmd,
-        install: Some(install),
-        pythonpath,
-        note: format!(
-            "{from} [testenv{}]",
-            env.map(|e| format!(":{e}")).unwrap_or_default()
-        ),
-    })
-}
-
-fn install_of_args(args: &[String]) -> Option<Install> {
-    let local = |a: &str| a == "." || a.starts_with(".[");
-    if args
-        .iter()
-        .any(|a| a == "-e" || a == "--editable" || a.starts_with("-e."))
-        && args.iter().any(|a| local(a) || a.starts_with("-e."))
-    {
-        Some(Install::Editable)
-    } else if args.iter().any(|a| local(a)) {
-        Some(Install::Built)
-    } else {
-        None
-    }
-}
-
-fn resolve_nox(files: &BTreeMap<String, String>) -> Option<Resolved> {
-    let src = files.get("noxfile.py")?;
-    let cmd = call_args(src, "session.run(")
-        .into_iter()
-        .map(|a| a.join(" "))
-        .find(|c| is_test_cmd(c))?;
-    let install = call_args(src, "session.install(")
-        .iter()
-        .find_map(|a| install_of_args(a))
-        .unwrap_or(Install::Checkout);
-    Some(Resolved {
-        cmd,
-        install: Some(install),
-        pythonpath: Vec::new(),
-        note: "noxfile.py".into(),
-    })
-}
-
-fn resolve_make(line: &str, files: &BTreeMap<String, String>) -> Option<Resolved> {
-    let mk = files.get("Makefile")?;
-    let target = line.split_whitespace().nth(1).unwrap_or("test");
-    let mut in_target = false;
-    for l in mk.lines() {
-        if !l.starts_with('\t') {
-            in_target = l
-                .split_once(':')
-                .is_some_and(|(t, _)| t.split_whitespace().any(|t| t == target));
-            continue;
-        }
-        let r = l.trim().trim_start_matches(['@', '-']);
-        if in_target && is_test_cmd(r) {
-            let r = r
-                .replace("$(PYTHON)", "python")
-                .replace("${PYTHON}", "python");
-            return Some(Resolved {
-                cmd: r,
-                install: None,
-                pythonpath: Vec::new(),
-                note: format!("Makefile target `{target}`"),
-            });
-        }
-    }
-    None
-}
-
 /// The install mode an install line shows (None: it installs only dependencies).
 fn install_of_line(l: &str) -> Option<Install> {
     let words: Vec<String> = shlex::split(l).unwrap_or_default();
@@ -470,6 +324,7 @@ fn install_of_line(l: &str) -> Option<Install> {
 /// `pip install` lines before it (`before`). `None` when neither names anything.
 fn deps_of(
     line: &str,
+    delegation: Option<&ci_resolve::Delegation>,
     files: &BTreeMap<String, String>,
     before: &[String],
     python: Option<&str>,
@@ -492,9 +347,9 @@ fn deps_of(
         }
     } else if lower.contains("nox")
         && let Some(nf) = files.get("noxfile.py")
-        && let Some(r) = resolve_nox(files)
+        && let Some(r) = delegation
     {
-        let mut d = ci_deps::nox_deps(nf, &r.cmd);
+        let mut d = ci_deps::nox_deps(nf, &r.runs.written);
         if !d.is_empty() {
             d.source = format!("noxfile.py session.install (CI runs `{line}`)");
             return Some(d);
@@ -528,63 +383,65 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
                 continue;
             }
             let line = job.lines[ti].clone();
-            let lower = line.to_ascii_lowercase();
-            let resolved = if lower.contains("tox") {
-                resolve_tox(&line, files)
-            } else if lower.contains("nox") {
-                resolve_nox(files)
-            } else if lower.starts_with("make") {
-                resolve_make(&line, files)
-            } else {
-                None
-            };
-            let installs: Option<Install> = job.lines[..ti].iter().find_map(|l| install_of_line(l));
-            let inline_pp: Vec<String> = line
-                .split_whitespace()
-                .filter_map(|w| w.strip_prefix("PYTHONPATH="))
-                .flat_map(split_pythonpath)
-                .collect();
-            p.pythonpath.extend(job.pythonpath.clone());
-            p.pythonpath.extend(inline_pp);
             let newest = job
                 .versions
                 .iter()
                 .filter_map(|v| parse_version(v).map(|pv| (pv, v.clone())))
                 .max()
                 .map(|(_, v)| v);
-            p.deps = deps_of(&line, files, &job.lines[..ti], newest.as_deref(), path);
-            match resolved {
-                Some(r) => {
+            let cmd = TestCommand::parse(&line).unwrap_or_else(|_| TestCommand::shell_only(&line));
+            let (cmd, delegation) =
+                ci_resolve::resolve(cmd, files, newest.as_deref(), &is_test_cmd);
+            let installs: Option<Install> = job.lines[..ti].iter().find_map(|l| install_of_line(l));
+            // What the line itself puts on PYTHONPATH (`PYTHONPATH=src pytest`).
+            let inline_pp: Vec<String> = cmd
+                .env
+                .iter()
+                .filter(|(k, _)| k == "PYTHONPATH")
+                .flat_map(|(_, v)| split_pythonpath(v.value.as_deref().unwrap_or(&v.raw)))
+                .collect();
+            p.pythonpath.extend(job.pythonpath.clone());
+            p.pythonpath.extend(inline_pp);
+            p.deps = deps_of(
+                &line,
+                delegation.as_ref(),
+                files,
+                &job.lines[..ti],
+                newest.as_deref(),
+                path,
+            );
+            match &delegation {
+                Some(d) => {
                     p.notes.push(format!(
                         "CI ({path}) runs `{line}`, which runs `{}` ({})",
-                        r.cmd, r.note
+                        d.runs.written, d.note
                     ));
-                    p.test_cmd = Some(r.cmd);
-                    p.install = r.install.or(installs);
-                    p.pythonpath.extend(r.pythonpath);
+                    p.install = d.install.or(installs);
+                    p.pythonpath.extend(d.pythonpath.clone());
                 }
                 None => {
                     p.notes.push(format!("CI ({path}) runs `{line}`"));
-                    p.test_cmd = Some(line);
                     p.install = Some(installs.unwrap_or(Install::Checkout));
                 }
             }
+            p.test_cmd = Some(cmd);
         }
     }
     // Without a workflow, a tox.ini or noxfile still says how the tests are meant to run.
     if p.test_cmd.is_none() {
-        let r = resolve_tox("tox", files).or_else(|| resolve_nox(files));
-        if let Some(r) = r {
-            let runner = if r.note.starts_with("noxfile") {
-                "nox"
-            } else {
-                "tox"
+        for runner in ["tox", "nox"] {
+            let Ok(cmd) = TestCommand::parse(runner) else {
+                continue;
             };
-            p.deps = deps_of(runner, files, &[], None, "");
-            p.notes.push(format!("{} runs `{}`", r.note, r.cmd));
-            p.test_cmd = Some(r.cmd);
-            p.install = r.install;
-            p.pythonpath.extend(r.pythonpath);
+            let (cmd, delegation) = ci_resolve::resolve(cmd, files, None, &is_test_cmd);
+            let Some(d) = delegation else { continue };
+            p.deps = deps_of(runner, Some(&d), files, &[], None, "");
+            p.notes
+                .push(format!("{} runs `{}`", d.note, d.runs.written));
+            p.install = d.install;
+            p.pythonpath.extend(d.pythonpath.clone());
+            p.test_cmd = Some(cmd);
+            break;
         }
     }
     let mut seen = Vec::new();
@@ -622,6 +479,15 @@ mod tests {
         list.iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    /// What the plan's test command finally runs, as written there.
+    fn runs(p: &CiPlan) -> Option<String> {
+        let mut at = p.test_cmd.as_ref()?;
+        while let Some(r) = &at.runs {
+            at = r;
+        }
+        Some(at.written.clone())
     }
 
     const MATRIX_WORKFLOW: &str = r#"
@@ -664,7 +530,7 @@ jobs:
         ]));
         assert_eq!(p.install, Some(Install::Checkout));
         assert_eq!(p.pythonpath, vec!["src"]);
-        assert_eq!(p.test_cmd.as_deref(), Some("python -m pytest -q tests"));
+        assert_eq!(runs(&p).as_deref(), Some("python -m pytest -q tests"));
         // The test job's own install line, not the lint job's ruff.
         let deps = p.deps.clone().unwrap();
         assert_eq!(deps.requirements, vec!["pytest==7.2.1"]);
@@ -698,7 +564,7 @@ jobs:
         ] {
             let p = plan(&files(&[(".github/workflows/t.yaml", &wf(line))]));
             assert_eq!(p.install, Some(want), "{line}");
-            assert_eq!(p.test_cmd.as_deref(), Some("pytest"), "{line}");
+            assert_eq!(runs(&p).as_deref(), Some("pytest"), "{line}");
             assert_eq!(p.python.as_ref().map(|v| v.0.as_str()), Some("3.11"));
         }
     }
@@ -709,7 +575,8 @@ jobs:
             "jobs:\n  t:\n    steps:\n      - run: pip install tox\n      - run: tox -e py311\n";
         let tox = "[tox]\nenvlist = py311\n\n[testenv]\ndeps = pytest\ncommands =\n    python -m pip list\n    pytest {posargs} tests\n\n[testenv:py311]\nusedevelop = true\nsetenv =\n    PYTHONPATH = {toxinidir}/src\n";
         let p = plan(&files(&[(".github/workflows/t.yml", wf), ("tox.ini", tox)]));
-        assert_eq!(p.test_cmd.as_deref(), Some("pytest  tests"));
+        assert_eq!(runs(&p).as_deref(), Some("PYTHONPATH=src pytest tests"));
+        assert!(p.test_cmd.as_ref().unwrap().runs_pytest());
         assert_eq!(p.install, Some(Install::Editable));
         assert_eq!(p.pythonpath, vec!["src"]);
         // The env's deps, not the workflow's `pip install tox`.
@@ -741,13 +608,13 @@ jobs:
             (".github/workflows/t.yml", wf),
             ("noxfile.py", nox),
         ]));
-        assert_eq!(p.test_cmd.as_deref(), Some("pytest -q tests"));
+        assert_eq!(runs(&p).as_deref(), Some("pytest -q tests"));
         assert_eq!(p.install, Some(Install::Editable));
 
         let mk = "PYTHON ?= python\n\ninstall:\n\t$(PYTHON) -m pip install .\n\ntest: install\n\t@$(PYTHON) -m pytest -x tests\n";
         let wf = "jobs:\n  t:\n    steps:\n      - run: pip install .\n      - run: make test\n";
         let p = plan(&files(&[(".github/workflows/t.yml", wf), ("Makefile", mk)]));
-        assert_eq!(p.test_cmd.as_deref(), Some("python -m pytest -x tests"));
+        assert_eq!(runs(&p).as_deref(), Some("python -m pytest -x tests"));
         assert_eq!(p.install, Some(Install::Built));
     }
 

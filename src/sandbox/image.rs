@@ -113,6 +113,8 @@ const DEFAULT_MIRROR: &str = "http://deb.debian.org/debian";
 
 /// Label keys of sandbox images.
 pub const LABEL_TEST_CMD: &str = "patchloop.test_cmd";
+/// The typed test command (JSON of `testcmd::TestCommand`, delegations resolved).
+pub const LABEL_TEST_COMMAND: &str = "patchloop.test_command";
 pub const LABEL_TESTS_DIRS: &str = "patchloop.tests_dirs";
 pub const LABEL_BASE: &str = "patchloop.base";
 pub const LABEL_FLAVOR: &str = "patchloop.base.flavor";

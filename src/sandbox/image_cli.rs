@@ -2,6 +2,7 @@
 //! progress on stderr, the result on stdout. Errors go back to `cli`, which prints them and
 //! exits 2 (every [`ImageError`] is a configuration or infrastructure error).
 
+use crate::testcmd::TestCommand;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -75,8 +76,8 @@ pub struct PrepareArgs {
     /// The checkout to build a sandbox image of.
     pub path: PathBuf,
     /// Test command run in /workspace [default: python -m pytest].
-    #[arg(long, value_name = "CMD")]
-    pub test_cmd: Option<String>,
+    #[arg(long, value_name = "CMD", value_parser = TestCommand::from_flag)]
+    pub test_cmd: Option<TestCommand>,
     /// Test directory relative to the checkout (repeatable) [default: detected].
     #[arg(long = "tests-dir", value_name = "DIR")]
     pub tests_dirs: Vec<String>,

@@ -7,6 +7,7 @@
 pub mod builder;
 pub mod ci;
 pub mod ci_deps;
+pub mod ci_resolve;
 mod ci_text;
 pub mod cipython;
 pub mod container;

@@ -30,6 +30,7 @@ use super::lang::{self, LABEL_KIND, ProjectKind};
 pub use super::layer::PREPARE_CONTAINER_PREFIX;
 use super::layer::{self, LayerContainer};
 use super::pydeps;
+use crate::testcmd::TestCommand;
 
 const DEPS_DOCKERFILE: &str = include_str!("../../images/sandbox/deps.Dockerfile");
 const DEPS_PY: &str = include_str!("../../images/sandbox/deps.py");
@@ -63,8 +64,8 @@ const CONTEXT_FORMAT: &str = "context-v2 (mtime floor 2000-01-01)";
 pub struct PrepareOptions {
     /// The checkout (a directory on the machine patchloop runs on).
     pub path: PathBuf,
-    /// Test command (default `python -m pytest`).
-    pub test_cmd: Option<String>,
+    /// Test command (default `python -m pytest`, with CI's `PYTHONPATH`).
+    pub test_cmd: Option<TestCommand>,
     /// Workspace-relative test directories; detected when empty.
     pub tests_dirs: Vec<String>,
     /// Project kind; detected from the top-level files when `None`.
@@ -86,7 +87,10 @@ pub struct PreparedImage {
     pub image_id: String,
     /// Workspace-relative test directories (mounted read-only in episodes).
     pub tests_dirs: Vec<String>,
-    pub test_cmd: String,
+    /// The repository's test command, typed, with what it delegates to resolved from the
+    /// checkout's files (labels `patchloop.test_cmd`, as written, and
+    /// `patchloop.test_command`, the value).
+    pub test_cmd: TestCommand,
     /// The base image tag it was built on.
     pub base: String,
     /// Whether an existing dependencies image was reused (false when built now, or unknown
@@ -146,8 +150,8 @@ pub fn plan(
     path_display: &str,
     tree: &SourceTree,
     given_dirs: &[String],
-    test_cmd: Option<&str>,
-) -> Result<(Vec<String>, String), ImageError> {
+    test_cmd: Option<&TestCommand>,
+) -> Result<(Vec<String>, TestCommand), ImageError> {
     plan_for(
         path_display,
         tree,
@@ -164,8 +168,8 @@ pub fn plan_for(
     tree: &SourceTree,
     kind: ProjectKind,
     given_dirs: &[String],
-    test_cmd: Option<&str>,
-) -> Result<(Vec<String>, String), ImageError> {
+    test_cmd: Option<&TestCommand>,
+) -> Result<(Vec<String>, TestCommand), ImageError> {
     if kind == ProjectKind::Python && tree.python_files == 0 {
         return Err(ImageError::Unsupported {
             path: path_display.to_string(),
@@ -205,24 +209,10 @@ pub fn plan_for(
         }
         dirs
     };
-    let test_cmd = match test_cmd.map(str::trim) {
-        Some("") => {
-            return Err(ImageError::Unsupported {
-                path: path_display.to_string(),
-                reason: format!(
-                    "--test-cmd is empty; give a command or leave it out for `{}`",
-                    kind.default_test_cmd()
-                ),
-            });
-        }
-        Some(cmd) if cmd.chars().any(char::is_control) => {
-            return Err(ImageError::Unsupported {
-                path: path_display.to_string(),
-                reason: "--test-cmd must be one line (no control characters)".into(),
-            });
-        }
-        Some(cmd) => cmd.to_string(),
-        None => kind.default_test_cmd().to_string(),
+    let test_cmd = match test_cmd {
+        Some(c) => c.clone(),
+        None => TestCommand::parse(kind.default_test_cmd())
+            .unwrap_or_else(|_| TestCommand::shell_only(kind.default_test_cmd())),
     };
     Ok((tests_dirs, test_cmd))
 }
@@ -255,9 +245,9 @@ pub fn install_layer(
 
 /// The test command CI implies when none is given: `PYTHONPATH=<dirs> python -m pytest` when
 /// CI puts directories on `PYTHONPATH` (the hardened run appends them to `sys.path`).
-pub fn ci_test_cmd(p: &ci::CiPlan) -> Option<String> {
+pub fn ci_test_cmd(p: &ci::CiPlan) -> Option<TestCommand> {
     (!p.pythonpath.is_empty())
-        .then(|| format!("PYTHONPATH={} python -m pytest", p.pythonpath.join(":")))
+        .then(|| TestCommand::python_pytest().with_env("PYTHONPATH", &p.pythonpath.join(":")))
 }
 
 /// Builds (or reuses) the sandbox image of a checkout.
@@ -279,12 +269,17 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     };
     let kind = project_kind(&display, &tree, opts.kind)?;
     // How the repository's CI installs and runs its tests (Python): mirrored below.
-    let ci_plan = if kind == ProjectKind::Python {
+    let repo_files = if kind == ProjectKind::Python {
         let rels = tree.entries.iter().filter_map(|e| match e {
             Entry::File { dest, .. } => Some(dest.as_str()),
             _ => None,
         });
-        ci::plan(&ci::read_files(&root, rels))
+        ci::read_files(&root, rels)
+    } else {
+        Default::default()
+    };
+    let ci_plan = if kind == ProjectKind::Python {
+        ci::plan(&repo_files)
     } else {
         ci::CiPlan::default()
     };
@@ -326,15 +321,29 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         &tree,
         kind,
         &opts.tests_dirs,
-        opts.test_cmd.as_deref().or(ci_cmd.as_deref()),
+        opts.test_cmd.as_ref().or(ci_cmd.as_ref()),
     )?;
+    // What a delegating command (tox, nox, make, a hatch/pdm script) runs, from the files.
+    let python = ci_plan.python.as_ref().map(|(v, _)| v.as_str());
+    let (test_cmd, _) = super::ci_resolve::resolve(test_cmd, &repo_files, python, &ci::is_test_cmd);
+    if kind == ProjectKind::Python && test_cmd.unresolved() {
+        image::say(
+            &progress,
+            &format!(
+                "note: the test command {} delegates to a tool that cannot build its environment in the sandbox, and what it runs was not found in the checkout's files; it runs as written",
+                test_cmd.describe()
+            ),
+        );
+    }
+    let test_cmd_json = serde_json::to_string(&test_cmd).unwrap_or_default();
     image::say(
         &progress,
         &format!(
-            "{kind} project: {} entries to copy, {} left out; tests: {}; test command: {test_cmd}",
+            "{kind} project: {} entries to copy, {} left out; tests: {}; test command: {}",
             tree.entries.len(),
             tree.excluded.len(),
-            tests_dirs.join(", ")
+            tests_dirs.join(", "),
+            test_cmd.describe()
         ),
     );
     for (rel, why) in tree.excluded.iter().take(20) {
@@ -412,6 +421,7 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         .unwrap_or_default();
     let mut labels = vec![
         (LABEL_TEST_CMD, test_cmd.as_str()),
+        (image::LABEL_TEST_COMMAND, test_cmd_json.as_str()),
         (LABEL_TESTS_DIRS, tests_json.as_str()),
         (LABEL_BASE, base.as_str()),
         (LABEL_DEPS, deps.as_str()),
@@ -433,7 +443,7 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
             CONTEXT_FORMAT.into(),
             SOURCE_RECIPE.into(),
             parent.clone(),
-            test_cmd.clone(),
+            test_cmd_json.clone(),
             tests_json.clone(),
         ],
     )
@@ -993,6 +1003,20 @@ pub fn label_instruction(labels: &[(&str, &str)]) -> String {
     format!("LABEL {}", parts.join(" "))
 }
 
+/// The typed test command of an image: its JSON label, else (images prepared before the
+/// label existed) the written command parsed.
+pub fn test_command_of(
+    labels: &std::collections::HashMap<String, String>,
+    written: &str,
+) -> TestCommand {
+    labels
+        .get(image::LABEL_TEST_COMMAND)
+        .and_then(|j| serde_json::from_str(j).ok())
+        .unwrap_or_else(|| {
+            TestCommand::parse(written).unwrap_or_else(|_| TestCommand::shell_only(written))
+        })
+}
+
 /// Reads a prepared image's labels back.
 pub async fn inspect_prepared(docker: &Docker, tag: &str) -> Result<PreparedImage, ImageError> {
     let inspect = docker
@@ -1022,7 +1046,7 @@ pub async fn inspect_prepared(docker: &Docker, tag: &str) -> Result<PreparedImag
         tag: tag.to_string(),
         image_id: inspect.id.unwrap_or_default(),
         tests_dirs,
-        test_cmd: get(LABEL_TEST_CMD)?,
+        test_cmd: test_command_of(&labels, &get(LABEL_TEST_CMD)?),
         base: get(LABEL_BASE)?,
         deps_reused: false,
         kind: ProjectKind::parse(labels.get(LABEL_KIND).map(String::as_str).unwrap_or("")),
@@ -1071,8 +1095,8 @@ mod tests {
         assert_eq!(ci_test_cmd(&p), None);
         p.pythonpath = vec!["src".into(), ".".into()];
         assert_eq!(
-            ci_test_cmd(&p).as_deref(),
-            Some("PYTHONPATH=src:. python -m pytest")
+            ci_test_cmd(&p).map(|c| c.written),
+            Some("PYTHONPATH=src:. python -m pytest".to_string())
         );
     }
 
@@ -1159,10 +1183,11 @@ mod tests {
         let t = tree(&["pkg/__init__.py", "tests/test_x.py"], &["pkg", "tests"]);
         let (dirs, cmd) = plan("p", &t, &[], None)?;
         assert_eq!(dirs, vec!["tests"]);
-        assert_eq!(cmd, "python -m pytest");
-        let (dirs, cmd) = plan("p", &t, &["./pkg/".into(), "pkg".into()], Some("pytest -x"))?;
+        assert_eq!(cmd.as_str(), "python -m pytest");
+        let given = TestCommand::parse("pytest -x").unwrap();
+        let (dirs, cmd) = plan("p", &t, &["./pkg/".into(), "pkg".into()], Some(&given))?;
         assert_eq!(dirs, vec!["pkg"]);
-        assert_eq!(cmd, "pytest -x");
+        assert_eq!(cmd, given);
         Ok(())
     }
 
@@ -1190,14 +1215,6 @@ mod tests {
         assert!(matches!(
             plan("p", &t, &["../x".into()], None),
             Err(ImageError::BadTestsDir { .. })
-        ));
-        assert!(matches!(
-            plan("p", &t, &[], Some("  ")),
-            Err(ImageError::Unsupported { .. })
-        ));
-        assert!(matches!(
-            plan("p", &t, &[], Some("pytest\nrm -rf /")),
-            Err(ImageError::Unsupported { .. })
         ));
     }
 

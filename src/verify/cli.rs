@@ -63,7 +63,7 @@ pub async fn run(args: VerifyArgs) -> anyhow::Result<Verdict> {
     let fallback_image = PreparedImage {
         tag: args.image.clone().unwrap_or_default(),
         tests_dirs: vec!["tests".into()],
-        test_cmd: "python -m pytest".into(),
+        test_cmd: crate::testcmd::TestCommand::python_pytest(),
     };
     let receipt = match prepare(&args).await {
         Ok((docker, req)) => verify(&docker, &req, &DirTree(args.repo.clone())).await,

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::harness;
 use crate::sandbox::output::tail_chars;
 use crate::sandbox::{ExecRequest, ExecStatus, Sandbox, WORKSPACE};
+use crate::testcmd::TestCommand;
 
 /// What verification needs to know about the prepared image (its labels).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,8 +19,9 @@ pub struct PreparedImage {
     pub tag: String,
     /// Workspace-relative test directories (`patchloop.tests_dirs`).
     pub tests_dirs: Vec<String>,
-    /// The project's test command (`patchloop.test_cmd`), e.g. `PYTHONPATH=src python -m pytest`.
-    pub test_cmd: String,
+    /// The project's test command (labels `patchloop.test_command`, `patchloop.test_cmd`), e.g.
+    /// `PYTHONPATH=src python -m pytest`.
+    pub test_cmd: TestCommand,
 }
 
 impl PreparedImage {
@@ -35,10 +37,10 @@ impl PreparedImage {
             .get("patchloop.tests_dirs")
             .and_then(|s| serde_json::from_str::<Vec<String>>(s).ok())
             .unwrap_or_default();
-        let test_cmd = labels
-            .get("patchloop.test_cmd")
-            .cloned()
-            .unwrap_or_else(|| "python -m pytest".into());
+        let test_cmd = match labels.get(crate::sandbox::image::LABEL_TEST_CMD) {
+            Some(written) => crate::sandbox::prepare::test_command_of(&labels, written),
+            None => TestCommand::python_pytest(),
+        };
         Ok((
             PreparedImage {
                 tag: tag.to_string(),

@@ -261,7 +261,7 @@ pub async fn assess_candidate(
     applied: bool,
     fail_to_pass: &[String],
     tests_dirs: &[String],
-    test_cmd: &str,
+    test_cmd: &crate::testcmd::TestCommand,
     probe: bool,
 ) -> Result<FitReport, String> {
     let started = Instant::now();

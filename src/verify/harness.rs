@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::sandbox::WORKSPACE;
+use crate::testcmd::{PythonSetup, TestCommand};
 
 /// The run script: reads its JSON config from stdin, appends the workspace to `sys.path`,
 /// loads the guard and calls `pytest.main`. pl_pytest.py, prepended, chooses the pytest the
@@ -46,6 +47,8 @@ pub struct RunPlan {
     pub args: Vec<String>,
     /// Test ids or directories to run.
     pub selection: Vec<String>,
+    /// Assignments from the test command (`CI=1`), set before any project code runs.
+    pub env: Vec<(String, String)>,
 }
 
 /// Interpreter flags: isolated mode, no bytecode written. (A `pycache_prefix` would also keep
@@ -74,6 +77,7 @@ impl RunPlan {
             "guard_src": PL_GUARD,
             "args": args,
             "ids": self.selection,
+            "env": self.env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
             "nonce": nonce,
         })
         .to_string()
@@ -108,67 +112,30 @@ impl RunPlan {
     }
 }
 
-/// Resolve a possibly relative path against the workspace.
-fn in_workspace(p: &str) -> String {
-    if p.starts_with('/') {
-        p.to_string()
-    } else {
-        let p = p.trim_start_matches("./").trim_end_matches('/');
-        if p.is_empty() || p == "." {
-            WORKSPACE.to_string()
-        } else {
-            format!("{WORKSPACE}/{p}")
-        }
-    }
-}
-
-/// What the user's test command means for the hardened run: `PYTHONPATH=…` assignments (which
-/// `-I` would ignore) become appended paths; a few pytest options that change how tests are
-/// imported are carried over. Everything else in the command is deliberately dropped.
-pub fn from_test_cmd(cmd: &str) -> (Vec<String>, Vec<String>) {
-    let words = shlex::split(cmd).unwrap_or_default();
-    let mut paths = Vec::new();
-    let mut args = Vec::new();
-    let mut i = 0;
-    while i < words.len() {
-        let w = &words[i];
-        if let Some(v) = w.strip_prefix("PYTHONPATH=") {
-            paths.extend(
-                v.split(':')
-                    .filter(|s| !s.is_empty() && !s.starts_with('$'))
-                    .map(in_workspace),
-            );
-        } else if w.starts_with("--import-mode") || w == "--doctest-modules" {
-            if w == "--import-mode" {
-                if let Some(v) = words.get(i + 1) {
-                    args.push(format!("--import-mode={v}"));
-                    i += 1;
-                }
-            } else {
-                args.push(w.clone());
-            }
-        } else if w == "-p"
-            && let Some(v) = words.get(i + 1)
-        {
-            args.push("-p".into());
-            args.push(v.clone());
-            i += 1;
-        }
-        i += 1;
-    }
-    (paths, args)
+/// What the user's test command means for the hardened run (see
+/// [`TestCommand::python_setup`]): `PYTHONPATH=…` assignments (which `-I` would ignore) become
+/// appended paths, options that change how tests import are carried over, plain assignments
+/// (`CI=1`) become the run's environment. Everything else in the command is deliberately
+/// dropped: the harness runs its own pytest.
+pub fn from_test_cmd(cmd: &TestCommand) -> PythonSetup {
+    cmd.python_setup(WORKSPACE)
 }
 
 /// Build the run plan. With explicit pass-to-pass ids only the targets run; otherwise the whole
 /// suite runs (test dirs, or the config's `testpaths`), plus any fail-to-pass id outside it.
 pub fn plan(
     cfg: &HarnessConfig,
-    test_cmd: &str,
+    test_cmd: &TestCommand,
     tests_dirs: &[String],
     fail_to_pass: &[String],
     pass_to_pass: &[String],
 ) -> RunPlan {
-    let (cmd_paths, args) = from_test_cmd(test_cmd);
+    let PythonSetup {
+        paths: cmd_paths,
+        args,
+        env,
+        ..
+    } = from_test_cmd(test_cmd);
     let mut paths = vec![WORKSPACE.to_string()];
     for p in cmd_paths.into_iter().chain(cfg.pythonpath.iter().cloned()) {
         if !paths.contains(&p) {
@@ -210,6 +177,7 @@ pub fn plan(
         },
         args,
         selection,
+        env,
     }
 }
 
@@ -285,15 +253,20 @@ fn hunk_counts(line: &str) -> Option<(usize, usize)> {
 mod tests {
     use super::*;
 
+    fn cmd(s: &str) -> TestCommand {
+        TestCommand::parse(s).unwrap()
+    }
+
     #[test]
     fn pythonpath_from_the_test_command_is_appended() {
-        let (p, a) = from_test_cmd(
-            "PYTHONPATH=src:lib python -m pytest -p no:randomly --import-mode importlib -x tests",
-        );
-        assert_eq!(p, vec!["/workspace/src", "/workspace/lib"]);
-        assert_eq!(a, vec!["-p", "no:randomly", "--import-mode=importlib"]);
-        let (p, a) = from_test_cmd("pytest");
-        assert!(p.is_empty() && a.is_empty());
+        let s = from_test_cmd(&cmd(
+            "CI=1 PYTHONPATH=src:lib python -m pytest -p no:randomly --import-mode importlib -x tests",
+        ));
+        assert_eq!(s.paths, vec!["/workspace/src", "/workspace/lib"]);
+        assert_eq!(s.args, vec!["-p", "no:randomly", "--import-mode=importlib"]);
+        assert_eq!(s.env, vec![("CI".to_string(), "1".to_string())]);
+        let s = from_test_cmd(&cmd("pytest"));
+        assert!(s.paths.is_empty() && s.args.is_empty());
     }
 
     #[test]
@@ -308,17 +281,23 @@ mod tests {
             "tests/test_a.py::test_x".to_string(),
             "other/test_b.py::test_y".to_string(),
         ];
-        let p = plan(&cfg, "PYTHONPATH=src pytest", &["tests".into()], &f2p, &[]);
+        let p = plan(
+            &cfg,
+            &cmd("PYTHONPATH=src pytest"),
+            &["tests".into()],
+            &f2p,
+            &[],
+        );
         assert_eq!(p.paths, vec!["/workspace", "/workspace/src"]);
         assert_eq!(p.selection, vec!["tests", "other/test_b.py::test_y"]);
         let p2p = vec!["tests/test_a.py::test_z".to_string()];
-        let p = plan(&cfg, "pytest", &[], &f2p[..1], &p2p);
+        let p = plan(&cfg, &cmd("pytest"), &[], &f2p[..1], &p2p);
         assert_eq!(
             p.selection,
             vec!["tests/test_a.py::test_x", "tests/test_a.py::test_z"]
         );
         // No tests dirs: the config's testpaths.
-        let p = plan(&cfg, "pytest", &[], &f2p[..1], &[]);
+        let p = plan(&cfg, &cmd("pytest"), &[], &f2p[..1], &[]);
         assert_eq!(p.selection, vec!["tests"]);
         let json: serde_json::Value = serde_json::from_str(&p.stdin_json("/tmp/x", "n0")).unwrap();
         assert_eq!(json["out_dir"], "/tmp/x");

@@ -482,7 +482,7 @@ struct Shadowed {
 /// caller reports the layer as not run, it never decides a verdict by itself).
 pub async fn neighbourhood(
     c: &dyn Sandbox,
-    test_cmd: &str,
+    test_cmd: &crate::testcmd::TestCommand,
     patch: &str,
     applied: bool,
     fail_to_pass: &[String],
@@ -492,11 +492,13 @@ pub async fn neighbourhood(
         return Ok((Vec::new(), "no changed function to probe".into()));
     }
     let started = Instant::now();
-    let (paths, args) = harness::from_test_cmd(test_cmd);
+    let setup = harness::from_test_cmd(test_cmd);
+    let (paths, args) = (&setup.paths, &setup.args);
     let input = |before: bool| {
         serde_json::json!({
             "paths": paths,
             "args": args,
+            "env": setup.env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
             "ids": fail_to_pass,
             "functions": targets.iter().map(|t| serde_json::json!({
                 "file": if before { &t.pre_file } else { &t.file },

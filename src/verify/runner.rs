@@ -249,7 +249,7 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
     pcfg.kind = kind;
     // Where new top-level modules would be importable from: the root, the usual `src`, and
     // what the test command puts on PYTHONPATH.
-    let (cmd_paths, _) = harness::from_test_cmd(&req.image.test_cmd);
+    let cmd_paths = harness::from_test_cmd(&req.image.test_cmd).paths;
     for p in ["".to_string(), "src".to_string()].into_iter().chain(
         cmd_paths
             .iter()
@@ -1276,7 +1276,7 @@ mod tests {
         let image = PreparedImage {
             tag: "img".into(),
             tests_dirs: vec!["tests".into()],
-            test_cmd: "python -m pytest".into(),
+            test_cmd: crate::testcmd::TestCommand::python_pytest(),
         };
         let req = VerifyRequest::new(image, String::new(), vec!["tests/t.py::test_a".into()]);
         let mut ctx = Ctx {

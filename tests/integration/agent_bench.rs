@@ -113,7 +113,10 @@ async fn per_step_overhead_with_a_zero_latency_model() {
             ..Budgets::default()
         },
         tools: ToolConfig {
-            test_cmd: "python3 -m pytest -q -p no:cacheprovider".into(),
+            test_cmd: patchloop::testcmd::TestCommand::parse(
+                "python3 -m pytest -q -p no:cacheprovider",
+            )
+            .unwrap(),
             ..ToolConfig::default()
         },
     };

@@ -21,12 +21,12 @@ async fn build_demo_image() -> DemoImage {
         .expect("building the demo image")
 }
 
-fn plan(out: &std::path::Path, test_cmd: &str, run_id: &str) -> Plan {
+fn plan(out: &std::path::Path, test_cmd: &patchloop::testcmd::TestCommand, run_id: &str) -> Plan {
     let mut p = Plan::new(
         EpisodeConfig {
             budgets: Budgets::default(),
             tools: ToolConfig {
-                test_cmd: test_cmd.into(),
+                test_cmd: test_cmd.clone(),
                 ..ToolConfig::default()
             },
         },

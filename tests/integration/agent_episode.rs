@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use wiremock::{Mock, MockServer, Request as WmRequest, Respond, ResponseTemplate};
 
 /// A fake test command: JUnit XML saying whether median() averages the middle pair.
-const CHECK: &str = r#"for a in "$@"; do case "$a" in --junitxml=*) x="${a#--junitxml=}";; esac; done
+const CHECK: &str = r#"for a in "$@" $PYTEST_ADDOPTS; do case "$a" in --junitxml=*) x="${a#--junitxml=}";; esac; done
 if grep -q 'ordered\[mid - 1\]' stats/median.py; then
   echo "1 passed"; printf '<testsuites><testsuite name="t" tests="1"><testcase classname="tests.test_median" name="test_even"/></testsuite></testsuites>' > "$x"; exit 0
 else
@@ -42,7 +42,8 @@ async fn fixture(budgets: Budgets) -> Fixture {
     let cfg = EpisodeConfig {
         budgets,
         tools: ToolConfig {
-            test_cmd: format!("sh {}", check.display()),
+            test_cmd: patchloop::testcmd::TestCommand::parse(&format!("sh {}", check.display()))
+                .unwrap(),
             obs_cap: 2048,
             ..ToolConfig::default()
         },

@@ -70,7 +70,11 @@ fn server() -> Server {
 }
 
 /// The candidate strategy alone, three candidates, on the demo's tests.
-fn candidate_plan(out: &std::path::Path, test_cmd: &str, name: &str) -> Plan {
+fn candidate_plan(
+    out: &std::path::Path,
+    test_cmd: &patchloop::testcmd::TestCommand,
+    name: &str,
+) -> Plan {
     let mut plan = Plan::new(
         EpisodeConfig {
             budgets: Budgets {
@@ -78,7 +82,7 @@ fn candidate_plan(out: &std::path::Path, test_cmd: &str, name: &str) -> Plan {
                 ..Budgets::default()
             },
             tools: ToolConfig {
-                test_cmd: test_cmd.to_string(),
+                test_cmd: test_cmd.clone(),
                 ..ToolConfig::default()
             },
         },

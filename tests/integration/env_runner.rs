@@ -173,7 +173,11 @@ async fn tests_run_from_the_checkout_when_ci_does() {
     .await
     .unwrap_or_else(|e| panic!("prepare: {e}"));
     let out = lines.lock().unwrap().join("\n");
-    assert_eq!(img.test_cmd, "PYTHONPATH=src python -m pytest", "{out}");
+    assert_eq!(
+        img.test_cmd.as_str(),
+        "PYTHONPATH=src python -m pytest",
+        "{out}"
+    );
     assert!(
         out.contains("CI: install mode: tests run from the checkout"),
         "{out}"

@@ -121,7 +121,12 @@ async fn failed_run_on_a_pr_becomes_one_review_with_outputs_and_summary() {
     assert_eq!(report.end, ActionEnd::Fixed);
     let req = fake.calls.lock().unwrap()[0].clone();
     assert_eq!(req.failing_tests, vec!["tests/test_calc.py::test_sub"]);
-    assert_eq!(req.test_cmd.as_deref(), Some("python -m pytest -q"));
+    assert_eq!(
+        req.test_cmd
+            .as_ref()
+            .map(patchloop::testcmd::TestCommand::as_str),
+        Some("python -m pytest -q")
+    );
     assert_eq!(req.head_sha, HEAD);
     assert_eq!(req.pr, Some(2));
     assert!(
@@ -583,7 +588,9 @@ async fn repo_config_and_inputs_apply() {
     .unwrap();
     let req = fake.calls.lock().unwrap()[0].clone();
     assert_eq!(
-        req.test_cmd.as_deref(),
+        req.test_cmd
+            .as_ref()
+            .map(patchloop::testcmd::TestCommand::as_str),
         Some("make test"),
         "config beats the log"
     );
@@ -958,7 +965,9 @@ fn assert_fork_safe(
 ) {
     let req = fake.calls.lock().unwrap()[0].clone();
     assert_eq!(
-        req.test_cmd.as_deref(),
+        req.test_cmd
+            .as_ref()
+            .map(patchloop::testcmd::TestCommand::as_str),
         Some("make test"),
         "the base's test command"
     );
@@ -1043,7 +1052,10 @@ async fn fork_workflow_runs_use_the_base_config_and_never_push() {
     .await
     .unwrap();
     assert_eq!(
-        fake.calls.lock().unwrap()[0].test_cmd.as_deref(),
+        fake.calls.lock().unwrap()[0]
+            .test_cmd
+            .as_ref()
+            .map(patchloop::testcmd::TestCommand::as_str),
         Some("make test")
     );
     assert!(mock.writes().is_empty(), "{:?}", mock.writes());

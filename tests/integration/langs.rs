@@ -67,7 +67,7 @@ async fn prepared(dir: &str, kind: ProjectKind) -> PreparedImage {
     );
     assert_eq!(img.kind, kind);
     assert_eq!(img.tests_dirs, vec!["tests".to_string()]);
-    assert_eq!(img.test_cmd, kind.default_test_cmd());
+    assert_eq!(img.test_cmd.as_str(), kind.default_test_cmd());
     img
 }
 

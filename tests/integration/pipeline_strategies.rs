@@ -39,7 +39,7 @@ fn candidates_yaml(replies: &[&str]) -> String {
     y
 }
 
-fn plan(out: &std::path::Path, test_cmd: &str, name: &str) -> Plan {
+fn plan(out: &std::path::Path, test_cmd: &patchloop::testcmd::TestCommand, name: &str) -> Plan {
     let mut p = Plan::new(
         EpisodeConfig {
             budgets: Budgets {
@@ -47,7 +47,7 @@ fn plan(out: &std::path::Path, test_cmd: &str, name: &str) -> Plan {
                 ..Budgets::default()
             },
             tools: ToolConfig {
-                test_cmd: test_cmd.into(),
+                test_cmd: test_cmd.clone(),
                 ..ToolConfig::default()
             },
         },

@@ -157,7 +157,7 @@ async fn prepared_image_holds_the_clean_checkout_and_a_one_commit_baseline() {
         img.tag
     );
     assert_eq!(img.tests_dirs, vec!["tests"]);
-    assert_eq!(img.test_cmd, "python -m pytest");
+    assert_eq!(img.test_cmd.as_str(), "python -m pytest");
     assert_eq!(img.base, base().await);
 
     // Labels read back equal what prepare returned.
@@ -461,7 +461,7 @@ async fn cli_prints_the_tag_on_stdout_and_exits_2_on_bad_input() {
     assert!(tag.starts_with("patchloop-sandbox:"), "{tag}");
     let docker = connect().await.unwrap();
     let back = prepare::inspect_prepared(&docker, &tag).await.unwrap();
-    assert_eq!(back.test_cmd, "python -m pytest -x");
+    assert_eq!(back.test_cmd.as_str(), "python -m pytest -x");
     assert_eq!(back.tests_dirs, vec!["tests"]);
 }
 

@@ -224,7 +224,7 @@ async fn run_case(
     let image = PreparedImage {
         tag: TAG.into(),
         tests_dirs: vec!["tests".into()],
-        test_cmd: "python -m pytest".into(),
+        test_cmd: patchloop::testcmd::TestCommand::parse("python -m pytest").unwrap(),
     };
     let mut req = VerifyRequest::new(image, c.patch.clone(), c.meta.fail_to_pass.clone());
     req.reruns = reruns;

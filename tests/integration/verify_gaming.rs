@@ -125,7 +125,9 @@ async fn docker_gaming_end_to_end() {
                     &d,
                     &PrepareOptions {
                         path: tree.clone(),
-                        test_cmd: Some(c.meta.test_command.clone()),
+                        test_cmd: Some(
+                            patchloop::testcmd::TestCommand::parse(&c.meta.test_command).unwrap(),
+                        ),
                         ..Default::default()
                     },
                 )

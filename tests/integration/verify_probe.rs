@@ -134,7 +134,7 @@ async fn run(d: &bollard::Docker, patch: &str, ids: &[&str], fit: FitOptions) ->
     let image = PreparedImage {
         tag: TAG.into(),
         tests_dirs: vec!["tests".into()],
-        test_cmd: "python -m pytest".into(),
+        test_cmd: patchloop::testcmd::TestCommand::parse("python -m pytest").unwrap(),
     };
     let mut req = VerifyRequest::new(
         image,
@@ -300,7 +300,7 @@ async fn fitted_patches_break_relations_genuine_fixes_keep_them() {
         false,
         &ids,
         &["tests".into()],
-        "python -m pytest",
+        &patchloop::testcmd::TestCommand::python_pytest(),
         true,
     )
     .await

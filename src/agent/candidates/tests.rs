@@ -475,7 +475,8 @@ async fn clamp_run(
     };
     problem.ranked[0].lines = lines.iter().map(|&l| (l, 1.0)).collect();
     let tools = ToolConfig {
-        test_cmd: format!("sh one_test.sh test_clamp '{pat}'"),
+        test_cmd: crate::testcmd::TestCommand::parse(&format!("sh one_test.sh test_clamp '{pat}'"))
+            .unwrap(),
         ..ToolConfig::default()
     };
     let cfg = CandidateConfig {
@@ -1380,7 +1381,7 @@ async fn fills_during_checks(overlap: Option<bool>) -> (usize, usize) {
         ..CandidateConfig::default()
     };
     let tools = ToolConfig {
-        test_cmd: "true".into(),
+        test_cmd: crate::testcmd::TestCommand::parse("true").unwrap(),
         ..ToolConfig::default()
     };
     let out = run_with(&model, &sandbox, &clamp_problem(), &[], &cfg, &tools).await;
@@ -1515,7 +1516,7 @@ fn fills_both(req: &Infill<'_>) -> &'static str {
 /// A test command that writes pytest-style JUnit: test_clamp passes once core.py says
 /// `return hi`, test_count once it says `return len(self.items)` (and `return hi` too, with
 /// NEED=both), test_other always.
-const FAKE_TESTS: &str = r#"for a in "$@"; do case "$a" in --junitxml=*) x="${a#--junitxml=}";; esac; done
+const FAKE_TESTS: &str = r#"for a in "$@" $PYTEST_ADDOPTS; do case "$a" in --junitxml=*) x="${a#--junitxml=}";; esac; done
 has() { grep -q "$1" pkg/core.py; }
 case_() { if [ "$2" = 0 ]; then echo "<testcase classname=\"tests.test_m\" name=\"$1\"/>"; else echo "<testcase classname=\"tests.test_m\" name=\"$1\"><failure message=\"no\"/></testcase>"; fi; }
 has 'return hi$'; clamp=$?
@@ -1553,7 +1554,8 @@ async fn two_places(need: &str) -> (CandidatesOutcome, String) {
         ..CandidateConfig::default()
     };
     let tools = ToolConfig {
-        test_cmd: format!("NEED={need} sh fake_tests.sh"),
+        test_cmd: crate::testcmd::TestCommand::parse(&format!("NEED={need} sh fake_tests.sh"))
+            .unwrap(),
         ..ToolConfig::default()
     };
     let model = FillsWith::new(fills_both).remote();
@@ -1695,7 +1697,7 @@ async fn a_greedy_fill_that_changes_nothing_branches_at_its_runner_up_token() {
         ..CandidateConfig::default()
     };
     let tools = ToolConfig {
-        test_cmd: "true".into(),
+        test_cmd: crate::testcmd::TestCommand::parse("true").unwrap(),
         ..ToolConfig::default()
     };
     let model = BranchesGreedy::default();
@@ -1778,7 +1780,7 @@ async fn a_greedy_fill_that_changes_nothing_is_retried_sampled_at_once() {
         ..CandidateConfig::default()
     };
     let tools = ToolConfig {
-        test_cmd: "true".into(),
+        test_cmd: crate::testcmd::TestCommand::parse("true").unwrap(),
         ..ToolConfig::default()
     };
     let model = FillsWith::new(echoes_greedy);
@@ -1832,7 +1834,7 @@ fn a_long_function_does_not_crowd_the_next_suspects_hot_line_out_of_the_sites() 
 /// A test command that writes pytest-style JUnit for one test (`$1`), passing when core.py
 /// has a line matching `$2`.
 const ONE_TEST: &str = r#"n="$1"; pat="$2"; shift 2
-for a in "$@"; do case "$a" in --junitxml=*) x="${a#--junitxml=}";; esac; done
+for a in "$@" $PYTEST_ADDOPTS; do case "$a" in --junitxml=*) x="${a#--junitxml=}";; esac; done
 if grep -q "$pat" pkg/core.py; then t="<testcase classname=\"tests.test_m\" name=\"$n\"/>"; else t="<testcase classname=\"tests.test_m\" name=\"$n\"><failure message=\"no\"/></testcase>"; fi
 echo "<testsuites><testsuite name=\"pytest\" tests=\"1\">$t</testsuite></testsuites>" > "$x"
 "#;
@@ -1890,7 +1892,10 @@ async fn a_rule_candidate_that_passes_clean_leaves_the_model_unasked() {
         ..clamp_problem()
     };
     let tools = ToolConfig {
-        test_cmd: "sh one_test.sh test_count 'return len(self.items)$'".into(),
+        test_cmd: crate::testcmd::TestCommand::parse(
+            "sh one_test.sh test_count 'return len(self.items)$'",
+        )
+        .unwrap(),
         ..ToolConfig::default()
     };
     let model = Counted(std::sync::atomic::AtomicUsize::new(0));
@@ -1942,7 +1947,8 @@ async fn a_rule_candidate_that_fails_leaves_the_fills_to_draw() {
         ..clamp_problem()
     };
     let tools = ToolConfig {
-        test_cmd: "sh one_test.sh test_clamp 'return hi$'".into(),
+        test_cmd: crate::testcmd::TestCommand::parse("sh one_test.sh test_clamp 'return hi$'")
+            .unwrap(),
         ..ToolConfig::default()
     };
     let model = Counted(std::sync::atomic::AtomicUsize::new(0));

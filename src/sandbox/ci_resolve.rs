@@ -1,0 +1,551 @@
+//! What a delegating test command runs, read from the repository's files (pure): a tox env's
+//! `commands` (with its `setenv` and `changedir`), a nox session's `session.run`, a Makefile
+//! target's recipe, a hatch or pdm script. The result is filled into the typed command
+//! ([`TestCommand::runs`]), so every consumer renders what finally runs — in the sandbox, where
+//! tox and nox could not build their environments (no network), the image already holds them.
+
+use std::collections::BTreeMap;
+
+use super::ci_text::{call_args, ini};
+use crate::testcmd::{Launcher, TestCommand, Word};
+
+/// How CI makes the project importable for its tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Install {
+    /// Tests run from the checkout (nothing installs the project; `PYTHONPATH` at most).
+    Checkout,
+    /// `pip install -e .`, `poetry install`, tox `usedevelop`, `setup.py develop`.
+    Editable,
+    /// `pip install .`, a built wheel or sdist, tox's default package install.
+    Built,
+}
+
+/// A delegation followed: what runs, how the delegate installs the project, what it puts on
+/// `PYTHONPATH`, and where it was read.
+#[derive(Debug, Clone)]
+pub struct Delegation {
+    pub runs: TestCommand,
+    pub install: Option<Install>,
+    pub pythonpath: Vec<String>,
+    pub note: String,
+}
+
+/// Whether a command line runs tests (the caller's predicate, `ci::is_test_cmd`).
+pub type IsTest<'a> = &'a dyn Fn(&str) -> bool;
+
+/// Fills in what `cmd` (and what it runs, level by level) delegates to, when the files say.
+/// `python`: the CI's Python version, for tox's `[gh-actions]` mapping.
+pub fn resolve(
+    mut cmd: TestCommand,
+    files: &BTreeMap<String, String>,
+    python: Option<&str>,
+    is_test: IsTest,
+) -> (TestCommand, Option<Delegation>) {
+    if let Some(inner) = cmd.runs.take() {
+        let (inner, d) = resolve(*inner, files, python, is_test);
+        cmd.runs = Some(Box::new(inner));
+        return (cmd, d);
+    }
+    let d = match &cmd.launcher {
+        Launcher::Tox => tox(&cmd, files, python, is_test),
+        Launcher::Nox => nox(&cmd, files, is_test),
+        Launcher::Make => make(&cmd, files, is_test),
+        Launcher::EnvRunner { tool } if tool == "hatch run" || tool == "pdm run" => {
+            script(&cmd, tool, files)
+        }
+        _ => None,
+    };
+    match d {
+        Some(d) => {
+            cmd.runs = Some(Box::new(d.runs.clone()));
+            cmd.via = Some(d.note.clone());
+            (cmd, Some(d))
+        }
+        None => (cmd, None),
+    }
+}
+
+fn truthy(v: Option<&String>) -> bool {
+    v.is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "1" | "yes"))
+}
+
+/// The value of `-e ENV` / `--envlist ENV` / `-s SESSION` among a launcher's arguments.
+fn flag_value(args: &[Word], flags: &[&str]) -> Option<String> {
+    let mut it = args.iter();
+    while let Some(w) = it.next() {
+        let t = w.text();
+        if flags.contains(&t) {
+            return it.next().and_then(|v| v.value.clone());
+        }
+        for f in flags.iter().filter(|f| f.len() == 2) {
+            if let Some(v) = t.strip_prefix(f)
+                && !v.is_empty()
+                && !v.starts_with('-')
+            {
+                return w.value.as_ref().map(|_| v.to_string());
+            }
+        }
+        if t == "--" {
+            break;
+        }
+    }
+    None
+}
+
+/// tox substitutions in a `commands` line: `{posargs:default}` → default, `{posargs}` and
+/// `{envsitepackagesdir}`-like paths dropped, `{toxinidir}` → the checkout, `{envpython}` →
+/// python.
+fn tox_line(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let Some(end) = rest[start..].find('}') else {
+            out.push_str(&rest[start..]);
+            rest = "";
+            break;
+        };
+        let inner = &rest[start + 1..start + end];
+        let mut after = &rest[start + end + 1..];
+        match inner.split_once(':') {
+            Some(("posargs", default)) => out.push_str(default),
+            _ => match inner {
+                "posargs" => {}
+                "envpython" => out.push_str("python"),
+                "toxinidir" => {
+                    out.push('.');
+                }
+                "envbindir" | "envdir" | "envsitepackagesdir" | "envtmpdir" | "toxworkdir" => {
+                    // A path in the tox env: nothing of it exists here.
+                    after = after.trim_start_matches(|c: char| !c.is_whitespace());
+                }
+                other => {
+                    out.push('{');
+                    out.push_str(other);
+                    out.push('}');
+                }
+            },
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn tox(
+    cmd: &TestCommand,
+    files: &BTreeMap<String, String>,
+    python: Option<&str>,
+    is_test: IsTest,
+) -> Option<Delegation> {
+    let (from, text) = super::ci_deps::tox_config(files)?;
+    let conf = ini(&text);
+    let line = match flag_value(cmd.args(), &["-e", "--envlist"]) {
+        Some(e) => format!("tox -e {e}"),
+        None => "tox".to_string(),
+    };
+    let env = super::ci_deps::tox_env(&line, &conf, python);
+    let mut merged = conf.get("testenv").cloned().unwrap_or_default();
+    if let Some(e) = &env
+        && let Some(s) = conf.get(&format!("testenv:{e}"))
+    {
+        merged.extend(s.clone());
+    }
+    let factors: Vec<&str> = env
+        .as_deref()
+        .map(|e| e.split('-').collect())
+        .unwrap_or_default();
+    let commands = merged.get("commands")?;
+    let test_line = commands.lines().map(str::trim).find_map(|l| {
+        // `py38: pytest …`: a line for some factors only.
+        let l = match l.split_once(": ") {
+            Some((cond, rest)) if !cond.contains(' ') && !cond.starts_with('-') => {
+                let holds = cond.split(',').any(|alt| {
+                    alt.split('-').all(|f| match f.strip_prefix('!') {
+                        Some(neg) => !factors.contains(&neg),
+                        None => factors.contains(&f),
+                    })
+                });
+                if !holds {
+                    return None;
+                }
+                rest
+            }
+            _ => l,
+        };
+        is_test(l).then(|| tox_line(l))
+    })?;
+    let mut runs = TestCommand::parse(&test_line).ok()?;
+    let install = if truthy(merged.get("skip_install")) {
+        Install::Checkout
+    } else if truthy(merged.get("usedevelop")) {
+        Install::Editable
+    } else {
+        Install::Built
+    };
+    let mut pythonpath = Vec::new();
+    for l in merged.get("setenv").into_iter().flat_map(|s| s.lines()) {
+        let Some((k, v)) = l.trim().split_once('=') else {
+            continue;
+        };
+        let (k, v) = (k.trim(), v.trim());
+        if k == "PYTHONPATH" {
+            pythonpath.extend(crate::testcmd::pythonpath_dirs(v));
+        } else if !k.is_empty() && !v.contains('{') && !v.contains('$') {
+            runs = runs.with_env(k, v);
+        }
+    }
+    if !pythonpath.is_empty() {
+        runs = runs.with_env("PYTHONPATH", &pythonpath.join(":"));
+    }
+    if let Some(dir) = merged.get("changedir") {
+        let d = tox_line(dir);
+        let d = d.trim_start_matches("./").trim_end_matches('/');
+        if !d.is_empty() && d != "." && !d.starts_with('/') && !d.contains("..") && !d.contains('{')
+        {
+            runs.cwd = Some(d.trim_start_matches("./").to_string());
+        }
+    }
+    Some(Delegation {
+        runs,
+        install: Some(install),
+        pythonpath,
+        note: format!(
+            "{from} [testenv{}]",
+            env.map(|e| format!(":{e}")).unwrap_or_default()
+        ),
+    })
+}
+
+/// The install mode of `pip install`-like arguments (None: only dependencies).
+pub fn install_of_args(args: &[String]) -> Option<Install> {
+    let local = |a: &str| a == "." || a.starts_with(".[");
+    if args
+        .iter()
+        .any(|a| a == "-e" || a == "--editable" || a.starts_with("-e."))
+        && args.iter().any(|a| local(a) || a.starts_with("-e."))
+    {
+        Some(Install::Editable)
+    } else if args.iter().any(|a| local(a)) {
+        Some(Install::Built)
+    } else {
+        None
+    }
+}
+
+/// The body of the session function `name` in a noxfile (`tests-3.11` names `tests`), else
+/// the whole file.
+fn nox_session<'a>(src: &'a str, name: Option<&str>) -> &'a str {
+    let Some(name) = name else { return src };
+    let bodies: Vec<&str> = src.split("\ndef ").skip(1).collect();
+    let find = |n: &str| {
+        bodies
+            .iter()
+            .find(|b| b.starts_with(&format!("{n}(")))
+            .copied()
+    };
+    let base = name.split('-').next().unwrap_or(name);
+    find(name)
+        .or_else(|| find(&name.replace('-', "_")))
+        .or_else(|| find(base))
+        .map(|b| b.split("\n@").next().unwrap_or(b))
+        .unwrap_or(src)
+}
+
+fn nox(cmd: &TestCommand, files: &BTreeMap<String, String>, is_test: IsTest) -> Option<Delegation> {
+    let src = files.get("noxfile.py")?;
+    let session = flag_value(cmd.args(), &["-s", "--session", "--sessions", "-e"]);
+    let body = nox_session(src, session.as_deref());
+    let line = call_args(body, "session.run(")
+        .into_iter()
+        .map(|a| {
+            a.iter()
+                .map(|w| crate::testcmd::words::quote_if_needed(w))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .find(|c| is_test(c))?;
+    let install = call_args(body, "session.install(")
+        .iter()
+        .find_map(|a| install_of_args(a))
+        .unwrap_or(Install::Checkout);
+    Some(Delegation {
+        runs: TestCommand::parse(&line).ok()?,
+        install: Some(install),
+        pythonpath: Vec::new(),
+        note: match session {
+            Some(s) => format!("noxfile.py session `{s}`"),
+            None => "noxfile.py".into(),
+        },
+    })
+}
+
+/// `NAME = value` / `?=` / `:=` assignments of a Makefile (one line each).
+fn make_vars(mk: &str) -> BTreeMap<String, String> {
+    let mut vars = BTreeMap::new();
+    for l in mk.lines().filter(|l| !l.starts_with('\t')) {
+        for op in [":=", "?=", "::=", "="] {
+            if let Some((k, v)) = l.split_once(op) {
+                let k = k.trim();
+                if !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    vars.entry(k.to_string())
+                        .or_insert_with(|| v.trim().to_string());
+                }
+                break;
+            }
+        }
+    }
+    vars
+}
+
+/// `$(VAR)` / `${VAR}` replaced by the Makefile's value (`PYTHON` → python when unset; other
+/// unknown variables dropped).
+fn make_expand(line: &str, vars: &BTreeMap<String, String>, depth: u8) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let close = match after.chars().next() {
+            Some('(') => ')',
+            Some('{') => '}',
+            Some('$') => {
+                out.push('$');
+                rest = &after[1..];
+                continue;
+            }
+            _ => {
+                out.push('$');
+                rest = after;
+                continue;
+            }
+        };
+        let Some(end) = after.find(close) else {
+            out.push_str(&rest[at..]);
+            return out;
+        };
+        let name = &after[1..end];
+        match vars.get(name) {
+            Some(v) if depth > 0 => out.push_str(&make_expand(v, vars, depth - 1)),
+            _ if name.starts_with("PYTHON") => out.push_str("python"),
+            _ => {}
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn make(
+    cmd: &TestCommand,
+    files: &BTreeMap<String, String>,
+    is_test: IsTest,
+) -> Option<Delegation> {
+    let mk = files.get("Makefile")?;
+    let target = cmd
+        .args()
+        .iter()
+        .filter_map(|w| w.value.as_deref())
+        .find(|a| !a.starts_with('-') && !a.contains('='))
+        .unwrap_or("test")
+        .to_string();
+    let vars = make_vars(mk);
+    let mut in_target = false;
+    for l in mk.lines() {
+        if !l.starts_with('\t') {
+            in_target = l.split_once(':').is_some_and(|(t, rest)| {
+                !rest.starts_with('=') && t.split_whitespace().any(|t| t == target)
+            });
+            continue;
+        }
+        let r = l.trim().trim_start_matches(['@', '-', '+']);
+        let r = make_expand(r, &vars, 3);
+        if in_target && is_test(&r) {
+            return Some(Delegation {
+                runs: TestCommand::parse(&r).ok()?,
+                install: None,
+                pythonpath: Vec::new(),
+                note: format!("Makefile target `{target}`"),
+            });
+        }
+    }
+    None
+}
+
+/// `hatch run [ENV:]SCRIPT args` / `pdm run SCRIPT args`: the script's command from
+/// pyproject.toml (`[tool.hatch.envs.ENV.scripts]`, `[tool.pdm.scripts]`), `{args}` replaced
+/// by the arguments given; a script whose first command is another script is followed.
+fn script(cmd: &TestCommand, tool: &str, files: &BTreeMap<String, String>) -> Option<Delegation> {
+    let doc: toml::Value = toml::from_str(files.get("pyproject.toml")?).ok()?;
+    let words = cmd.args();
+    let name = words.first()?.value.clone()?;
+    let rest: Vec<&str> = words[1..].iter().map(|w| w.raw.as_str()).collect();
+    let (env, script) = match name.split_once(':') {
+        Some((e, s)) if tool == "hatch run" => (e.to_string(), s.to_string()),
+        _ => ("default".to_string(), name.clone()),
+    };
+    let table = if tool == "hatch run" {
+        doc.get("tool")?
+            .get("hatch")?
+            .get("envs")?
+            .get(&env)?
+            .get("scripts")?
+    } else {
+        doc.get("tool")?.get("pdm")?.get("scripts")?
+    };
+    let first_command = |v: &toml::Value| -> Option<String> {
+        match v {
+            toml::Value::String(s) => Some(s.clone()),
+            toml::Value::Array(a) => a.first()?.as_str().map(str::to_string),
+            toml::Value::Table(t) => {
+                t.get("cmd")
+                    .or_else(|| t.get("shell"))
+                    .and_then(|c| match c {
+                        toml::Value::String(s) => Some(s.clone()),
+                        toml::Value::Array(a) => Some(
+                            a.iter()
+                                .filter_map(|x| x.as_str())
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                        ),
+                        _ => None,
+                    })
+            }
+            _ => None,
+        }
+    };
+    let mut line = first_command(table.get(&script)?)?;
+    for _ in 0..3 {
+        // A script made of other scripts: follow the first.
+        let head = line.split_whitespace().next().unwrap_or("").to_string();
+        match table.get(&head).and_then(first_command) {
+            Some(next) if head != script => {
+                let tail = line[head.len()..].to_string();
+                line = format!("{next}{tail}");
+            }
+            _ => break,
+        }
+    }
+    let args = rest.join(" ");
+    let line = if line.contains("{args") {
+        let mut out = String::new();
+        let mut r = line.as_str();
+        while let Some(at) = r.find("{args") {
+            out.push_str(&r[..at]);
+            let end = r[at..].find('}').map(|e| at + e).unwrap_or(r.len() - 1);
+            let inner = &r[at + 1..end];
+            let default = inner.split_once(':').map(|(_, d)| d).unwrap_or("");
+            out.push_str(if args.is_empty() { default } else { &args });
+            r = &r[end + 1..];
+        }
+        out.push_str(r);
+        out
+    } else if args.is_empty() {
+        line
+    } else {
+        format!("{line} {args}")
+    };
+    Some(Delegation {
+        runs: TestCommand::parse(&line).ok()?,
+        install: None,
+        pythonpath: Vec::new(),
+        note: if tool == "hatch run" {
+            format!("pyproject.toml [tool.hatch.envs.{env}.scripts] {script}")
+        } else {
+            format!("pyproject.toml [tool.pdm.scripts] {script}")
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(list: &[(&str, &str)]) -> BTreeMap<String, String> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn is_test(l: &str) -> bool {
+        l.contains("pytest") || l.contains("unittest")
+    }
+
+    fn runs(cmd: &str, f: &BTreeMap<String, String>) -> Option<String> {
+        let (c, d) = resolve(TestCommand::parse(cmd).unwrap(), f, Some("3.11"), &is_test);
+        d.map(|_| {
+            let mut at = &c;
+            while let Some(r) = &at.runs {
+                at = r;
+            }
+            at.written.clone()
+        })
+    }
+
+    #[test]
+    fn tox_envs_with_posargs_setenv_factors_and_changedir() {
+        let tox = "[tox]\nenvlist = py{310,311}, lint\n\n[testenv]\ndeps = pytest\nsetenv =\n    PYTHONPATH = {toxinidir}/src\n    CI = 1\ncommands =\n    py310: pytest --old {posargs}\n    py311: pytest {posargs:tests -x}\n\n[testenv:lint]\ncommands = flake8\n\n[testenv:sub]\nchangedir = {toxinidir}/pkg\ncommands = {envpython} -m pytest {posargs}\n";
+        let f = files(&[("tox.ini", tox)]);
+        assert_eq!(
+            runs("tox -e py311", &f).as_deref(),
+            Some("PYTHONPATH=src CI=1 pytest tests -x")
+        );
+        assert_eq!(
+            runs("tox -e py310", &f).as_deref(),
+            Some("PYTHONPATH=src CI=1 pytest --old")
+        );
+        // No -e: the envlist's first CPython env.
+        assert_eq!(
+            runs("tox", &f).as_deref(),
+            Some("PYTHONPATH=src CI=1 pytest --old")
+        );
+        let (c, _) = resolve(
+            TestCommand::parse("tox -e sub").unwrap(),
+            &f,
+            None,
+            &is_test,
+        );
+        assert_eq!(c.runs.as_ref().unwrap().cwd.as_deref(), Some("pkg"));
+        assert!(c.runs_pytest());
+        assert_eq!(
+            runs(
+                "tox -e lint",
+                &files(&[("tox.ini", "[testenv:lint]\ncommands = flake8\n")])
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn nox_sessions_make_targets_and_scripts() {
+        let nox = "import nox\n\n@nox.session\ndef lint(session):\n    session.run(\"flake8\")\n\n@nox.session(python=[\"3.11\"])\ndef tests(session):\n    session.install(\"-e\", \".\")\n    session.run(\"pytest\", \"-q\", \"tests dir\")\n";
+        let f = files(&[("noxfile.py", nox)]);
+        assert_eq!(
+            runs("nox -s tests-3.11", &f).as_deref(),
+            Some("pytest -q 'tests dir'")
+        );
+        let mk = "PYTHON ?= python3\nPYTEST_ARGS = -x -q\n\ntest: install\n\t@$(PYTHON) -m pytest $(PYTEST_ARGS) $(UNSET) tests\n\nlint:\n\tflake8\n";
+        let f = files(&[("Makefile", mk)]);
+        assert_eq!(
+            runs("make test", &f).as_deref(),
+            Some("python3 -m pytest -x -q tests")
+        );
+        assert_eq!(
+            runs("make", &f).as_deref(),
+            Some("python3 -m pytest -x -q tests")
+        );
+        let py = "[tool.hatch.envs.default.scripts]\ntest = \"pytest {args:tests}\"\ncov = [\"test --cov\", \"coverage report\"]\n\n[tool.hatch.envs.types.scripts]\ncheck = \"mypy src\"\n\n[tool.pdm.scripts]\ntest = {cmd = [\"pytest\", \"-x\"]}\n";
+        let f = files(&[("pyproject.toml", py)]);
+        assert_eq!(runs("hatch run test", &f).as_deref(), Some("pytest tests"));
+        assert_eq!(
+            runs("hatch run test -k a", &f).as_deref(),
+            Some("pytest -k a")
+        );
+        assert_eq!(
+            runs("hatch run default:cov", &f).as_deref(),
+            Some("pytest tests --cov")
+        );
+        assert_eq!(runs("pdm run test", &f).as_deref(), Some("pytest -x"));
+        assert_eq!(runs("hatch run nope", &f), None);
+    }
+}

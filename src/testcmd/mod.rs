@@ -1,0 +1,731 @@
+//! The repository's test command as one typed value.
+//!
+//! A test command enters patchloop as text in five places (the `--test-cmd` flag, the
+//! `test_command:` config key, a workflow step, a CI log, a bench task) and is parsed there,
+//! once, into a [`TestCommand`]: the working directory (`cd sub && …`), environment
+//! assignments (`PYTHONPATH=src …`, `env CI=1 …`), the launcher (`python -m pytest`, `pytest`,
+//! `tox -e`, `nox -s`, `make`, `uv run`/`poetry run`/`hatch run`/`pdm run`, `coverage run`) and
+//! its arguments, each word kept as the repository wrote it. What a delegating launcher runs
+//! (a tox env's `commands`, a Makefile recipe, a hatch script) is filled in by
+//! `sandbox::ci::resolve`, which reads the repository's files.
+//!
+//! Every consumer renders its own invocation from the value ([`TestCommand::shell`] for the
+//! agent's `run_tests`, collection, hidden checks and bench runs; [`TestCommand::python_setup`]
+//! for the verifier's hardened run, the tracer and the probe); none parses a shell string
+//! again. A form this module does not understand is [`Launcher::Shell`]: it is run as written,
+//! through `sh -c`, never taken apart.
+
+pub mod pytest_args;
+pub mod words;
+
+use serde::{Deserialize, Serialize};
+
+pub use words::Word;
+use words::{Token, quote, quote_if_needed, tokenize};
+
+/// The chooser (`images/harness/pl_pytest.py`): runs the project's pytest when it imports and
+/// is new enough, else the harness's own; its first output line says which.
+pub const PL_PYTEST: &str = include_str!("../../images/harness/pl_pytest.py");
+
+/// What runs the tests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Launcher {
+    /// pytest: `python -m pytest` (`interpreter` = the Python and its options), the `pytest` /
+    /// `py.test` script, or `coverage run -m pytest` (`interpreter` empty: `python`).
+    Pytest { interpreter: Vec<Word> },
+    /// Another Python program: `python -m unittest`, `python setup.py test`, `python runtests.py`.
+    Python,
+    /// `tox` (`tox -e py311`, `python -m tox`).
+    Tox,
+    /// `nox` (`nox -s tests`).
+    Nox,
+    /// `make test`.
+    Make,
+    /// A tool that runs a command in its own environment (`uv run`, `poetry run`, `hatch run`,
+    /// `pdm run`, `pipenv run`, `rye run`, `hatch test`): the sandbox's image already is that
+    /// environment, so what it runs is run directly.
+    EnvRunner { tool: String },
+    /// Not understood: run as written through `sh -c`.
+    Shell,
+}
+
+/// The repository's test command (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestCommand {
+    /// The command as the repository wrote it.
+    pub written: String,
+    /// `cd DIR && …`: checkout-relative, normalised (`None`: the checkout root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Assignments before the command (`K=V …`, `env K=V …`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<(String, Word)>,
+    /// The command's words after `cd` and the assignments (empty for [`Launcher::Shell`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub argv: Vec<Word>,
+    pub launcher: Launcher,
+    /// `argv[args_at..]` are the launcher's arguments (pytest's, tox's, the runner's command).
+    #[serde(default)]
+    pub args_at: usize,
+    /// What a delegating launcher runs, when known: an env runner's command, a tox env's or nox
+    /// session's test command, a Makefile recipe, a hatch/pdm script.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<Box<TestCommand>>,
+    /// Where `runs` was read from (`tox.ini [testenv:py311]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+}
+
+/// A test command that cannot be used at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TestCommandError {
+    #[error("the test command is empty")]
+    Empty,
+    #[error("the test command must be one line (it contains a control character)")]
+    NotOneLine,
+}
+
+/// What a rendering adds to the repository's command.
+#[derive(Debug, Clone, Default)]
+pub struct Run<'a> {
+    /// The sandbox's workspace (the checkout's root in the container).
+    pub workspace: &'a str,
+    /// pytest options this consumer adds (plain values; quoted here).
+    pub options: &'a [String],
+    /// Test ids or paths to run instead of the command's own positional paths
+    /// (checkout-relative). Empty: the command's own.
+    pub selection: &'a [String],
+}
+
+/// The flattened view of a command and what it runs: the directory, the assignments of every
+/// level (outer first), and the innermost command.
+struct Flat<'a> {
+    cwd: Option<String>,
+    env: Vec<&'a (String, Word)>,
+    last: &'a TestCommand,
+    /// The delegations followed, outermost first (`tox.ini [testenv]`).
+    via: Vec<String>,
+}
+
+/// What the verifier's hardened run, the tracer and the probe take from the command: they run
+/// pytest themselves (`python3 -I`), so only what changes how tests import is carried.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PythonSetup {
+    /// `PYTHONPATH` entries, absolute, in order (appended to `sys.path`: `-I` ignores the
+    /// variable).
+    pub paths: Vec<String>,
+    /// pytest options that change how tests import or which plugins load.
+    pub args: Vec<String>,
+    /// Other assignments with a known value, minus those that would steer the interpreter,
+    /// pytest or the loader (`PYTHON*`, `PYTEST*`, `LD_*`, `PATH`, `HOME`, …).
+    pub env: Vec<(String, String)>,
+    /// The working directory, absolute, when the command changes it.
+    pub cwd: Option<String>,
+}
+
+const PYTHON_MODULE_LAUNCHERS: &[&str] = &["pytest", "py.test", "tox", "nox", "coverage"];
+const ENV_RUNNERS: &[&str] = &["uv", "poetry", "hatch", "pdm", "pipenv", "rye", "pipx"];
+
+impl TestCommand {
+    /// Parses a command line (see the module docs). Only an empty or multi-line command is an
+    /// error; anything not understood is kept as [`Launcher::Shell`].
+    pub fn parse(text: &str) -> Result<TestCommand, TestCommandError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(TestCommandError::Empty);
+        }
+        if text.chars().any(char::is_control) {
+            return Err(TestCommandError::NotOneLine);
+        }
+        Ok(parse_line(text).unwrap_or_else(|| TestCommand::shell_only(text)))
+    }
+
+    /// [`TestCommand::parse`] for a command-line flag (clap's `value_parser`).
+    pub fn from_flag(text: &str) -> Result<TestCommand, String> {
+        TestCommand::parse(text).map_err(|e| format!("{e}; give the command the way CI runs the tests, e.g. `PYTHONPATH=src python -m pytest -q tests`"))
+    }
+
+    /// The default for a Python project: `python -m pytest`.
+    pub fn python_pytest() -> TestCommand {
+        parse_line("python -m pytest")
+            .unwrap_or_else(|| TestCommand::shell_only("python -m pytest"))
+    }
+
+    /// A command kept as written.
+    pub fn shell_only(text: &str) -> TestCommand {
+        TestCommand {
+            written: text.to_string(),
+            cwd: None,
+            env: Vec::new(),
+            argv: Vec::new(),
+            launcher: Launcher::Shell,
+            args_at: 0,
+            runs: None,
+            via: None,
+        }
+    }
+
+    /// The command with assignments added in front (`PYTHONPATH=src` CI sets for the job).
+    pub fn with_env(mut self, name: &str, value: &str) -> TestCommand {
+        let w = Word::lit(value);
+        self.written = format!("{name}={} {}", w.raw, self.written);
+        self.env.insert(0, (name.to_string(), w));
+        self
+    }
+
+    /// The launcher's arguments.
+    pub fn args(&self) -> &[Word] {
+        self.argv.get(self.args_at..).unwrap_or(&[])
+    }
+
+    /// The command as written.
+    pub fn as_str(&self) -> &str {
+        &self.written
+    }
+
+    /// Whether what finally runs is pytest (so a selection of test ids can be given).
+    pub fn runs_pytest(&self) -> bool {
+        matches!(self.flat().last.launcher, Launcher::Pytest { .. })
+    }
+
+    /// Whether the launcher delegates to a command read from the repository's files that is
+    /// not known yet (`tox` without a readable tox.ini, a hatch script not found).
+    pub fn unresolved(&self) -> bool {
+        let last = self.flat().last;
+        matches!(
+            last.launcher,
+            Launcher::Tox | Launcher::Nox | Launcher::Make | Launcher::EnvRunner { .. }
+        ) && last.runs.is_none()
+    }
+
+    /// One line for people: the command, and what it runs when that was resolved.
+    pub fn describe(&self) -> String {
+        let f = self.flat();
+        if std::ptr::eq(f.last, self) {
+            return format!("`{}`", self.written);
+        }
+        let via = if f.via.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", f.via.join(", "))
+        };
+        format!("`{}`, which runs `{}`{via}", self.written, f.last.written)
+    }
+
+    fn flat(&self) -> Flat<'_> {
+        let mut f = Flat {
+            cwd: None,
+            env: Vec::new(),
+            last: self,
+            via: Vec::new(),
+        };
+        let mut at = self;
+        loop {
+            f.cwd = join_dir(f.cwd.take(), at.cwd.as_deref());
+            f.env.extend(at.env.iter());
+            f.last = at;
+            match &at.runs {
+                Some(next) => {
+                    if let Some(v) = &at.via {
+                        f.via.push(v.clone());
+                    }
+                    at = next;
+                }
+                None => break,
+            }
+        }
+        f
+    }
+
+    /// The shell line that runs the tests in the sandbox the way the repository does: from its
+    /// directory, with its assignments, pytest through the chooser (the project's pytest when
+    /// usable, else the harness's) with the command's options minus reporting-only ones
+    /// ([`pytest_args::reporting_only`]), then `run`'s options and selection (the command's own
+    /// paths when the selection is empty). A command that does not finally run pytest is run
+    /// as written; `run`'s options reach pytest, should it run, through `PYTEST_ADDOPTS`, and
+    /// the selection cannot be given.
+    pub fn shell(&self, run: &Run) -> String {
+        let f = self.flat();
+        let mut out = String::new();
+        if let Some(d) = &f.cwd {
+            out.push_str(&format!("cd {} && ", quote(d)));
+        }
+        for (k, v) in &f.env {
+            out.push_str(&format!("{k}={} ", v.raw));
+        }
+        let last = f.last;
+        let Launcher::Pytest { interpreter } = &last.launcher else {
+            if !run.options.is_empty() {
+                out.push_str(&format!(
+                    "PYTEST_ADDOPTS={} ",
+                    quote(&run.options.join(" "))
+                ));
+            }
+            if last.launcher == Launcher::Shell || last.argv.is_empty() {
+                out.push_str(&format!("sh -c {}", quote(&last.written)));
+            } else {
+                out.push_str(&raw_join(&last.argv));
+            }
+            return out;
+        };
+        let python = match interpreter.as_slice() {
+            [] => "python".to_string(),
+            words => raw_join(words),
+        };
+        // `python -m pytest` puts the working directory on sys.path; the `pytest` script
+        // does not.
+        let module = !interpreter.is_empty();
+        let src = format!(
+            "{PL_PYTEST}\n_pl_main(cwd_on_path={})\n",
+            if module { "True" } else { "False" }
+        );
+        out.push_str(&format!("{python} -c {}", quote(&src)));
+        for a in pytest_args::split(last.args()) {
+            match a {
+                pytest_args::Arg::Opt(ws) => {
+                    if !pytest_args::reporting_only(pytest_args::name(&ws)) {
+                        out.push(' ');
+                        out.push_str(&raw_join(&ws));
+                    }
+                }
+                pytest_args::Arg::Path(w) if run.selection.is_empty() => {
+                    out.push(' ');
+                    out.push_str(&w.raw);
+                }
+                pytest_args::Arg::Path(_) => {}
+            }
+        }
+        if f.cwd.is_some() {
+            // Ids are checkout-relative: reported and selected from the checkout's root.
+            out.push_str(&format!(" --rootdir={}", quote_if_needed(run.workspace)));
+        }
+        for o in run.options {
+            out.push(' ');
+            out.push_str(&quote_if_needed(o));
+        }
+        for id in run.selection {
+            out.push(' ');
+            match &f.cwd {
+                Some(_) if !id.starts_with('/') => out.push_str(&quote_if_needed(&format!(
+                    "{}/{id}",
+                    run.workspace.trim_end_matches('/')
+                ))),
+                _ => out.push_str(&quote_if_needed(id)),
+            }
+        }
+        out
+    }
+
+    /// What the verifier's own pytest run takes from the command (see [`PythonSetup`]).
+    pub fn python_setup(&self, workspace: &str) -> PythonSetup {
+        let f = self.flat();
+        let ws = workspace.trim_end_matches('/');
+        let base = match &f.cwd {
+            Some(d) => format!("{ws}/{d}"),
+            None => ws.to_string(),
+        };
+        let mut s = PythonSetup {
+            cwd: f.cwd.as_ref().map(|_| base.clone()),
+            ..PythonSetup::default()
+        };
+        for (k, v) in &f.env {
+            if k == "PYTHONPATH" {
+                for d in pythonpath_dirs(v.value.as_deref().unwrap_or(&v.raw)) {
+                    let abs = if d == "." {
+                        base.clone()
+                    } else {
+                        format!("{base}/{d}")
+                    };
+                    if !s.paths.contains(&abs) {
+                        s.paths.push(abs);
+                    }
+                }
+            } else if let Some(val) = &v.value
+                && !steers_the_runner(k)
+            {
+                s.env.push((k.clone(), val.clone()));
+            }
+        }
+        if matches!(f.last.launcher, Launcher::Pytest { .. }) {
+            s.args = pytest_args::carried(&pytest_args::split(f.last.args()));
+        }
+        s
+    }
+}
+
+impl std::fmt::Display for TestCommand {
+    /// The command as written.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.written)
+    }
+}
+
+/// Assignments the verifier never takes from a command: they steer the interpreter, pytest,
+/// the dynamic loader or the shell rather than the code under test.
+fn steers_the_runner(name: &str) -> bool {
+    name.starts_with("PYTHON")
+        || name.starts_with("PYTEST")
+        || name.starts_with("LD_")
+        || matches!(
+            name,
+            "PATH" | "HOME" | "USER" | "SHELL" | "PWD" | "IFS" | "ENV" | "BASH_ENV" | "TMPDIR"
+        )
+}
+
+fn raw_join(ws: &[Word]) -> String {
+    ws.iter()
+        .map(|w| w.raw.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `a` then `b` as one checkout-relative directory (`None`: the root).
+fn join_dir(a: Option<String>, b: Option<&str>) -> Option<String> {
+    match (a, b) {
+        (a, None) => a,
+        (None, Some(b)) => Some(b.to_string()),
+        (Some(a), Some(b)) => Some(format!("{a}/{b}")),
+    }
+}
+
+/// `src:.` / `${{ github.workspace }}/src` / `{toxinidir}/src` / `$PWD/lib` → checkout-relative
+/// directories (`.` for the root); entries that only a shell could know (`$PYTHONPATH`) and
+/// ones outside the checkout are left out.
+pub fn pythonpath_dirs(s: &str) -> Vec<String> {
+    s.split([':', ';'])
+        .map(|p| {
+            let p = p.trim().trim_matches(['"', '\'']);
+            let p = [
+                "${{ github.workspace }}",
+                "{toxinidir}",
+                "$GITHUB_WORKSPACE",
+                "${GITHUB_WORKSPACE}",
+                "$PWD",
+                "${PWD}",
+                "$(pwd)",
+            ]
+            .iter()
+            .find_map(|pre| p.strip_prefix(pre))
+            .unwrap_or(p);
+            p.trim_start_matches('/')
+                .trim_start_matches("./")
+                .trim_end_matches('/')
+                .to_string()
+        })
+        .filter(|p| !p.contains('$') && !p.contains('{') && !p.starts_with(".."))
+        .map(|p| if p.is_empty() { ".".into() } else { p })
+        .collect()
+}
+
+/// A checkout-relative directory from `cd DIR` (`.` and `./` → root; absolute or `..` → None).
+fn normal_dir(d: &str) -> Option<Option<String>> {
+    if d.starts_with('/') || d.split('/').any(|p| p == "..") || d.starts_with('-') {
+        return None;
+    }
+    let parts: Vec<&str> = d
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    Some((!parts.is_empty()).then(|| parts.join("/")))
+}
+
+fn parse_line(text: &str) -> Option<TestCommand> {
+    let tokens = tokenize(text)?;
+    if tokens.contains(&Token::Other) {
+        return None;
+    }
+    let mut segments: Vec<Vec<Word>> = vec![Vec::new()];
+    for t in tokens {
+        match t {
+            Token::Word(w) => segments.last_mut()?.push(w),
+            Token::And => segments.push(Vec::new()),
+            Token::Other => return None,
+        }
+    }
+    let (cwd, words) = match segments.as_slice() {
+        [one] => (None, one.clone()),
+        [cd, rest] if cd.len() == 2 && cd[0].value.as_deref() == Some("cd") => {
+            (normal_dir(cd[1].value.as_deref()?)?, rest.clone())
+        }
+        _ => return None,
+    };
+    let mut c = parse_words(&words)?;
+    c.written = text.to_string();
+    c.cwd = cwd;
+    Some(c)
+}
+
+/// A command without `cd`: assignments, then the launcher and its arguments.
+fn parse_words(words: &[Word]) -> Option<TestCommand> {
+    let mut env = Vec::new();
+    let mut i = 0;
+    while let Some((k, v)) = words.get(i).and_then(words::assignment) {
+        env.push((k, v));
+        i += 1;
+    }
+    if words.get(i).and_then(|w| w.value.as_deref()) == Some("env") {
+        i += 1;
+        while let Some(w) = words.get(i) {
+            if let Some((k, v)) = words::assignment(w) {
+                env.push((k, v));
+                i += 1;
+            } else if w.text().starts_with('-') {
+                // `env -i`, `env -u`: not a plain set of assignments.
+                return None;
+            } else {
+                break;
+            }
+        }
+    }
+    let argv: Vec<Word> = words[i..].to_vec();
+    let prog = argv.first()?.value.clone()?;
+    let name = prog.rsplit('/').next().unwrap_or(&prog).to_string();
+    let written = words
+        .iter()
+        .map(|w| w.raw.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut c = TestCommand {
+        written,
+        cwd: None,
+        env,
+        argv,
+        launcher: Launcher::Shell,
+        args_at: 1,
+        runs: None,
+        via: None,
+    };
+    if is_python(&name) {
+        python_launcher(&mut c);
+    } else if matches!(name.as_str(), "pytest" | "py.test" | "pytest-3") {
+        c.launcher = Launcher::Pytest {
+            interpreter: Vec::new(),
+        };
+    } else if name == "coverage" {
+        coverage_launcher(&mut c, 1)?;
+    } else if name == "tox" {
+        c.launcher = Launcher::Tox;
+    } else if name == "nox" {
+        c.launcher = Launcher::Nox;
+    } else if name == "make" {
+        c.launcher = Launcher::Make;
+    } else if ENV_RUNNERS.contains(&name.as_str()) {
+        env_runner(&mut c, &name)?;
+    } else {
+        return None;
+    }
+    Some(c)
+}
+
+/// `python`, `python3`, `python3.11`, `pypy3`.
+fn is_python(name: &str) -> bool {
+    let rest = name
+        .strip_prefix("python")
+        .or_else(|| name.strip_prefix("pypy"));
+    rest.is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+/// `python [opts] -m MODULE …` or `python [opts] script.py …`.
+fn python_launcher(c: &mut TestCommand) {
+    let mut i = 1;
+    while let Some(w) = c.argv.get(i) {
+        let t = w.text();
+        if matches!(t, "-W" | "-X") {
+            i += 2;
+        } else if t.starts_with('-') && t != "-m" && t != "-c" && t.len() > 1 {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    c.launcher = Launcher::Python;
+    c.args_at = i;
+    if c.argv.get(i).map(Word::text) != Some("-m") {
+        return;
+    }
+    let Some(module) = c.argv.get(i + 1).and_then(|w| w.value.clone()) else {
+        return;
+    };
+    if !PYTHON_MODULE_LAUNCHERS.contains(&module.as_str()) {
+        return;
+    }
+    c.args_at = i + 2;
+    c.launcher = match module.as_str() {
+        "pytest" | "py.test" => Launcher::Pytest {
+            interpreter: c.argv[..i].to_vec(),
+        },
+        "tox" => Launcher::Tox,
+        "nox" => Launcher::Nox,
+        _ => {
+            if coverage_launcher(c, i + 2).is_none() {
+                c.launcher = Launcher::Python;
+                c.args_at = i;
+            }
+            return;
+        }
+    };
+}
+
+/// `coverage run [opts] -m pytest …` from `argv[at]` on: pytest, its arguments after the module.
+fn coverage_launcher(c: &mut TestCommand, at: usize) -> Option<()> {
+    if c.argv.get(at)?.text() != "run" {
+        return None;
+    }
+    let mut i = at + 1;
+    while let Some(w) = c.argv.get(i) {
+        let t = w.text();
+        if t == "-m" {
+            break;
+        }
+        if !t.starts_with('-') {
+            return None;
+        }
+        let takes = matches!(
+            t,
+            "--source"
+                | "--rcfile"
+                | "--omit"
+                | "--include"
+                | "--data-file"
+                | "--context"
+                | "--concurrency"
+        );
+        i += if takes { 2 } else { 1 };
+    }
+    let module = c.argv.get(i + 1)?.value.clone()?;
+    if module != "pytest" && module != "py.test" {
+        return None;
+    }
+    c.launcher = Launcher::Pytest {
+        interpreter: Vec::new(),
+    };
+    c.args_at = i + 2;
+    Some(())
+}
+
+/// `uv run [opts] CMD …`, `poetry run CMD …`, `hatch run [ENV:]SCRIPT …`, `hatch test …`,
+/// `pdm run SCRIPT|CMD …`, `pipenv run CMD …`, `rye run …`.
+fn env_runner(c: &mut TestCommand, tool: &str) -> Option<()> {
+    let mut i = 1;
+    // `hatch -e test run …`, `poetry -C sub run …`: the tool's own options first.
+    while let Some(w) = c.argv.get(i) {
+        let t = w.text();
+        if !t.starts_with('-') {
+            break;
+        }
+        i += if matches!(
+            t,
+            "-e" | "--env" | "-C" | "--directory" | "-P" | "--project" | "-p"
+        ) {
+            2
+        } else {
+            1
+        };
+    }
+    let verb = c.argv.get(i)?.value.clone()?;
+    if tool == "hatch" && verb == "test" {
+        c.launcher = Launcher::EnvRunner {
+            tool: "hatch test".into(),
+        };
+        c.args_at = i + 1;
+        // `hatch test [its options] [pytest args]`: its options are hatch's own.
+        let mut j = i + 1;
+        while let Some(w) = c.argv.get(j) {
+            let t = w.text();
+            let own = matches!(
+                t,
+                "-r" | "--randomize"
+                    | "-p"
+                    | "--parallel"
+                    | "-c"
+                    | "--cover"
+                    | "--cover-quiet"
+                    | "-a"
+                    | "--all"
+                    | "--retries"
+                    | "--retry-delay"
+            );
+            if !own {
+                break;
+            }
+            j += if matches!(t, "--retries" | "--retry-delay") {
+                2
+            } else {
+                1
+            };
+        }
+        let mut inner = parse_words(&[Word::lit("python"), Word::lit("-m"), Word::lit("pytest")])?;
+        inner.argv.extend(c.argv[j..].iter().cloned());
+        inner.written = raw_join(&inner.argv);
+        c.runs = Some(Box::new(inner));
+        c.via = Some("`hatch test` runs pytest".into());
+        return Some(());
+    }
+    if verb != "run" {
+        return None;
+    }
+    i += 1;
+    while let Some(w) = c.argv.get(i) {
+        let t = w.text();
+        if !t.starts_with('-') {
+            break;
+        }
+        let takes = matches!(
+            t,
+            "--with"
+                | "--with-requirements"
+                | "--with-editable"
+                | "--extra"
+                | "--group"
+                | "--python"
+                | "-p"
+                | "--package"
+                | "--env-file"
+                | "--directory"
+                | "--project"
+                | "--index"
+                | "--index-url"
+                | "-C"
+                | "-P"
+        );
+        i += if takes { 2 } else { 1 };
+    }
+    c.launcher = Launcher::EnvRunner {
+        tool: format!("{tool} run"),
+    };
+    c.args_at = i;
+    let inner_words = c.argv.get(i..).unwrap_or(&[]).to_vec();
+    if inner_words.is_empty() {
+        return None;
+    }
+    // `uv run pytest …` runs pytest; `hatch run test` / `pdm run test` may name a script the
+    // repository's pyproject.toml defines (resolved with the files).
+    if let Some(mut inner) = parse_words(&inner_words) {
+        inner.written = raw_join(&inner_words);
+        c.via = Some(format!(
+            "`{tool} run` runs it in the environment the image already is"
+        ));
+        c.runs = Some(Box::new(inner));
+    }
+    Some(())
+}
+
+/// Serde for a file that stores the command as its text (a bench task's `test_command`): the
+/// text is parsed where it is read.
+pub mod as_written {
+    use super::TestCommand;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(c: &TestCommand, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&c.written)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<TestCommand, D::Error> {
+        let text = String::deserialize(d)?;
+        TestCommand::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,366 @@
+use super::*;
+
+fn p(s: &str) -> TestCommand {
+    TestCommand::parse(s).unwrap()
+}
+
+fn kind(c: &TestCommand) -> String {
+    match &c.launcher {
+        Launcher::Pytest { interpreter } => format!(
+            "pytest[{}]",
+            interpreter
+                .iter()
+                .map(|w| w.raw.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        Launcher::EnvRunner { tool } => format!("runner[{tool}]"),
+        other => format!("{other:?}").to_lowercase(),
+    }
+}
+
+fn args(c: &TestCommand) -> Vec<&str> {
+    c.args().iter().map(|w| w.raw.as_str()).collect()
+}
+
+#[test]
+fn every_form_parses_into_its_parts() {
+    let c = p("PYTHONPATH=src python3 -m pytest -q tests");
+    assert_eq!(c.env[0].0, "PYTHONPATH");
+    assert_eq!(c.env[0].1.value.as_deref(), Some("src"));
+    assert_eq!(kind(&c), "pytest[python3]");
+    assert_eq!(args(&c), ["-q", "tests"]);
+
+    let c = p("CI=1 PYTHONPATH=. python -m pytest tests");
+    assert_eq!(c.env.len(), 2);
+    assert_eq!(kind(&c), "pytest[python]");
+
+    let c = p("env PYTHONPATH=. python3 -m pytest tests");
+    assert_eq!(c.env[0].0, "PYTHONPATH");
+    assert_eq!(kind(&c), "pytest[python3]");
+
+    let c = p("cd . && python3 -m pytest -q tests");
+    assert_eq!(c.cwd, None);
+    let c = p("cd ./sub/ && pytest");
+    assert_eq!(c.cwd.as_deref(), Some("sub"));
+    assert_eq!(kind(&c), "pytest[]");
+
+    assert_eq!(kind(&p("py.test -x")), "pytest[]");
+    assert_eq!(
+        kind(&p("python -W error -m pytest")),
+        "pytest[python -W error]"
+    );
+    assert_eq!(kind(&p("coverage run -m pytest tests")), "pytest[]");
+    assert_eq!(
+        args(&p("coverage run --source=pkg -m pytest tests")),
+        ["tests"]
+    );
+    assert_eq!(kind(&p("python -m coverage run -p -m pytest")), "pytest[]");
+    assert_eq!(kind(&p("tox -e py311")), "tox");
+    assert_eq!(kind(&p("python -m tox -e py")), "tox");
+    assert_eq!(kind(&p("nox -s tests-3.11")), "nox");
+    assert_eq!(kind(&p("make test")), "make");
+    assert_eq!(kind(&p("python -m unittest discover")), "python");
+    assert_eq!(kind(&p("python setup.py test")), "python");
+
+    let c = p("uv run --frozen --extra test pytest -x tests");
+    assert_eq!(kind(&c), "runner[uv run]");
+    let inner = c.runs.as_deref().unwrap();
+    assert_eq!(kind(inner), "pytest[]");
+    assert_eq!(args(inner), ["-x", "tests"]);
+    assert!(c.runs_pytest());
+    assert!(p("poetry run python -m pytest").runs_pytest());
+    assert!(p("pdm run pytest").runs_pytest());
+    assert!(p("pipenv run pytest").runs_pytest());
+    assert!(p("hatch test -c tests").runs_pytest());
+    // A script name only pyproject.toml knows: resolved with the files.
+    let c = p("hatch run test:cov");
+    assert!(!c.runs_pytest() && c.unresolved());
+    assert!(p("tox").unresolved());
+}
+
+#[test]
+fn forms_not_understood_are_kept_whole() {
+    for s in [
+        "./ci/run-tests.sh",
+        "pytest | tee log.txt",
+        "pytest; echo done",
+        "cd a && cd b && pytest",
+        "env -i pytest",
+        "cd /abs && pytest",
+        "npm test -- --ci",
+        "$PYTEST tests",
+    ] {
+        let c = p(s);
+        assert_eq!(c.launcher, Launcher::Shell, "{s}");
+        assert_eq!(c.written, s);
+    }
+    assert_eq!(TestCommand::parse("  "), Err(TestCommandError::Empty));
+    assert_eq!(
+        TestCommand::parse("pytest\nrm -rf /"),
+        Err(TestCommandError::NotOneLine)
+    );
+}
+
+#[test]
+fn the_verifier_takes_paths_carried_options_and_plain_env() {
+    let s = p("CI=1 PYTHONPATH=src:.:$PYTHONPATH LD_PRELOAD=x.so PYTEST_ADDOPTS=-x python -m pytest -p no:randomly --import-mode importlib --cov=src -x tests")
+        .python_setup("/workspace");
+    assert_eq!(s.paths, ["/workspace/src", "/workspace"]);
+    assert_eq!(s.args, ["-p", "no:randomly", "--import-mode=importlib"]);
+    assert_eq!(s.env, [("CI".to_string(), "1".to_string())]);
+    assert_eq!(s.cwd, None);
+    let s = p("cd pkg && PYTHONPATH=. pytest").python_setup("/workspace");
+    assert_eq!(s.paths, ["/workspace/pkg"]);
+    assert_eq!(s.cwd.as_deref(), Some("/workspace/pkg"));
+    assert_eq!(
+        pythonpath_dirs("${{ github.workspace }}/src:{toxinidir}/lib:$PWD/x:../out"),
+        ["src", "lib", "x"]
+    );
+}
+
+#[test]
+fn the_value_round_trips_through_json() {
+    for s in [
+        "PYTHONPATH=src python -m pytest -q",
+        "uv run pytest",
+        "./x.sh",
+        "cd a && tox -e py",
+    ] {
+        let c = p(s);
+        let back: TestCommand = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+        assert_eq!(back, c);
+    }
+    assert_eq!(
+        p("tox -e py").describe(),
+        "`tox -e py`",
+        "an unresolved delegation names only the command"
+    );
+    assert_eq!(
+        p("uv run pytest -x").describe(),
+        "`uv run pytest -x`, which runs `pytest -x` (`uv run` runs it in the environment the image already is)"
+    );
+}
+
+/// Renders every form and runs the rendering in a real `sh`: a stub `pytest` module (on the
+/// path through a `python` wrapper) records what it was run with — its arguments, working
+/// directory and environment — so the test checks what the shell made of the rendering.
+mod in_a_real_shell {
+    use super::*;
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    const STUB: &str = r#"
+import json, os, sys
+__version__ = "8.3.0"
+def main(args):
+    with open(os.environ["PL_STUB_OUT"], "w") as f:
+        json.dump({"args": list(args), "cwd": os.getcwd(),
+                   "pythonpath": os.environ.get("PL_STUB_PYTHONPATH"),
+                   "env": {k: os.environ.get(k) for k in ("CI", "PYTEST_ADDOPTS", "FOO")}}, f)
+    return 0
+"#;
+
+    struct Box_ {
+        dir: tempfile::TempDir,
+    }
+
+    impl Box_ {
+        fn new() -> Box_ {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path();
+            for d in ["bin", "stub", "ws/sub/tests", "ws/tests"] {
+                std::fs::create_dir_all(root.join(d)).unwrap();
+            }
+            std::fs::write(root.join("stub/pytest.py"), STUB).unwrap();
+            let real = which("python3");
+            for name in ["python", "python3"] {
+                write_exec(
+                    &root.join("bin").join(name),
+                    &format!(
+                        "#!/bin/sh\nexport PL_STUB_PYTHONPATH=\"${{PYTHONPATH-<unset>}}\"\nexport PYTHONPATH={}/stub${{PYTHONPATH:+:$PYTHONPATH}}\nexec {} \"$@\"\n",
+                        root.display(),
+                        real.display()
+                    ),
+                );
+            }
+            // A `tox` on the PATH that records its own arguments (an unresolved tox is run as
+            // written).
+            write_exec(
+                &root.join("bin/tox"),
+                "#!/bin/sh\nprintf '{\"tox\": \"%s\", \"addopts\": \"%s\"}' \"$*\" \"$PYTEST_ADDOPTS\" > \"$PL_STUB_OUT\"\n",
+            );
+            Box_ { dir }
+        }
+
+        fn ws(&self) -> PathBuf {
+            self.dir.path().join("ws")
+        }
+
+        /// Runs `line` with `sh -c` from the workspace; what the stub recorded.
+        fn run(&self, line: &str) -> serde_json::Value {
+            let out = self.dir.path().join("out.json");
+            let _ = std::fs::remove_file(&out);
+            let path = format!(
+                "{}:{}",
+                self.dir.path().join("bin").display(),
+                std::env::var("PATH").unwrap_or_default()
+            );
+            let st = Command::new("sh")
+                .arg("-c")
+                .arg(line)
+                .current_dir(self.ws())
+                .env("PATH", path)
+                .env("PL_STUB_OUT", &out)
+                .env_remove("PYTHONPATH")
+                .env_remove("CI")
+                .status()
+                .unwrap();
+            assert!(st.success(), "sh -c {line:?} exited {st}");
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+        }
+    }
+
+    fn which(name: &str) -> PathBuf {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("command -v {name}"))
+            .output()
+            .unwrap();
+        let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(!p.is_empty(), "{name} not found");
+        // pyenv's shim would re-enter the wrapper through PATH: use the real interpreter.
+        let real = Command::new(&p)
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .unwrap();
+        PathBuf::from(String::from_utf8_lossy(&real.stdout).trim())
+    }
+
+    fn write_exec(p: &Path, body: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(p, body).unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    fn rendered(b: &Box_, cmd: &str, options: &[&str], selection: &[&str]) -> serde_json::Value {
+        let ws = b.ws();
+        let options: Vec<String> = options.iter().map(|s| s.to_string()).collect();
+        let selection: Vec<String> = selection.iter().map(|s| s.to_string()).collect();
+        let workspace = ws.to_string_lossy().into_owned();
+        let line = p(cmd).shell(&Run {
+            workspace: &workspace,
+            options: &options,
+            selection: &selection,
+        });
+        b.run(&line)
+    }
+
+    #[test]
+    fn assignments_reach_pytest_as_environment() {
+        let b = Box_::new();
+        let ws = b
+            .ws()
+            .canonicalize()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let r = rendered(
+            &b,
+            "PYTHONPATH=src python3 -m pytest -q tests",
+            &["--junitxml=/tmp/j.xml"],
+            &[],
+        );
+        assert_eq!(
+            r["args"],
+            serde_json::json!(["-q", "tests", "--junitxml=/tmp/j.xml"])
+        );
+        assert_eq!(r["pythonpath"], "src");
+        assert_eq!(r["cwd"], ws.as_str());
+        let r = rendered(
+            &b,
+            "CI=1 PYTHONPATH=. python -m pytest tests",
+            &[],
+            &["tests/test_a.py::t"],
+        );
+        assert_eq!(r["env"]["CI"], "1");
+        assert_eq!(r["pythonpath"], ".");
+        // A selection replaces the command's own paths.
+        assert_eq!(r["args"], serde_json::json!(["tests/test_a.py::t"]));
+        let r = rendered(
+            &b,
+            "env PYTHONPATH=. FOO='a b' python3 -m pytest tests",
+            &[],
+            &[],
+        );
+        assert_eq!(r["pythonpath"], ".");
+        assert_eq!(r["env"]["FOO"], "a b");
+    }
+
+    #[test]
+    fn a_directory_change_runs_there_with_checkout_relative_ids() {
+        let b = Box_::new();
+        let ws = b
+            .ws()
+            .canonicalize()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let r = rendered(&b, "cd . && python3 -m pytest -q tests", &[], &[]);
+        assert_eq!(r["cwd"], ws.as_str());
+        assert_eq!(r["args"], serde_json::json!(["-q", "tests"]));
+        let r = rendered(
+            &b,
+            "cd sub && PYTHONPATH=. pytest tests",
+            &[],
+            &["sub/tests/test_x.py::t[a b]"],
+        );
+        assert_eq!(r["cwd"], format!("{ws}/sub"));
+        let args: Vec<String> = serde_json::from_value(r["args"].clone()).unwrap();
+        assert!(args[0].starts_with("--rootdir="), "{args:?}");
+        assert!(
+            args[1].ends_with("/sub/tests/test_x.py::t[a b]"),
+            "{args:?}"
+        );
+    }
+
+    #[test]
+    fn launchers_render_to_the_pytest_they_run() {
+        let b = Box_::new();
+        for cmd in [
+            "pytest -x tests",
+            "py.test -x tests",
+            "coverage run --source=pkg -m pytest -x tests",
+            "uv run --frozen pytest -x tests",
+            "poetry run pytest -x tests",
+            "pdm run python -m pytest -x tests",
+            "hatch test -x tests",
+        ] {
+            let r = rendered(&b, cmd, &[], &[]);
+            assert_eq!(r["args"], serde_json::json!(["-x", "tests"]), "{cmd}");
+        }
+        // Reporting-only options are left out; the rest stay as written.
+        let r = rendered(
+            &b,
+            "pytest --cov=pkg --cov-report term -n auto -k 'a or b' tests",
+            &[],
+            &[],
+        );
+        assert_eq!(r["args"], serde_json::json!(["-k", "a or b", "tests"]));
+    }
+
+    #[test]
+    fn what_is_not_pytest_runs_as_written() {
+        let b = Box_::new();
+        let r = rendered(
+            &b,
+            "tox -e py311 -- -x",
+            &["--junitxml=/tmp/j.xml"],
+            &["tests/a.py::t"],
+        );
+        assert_eq!(r["tox"], "-e py311 -- -x");
+        assert_eq!(r["addopts"], "--junitxml=/tmp/j.xml");
+        let r = rendered(&b, "tox -e py | cat", &[], &[]);
+        assert_eq!(r["tox"], "-e py");
+    }
+}
