@@ -16,6 +16,7 @@
 //! the reproduction run saw failing. With named targets, other baseline failures are
 //! pre-existing: shown to the model as such and not required to pass.
 
+pub mod broken;
 pub mod env;
 pub mod fix;
 pub mod plan;
@@ -762,10 +763,17 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
             }
             // The statement is the task; one run gives the traceback the context is read from.
             let (before, _) = reproduce(sandbox, tools, fail_to_pass).await?;
+            if let Some(b) = broken::check(&before, &tools.test_cmd) {
+                return Err(b.into());
+            }
             (before, baseline)
         }
         Targets::Reproduce { named } => {
             let (before, baseline) = reproduce(sandbox, tools, named).await?;
+            // A command that cannot run is the user's to fix, before any model call.
+            if let Some(b) = broken::check(&before, &tools.test_cmd) {
+                return Err(b.into());
+            }
             // Nothing to do: everything passes, or every named test passes (the failures
             // left are pre-existing). A run without a report still gets an episode.
             let named_pass =

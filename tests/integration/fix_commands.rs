@@ -1,0 +1,104 @@
+//! `patchloop fix` with the test command written the ways CI workflows write it (issue #41):
+//! environment assignments, `env`, `cd DIR &&`; and a command that cannot run, which is a
+//! configuration error (exit 2 with its own error lines) before any model call.
+
+use std::process::Command;
+use std::time::Instant;
+
+fn patchloop() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_patchloop"))
+}
+
+fn demo_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    patchloop::agent::demo::write_repo(dir.path()).unwrap();
+    dir
+}
+
+const SCRIPT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/examples/scripted/demo-fix.yaml"
+);
+
+#[test]
+fn the_demo_is_verified_with_each_command_form() {
+    let repo = demo_repo();
+    for form in [
+        "PYTHONPATH=. python3 -m pytest -q tests",
+        "CI=1 PYTHONPATH=. python -m pytest tests",
+        "env PYTHONPATH=. python3 -m pytest tests",
+        "cd . && python3 -m pytest -q tests",
+    ] {
+        let out_dir = tempfile::tempdir().unwrap();
+        let out = patchloop()
+            .args(["fix", "--repo"])
+            .arg(repo.path())
+            .args(["--model", &format!("scripted:{SCRIPT}")])
+            .args(["--test-cmd", form, "--reruns", "1"])
+            .arg("--out")
+            .arg(out_dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{form}\n{stdout}{stderr}");
+        let last = stdout.lines().last().unwrap_or("");
+        assert!(
+            last.starts_with("fixed: verdict verified"),
+            "{form}: {last}\n{stdout}{stderr}"
+        );
+    }
+}
+
+/// A model call would fail with "cannot reach" (nothing listens on the URL): the broken
+/// command is reported first.
+#[test]
+fn a_command_that_cannot_run_is_exit_2_with_its_error_before_any_model_call() {
+    let repo = demo_repo();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    for (form, shows) in [
+        (
+            "PYTHONPATH=. python3 -m pytset -q tests",
+            "No module named pytset",
+        ),
+        ("runtests-that-do-not-exist -q", "not found"),
+        (
+            "python3 -m pytest --no-such-option tests",
+            "unrecognized arguments",
+        ),
+    ] {
+        let out_dir = tempfile::tempdir().unwrap();
+        let started = Instant::now();
+        let out = patchloop()
+            .args(["fix", "--repo"])
+            .arg(repo.path())
+            .args(["--model", "ollama:qwen2.5-coder:1.5b"])
+            .args(["--ollama-url", &format!("http://127.0.0.1:{port}")])
+            .args(["--test-cmd", form])
+            .arg("--out")
+            .arg(out_dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        eprintln!(
+            "{form}: exit {:?} in {:.1}s",
+            out.status.code(),
+            started.elapsed().as_secs_f64()
+        );
+        assert_eq!(out.status.code(), Some(2), "{form}\n{stderr}");
+        assert!(
+            stderr.contains("the test command cannot run"),
+            "{form}\n{stderr}"
+        );
+        assert!(stderr.contains(shows), "{form}: want {shows:?}\n{stderr}");
+        assert!(stderr.contains(form), "{form}\n{stderr}");
+        assert!(
+            !stderr.contains("cannot reach"),
+            "a model was asked: {stderr}"
+        );
+    }
+}
