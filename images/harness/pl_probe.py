@@ -1,6 +1,6 @@
 # patchloop's probe of behaviour beyond the tested points (src/verify/probe.rs drives it) and
 # the candidates' fault localization (`cover`).
-# Executed as `python3 -I -B -c <this file>` in a container of the prepared image (the
+# Executed as `python3 -I -B -c <pl_pytest.py + this file>` in a container of the prepared image (the
 # verification container, before and after the patch); input is JSON on stdin with "mode":
 #   shadow {"workspace", "paths", "args", "ids", "functions": [{"file", "qualname", "bound",
 #           "ints", "strs"}], "max_points", "per_call_s", "deadline_s"}
@@ -39,7 +39,6 @@ os.chdir(ws)
 for _p in [ws] + cfg.get("paths", []):
     if _p not in sys.path:
         sys.path.append(_p)
-HARNESS_SITE = "/opt/patchloop/harness-site"
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -85,24 +84,17 @@ def defs(tree):
 
 
 def load_pytest():
-    """The project's pytest, else the harness's own: (module, "project" | "harness")."""
-    try:
+    """The pytest the verifier would choose (`choose_pytest`, prepended from pl_pytest.py: the
+    project's when it imports and is at least 6.2, else the harness's own), or the harness's
+    when the input says `"runner": "harness"` (the project's ran no test):
+    (module, "project" | "harness", why)."""
+    if cfg.get("runner") == "harness":
+        _pl_use_harness_site()
         import pytest
 
-        return pytest, "project"
-    except Exception:
-        # As pl_run.py: forget what the failed import loaded, the harness's site before the
-        # environment's site-packages (never before the workspace).
-        tops = {n[:-3] if n.endswith(".py") else n for n in os.listdir(HARNESS_SITE)
-                if not n.endswith((".dist-info", ".egg-info"))}
-        for m in [m for m in sys.modules if m.split(".")[0] in tops]:
-            del sys.modules[m]
-        at = next((i for i, p in enumerate(sys.path)
-                   if p.endswith(("site-packages", "dist-packages"))), len(sys.path))
-        sys.path.insert(at, HARNESS_SITE)
-        import pytest
-
-        return pytest, "harness"
+        return pytest, "harness", "asked for the harness's pytest"
+    pytest, runner, why, _ = choose_pytest()
+    return pytest, runner, why
 
 
 class Timeout(BaseException):
@@ -177,7 +169,7 @@ def cover():
         hits.add((frame.f_code.co_filename, frame.f_lineno))
         return local
 
-    pytest, runner = load_pytest()
+    pytest, runner, why = load_pytest()
     failed_ids, skipped_ids, ran = set(), set(), {}
     # The targets, and at most `sample` other tests of their files, nearest first (same
     # class, then file order): a line's passing-side count needs tests that run it, not all
@@ -260,7 +252,7 @@ def cover():
     for v in out.values():
         v.sort()
     emit({"failed": nf, "passed": np, "lines": out, "rc": rc, "runner": runner,
-          "ran": len(ran), "collected": collected["items"]})
+          "runner_why": why, "ran": len(ran), "collected": collected["items"]})
 
 
 # --- shadow: behaviour beyond the tested points (src/verify/probe.rs `neighbourhood`) -----
@@ -602,7 +594,7 @@ def shadow():
             busy[0] = False
             sys.setprofile(prof)
 
-    pytest, runner = load_pytest()
+    pytest, runner, _ = load_pytest()
 
     class Shadow:
         @pytest.hookimpl(hookwrapper=True)

@@ -43,6 +43,102 @@ pub struct Spectrum {
     /// Tests the targets' files hold (the run keeps the targets and a sample of the rest).
     #[serde(default)]
     pub collected: u32,
+    /// Which pytest traced (`project` or `harness`), and why not the project's.
+    #[serde(default)]
+    pub runner: String,
+    #[serde(default)]
+    pub runner_why: String,
+}
+
+/// How the ranking was made: the receipt and the trajectory say which.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Method {
+    /// The spectrum of a traced run, under this pytest (`project`, `harness`).
+    Spectrum { runner: String },
+    /// No traced run gave a spectrum (`why`): the failing tests' traceback frames, the
+    /// functions the tests call and the names their failing lines use, in that order.
+    Static { why: String },
+    /// Nothing to rank with.
+    None { why: String },
+}
+
+impl Method {
+    pub fn label(&self) -> String {
+        match self {
+            Method::Spectrum { runner } => format!("spectrum ({runner}'s pytest)"),
+            Method::Static { why } => {
+                format!("static: traceback frames and the tests' calls ({why})")
+            }
+            Method::None { why } => format!("none: {why}"),
+        }
+    }
+}
+
+/// Score of the static ranking's lines: below any spectrum's clear signal, the traceback's
+/// own line a little above the rest of its function, each later function a little lower.
+const STATIC_TOP: f64 = 0.6;
+
+/// The ranking without a spectrum: each located function (traceback frames first, then the
+/// tests' callees, as the failing-code context ordered them; then functions the failing lines
+/// name) with every statement line of its body scored, so the candidates' sites exist. Pure.
+pub fn static_rank(
+    code: &[Location],
+    named: &[String],
+    files: &BTreeMap<String, String>,
+) -> Vec<Ranked> {
+    let mut locs: Vec<Location> = code
+        .iter()
+        .filter(|l| l.name != "<module>" && !context::is_test_path(&l.path))
+        .cloned()
+        .collect();
+    for (path, src) in files {
+        if context::is_test_path(path) {
+            continue;
+        }
+        for d in context::functions(path, src) {
+            let short = d.name.rsplit('.').next().unwrap_or(&d.name);
+            if named.iter().any(|n| n == short)
+                && !locs.iter().any(|l| l.path == d.path && l.start == d.start)
+            {
+                locs.push(d);
+            }
+        }
+    }
+    let mut seen = Vec::new();
+    locs.retain(|l| {
+        let k = (l.path.clone(), l.start);
+        let new = !seen.contains(&k);
+        seen.push(k);
+        new
+    });
+    locs.into_iter()
+        .enumerate()
+        .filter_map(|(i, loc)| {
+            let src = files.get(&loc.path)?;
+            let base = STATIC_TOP - 0.02 * i as f64;
+            let lines: Vec<(usize, f64)> = src
+                .lines()
+                .enumerate()
+                .map(|(n, l)| (n + 1, l.trim()))
+                .filter(|(n, t)| {
+                    *n > loc.start
+                        && *n <= loc.end
+                        && !t.is_empty()
+                        && !t.starts_with('#')
+                        && !t.starts_with('@')
+                })
+                .map(|(n, _)| {
+                    let s = if Some(n) == loc.frame_line {
+                        base + 0.01
+                    } else {
+                        base
+                    };
+                    (n, s.max(0.01))
+                })
+                .collect();
+            (!lines.is_empty()).then_some(Ranked { loc, lines })
+        })
+        .collect()
 }
 
 /// One function of the ranking.
@@ -201,18 +297,20 @@ pub fn test_files(targets: &[String]) -> Vec<String> {
 }
 
 /// Run the targets' test files under the tracer in `sandbox` (the episode's container: the
-/// run changes nothing in the workspace) and read the spectrum. `Err`: why there is none.
+/// run changes nothing in the workspace) and read the spectrum; with `harness`, under the
+/// harness's own pytest whatever the project has. `Err`: why there is none.
 pub async fn spectrum(
     sandbox: &dyn Sandbox,
     test_cmd: &crate::testcmd::TestCommand,
     targets: &[String],
+    harness: bool,
 ) -> Result<Spectrum, String> {
     let ids = test_files(targets);
     if ids.is_empty() {
         return Err("no pytest targets to trace".into());
     }
     let setup = crate::verify::harness::from_test_cmd(test_cmd);
-    let input = serde_json::json!({
+    let mut input = serde_json::json!({
         "paths": setup.paths,
         "args": setup.args,
         "env": setup.env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
@@ -221,11 +319,18 @@ pub async fn spectrum(
         "deadline_s": DEADLINE_S,
         "sample": PASSING_SAMPLE,
     });
+    if harness {
+        input["runner"] = "harness".into();
+    }
     let s: Spectrum =
         crate::verify::probe::script(sandbox, "cover", input, DEADLINE_S + 20).await?;
     if s.failed == 0 {
+        let with = match s.runner.as_str() {
+            "" => String::new(),
+            r => format!(" under the {r}'s pytest"),
+        };
         return Err(format!(
-            "no target test failed under the tracer ({} test(s) ran)",
+            "no target test failed under the tracer{with} ({} test(s) ran)",
             s.ran
         ));
     }
@@ -261,11 +366,42 @@ class K:
             lines: [("pkg/core.py".to_string(), lines.to_vec())].into(),
             ran: failed + passed,
             collected: failed + passed,
+            ..Spectrum::default()
         }
     }
 
     fn files() -> BTreeMap<String, String> {
         [("pkg/core.py".to_string(), SRC.to_string())].into()
+    }
+
+    #[test]
+    fn without_a_spectrum_the_located_functions_rank_in_order_with_their_body_lines() {
+        let files = files();
+        let frame = Location {
+            path: "pkg/core.py".into(),
+            start: 1,
+            end: 6,
+            name: "join".into(),
+            frame_line: Some(4),
+        };
+        let test_fn = Location {
+            path: "tests/test_core.py".into(),
+            start: 1,
+            end: 2,
+            name: "test_join".into(),
+            frame_line: None,
+        };
+        let r = static_rank(&[test_fn, frame.clone()], &["helper".to_string()], &files);
+        let names: Vec<&str> = r.iter().map(|r| r.loc.name.as_str()).collect();
+        // The test itself is never a suspect; the frame's function first, then the named one.
+        assert_eq!(names, ["join", "helper"]);
+        let lines: Vec<usize> = r[0].lines.iter().map(|(l, _)| *l).collect();
+        assert_eq!(lines, [2, 3, 4, 5, 6]);
+        // The traceback's line leads its function; the next function scores lower.
+        assert_eq!(r[0].hot(), [4]);
+        assert!(r[1].score() < r[0].score());
+        assert!(r[0].score() < 1.0, "below a spectrum's clear signal");
+        assert!(static_rank(&[], &[], &files).is_empty());
     }
 
     #[test]

@@ -938,7 +938,10 @@ fn failing_line_names(
 }
 
 /// The fault localization of the visible targets ([`crate::agent::localize`]): the ranked
-/// functions (their files read into `files`) and a line saying what it did. Best effort.
+/// functions (their files read into `files`) and a line saying how they were ranked. It never
+/// quits silently: a tracer that runs no test under the project's pytest runs again under the
+/// harness's; with no spectrum at all, the failing tests' traceback frames and calls rank
+/// statically.
 async fn localize(
     sandbox: &dyn Sandbox,
     test_cmd: &TestCommand,
@@ -946,13 +949,36 @@ async fn localize(
     (prefer, named): (&[crate::agent::context::Location], &[String]),
     files: &mut std::collections::BTreeMap<String, String>,
 ) -> (Vec<crate::agent::localize::Ranked>, String) {
-    use crate::agent::localize;
+    use crate::agent::localize::{self, Method};
     let t0 = Instant::now();
-    let spectrum = match localize::spectrum(sandbox, test_cmd, targets).await {
+    let traced = match localize::spectrum(sandbox, test_cmd, targets, false).await {
+        Ok(s) => Ok(s),
+        Err(first) if first.contains("under the project's pytest") => {
+            match localize::spectrum(sandbox, test_cmd, targets, true).await {
+                Ok(s) => Ok(s),
+                Err(second) => Err(format!("{first}; {second}")),
+            }
+        }
+        Err(e) => Err(e),
+    };
+    let spectrum = match traced {
         Ok(s) => s,
-        Err(e) => {
-            tracing::info!("fault localization skipped: {e}");
-            return (Vec::new(), format!("none: {e}"));
+        Err(why) => {
+            tracing::info!("no spectrum: {why}");
+            let ranked = localize::static_rank(prefer, named, files);
+            let method = if ranked.is_empty() {
+                Method::None { why }
+            } else {
+                Method::Static { why }
+            };
+            let note = format!(
+                "{}: {} function(s) ranked in {} ms",
+                method.label(),
+                ranked.len(),
+                t0.elapsed().as_millis()
+            );
+            tracing::info!("fault localization: {note}");
+            return (ranked, note);
         }
     };
     let missing: Vec<String> = spectrum
@@ -971,8 +997,15 @@ async fn localize(
         n if n > spectrum.ran => format!(" (of {n} in their files)"),
         _ => String::new(),
     };
+    let method = Method::Spectrum {
+        runner: match spectrum.runner.as_str() {
+            "" => "the project".to_string(),
+            r => format!("the {r}"),
+        },
+    };
     let note = format!(
-        "spectrum of {} failing and {} passing test(s){sampled}: {} function(s) ranked in {} ms",
+        "{}: {} failing and {} passing test(s){sampled}: {} function(s) ranked in {} ms",
+        method.label(),
         spectrum.failed,
         spectrum.passed,
         ranked.len(),
@@ -1207,6 +1240,9 @@ async fn finish(
         }
         r.repair = s.attempts.clone();
         r.spend = Some(ledger.report(stopped_by));
+        if !st.problem.localization.is_empty() {
+            r.localization = Some(st.problem.localization.clone());
+        }
         if let Some(dir) = &plan.receipt_dir {
             crate::verify::receipt::write(dir, r)
                 .with_context(|| format!("writing the receipt to {}", dir.display()))?;

@@ -48,7 +48,11 @@ use tree_sitter::Node;
 
 /// The probe's script, sent with each exec as `python3 -I -B -c` source like the verifier's
 /// other harness scripts (nothing in the workspace is trusted to hold it).
-pub const PL_PROBE: &str = include_str!("../../images/harness/pl_probe.py");
+/// The probe script, after the chooser it picks its pytest with (`pl_pytest.py`).
+pub const PL_PROBE: &str = concat!(
+    include_str!("../../images/harness/pl_pytest.py"),
+    include_str!("../../images/harness/pl_probe.py")
+);
 
 /// Distinct inputs recorded per function.
 pub const MAX_POINTS: usize = 8;

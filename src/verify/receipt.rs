@@ -376,6 +376,10 @@ pub struct Receipt {
     /// by the pipeline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spend: Option<super::attempts::SpendReport>,
+    /// How the repair's fault localization ranked the code it showed the model (filled by
+    /// the pipeline): the traced spectrum, the static fallback, or why there was none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub localization: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -504,6 +508,7 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
         tests_ms,
         repair: Vec::new(),
         spend: None,
+        localization: None,
     }
 }
 
@@ -666,6 +671,9 @@ pub fn render_markdown(r: &Receipt) -> String {
         "**What `verified` covers**: {}. **What it cannot**: {}.\n",
         r.contract.verified_covers, r.contract.verified_cannot
     );
+    if let Some(l) = &r.localization {
+        let _ = writeln!(s, "**Fault localization**: {l}.\n");
+    }
     render_attempts(&mut s, &r.repair);
     let _ = writeln!(s, "<details><summary>Patch and environment</summary>\n");
     let _ = writeln!(

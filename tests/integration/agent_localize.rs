@@ -67,7 +67,7 @@ async fn a_large_test_file_is_sampled_around_the_failing_test() {
         .unwrap();
     let target = "tests/test_m.py::test_clamp_high".to_string();
     let t0 = std::time::Instant::now();
-    let s = localize::spectrum(&c, &img.test_cmd, std::slice::from_ref(&target)).await;
+    let s = localize::spectrum(&c, &img.test_cmd, std::slice::from_ref(&target), false).await;
     // Printed, not asserted (timings are noisy here): `-- --nocapture` shows it.
     eprintln!(
         "localization of 1 failing test in a 705-test file: {:.2} s",
@@ -94,4 +94,79 @@ async fn a_large_test_file_is_sampled_around_the_failing_test() {
     .into();
     let ranked = localize::rank(&s, &files, &[], &[]);
     assert_eq!(ranked[0].loc.name, "clamp");
+}
+
+/// Issue #41: a repository whose test requirements pin an old pytest (4.6.11 imports on Python
+/// 3.11 but collects nothing; 3.0.7 does not import) still localizes its failing tests'
+/// function, for parametrized (`[LRU]`) and class-based ids alike: the tracer takes the pytest
+/// the verifier would (the harness's) and says so. Preparing needs PyPI.
+#[tokio::test]
+async fn a_pinned_old_pytest_still_localizes_parametrized_and_class_tests() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let d = docker::connect().await.unwrap();
+    for (fixture, targets, want, file) in [
+        (
+            "old-pytest",
+            vec![
+                "tests/test_caches.py::test_evicts_oldest[LRU]",
+                "tests/test_caches.py::test_evicts_oldest[FIFO]",
+                "tests/test_caches.py::TestCache::test_evicts_in_insertion_order",
+            ],
+            "Cache.evict",
+            "caches/__init__.py",
+        ),
+        (
+            "pinned-pytest",
+            vec!["tests/test_shapes.py::test_area"],
+            "area",
+            "shapes/__init__.py",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join(format!("agent-localize-{fixture}"));
+        copy_dir(&root.join(fixture), &repo);
+        let img = prepare(
+            &d,
+            &PrepareOptions {
+                path: repo.clone(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_or_else(|e| panic!("prepare {fixture}: {e}"));
+        let policy = ContainerPolicy {
+            read_only_paths: img.tests_dirs.clone(),
+            ..ContainerPolicy::default()
+        };
+        let c = Container::start(&d, &img.tag, &policy, "agent-localize-old", "episode")
+            .await
+            .unwrap();
+        let targets: Vec<String> = targets.into_iter().map(String::from).collect();
+        let s = localize::spectrum(&c, &img.test_cmd, &targets, false).await;
+        c.remove().await.unwrap();
+        let s = s.unwrap_or_else(|e| panic!("{fixture}: {e}"));
+        assert_eq!(s.runner, "harness", "{fixture}: {s:?}");
+        assert!(s.runner_why.contains("pytest"), "{fixture}: {s:?}");
+        assert_eq!(s.failed as usize, targets.len(), "{fixture}: {s:?}");
+        let files = [(
+            file.to_string(),
+            std::fs::read_to_string(repo.join(file)).unwrap(),
+        )]
+        .into();
+        let ranked = localize::rank(&s, &files, &[], &[]);
+        assert_eq!(ranked[0].loc.name, want, "{fixture}: {ranked:?}");
+    }
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), dst).unwrap();
+        }
+    }
 }
