@@ -70,7 +70,7 @@ impl TestRef {
     }
 
     /// pytest's section title of this test: `TestK.test_m[1-2]`.
-    fn head_line(&self) -> String {
+    pub fn head_line(&self) -> String {
         let tail = self.id.split("::").skip(1).collect::<Vec<_>>().join(".");
         tail.to_string()
     }

@@ -40,9 +40,11 @@ pub fn build_task(
             pre_existing.join(", ")
         ));
     }
+    // The targets' failures only: a pre-existing failure's output would be chased.
+    let shown = crate::agent::report::for_targets(&failing.output, targets, pre_existing);
     t.push_str(&format!(
         "\nTest output:\n```\n{}\n```\n",
-        truncate_text(failing.output.trim(), 4000)
+        truncate_text(shown.trim(), 4000)
     ));
     if !context.text.is_empty() {
         t.push('\n');

@@ -862,11 +862,16 @@ async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<Result<Star
             )
         }
     };
+    // What the candidates' prompts and rules read: the targets' failures, not the others'.
+    let others: Vec<String> = failing
+        .iter()
+        .filter(|f| !baseline.targets.contains(f))
+        .cloned()
+        .collect();
+    let output = crate::agent::report::for_targets(&before.output, &baseline.targets, &others);
     let report = match (&plan.targets, plan.statement.as_deref()) {
-        (Targets::Given { .. }, Some(s)) if !s.trim().is_empty() => {
-            format!("{}\n{}", before.output, s)
-        }
-        _ => before.output.clone(),
+        (Targets::Given { .. }, Some(s)) if !s.trim().is_empty() => format!("{output}\n{s}"),
+        _ => output,
     };
     let baseline = match &plan.targets {
         // Given targets: what else failed before is pre-existing (not required to pass).
