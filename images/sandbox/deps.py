@@ -31,6 +31,8 @@ import subprocess
 import sys
 
 TEST_NAMES = ("test", "tests", "testing")
+# The build backend as CI's build isolation has it (install.sh puts it first on the path).
+BUILD_BACKEND = "/opt/patchloop/build-backend"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -441,6 +443,16 @@ def install(wheels):
     skipped = list(p["skipped"])
     installed = install_set("install", p["build"], args, skipped, "build requirements")
     installed += install_set("install", p["items"], args, skipped, "dependencies")
+    # CI builds the project in an isolated environment with the newest backend its
+    # `[build-system] requires` allows (the venv's own may be older: a PEP 639 license string
+    # needs setuptools 77); the install layer builds with this copy first (install.sh).
+    if p["build"]:
+        ok, err = pip("install", ["--no-index", "--find-links", wheels, "--upgrade",
+                                  "--target", BUILD_BACKEND] + p["build"])
+        if not ok:
+            say("the isolated build backend could not be installed (%s); the install layer "
+                "builds with the environment's own" % (err or "pip failed"))
+            shutil.rmtree(BUILD_BACKEND, ignore_errors=True)
     os.makedirs("/opt/patchloop", exist_ok=True)
     with open("/opt/patchloop/deps.json", "w") as f:
         json.dump({"source": p["source"], "installed": installed, "skipped": skipped,

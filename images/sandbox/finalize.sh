@@ -54,6 +54,10 @@ rm -rf /opt/patchloop/workspace
 cp -al /workspace /opt/patchloop/workspace
 rm -f /opt/patchloop/finalize.sh
 echo "patchloop: baseline $(g rev-parse --short HEAD)"
+# The install layer's fallback, when it needed one (prepare puts it in the image's note).
+if [ -f /opt/patchloop/install-fallback ]; then
+    echo "patchloop: install fallback: $(cat /opt/patchloop/install-fallback)"
+fi
 # What the dependencies layer installed and left out (prepare labels the image with it).
 if [ -f /opt/patchloop/deps.json ]; then
     # printf, not echo: dash's echo would unescape the JSON's backslashes.

@@ -13,10 +13,22 @@ mkdir -p "$prefix" "$generated"
 chown 1000:1000 "$prefix"
 find . \( -type f -o -type l \) -print | sort >/tmp/patchloop-before
 
-if setpriv --reuid=1000 --regid=1000 --clear-groups --no-new-privs env HOME=/tmp PIP_NO_INDEX=1 \
-    /opt/venv/bin/pip install --no-deps --no-build-isolation --use-pep517 --no-cache-dir \
-    --no-compile --progress-bar off --prefix "$prefix" -e . >/tmp/patchloop-install.log 2>&1; then
-    echo "patchloop: editable install ok"
+backend=/opt/patchloop/build-backend
+# The project's build backend as CI's build isolation has it (deps.py installed the newest its
+# `[build-system] requires` allows there), else the environment's own.
+editable() {
+    setpriv --reuid=1000 --regid=1000 --clear-groups --no-new-privs env HOME=/tmp PIP_NO_INDEX=1 "$@" \
+        /opt/venv/bin/pip install --no-deps --no-build-isolation --use-pep517 --no-cache-dir \
+        --no-compile --progress-bar off --prefix "$prefix" -e . >>/tmp/patchloop-install.log 2>&1
+}
+installed=""
+if [ -d "$backend" ] && editable PYTHONPATH="$backend"; then
+    installed="with the build backend its [build-system] requires (as CI's isolated build)"
+elif editable; then
+    installed="with the environment's build backend"
+fi
+if [ -n "$installed" ]; then
+    echo "patchloop: editable install ok ($installed)"
     for dir in $(find "$prefix" -type d \( -name site-packages -o -name dist-packages \)); do
         echo "import site; site.addsitedir('$dir')" >>"$site/patchloop-editable.pth"
     done
@@ -24,6 +36,7 @@ else
     tail -n 15 /tmp/patchloop-install.log
     echo "patchloop: WARNING: editable install failed; /workspace (and /workspace/src) put on sys.path instead"
     { echo /workspace; [ -d src ] && echo /workspace/src; true; } >"$site/patchloop-workspace.pth"
+    echo "editable install failed; the checkout (and src/) put on sys.path instead" >/opt/patchloop/install-fallback
 fi
 
 # Packaging artefacts are not worth keeping; anything else new is.
@@ -37,4 +50,5 @@ done
 
 chown -R 0:0 "$prefix" "$generated"
 find /workspace -mindepth 1 -delete
+rm -rf "$backend"
 rm -f /opt/patchloop/install.sh /tmp/patchloop-before /tmp/patchloop-after /tmp/patchloop-install.log

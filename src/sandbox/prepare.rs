@@ -618,7 +618,12 @@ async fn commit_source(
         .collect();
     c.upload(moved).await?;
     let mut report = None;
+    let mut fallback = None;
     c.run(progress, |line| {
+        if let Some(f) = line.trim().strip_prefix("patchloop: install fallback: ") {
+            fallback = Some(f.to_string());
+            return false;
+        }
         match pydeps::DepsReport::from_log([line]) {
             Some(r) => {
                 report = Some(r);
@@ -643,6 +648,14 @@ async fn commit_source(
         let note = match labels.get(image::LABEL_ENV_NOTE) {
             Some(n) => format!("{n}; {}", r.note()),
             None => r.note(),
+        };
+        labels.insert(image::LABEL_ENV_NOTE.into(), note);
+    }
+    if let Some(f) = fallback {
+        image::say(progress, &format!("note: {f}"));
+        let note = match labels.get(image::LABEL_ENV_NOTE) {
+            Some(n) => format!("{n}; {f}"),
+            None => f,
         };
         labels.insert(image::LABEL_ENV_NOTE.into(), note);
     }

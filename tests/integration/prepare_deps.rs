@@ -356,3 +356,46 @@ async fn without_a_toolchain_the_base_builds_the_wheels_and_prepare_says_so() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success() && text.contains("passed"), "{text}");
 }
+
+/// Issue #41: a project whose `pyproject.toml` uses a PEP 639 license string (`license =
+/// "MIT"`) and requires only `setuptools>=61` builds in CI's isolated environment with the
+/// newest setuptools; the image's venv has an older one (66) that fails
+/// `metadata-generation-failed`. The install layer builds with the backend its
+/// `[build-system] requires` allows, so the editable install works and no fallback is noted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_build_backend_is_the_one_build_system_requires_as_in_ci() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("prepare-deps-spdx");
+    write(
+        &root,
+        "pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools>=61\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"spdxpkg\"\nversion = \"1.2.3\"\nlicense = \"MIT\"\n\n[tool.setuptools]\npackages = [\"spdxpkg\"]\n",
+    );
+    write(&root, "spdxpkg/__init__.py", "def one():\n    return 1\n");
+    write(
+        &root,
+        "tests/test_one.py",
+        "from spdxpkg import one\n\n\ndef test_one():\n    assert one() == 1\n",
+    );
+    let (img, out) = prepare_at(&root).await;
+    let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let _images = Images(vec![img.tag.clone()]);
+    assert!(
+        out.contains("editable install ok (with the build backend its [build-system] requires"),
+        "{out}"
+    );
+    assert!(!out.contains("install fallback"), "{out}");
+    let note = label(&img.tag, "patchloop.env_note");
+    assert!(!note.contains("editable install failed"), "{note}");
+    // Installed, not merely on the path: its metadata is there.
+    let o = run_in(
+        &img.tag,
+        "cd /tmp && /opt/venv/bin/python -c 'import importlib.metadata as m; print(m.version(\"spdxpkg\"))'",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        "1.2.3",
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
