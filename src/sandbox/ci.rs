@@ -70,10 +70,18 @@ pub struct CiPlan {
 pub fn wanted(rel: &str) -> bool {
     matches!(
         rel,
-        "tox.ini" | "noxfile.py" | "Makefile" | "pyproject.toml" | "setup.cfg" | "setup.py"
-    ) || (rel.starts_with(".github/workflows/")
-        && !rel[".github/workflows/".len()..].contains('/')
-        && (rel.ends_with(".yml") || rel.ends_with(".yaml")))
+        "tox.ini"
+            | "tox.toml"
+            | "hatch.toml"
+            | "noxfile.py"
+            | "Makefile"
+            | "pyproject.toml"
+            | "setup.cfg"
+            | "setup.py"
+    ) || (rel.ends_with(".sh") && rel.matches('/').count() <= 1)
+        || (rel.starts_with(".github/workflows/")
+            && !rel[".github/workflows/".len()..].contains('/')
+            && (rel.ends_with(".yml") || rel.ends_with(".yaml")))
 }
 
 /// Reads the files [`wanted`] names (at most 256 KiB each; unreadable ones are skipped).

@@ -236,10 +236,20 @@ pub fn tox_config(files: &BTreeMap<String, String>) -> Option<(String, String)> 
     if let Some(t) = files.get("tox.ini") {
         return Some(("tox.ini".into(), t.clone()));
     }
+    if let Some(t) = files.get("tox.toml")
+        && let Some(text) = toml_as_ini(t, false)
+    {
+        return Some(("tox.toml".into(), text));
+    }
     if let Some(p) = files.get("pyproject.toml")
         && let Some(text) = legacy_tox_ini(p)
     {
         return Some(("pyproject.toml legacy_tox_ini".into(), text));
+    }
+    if let Some(p) = files.get("pyproject.toml")
+        && let Some(text) = toml_as_ini(p, true)
+    {
+        return Some(("pyproject.toml [tool.tox]".into(), text));
     }
     if let Some(c) = files.get("setup.cfg")
         && c.contains("[tox:tox]")
@@ -247,6 +257,101 @@ pub fn tox_config(files: &BTreeMap<String, String>) -> Option<(String, String)> 
         return Some(("setup.cfg".into(), c.clone()));
     }
     None
+}
+
+/// tox's TOML configuration (tox.toml, or pyproject's native `[tool.tox]` when `in_pyproject`)
+/// as the INI text the readers here take: `env_run_base` → `[testenv]`, `env.NAME` →
+/// `[testenv:NAME]`, `commands` one line per command (`{replace = "posargs", default = […]}`
+/// → `{posargs:…}`), `set_env` → `setenv`, `change_dir` → `changedir`, `deps`, `extras`,
+/// `labels`, `env_list` → `envlist`.
+fn toml_as_ini(text: &str, in_pyproject: bool) -> Option<String> {
+    let doc: toml::Value = toml::from_str(text).ok()?;
+    let root = if in_pyproject {
+        doc.get("tool")?.get("tox")?
+    } else {
+        &doc
+    };
+    let word = |v: &toml::Value| -> Option<String> {
+        let replace = v.get("replace").and_then(|r| r.as_str());
+        match (v, replace) {
+            (toml::Value::String(s), _) => Some(crate::testcmd::words::quote_if_needed(s)),
+            (toml::Value::Table(t), Some("posargs")) => {
+                let default: Vec<String> = t
+                    .get("default")
+                    .and_then(|d| d.as_array())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|x| x.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Some(if default.is_empty() {
+                    "{posargs}".into()
+                } else {
+                    format!("{{posargs:{}}}", default.join(" "))
+                })
+            }
+            (toml::Value::Table(t), Some("env")) => t
+                .get("name")
+                .and_then(|n| n.as_str())
+                .map(|n| format!("${n}")),
+            _ => None,
+        }
+    };
+    let section = |t: &toml::Value| -> String {
+        let mut out = String::new();
+        if let Some(cmds) = t.get("commands").and_then(|c| c.as_array()) {
+            out.push_str("commands =\n");
+            for c in cmds {
+                if let Some(ws) = c.as_array() {
+                    let line: Vec<String> = ws.iter().filter_map(word).collect();
+                    out.push_str(&format!("    {}\n", line.join(" ")));
+                }
+            }
+        }
+        for key in ["deps", "extras", "labels"] {
+            if let Some(list) = t.get(key).and_then(|d| d.as_array()) {
+                out.push_str(&format!("{key} =\n"));
+                for d in list.iter().filter_map(|x| x.as_str()) {
+                    out.push_str(&format!("    {d}\n"));
+                }
+            }
+        }
+        if let Some(env) = t.get("set_env").and_then(|e| e.as_table()) {
+            out.push_str("setenv =\n");
+            for (k, v) in env {
+                if let Some(v) = v.as_str() {
+                    out.push_str(&format!("    {k} = {v}\n"));
+                }
+            }
+        }
+        if let Some(d) = t.get("change_dir").and_then(|d| d.as_str()) {
+            out.push_str(&format!("changedir = {d}\n"));
+        }
+        for (key, ini_key) in [
+            ("skip_install", "skip_install"),
+            ("use_develop", "usedevelop"),
+        ] {
+            if let Some(b) = t.get(key).and_then(|b| b.as_bool()) {
+                out.push_str(&format!("{ini_key} = {b}\n"));
+            }
+        }
+        out
+    };
+    let mut ini = String::from("[tox]\n");
+    if let Some(list) = root.get("env_list").and_then(|l| l.as_array()) {
+        let envs: Vec<&str> = list.iter().filter_map(|x| x.as_str()).collect();
+        ini.push_str(&format!("envlist = {}\n", envs.join(", ")));
+    }
+    if let Some(base) = root.get("env_run_base") {
+        ini.push_str(&format!("\n[testenv]\n{}", section(base)));
+    }
+    if let Some(envs) = root.get("env").and_then(|e| e.as_table()) {
+        for (name, t) in envs {
+            ini.push_str(&format!("\n[testenv:{name}]\n{}", section(t)));
+        }
+    }
+    (root.get("env_run_base").is_some() || root.get("env").is_some()).then_some(ini)
 }
 
 /// The string of `legacy_tox_ini = """..."""` (or `'''`) in pyproject.toml.

@@ -53,6 +53,7 @@ pub fn resolve(
         Launcher::EnvRunner { tool } if tool == "hatch run" || tool == "pdm run" => {
             script(&cmd, tool, files)
         }
+        Launcher::Script { path } => shell_script(path, files, is_test),
         _ => None,
     };
     match d {
@@ -140,11 +141,84 @@ fn tox(
 ) -> Option<Delegation> {
     let (from, text) = super::ci_deps::tox_config(files)?;
     let conf = ini(&text);
-    let line = match flag_value(cmd.args(), &["-e", "--envlist"]) {
-        Some(e) => format!("tox -e {e}"),
-        None => "tox".to_string(),
+    // The envs the command names: `-e a,b`, a label (`-m ci`), factors (`-f py311-tests`),
+    // else what the config and the CI's Python choose.
+    let envs: Vec<String> = match (
+        flag_value(cmd.args(), &["-e", "--envlist"]),
+        flag_value(cmd.args(), &["-m", "--labels"]),
+        flag_value(cmd.args(), &["-f", "--factors"]),
+    ) {
+        (Some(e), _, _) => e.split(',').map(|e| e.trim().to_string()).collect(),
+        (None, Some(label), _) => tox_label(&conf, &label),
+        (None, None, Some(f)) => {
+            let want: Vec<&str> = f.split('-').collect();
+            tox_envs(&conf)
+                .into_iter()
+                .filter(|e| want.iter().all(|w| e.split('-').any(|p| p == *w)))
+                .collect()
+        }
+        _ => Vec::new(),
     };
-    let env = super::ci_deps::tox_env(&line, &conf, python);
+    let envs: Vec<Option<String>> = if envs.is_empty() {
+        vec![super::ci_deps::tox_env("tox", &conf, python)]
+    } else {
+        envs.into_iter()
+            .filter(|e| !e.is_empty() && !e.contains('$'))
+            .map(Some)
+            .collect()
+    };
+    // The first of them whose commands run tests.
+    envs.into_iter()
+        .find_map(|env| tox_env_delegation(&conf, &from, env, is_test))
+}
+
+/// Every env the config names (`envlist`, `[testenv:NAME]` sections), in that order.
+fn tox_envs(conf: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<String> {
+    let mut out: Vec<String> = conf
+        .get("tox")
+        .or_else(|| conf.get("tox:tox"))
+        .and_then(|t| t.get("envlist"))
+        .map(|l| super::ci_deps::expand_envlist(l))
+        .unwrap_or_default();
+    for k in conf.keys() {
+        if let Some(e) = k.strip_prefix("testenv:")
+            && !out.iter().any(|o| o == e)
+        {
+            out.push(e.to_string());
+        }
+    }
+    out
+}
+
+/// The envs a tox 4 label names: `[tox] labels = ci = a, b`, else envs with `labels = ci`.
+fn tox_label(conf: &BTreeMap<String, BTreeMap<String, String>>, label: &str) -> Vec<String> {
+    let top = conf.get("tox").or_else(|| conf.get("tox:tox"));
+    if let Some(map) = top.and_then(|t| t.get("labels")) {
+        for l in map.lines() {
+            if let Some((k, v)) = l.split_once('=')
+                && k.trim() == label
+            {
+                return super::ci_deps::expand_envlist(v);
+            }
+        }
+    }
+    tox_envs(conf)
+        .into_iter()
+        .filter(|e| {
+            conf.get(&format!("testenv:{e}"))
+                .and_then(|s| s.get("labels"))
+                .is_some_and(|l| l.split([',', '\n', ' ']).any(|x| x.trim() == label))
+        })
+        .collect()
+}
+
+/// One tox env's test command, with its setenv, changedir and install mode.
+fn tox_env_delegation(
+    conf: &BTreeMap<String, BTreeMap<String, String>>,
+    from: &str,
+    env: Option<String>,
+    is_test: IsTest,
+) -> Option<Delegation> {
     let mut merged = conf.get("testenv").cloned().unwrap_or_default();
     if let Some(e) = &env
         && let Some(s) = conf.get(&format!("testenv:{e}"))
@@ -215,6 +289,69 @@ fn tox(
             env.map(|e| format!(":{e}")).unwrap_or_default()
         ),
     })
+}
+
+/// `./ci.sh`, `bash scripts/test.sh`: the script's test line, with the `export K=V` and
+/// `cd DIR` lines before it (a script that installs and uploads around its tests runs only
+/// its tests here).
+fn shell_script(
+    path: &str,
+    files: &BTreeMap<String, String>,
+    is_test: IsTest,
+) -> Option<Delegation> {
+    let text = files.get(path)?;
+    let mut env: Vec<(String, String)> = Vec::new();
+    let mut cwd: Option<String> = None;
+    for raw in text.lines() {
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix("export ") {
+            if let Some((k, v)) = rest.split_once('=')
+                && !v.contains('$')
+            {
+                env.push((
+                    k.trim().to_string(),
+                    v.trim().trim_matches(['"', '\'']).to_string(),
+                ));
+            }
+            continue;
+        }
+        if let Some(d) = l.strip_prefix("cd ") {
+            let d = d.trim().trim_matches(['"', '\'']);
+            if !d.contains('$') && !d.starts_with('/') && !d.contains("..") {
+                cwd = match cwd {
+                    Some(c) => Some(format!("{c}/{d}")),
+                    None => Some(d.to_string()),
+                };
+            }
+            continue;
+        }
+        // The test part of `cmd || exit 1`, `cmd && other`.
+        let part = l
+            .split("||")
+            .next()
+            .unwrap_or(l)
+            .split("&&")
+            .next()
+            .unwrap_or(l)
+            .trim();
+        if is_test(part) && !part.contains("pip install") {
+            let mut runs = TestCommand::parse(part).ok()?;
+            for (k, v) in env.iter().rev() {
+                runs = runs.with_env(k, v);
+            }
+            runs.cwd = cwd.filter(|c| !c.is_empty() && c != ".");
+            return Some(Delegation {
+                runs,
+                install: None,
+                pythonpath: Vec::new(),
+                note: path.to_string(),
+            });
+        }
+    }
+    None
 }
 
 /// The install mode of `pip install`-like arguments (None: only dependencies).
@@ -376,7 +513,8 @@ fn make(
 /// pyproject.toml (`[tool.hatch.envs.ENV.scripts]`, `[tool.pdm.scripts]`), `{args}` replaced
 /// by the arguments given; a script whose first command is another script is followed.
 fn script(cmd: &TestCommand, tool: &str, files: &BTreeMap<String, String>) -> Option<Delegation> {
-    let doc: toml::Value = toml::from_str(files.get("pyproject.toml")?).ok()?;
+    let parse = |name: &str| -> Option<toml::Value> { toml::from_str(files.get(name)?).ok() };
+    let (pyproject, hatch_toml) = (parse("pyproject.toml"), parse("hatch.toml"));
     let words = cmd.args();
     let name = words.first()?.value.clone()?;
     let rest: Vec<&str> = words[1..].iter().map(|w| w.raw.as_str()).collect();
@@ -384,15 +522,36 @@ fn script(cmd: &TestCommand, tool: &str, files: &BTreeMap<String, String>) -> Op
         Some((e, s)) if tool == "hatch run" => (e.to_string(), s.to_string()),
         _ => ("default".to_string(), name.clone()),
     };
-    let table = if tool == "hatch run" {
-        doc.get("tool")?
-            .get("hatch")?
-            .get("envs")?
-            .get(&env)?
-            .get("scripts")?
-    } else {
-        doc.get("tool")?.get("pdm")?.get("scripts")?
+    // hatch: the env's scripts in pyproject.toml or hatch.toml, then the default env's (every
+    // env inherits them).
+    let hatch_scripts = |env: &str| -> Option<toml::Value> {
+        let from_py = pyproject
+            .as_ref()
+            .and_then(|d| {
+                d.get("tool")?
+                    .get("hatch")?
+                    .get("envs")?
+                    .get(env)?
+                    .get("scripts")
+            })
+            .filter(|t| t.get(&script).is_some());
+        let from_hatch = hatch_toml
+            .as_ref()
+            .and_then(|d| d.get("envs")?.get(env)?.get("scripts"))
+            .filter(|t| t.get(&script).is_some());
+        from_py.or(from_hatch).cloned()
     };
+    let table = if tool == "hatch run" {
+        hatch_scripts(&env).or_else(|| hatch_scripts("default"))?
+    } else {
+        pyproject
+            .as_ref()?
+            .get("tool")?
+            .get("pdm")?
+            .get("scripts")?
+            .clone()
+    };
+    let table = &table;
     let first_command = |v: &toml::Value| -> Option<String> {
         match v {
             toml::Value::String(s) => Some(s.clone()),
@@ -513,6 +672,82 @@ mod tests {
                 &files(&[("tox.ini", "[testenv:lint]\ncommands = flake8\n")])
             ),
             None
+        );
+    }
+
+    #[test]
+    fn tox_labels_factors_several_envs_and_toml_configs() {
+        let tox = "[tox]\nenvlist = lint, py311-tests, py311-docs\nlabels =\n    ci = lint, py311-tests\n\n[testenv:lint]\ncommands = flake8\n\n[testenv:py311-tests]\ncommands = pytest -x tests\n\n[testenv:py311-docs]\ncommands = sphinx-build docs out\n";
+        let f = files(&[("tox.ini", tox)]);
+        // The label's first env that runs tests (lint runs none).
+        assert_eq!(
+            runs("tox run -m ci", &f).as_deref(),
+            Some("pytest -x tests")
+        );
+        assert_eq!(
+            runs("tox r -f py311-tests", &f).as_deref(),
+            Some("pytest -x tests")
+        );
+        assert_eq!(
+            runs("tox -e lint,py311-tests,coverage", &f).as_deref(),
+            Some("pytest -x tests")
+        );
+        assert_eq!(
+            runs("python -Im tox -e py311-tests", &f).as_deref(),
+            Some("pytest -x tests")
+        );
+        assert_eq!(
+            runs("uvx --with tox-uv tox -e py311-tests", &f).as_deref(),
+            Some("pytest -x tests")
+        );
+        let toml = "env_list = [\"py311\"]\n[env_run_base]\ndeps = [\"pytest\"]\ncommands = [[\"pytest\", {replace = \"posargs\", default = [\"tests\"], extend = true}]]\n[env_run_base.set_env]\nPYTHONPATH = \"src\"\n";
+        let f = files(&[("tox.toml", toml)]);
+        assert_eq!(
+            runs("tox -e py311", &f).as_deref(),
+            Some("PYTHONPATH=src pytest tests")
+        );
+        let py = format!("[tool.tox]\n{toml}").replace("[env_run_base", "[tool.tox.env_run_base");
+        let f = files(&[("pyproject.toml", &py)]);
+        assert_eq!(
+            runs("tox", &f).as_deref(),
+            Some("PYTHONPATH=src pytest tests")
+        );
+    }
+
+    #[test]
+    fn scripts_and_inherited_hatch_scripts() {
+        let sh = "#!/bin/bash\nset -ex\npip install .\nexport TERMINAL_WIDTH=3000\nmkdir empty\ncd empty\ncoverage run -m pytest -W error --pyargs pkg || exit 1\ncurl -Os https://uploader.codecov.io/latest/linux/codecov\n";
+        let f = files(&[("ci.sh", sh), ("scripts/test.sh", sh)]);
+        assert_eq!(
+            runs("./ci.sh", &f).as_deref(),
+            Some("TERMINAL_WIDTH=3000 coverage run -m pytest -W error --pyargs pkg")
+        );
+        let (c, _) = resolve(
+            TestCommand::parse("uv run bash scripts/test.sh").unwrap(),
+            &f,
+            None,
+            &is_test,
+        );
+        assert!(c.runs_pytest(), "{c:?}");
+        let mut at = &c;
+        while let Some(r) = &at.runs {
+            at = r;
+        }
+        assert_eq!(at.cwd.as_deref(), Some("empty"));
+        let py = "[tool.hatch.envs.default.scripts]\ntest = \"pytest {args:tests}\"\n[tool.hatch.envs.cov]\ndependencies = [\"coverage\"]\n";
+        let f = files(&[("pyproject.toml", py)]);
+        assert_eq!(
+            runs("hatch run cov:test", &f).as_deref(),
+            Some("pytest tests")
+        );
+        let hatch = "[envs.default.scripts]\ncheck = \"pytest -q\"\n";
+        let f = files(&[
+            ("pyproject.toml", "[project]\nname = \"x\"\n"),
+            ("hatch.toml", hatch),
+        ]);
+        assert_eq!(
+            runs("hatch run +py=3.11 check", &f).as_deref(),
+            Some("pytest -q")
         );
     }
 

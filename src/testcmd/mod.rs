@@ -42,6 +42,9 @@ pub enum Launcher {
     Nox,
     /// `make test`.
     Make,
+    /// A script of the repository (`./ci.sh`, `bash scripts/test.sh`): what it runs is read
+    /// from it (`sandbox::ci_resolve`).
+    Script { path: String },
     /// A tool that runs a command in its own environment (`uv run`, `poetry run`, `hatch run`,
     /// `pdm run`, `pipenv run`, `rye run`, `hatch test`): the sandbox's image already is that
     /// environment, so what it runs is run directly.
@@ -124,8 +127,18 @@ pub struct PythonSetup {
     pub cwd: Option<String>,
 }
 
-const PYTHON_MODULE_LAUNCHERS: &[&str] = &["pytest", "py.test", "tox", "nox", "coverage"];
-const ENV_RUNNERS: &[&str] = &["uv", "poetry", "hatch", "pdm", "pipenv", "rye", "pipx"];
+const PYTHON_MODULE_LAUNCHERS: &[&str] = &[
+    "pytest",
+    "py.test",
+    "tox",
+    "nox",
+    "coverage",
+    "unittest",
+    "zope.testrunner",
+];
+const ENV_RUNNERS: &[&str] = &[
+    "uv", "uvx", "poetry", "hatch", "pdm", "pipenv", "rye", "pipx",
+];
 
 impl TestCommand {
     /// Parses a command line (see the module docs). Only an empty or multi-line command is an
@@ -512,10 +525,33 @@ fn parse_words(words: &[Word]) -> Option<TestCommand> {
         c.launcher = Launcher::Make;
     } else if ENV_RUNNERS.contains(&name.as_str()) {
         env_runner(&mut c, &name)?;
+    } else if let Some(path) = script_path(&c.argv) {
+        c.launcher = Launcher::Script { path };
     } else {
         return None;
     }
     Some(c)
+}
+
+/// `./ci.sh`, `scripts/test.sh`, `bash scripts/test.sh`, `sh ci.sh`: the checkout-relative
+/// script a command runs.
+fn script_path(argv: &[Word]) -> Option<String> {
+    let first = argv.first()?.value.clone()?;
+    let path = if matches!(first.as_str(), "bash" | "sh") {
+        let p = argv.get(1)?.value.clone()?;
+        if p.starts_with('-') {
+            return None;
+        }
+        p
+    } else if first.ends_with(".sh") || first.starts_with("./") {
+        first
+    } else {
+        return None;
+    };
+    match normal_dir(&path)? {
+        Some(p) if !p.is_empty() => Some(p),
+        _ => None,
+    }
 }
 
 /// `python`, `python3`, `python3.11`, `pypy3`.
@@ -529,11 +565,18 @@ fn is_python(name: &str) -> bool {
 /// `python [opts] -m MODULE …` or `python [opts] script.py …`.
 fn python_launcher(c: &mut TestCommand) {
     let mut i = 1;
+    // `-Im tox`: a cluster of flags whose last one is `-m` takes the module as the next word.
+    let mut module_at = None;
     while let Some(w) = c.argv.get(i) {
         let t = w.text();
         if matches!(t, "-W" | "-X") {
             i += 2;
-        } else if t.starts_with('-') && t != "-m" && t != "-c" && t.len() > 1 {
+        } else if t == "-m"
+            || (t.starts_with('-') && !t.starts_with("--") && t.len() > 2 && t.ends_with('m'))
+        {
+            module_at = Some(i + 1);
+            break;
+        } else if t.starts_with('-') && t != "-c" && t.len() > 1 {
             i += 1;
         } else {
             break;
@@ -541,30 +584,96 @@ fn python_launcher(c: &mut TestCommand) {
     }
     c.launcher = Launcher::Python;
     c.args_at = i;
-    if c.argv.get(i).map(Word::text) != Some("-m") {
+    let Some(m_at) = module_at else {
         return;
-    }
-    let Some(module) = c.argv.get(i + 1).and_then(|w| w.value.clone()) else {
+    };
+    let Some(module) = c.argv.get(m_at).and_then(|w| w.value.clone()) else {
         return;
     };
     if !PYTHON_MODULE_LAUNCHERS.contains(&module.as_str()) {
         return;
     }
-    c.args_at = i + 2;
+    c.args_at = m_at + 1;
     c.launcher = match module.as_str() {
         "pytest" | "py.test" => Launcher::Pytest {
-            interpreter: c.argv[..i].to_vec(),
+            interpreter: c.argv[..m_at - 1].to_vec(),
         },
         "tox" => Launcher::Tox,
         "nox" => Launcher::Nox,
+        "unittest" | "zope.testrunner" => {
+            c.launcher = Launcher::Python;
+            unittest_as_pytest(c, &module, m_at + 1);
+            c.args_at = i;
+            return;
+        }
         _ => {
-            if coverage_launcher(c, i + 2).is_none() {
+            if coverage_launcher(c, m_at + 1).is_none() {
                 c.launcher = Launcher::Python;
                 c.args_at = i;
             }
             return;
         }
     };
+}
+
+/// `python -m unittest [discover -s DIR -p PATTERN]`, `-m unittest tests.test_x`,
+/// `-m zope.testrunner --test-path=DIR`: pytest runs unittest's test cases, so what the command
+/// runs is pytest on those paths, collecting the files the runner would (`-o python_files`).
+fn unittest_as_pytest(c: &mut TestCommand, runner: &str, at: usize) {
+    let args: Vec<String> = c.argv[at.min(c.argv.len())..]
+        .iter()
+        .map(|w| w.text().to_string())
+        .collect();
+    let mut paths: Vec<String> = Vec::new();
+    let mut pattern = if runner == "unittest" {
+        "test*.py"
+    } else {
+        "test*.py tests.py"
+    }
+    .to_string();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        let next = args.get(i + 1).cloned();
+        match a.as_str() {
+            "discover" | "-v" | "--verbose" | "-q" | "--quiet" | "-b" | "--buffer" | "-f"
+            | "--failfast" | "-c" | "--catch" | "--auto-color" | "--" => {}
+            "-s" | "--start-directory" | "--test-path" | "--path" => {
+                if let Some(n) = next {
+                    paths.push(n);
+                }
+                i += 1;
+            }
+            "-p" | "--pattern" => {
+                if let Some(n) = next {
+                    pattern = n;
+                }
+                i += 1;
+            }
+            "-t" | "--top-level-directory" | "-k" | "--package" | "-m" | "--module" => i += 1,
+            s if s.starts_with("--test-path=") => paths.push(s["--test-path=".len()..].to_string()),
+            s if s.starts_with('-') => {}
+            // `tests.test_x` (a module) or `tests/test_x.py`.
+            s if runner == "unittest" => {
+                if s.ends_with(".py") || s.contains('/') {
+                    paths.push(s.to_string());
+                } else {
+                    paths.push(format!("{}.py", s.replace('.', "/")));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut words = vec![Word::lit("python"), Word::lit("-m"), Word::lit("pytest")];
+    words.push(Word::lit("-o"));
+    words.push(Word::lit(&format!("python_files={pattern}")));
+    words.extend(paths.iter().map(|p| Word::lit(p)));
+    if let Some(mut inner) = parse_words(&words) {
+        inner.written = raw_join(&inner.argv);
+        c.via = Some(format!("pytest runs `{runner}`'s test cases"));
+        c.runs = Some(Box::new(inner));
+    }
 }
 
 /// `coverage run [opts] -m pytest …` from `argv[at]` on: pytest, its arguments after the module.
@@ -594,6 +703,11 @@ fn coverage_launcher(c: &mut TestCommand, at: usize) -> Option<()> {
         i += if takes { 2 } else { 1 };
     }
     let module = c.argv.get(i + 1)?.value.clone()?;
+    if module == "unittest" || module == "zope.testrunner" {
+        c.launcher = Launcher::Python;
+        unittest_as_pytest(c, &module, i + 2);
+        return Some(());
+    }
     if module != "pytest" && module != "py.test" {
         return None;
     }
@@ -608,8 +722,9 @@ fn coverage_launcher(c: &mut TestCommand, at: usize) -> Option<()> {
 /// `pdm run SCRIPT|CMD …`, `pipenv run CMD …`, `rye run …`.
 fn env_runner(c: &mut TestCommand, tool: &str) -> Option<()> {
     let mut i = 1;
-    // `hatch -e test run …`, `poetry -C sub run …`: the tool's own options first.
-    while let Some(w) = c.argv.get(i) {
+    // `hatch -e test run …`, `poetry -C sub run …`: the tool's own options first (`uvx` is
+    // `uv tool run`: its options come after the verb it does not write).
+    while let Some(w) = c.argv.get(i).filter(|_| tool != "uvx") {
         let t = w.text();
         if !t.starts_with('-') {
             break;
@@ -623,7 +738,12 @@ fn env_runner(c: &mut TestCommand, tool: &str) -> Option<()> {
             1
         };
     }
-    let verb = c.argv.get(i)?.value.clone()?;
+    let verb = if tool == "uvx" {
+        i = 0;
+        "run".to_string()
+    } else {
+        c.argv.get(i)?.value.clone()?
+    };
     if tool == "hatch" && verb == "test" {
         c.launcher = Launcher::EnvRunner {
             tool: "hatch test".into(),
@@ -636,6 +756,8 @@ fn env_runner(c: &mut TestCommand, tool: &str) -> Option<()> {
             let own = matches!(
                 t,
                 "-r" | "--randomize"
+                    | "--python"
+                    | "-py"
                     | "-p"
                     | "--parallel"
                     | "-c"
@@ -649,7 +771,7 @@ fn env_runner(c: &mut TestCommand, tool: &str) -> Option<()> {
             if !own {
                 break;
             }
-            j += if matches!(t, "--retries" | "--retry-delay") {
+            j += if matches!(t, "--retries" | "--retry-delay" | "--python" | "-py") {
                 2
             } else {
                 1
@@ -668,12 +790,14 @@ fn env_runner(c: &mut TestCommand, tool: &str) -> Option<()> {
     i += 1;
     while let Some(w) = c.argv.get(i) {
         let t = w.text();
-        if !t.starts_with('-') {
+        // `hatch run +py=3.11 test`: a matrix selector.
+        if !(t.starts_with('-') || (tool == "hatch" && t.starts_with('+'))) {
             break;
         }
         let takes = matches!(
             t,
             "--with"
+                | "--from"
                 | "--with-requirements"
                 | "--with-editable"
                 | "--extra"

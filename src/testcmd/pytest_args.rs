@@ -159,7 +159,19 @@ pub fn carried(args: &[Arg]) -> Vec<String> {
         let n = name(ws);
         let vals: Option<Vec<String>> = ws.iter().map(|w| w.value.clone()).collect();
         let Some(vals) = vals else { continue };
-        if n == "--import-mode" {
+        // What decides which files and names are tests: the verifier must collect the same.
+        let collects = |v: &str| {
+            ["python_files=", "python_classes=", "python_functions="]
+                .iter()
+                .any(|k| v.starts_with(k))
+        };
+        if (n == "-o" || n == "--override-ini") && vals.len() == 2 && collects(&vals[1]) {
+            out.extend(["-o".to_string(), vals[1].clone()]);
+        } else if let Some(v) = n.strip_prefix("--override-ini=")
+            && collects(v)
+        {
+            out.extend(["-o".to_string(), v.to_string()]);
+        } else if n == "--import-mode" {
             if let Some(v) = vals.get(1) {
                 out.push(format!("--import-mode={v}"));
             }

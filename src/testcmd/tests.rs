@@ -74,6 +74,47 @@ fn every_form_parses_into_its_parts() {
     assert!(p("pipenv run pytest").runs_pytest());
     assert!(p("hatch test -c tests").runs_pytest());
     // A script name only pyproject.toml knows: resolved with the files.
+    // `-Im tox`: flags clustered with -m.
+    assert_eq!(kind(&p("python -Im tox -e py311")), "tox");
+    assert!(p("uvx --with tox-uv tox -e py").unresolved());
+    assert_eq!(
+        kind(
+            p("uvx --python 3.11 --with tox-uv tox -e py")
+                .runs
+                .as_deref()
+                .unwrap()
+        ),
+        "tox"
+    );
+    assert_eq!(kind(&p("./ci.sh")), "script { path: \"ci.sh\" }");
+    assert_eq!(
+        kind(&p("bash scripts/test.sh")),
+        "script { path: \"scripts/test.sh\" }"
+    );
+    assert!(p("hatch run +py=3.11 test:with-coverage").unresolved());
+    // unittest and zope.testrunner: pytest runs their test cases, from the paths they name.
+    let u = p("python -m unittest discover -s tests -p '*_test.py'");
+    assert!(u.runs_pytest());
+    assert_eq!(
+        u.runs.as_deref().unwrap().written,
+        "python -m pytest -o 'python_files=*_test.py' tests"
+    );
+    assert_eq!(
+        p("python -m unittest tests.test_x")
+            .runs
+            .as_deref()
+            .unwrap()
+            .written,
+        "python -m pytest -o 'python_files=test*.py' tests/test_x.py"
+    );
+    let z = p(
+        "PURE_PYTHON=1 python -m coverage run -p -m zope.testrunner --test-path=src --auto-color",
+    );
+    assert!(z.runs_pytest(), "{z:?}");
+    assert_eq!(
+        z.runs.as_deref().unwrap().written,
+        "python -m pytest -o 'python_files=test*.py tests.py' src"
+    );
     let c = p("hatch run test:cov");
     assert!(!c.runs_pytest() && c.unresolved());
     assert!(p("tox").unresolved());
@@ -82,7 +123,6 @@ fn every_form_parses_into_its_parts() {
 #[test]
 fn forms_not_understood_are_kept_whole() {
     for s in [
-        "./ci/run-tests.sh",
         "pytest | tee log.txt",
         "pytest; echo done",
         "cd a && cd b && pytest",
