@@ -52,6 +52,9 @@ pub struct RunSummary {
     pub hidden_failures: Vec<HiddenFailure>,
     /// Whether any result recorded a hidden-check stage (older runs did not).
     pub has_hidden_stage: bool,
+    /// The funnel section (`eval::funnel::render`) over first attempts; empty for runs that
+    /// recorded none.
+    pub funnel: String,
 }
 
 /// One bench's first attempts.
@@ -288,7 +291,33 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
         benches: benches.into_values().collect(),
         hidden_failures,
         has_hidden_stage: results.iter().any(|r| r.hidden_check.is_some()),
+        funnel: funnel_section(results),
     }
+}
+
+/// The funnel over first attempts ([`crate::eval::funnel`]).
+fn funnel_section(results: &[EpisodeResult]) -> String {
+    use crate::eval::funnel::{Outcome, Row, render};
+    let rows: Vec<Row> = results
+        .iter()
+        .filter(|r| r.attempt == 0)
+        .map(|r| Row {
+            instance_id: &r.instance_id,
+            outcome: Outcome {
+                funnel: r.funnel.as_ref(),
+                error: r.error.as_deref(),
+                verified: r.verified(),
+                hidden_passed: r.hidden_check.is_none_or(|h| h.allows_resolved()),
+            },
+            ms: [
+                r.timings.map(|t| t.prepare_ms).filter(|&p| p > 0),
+                r.funnel.as_ref().map(|f| f.localization_ms),
+                r.timings.map(|t| t.episode_ms),
+                r.timings.map(|t| t.verify_ms),
+            ],
+        })
+        .collect();
+    render(&rows)
 }
 
 /// McNemar on the first attempts of the tasks both runs have.
@@ -419,6 +448,7 @@ pub fn render_markdown(a: &RunSummary, vs: &[RunSummary]) -> String {
             a.errors
         );
     }
+    s.push_str(&a.funnel);
     let _ = writeln!(s, "\n## Cost per episode (mean)\n");
     let _ = writeln!(s, "| wall time | tokens | cost |\n|---:|---:|---:|");
     let _ = writeln!(

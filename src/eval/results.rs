@@ -93,6 +93,9 @@ pub struct EpisodeResult {
     /// The hidden check's failing tests and messages, or why it could not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden_check_detail: Option<String>,
+    /// How far the task got, stage by stage (absent in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub funnel: Option<crate::eval::funnel::Funnel>,
 }
 
 /// Milliseconds per phase of one episode. `tests_ms` is the part of `verify_ms` the test
@@ -225,6 +228,7 @@ pub(crate) mod tests {
             origin: None,
             hidden_check: None,
             hidden_check_detail: None,
+            funnel: None,
         }
     }
 

@@ -26,6 +26,7 @@ use crate::pipeline::plan as repair_plan;
 use crate::pipeline::{self, Plan, Targets};
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{PrepareOptions, prepare};
+use crate::verify::attempts::AttemptResult;
 use crate::verify::verdict::Verdict;
 use crate::verify::{Holdout, PreparedImage as VerifyImage, RerunScope};
 
@@ -133,6 +134,8 @@ pub struct EvalOutput {
     pub total: usize,
     /// Episodes that ended in a harness error (retried by the next invocation).
     pub errors: usize,
+    /// Tasks whose test command cannot run (a configuration error), with the error.
+    pub broken: Vec<(String, String)>,
     pub wall: Duration,
 }
 
@@ -154,6 +157,19 @@ pub async fn cli(c: EvalCli) -> anyhow::Result<bool> {
         o.wall.as_secs_f64(),
         o.run_dir.display()
     );
+    if !o.broken.is_empty() {
+        // A test command that cannot run is the task's configuration: exit 2, as `fix` does.
+        let list: Vec<String> = o
+            .broken
+            .iter()
+            .map(|(id, e)| format!("{id}: {e}"))
+            .collect();
+        bail!(
+            "{} task(s) have a test command that cannot run (no model was asked):\n{}",
+            o.broken.len(),
+            list.join("\n")
+        );
+    }
     Ok(o.errors == 0 && (args.model != ORACLE || o.resolved == o.total))
 }
 
@@ -185,6 +201,7 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
     }
     let n_todo = todo.len();
     let mut errors = 0;
+    let mut broken = Vec::new();
     if n_todo > 0 {
         let docker = crate::sandbox::connect_and_reap().await?;
         let parallel = args.parallel.unwrap_or_else(|| {
@@ -223,6 +240,12 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
                     done += 1;
                     resolved += usize::from(r.resolved);
                     errors += usize::from(r.error.is_some());
+                    if r.funnel
+                        .as_ref()
+                        .is_some_and(|f| f.broken_command.is_some())
+                    {
+                        broken.push((r.instance_id.clone(), r.error.clone().unwrap_or_default()));
+                    }
                     if let Err(e) = write_result(eps, &r) {
                         eprintln!("cannot write the result of {}: {e}", r.instance_id);
                     }
@@ -280,6 +303,7 @@ pub async fn eval(args: &EvalArgs) -> anyhow::Result<EvalOutput> {
         resolved: all.iter().filter(|r| r.resolved).count(),
         total: all.len(),
         errors,
+        broken,
         wall: started.elapsed(),
     })
 }
@@ -290,7 +314,13 @@ fn error_result(
     attempt: u32,
     t0: Instant,
     e: &anyhow::Error,
+    prepared: bool,
 ) -> EpisodeResult {
+    // A test command that cannot run is the task's configuration, named as such in the funnel.
+    let broken = e
+        .chain()
+        .find_map(|c| c.downcast_ref::<crate::pipeline::broken::BrokenCommand>())
+        .map(|b| format!("the test command cannot run: {}", b.why));
     EpisodeResult {
         instance_id: task.instance_id.clone(),
         attempt,
@@ -313,6 +343,12 @@ fn error_result(
         origin: Some(task.origin()),
         hidden_check: None,
         hidden_check_detail: None,
+        funnel: Some(crate::eval::funnel::Funnel {
+            prepared,
+            targets: task.fail_to_pass.len(),
+            broken_command: broken,
+            ..Default::default()
+        }),
     }
 }
 
@@ -367,7 +403,7 @@ async fn run_task(
         Err(e) => {
             let errs = attempts
                 .iter()
-                .map(|&a| error_result(args, task, a, t0, &e))
+                .map(|&a| error_result(args, task, a, t0, &e, false))
                 .collect();
             return (errs, None);
         }
@@ -389,7 +425,7 @@ async fn run_task(
                 }
                 r
             });
-        out.push(r.unwrap_or_else(|e| error_result(args, task, a, t, &e)));
+        out.push(r.unwrap_or_else(|e| error_result(args, task, a, t, &e, true)));
     }
     (out, Some(prepared.tag))
 }
@@ -470,7 +506,7 @@ async fn run_episode(
     let tiers: Vec<&dyn Model> = models.iter().map(|m| m.as_ref()).collect();
     let o = pipeline::run_tiers(docker, image, &tiers, &plan)
         .await
-        .map_err(|e| anyhow::anyhow!("{e:#} (trajectory {traj_name})"))?;
+        .with_context(|| format!("trajectory {traj_name}"))?;
     let Some(receipt) = o.receipt.as_ref() else {
         bail!("verification did not run (trajectory {traj_name})");
     };
@@ -529,6 +565,24 @@ async fn run_episode(
         origin: Some(task.origin()),
         hidden_check: Some(hidden.status),
         hidden_check_detail: hidden.detail,
+        funnel: Some(crate::eval::funnel::Funnel {
+            prepared: true,
+            targets: o.start.targets,
+            reproduced: o.start.reproduced,
+            broken_command: None,
+            localization: o.start.localization.clone(),
+            localization_ms: o.start.localization_ms,
+            bug_rank: crate::eval::funnel::bug_rank(&task.patch, &o.start.ranked),
+            candidate_passed: o.attempts.iter().any(|a| {
+                a.passing > 0
+                    || matches!(
+                        a.result,
+                        AttemptResult::Verified
+                            | AttemptResult::Passing
+                            | AttemptResult::Rejected(_)
+                    )
+            }),
+        }),
     })
 }
 

@@ -342,7 +342,28 @@ pub struct RepairResult {
     /// Container start to the search's end, verification excluded.
     pub episode_wall: Duration,
     pub verify_wall: Duration,
+    /// What the search started from (for the field funnel): targets the baseline reproduced
+    /// and the fault localization's best functions.
+    pub start: StartReport,
 }
+
+/// What the search started from: how many targets the baseline run reproduced, and how the
+/// fault localization ranked the code.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StartReport {
+    /// The targets (fail-to-pass tests).
+    pub targets: usize,
+    /// Of them, the ones that failed in the baseline run in the sandbox.
+    pub reproduced: usize,
+    /// How the ranking was made (`localize::Method::label` and counts).
+    pub localization: String,
+    pub localization_ms: u64,
+    /// The ranked functions, best first (at most [`START_RANKED`]): path, first and last line.
+    pub ranked: Vec<(String, usize, usize)>,
+}
+
+/// Ranked functions a [`StartReport`] keeps.
+pub const START_RANKED: usize = 10;
 
 impl RepairResult {
     /// Everything passes already: no attempt ran.
@@ -362,6 +383,7 @@ impl RepairResult {
             wall: Duration::ZERO,
             episode_wall: Duration::ZERO,
             verify_wall: Duration::ZERO,
+            start: StartReport::default(),
         }
     }
 
@@ -1284,6 +1306,19 @@ async fn finish(
         wall: ledger.elapsed(),
         episode_wall: Duration::ZERO,
         verify_wall: s.verify_wall,
+        start: StartReport {
+            targets: st.baseline.targets.len(),
+            reproduced: st.problem.targets.len(),
+            localization: st.problem.localization.clone(),
+            localization_ms: st.problem.localization_ms,
+            ranked: st
+                .problem
+                .ranked
+                .iter()
+                .take(START_RANKED)
+                .map(|r| (r.loc.path.clone(), r.loc.start, r.loc.end))
+                .collect(),
+        },
     })
 }
 

@@ -248,6 +248,7 @@ mod tests {
             spent: Default::default(),
             wall: Default::default(),
             episode_wall: Default::default(),
+            start: Default::default(),
             verify_wall: Default::default(),
         }
     }

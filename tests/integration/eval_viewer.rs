@@ -67,6 +67,7 @@ fn episode(id: &str, resolved: bool, traj: Option<&str>) -> EpisodeResult {
         origin: None,
         hidden_check: None,
         hidden_check_detail: None,
+        funnel: None,
     }
 }
 
