@@ -391,7 +391,16 @@ fn nox_session<'a>(src: &'a str, name: Option<&str>) -> &'a str {
 
 fn nox(cmd: &TestCommand, files: &BTreeMap<String, String>, is_test: IsTest) -> Option<Delegation> {
     let src = files.get("noxfile.py")?;
-    let session = flag_value(cmd.args(), &["-s", "--session", "--sessions", "-e"]);
+    let session = flag_value(cmd.args(), &["-s", "--session", "--sessions", "-e"]).or_else(|| {
+        // `--tags tests`: the first session decorated with that tag.
+        let tag = flag_value(cmd.args(), &["-t", "--tags"])?;
+        let at = src
+            .find(&format!("\"{tag}\""))
+            .or_else(|| src.find(&format!("'{tag}'")))?;
+        let def = src[at..].find("\ndef ")? + at + 5;
+        let name = src[def..].split('(').next()?.trim().to_string();
+        (!name.is_empty()).then_some(name)
+    });
     let body = nox_session(src, session.as_deref());
     let line = call_args(body, "session.run(")
         .into_iter()
@@ -487,26 +496,68 @@ fn make(
         .unwrap_or("test")
         .to_string();
     let vars = make_vars(mk);
+    let (line, dir) = make_target_line(mk, &target, &vars, is_test, 4)?;
+    let mut runs = TestCommand::parse(&line).ok()?;
+    if let Some(d) = dir {
+        runs.cwd = Some(d);
+    }
+    Some(Delegation {
+        runs,
+        install: None,
+        pythonpath: Vec::new(),
+        note: format!("Makefile target `{target}`"),
+    })
+}
+
+/// A Makefile target's test line (`cd DIR && cmd` in a recipe gives the directory), else its
+/// prerequisites' in order (`ci: lint test`), `depth` levels down.
+fn make_target_line(
+    mk: &str,
+    target: &str,
+    vars: &BTreeMap<String, String>,
+    is_test: IsTest,
+    depth: u8,
+) -> Option<(String, Option<String>)> {
     let mut in_target = false;
+    let mut prereqs: Vec<String> = Vec::new();
     for l in mk.lines() {
         if !l.starts_with('\t') {
-            in_target = l.split_once(':').is_some_and(|(t, rest)| {
-                !rest.starts_with('=') && t.split_whitespace().any(|t| t == target)
-            });
+            in_target = false;
+            if let Some((t, rest)) = l.split_once(':')
+                && !rest.starts_with('=')
+                && t.split_whitespace().any(|t| t == target)
+            {
+                in_target = true;
+                prereqs.extend(
+                    make_expand(rest.split(';').next().unwrap_or(""), vars, 3)
+                        .split_whitespace()
+                        .filter(|p| !p.contains('/') && !p.contains('.'))
+                        .map(str::to_string),
+                );
+            }
+            continue;
+        }
+        if !in_target {
             continue;
         }
         let r = l.trim().trim_start_matches(['@', '-', '+']);
-        let r = make_expand(r, &vars, 3);
-        if in_target && is_test(&r) {
-            return Some(Delegation {
-                runs: TestCommand::parse(&r).ok()?,
-                install: None,
-                pythonpath: Vec::new(),
-                note: format!("Makefile target `{target}`"),
-            });
+        let r = make_expand(r, vars, 3);
+        // `cd test && python test.py`: the directory, then the command.
+        let (dir, r) = match r.strip_prefix("cd ").and_then(|x| x.split_once("&&")) {
+            Some((d, rest)) => (Some(d.trim().to_string()), rest.trim().to_string()),
+            None => (None, r),
+        };
+        if is_test(&r) {
+            return Some((r, dir.filter(|d| !d.contains('$') && !d.starts_with('/'))));
         }
     }
-    None
+    if depth == 0 {
+        return None;
+    }
+    prereqs
+        .iter()
+        .filter(|p| p.as_str() != target)
+        .find_map(|p| make_target_line(mk, p, vars, is_test, depth - 1))
 }
 
 /// `hatch run [ENV:]SCRIPT args` / `pdm run SCRIPT args`: the script's command from
