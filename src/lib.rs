@@ -4,7 +4,7 @@
 //! `sandbox` (containers, images, exec), `agent` (the loop, tools, model adapters),
 //! `verify` (the verdict), `github` (events and posting), `config`, `mcp`, `bench`, `eval`.
 //! `pipeline` assembles prepare → reproduce → episode → verify once for every entry point;
-//! `cli` is the thin command-line front end; `clock` and `testcmd` are leaf values every layer
+//! `cli` is the thin command-line front end; `clock`, `testcmd` and `testid` are leaf values every layer
 //! may use.
 
 pub mod agent;
@@ -18,6 +18,7 @@ pub mod mcp;
 pub mod pipeline;
 pub mod sandbox;
 pub mod testcmd;
+pub mod testid;
 pub mod verify;
 
 #[cfg(test)]

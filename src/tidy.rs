@@ -103,11 +103,12 @@ fn modules_import_downhill_only() {
             .unwrap_or_default()
             .is_subset(&BTreeSet::from([
                 "clock".to_string(),
-                "testcmd".to_string()
+                "testcmd".to_string(),
+                "testid".to_string()
             ])),
         "{g:?}"
     );
-    for leaf in ["clock", "testcmd"] {
+    for leaf in ["clock", "testcmd", "testid"] {
         assert!(
             g.get(leaf).is_none_or(|d| d.is_empty()),
             "{leaf} is a leaf: {g:?}"
@@ -355,4 +356,46 @@ fn a_cycle_is_found() {
     assert_eq!(cycle_from(&g, "a").unwrap(), ["a", "b", "a"]);
     g.insert("b".to_string(), BTreeSet::new());
     assert!(cycle_from(&g, "a").is_none());
+}
+
+/// Test ids are taken apart only by `crate::testid` (issue #42): no other non-test code
+/// splits, searches or prefixes a string on `::` (Rust paths in this file are not test ids).
+#[test]
+fn only_testid_splits_test_ids() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let pattern = regex::Regex::new(
+        r#"\.(split|split_once|rsplit|rsplit_once|find|rfind|contains|starts_with|ends_with|strip_prefix|split_terminator)\("::"\)"#,
+    )
+    .unwrap();
+    let mut found = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let rel = p.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+            if !rel.ends_with(".rs")
+                || rel == "testid.rs"
+                || rel == "tidy.rs"
+                || rel.ends_with("tests.rs")
+            {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for (n, line) in code.lines().enumerate() {
+                if pattern.is_match(line) {
+                    found.push(format!("{rel}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "split test ids with crate::testid:\n{}",
+        found.join("\n")
+    );
 }

@@ -49,30 +49,21 @@ pub struct TestRef {
 impl TestRef {
     /// `None` for ids that are not pytest node ids of a `.py` file.
     pub fn parse(id: &str) -> Option<TestRef> {
-        let mut parts = id.split("::");
-        let path = parts.next()?.to_string();
-        if !path.ends_with(".py") {
+        let t = crate::testid::TestId::new(id);
+        if !t.is_pytest() {
             return None;
         }
-        let rest: Vec<&str> = parts.collect();
-        let (class, name) = match rest.as_slice() {
-            [] => return None,
-            [name] => (None, *name),
-            [.., class, name] => (Some(class.to_string()), *name),
-        };
-        let name = name.split('[').next().unwrap_or(name).to_string();
         Some(TestRef {
             id: id.to_string(),
-            path,
-            class,
-            name,
+            path: t.file().to_string(),
+            class: t.class().map(str::to_string),
+            name: t.function()?.to_string(),
         })
     }
 
     /// pytest's section title of this test: `TestK.test_m[1-2]`.
     pub fn head_line(&self) -> String {
-        let tail = self.id.split("::").skip(1).collect::<Vec<_>>().join(".");
-        tail.to_string()
+        crate::testid::TestId::new(self.id.as_str()).title()
     }
 }
 
@@ -408,7 +399,7 @@ pub fn render(plan: &ContextPlan, files: &BTreeMap<String, String>, budget: usiz
             path: t.path.clone(),
             start: def.start,
             end: def.end,
-            name: t.id.split("::").skip(1).collect::<Vec<_>>().join("::"),
+            name: crate::testid::TestId::new(t.id.as_str()).names().join("::"),
             frame_line,
         };
         if focus

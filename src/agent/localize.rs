@@ -285,7 +285,7 @@ pub fn names_on(lines: &[&str]) -> Vec<String> {
 pub fn test_files(targets: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for t in targets {
-        let file = t.split("::").next().unwrap_or("");
+        let file = crate::testid::file_of(t);
         if !file.ends_with(".py") {
             return Vec::new();
         }

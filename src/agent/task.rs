@@ -85,8 +85,8 @@ pub fn build_task(
 
 /// The file part of a pytest id (`tests/test_median.py::test_x` → `tests/test_median.py`). Pure.
 fn pytest_file_of(id: &str) -> Option<String> {
-    let (file, _) = id.split_once("::")?;
-    file.ends_with(".py").then(|| file.to_string())
+    let t = crate::testid::TestId::new(id);
+    t.is_pytest().then(|| t.file().to_string())
 }
 
 /// Up to 60 workspace files, for the task (small models otherwise guess paths). Best effort.

@@ -910,7 +910,7 @@ pub fn run_tests_script(
     use crate::verify::junit_run;
     let files: Vec<String> = tests
         .iter()
-        .map(|t| t.split("::").next().unwrap_or(t).to_string())
+        .map(|t| crate::testid::file_of(t).to_string())
         .filter(|f| !f.is_empty())
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()

@@ -21,7 +21,7 @@ const COLLECT_QUIET: [&str; 5] = ["-q", "", "-qq", "-qqq", "-qqqq"];
 fn node_ids_from_collection(text: &str) -> BTreeMap<String, String> {
     text.lines()
         .map(str::trim)
-        .filter(|id| id.contains("::") && !id.contains(' '))
+        .filter(|id| crate::testid::TestId::new(*id).is_pytest() && !id.contains(' '))
         .map(|id| (key_for_node_id(id), id.to_string()))
         .collect()
 }
@@ -182,21 +182,7 @@ impl SuiteRunner for ContainerRunner<'_> {
 
 /// The JUnit key pytest gives a node id: `tests/test_x.py::C::t` → `tests.test_x.C::t`.
 pub fn key_for_node_id(node_id: &str) -> String {
-    let mut parts = node_id.split("::");
-    let file = parts.next().unwrap_or("");
-    let rest: Vec<&str> = parts.collect();
-    let module = file.strip_suffix(".py").unwrap_or(file).replace('/', ".");
-    match rest.split_last() {
-        Some((name, classes)) => {
-            let mut classname = module;
-            for c in classes {
-                classname.push('.');
-                classname.push_str(c);
-            }
-            format!("{classname}::{name}")
-        }
-        None => format!("::{module}"),
-    }
+    crate::testid::TestId::new(node_id).junit_key()
 }
 
 /// pytest's JUnit XML as node id → outcome. Unknown keys keep the key as their id; a test
@@ -205,11 +191,7 @@ pub fn key_for_node_id(node_id: &str) -> String {
 /// parametrisation must not contain `::` (pytest splits the id there, e.g. an IPv6 URL
 /// parameter), so such tests never enter FAIL_TO_PASS / PASS_TO_PASS.
 pub fn selectable(id: &str) -> bool {
-    let Some((path, rest)) = id.split_once("::") else {
-        return false;
-    };
-    let params = rest.find('[').map(|i| &rest[i..]).unwrap_or("");
-    path.ends_with(".py") && !params.contains("::")
+    crate::testid::TestId::new(id).selectable()
 }
 
 pub fn suite_from_junit(

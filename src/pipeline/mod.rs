@@ -308,10 +308,7 @@ impl Baseline {
 /// A named id matches a reproduced one exactly or as its file / class prefix
 /// (`tests/test_a.py` names every failing test in that file). Pure.
 fn same_test(reproduced: &str, named: &str) -> bool {
-    reproduced == named
-        || reproduced
-            .strip_prefix(named)
-            .is_some_and(|rest| rest.starts_with("::"))
+    crate::testid::TestId::new(reproduced).is_named_by(named)
 }
 
 /// The result of [`run`].

@@ -157,7 +157,7 @@ pub fn plan(
             .collect();
         let mut sel = roots.clone();
         for id in fail_to_pass {
-            let file = id.split("::").next().unwrap_or("");
+            let file = crate::testid::file_of(id);
             let covered = roots.is_empty()
                 || roots
                     .iter()

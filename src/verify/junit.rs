@@ -68,73 +68,25 @@ pub enum JunitError {
 
 /// The lookup key of a testcase element.
 pub fn key(classname: &str, name: &str) -> String {
-    format!("{classname}::{name}")
+    crate::testid::junit_key(classname, name)
 }
 
-/// Splits a node id on `::`, but only outside the `[...]` parameter part: parameters may
-/// contain `::` and brackets of their own (`test_x[https://[::1]:80/]`, `test_y[a::b]`).
-/// The parameter part starts at the first `[` after the file part; names never contain `[`.
+/// The id's parts: file, classes, name with parameters ([`crate::testid::parts`]).
 pub fn split_node_id(node_id: &str) -> Vec<&str> {
-    let file_end = node_id.find("::").unwrap_or(node_id.len());
-    let params_at = node_id[file_end..]
-        .find('[')
-        .map_or(node_id.len(), |i| file_end + i);
-    let (head, params) = node_id.split_at(params_at);
-    let mut parts: Vec<&str> = head.split("::").collect();
-    if !params.is_empty() {
-        // Re-attach the parameters to the last name (a sub-slice of the original id).
-        let last = parts.pop().unwrap_or("");
-        let start = head.len() - last.len();
-        parts.push(&node_id[start..]);
-    }
-    parts
+    crate::testid::parts(node_id)
 }
 
 /// The key a pytest node id has in pytest's JUnit output.
 pub fn key_for_node_id(node_id: &str) -> String {
-    let parts = split_node_id(node_id);
-    let (file, rest) = parts.split_first().map_or(("", &[][..]), |(f, r)| (*f, r));
-    let module = file.strip_suffix(".py").unwrap_or(file).replace('/', ".");
-    match rest.split_last() {
-        Some((name, classes)) => {
-            let mut classname = module;
-            for c in classes {
-                classname.push('.');
-                classname.push_str(c);
-            }
-            key(&classname, name)
-        }
-        // A module-level entry (collection error): classname is empty, name is the module.
-        None => key("", &module),
-    }
+    crate::testid::TestId::new(node_id).junit_key()
 }
 
-/// Best-effort node id for a key whose file is unknown: classes are the trailing dotted parts
-/// that start with an upper-case letter (pytest's default `python_classes = Test*`).
+/// Best-effort node id for a key whose file is unknown
+/// ([`crate::testid::TestId::from_junit_key`]).
 pub fn node_id_for_key(k: &str) -> String {
-    // The dotted classname never contains `::`; the name may (in its parameters).
-    let (classname, name) = k.split_once("::").unwrap_or(("", k));
-    if classname.is_empty() {
-        return format!("{}.py", name.replace('.', "/"));
-    }
-    let parts: Vec<&str> = classname.split('.').collect();
-    let mut split = parts.len();
-    while split > 1
-        && parts[split - 1]
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_uppercase())
-    {
-        split -= 1;
-    }
-    let mut id = format!("{}.py", parts[..split].join("/"));
-    for c in &parts[split..] {
-        id.push_str("::");
-        id.push_str(c);
-    }
-    id.push_str("::");
-    id.push_str(name);
-    id
+    crate::testid::TestId::from_junit_key(k)
+        .as_str()
+        .to_string()
 }
 
 pub fn parse(xml: &str) -> Result<JunitRun, JunitError> {

@@ -47,13 +47,12 @@ pub struct Judge {
 
 /// The file and the `::`-separated name path of a test id (parameters dropped).
 pub fn split_id(id: &str) -> (&str, Vec<&str>) {
-    let base = match id.find('[') {
-        Some(i) => &id[..i],
-        None => id,
-    };
-    let mut parts = base.split("::");
-    let file = parts.next().unwrap_or("");
-    (file, parts.collect())
+    let mut parts = crate::testid::parts(id);
+    let file = parts.remove(0);
+    if let Some(last) = parts.last_mut() {
+        *last = last.split('[').next().unwrap_or(last);
+    }
+    (file, parts)
 }
 
 /// The test files the ids name, deduplicated, in order.

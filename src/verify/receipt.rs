@@ -453,7 +453,7 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
     tests.sort_by(|a, b| (a.role, &a.id).cmp(&(b.role, &b.id)));
     let runs: Vec<RunRecord> = inp.before.into_iter().chain(inp.after).collect();
     let in_hidden = |id: &String| {
-        let file = id.split("::").next().unwrap_or("");
+        let file = crate::testid::file_of(id);
         inp.holdout_files
             .iter()
             .any(|h| h == file || file.starts_with(&format!("{}/", h.trim_end_matches('/'))))
