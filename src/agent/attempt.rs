@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::agent::model::{Model, Usage};
+use crate::agent::model::{Filled, Infill, Model, ModelError, Request, Response, Usage};
+use crate::agent::origin::Origin;
 use crate::config::Budgets;
-pub use crate::verify::attempts::{AttemptResult, Cap, SpendReport, TierSpend};
+pub use crate::verify::attempts::{Cap, Outcome, SpendReport, TierSpend};
 
 /// Why a strategy (or the loop's episode) ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -224,6 +225,7 @@ impl Ledger {
         let ms = |d: Duration| d.as_millis() as u64;
         SpendReport {
             steps: book.total.steps,
+            calls: book.total.calls,
             tokens: book.total.usage.total(),
             cost_usd: book.total.cost_usd,
             model_ms: ms(book.total.model),
@@ -248,6 +250,86 @@ impl Ledger {
     }
 }
 
+/// A model whose every call goes through the repair's one ledger: the ledger is asked first
+/// (a cap used up refuses the call with [`ModelError::Budget`]), the call is bounded by the
+/// wall time left, and its answer is charged to the model's tier after. Loop steps, the
+/// loop's compaction, the candidates' fills and chat samples and the verifier's model review
+/// all call through one of these, so the ledger's entries are the server's requests.
+pub struct Metered<'a> {
+    model: &'a dyn Model,
+    ledger: &'a Ledger,
+    tier: usize,
+}
+
+impl<'a> Metered<'a> {
+    pub fn new(model: &'a dyn Model, ledger: &'a Ledger, tier: usize) -> Metered<'a> {
+        Metered {
+            model,
+            ledger,
+            tier,
+        }
+    }
+
+    pub fn ledger(&self) -> &'a Ledger {
+        self.ledger
+    }
+
+    pub fn tier(&self) -> usize {
+        self.tier
+    }
+
+    /// Runs one call: asked first, timed out at the wall time left, charged after.
+    async fn call<T>(
+        &self,
+        usage_of: impl Fn(&T) -> Usage,
+        call: impl std::future::Future<Output = Result<T, ModelError>>,
+    ) -> Result<T, ModelError> {
+        if let Some(cap) = self.ledger.check() {
+            return Err(ModelError::Budget(cap.as_str().into()));
+        }
+        let t0 = Instant::now();
+        let r = tokio::time::timeout(self.ledger.wall_left(), call)
+            .await
+            .map_err(|_| ModelError::Budget(StopReason::TimeLimit.as_str().into()))??;
+        self.ledger
+            .charge(self.tier, self.model, &usage_of(&r), t0.elapsed());
+        Ok(r)
+    }
+}
+
+#[async_trait::async_trait]
+impl Model for Metered<'_> {
+    async fn complete(&self, req: &Request<'_>) -> Result<Response, ModelError> {
+        self.call(|r: &Response| r.usage, self.model.complete(req))
+            .await
+    }
+
+    async fn infill(&self, req: &Infill<'_>) -> Result<Filled, ModelError> {
+        self.call(|f: &Filled| f.usage, self.model.infill(req))
+            .await
+    }
+
+    fn spec(&self) -> String {
+        self.model.spec()
+    }
+
+    fn describe(&self) -> String {
+        self.model.describe()
+    }
+
+    fn cost(&self, usage: &Usage) -> f64 {
+        self.model.cost(usage)
+    }
+
+    fn supports_infill(&self) -> bool {
+        self.model.supports_infill()
+    }
+
+    fn on_this_machine(&self) -> bool {
+        self.model.on_this_machine()
+    }
+}
+
 /// A patch a strategy proposes; only the verifier makes it a fix.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Proposal {
@@ -255,9 +337,11 @@ pub struct Proposal {
     /// It already passed the targets and the whole suite in the episode container (a
     /// candidate's check); otherwise the search runs the suite there first.
     pub checked: bool,
+    /// Where it came from: a rule, a fill and how it was drawn, a chat reply, the loop.
+    pub origin: Origin,
     /// The trajectory node of the candidate it came from (`t0.candidates.c3`), if any.
     pub node: Option<String>,
-    /// The model's reply it came from, as recorded in the trajectory.
+    /// The model's reply it came from, as recorded in the trajectory (for people).
     pub reply: String,
     pub tokens: u64,
     pub model_ms: u64,
@@ -269,7 +353,43 @@ pub struct Proposal {
     pub drops: Vec<String>,
 }
 
-/// What every strategy returns: what it spent, what it proposes (best first), why it stopped.
+/// What a strategy did besides proposing, for the receipt's record of the attempt: the search
+/// passes it on without looking inside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Candidates drawn and how many passed in the sandbox.
+    Candidates { drawn: usize, passing: usize },
+    /// Steps the loop took.
+    Loop { steps: usize },
+}
+
+impl Detail {
+    /// Candidates drawn (0 for the loop).
+    pub fn drawn(&self) -> usize {
+        match self {
+            Detail::Candidates { drawn, .. } => *drawn,
+            Detail::Loop { .. } => 0,
+        }
+    }
+
+    /// Candidates that passed in the sandbox (0 for the loop).
+    pub fn passing(&self) -> usize {
+        match self {
+            Detail::Candidates { passing, .. } => *passing,
+            Detail::Loop { .. } => 0,
+        }
+    }
+
+    /// Loop steps (0 for the candidates).
+    pub fn steps(&self) -> usize {
+        match self {
+            Detail::Loop { steps } => *steps,
+            Detail::Candidates { .. } => 0,
+        }
+    }
+}
+
+/// What every strategy returns: what it proposes (best first), why it stopped, what it did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attempt {
     pub stop: StopReason,
@@ -277,31 +397,22 @@ pub struct Attempt {
     /// drew fewer than asked).
     pub note: String,
     pub proposals: Vec<Proposal>,
-    /// What this attempt charged to the ledger.
-    pub spent: Spend,
-    /// Candidates drawn and how many passed in the sandbox (0 for the loop).
-    pub drawn: usize,
-    pub passing: usize,
     /// The workspace holds the attempt's edits (the next attempt starts from a reset).
     pub dirty: bool,
-    /// Steps the loop took.
-    pub steps: usize,
-    /// Its result when it proposes nothing (`no_patch`, `not_passing`, `no_suspect`).
-    pub nothing: AttemptResult,
+    /// Its outcome when it proposes nothing (`no_patch`, `not_passing`, `no_suspect`).
+    pub nothing: Outcome,
+    pub detail: Detail,
 }
 
 impl Attempt {
-    pub fn new(stop: StopReason, note: impl Into<String>) -> Attempt {
+    pub fn new(stop: StopReason, note: impl Into<String>, detail: Detail) -> Attempt {
         Attempt {
             stop,
             note: note.into(),
             proposals: Vec::new(),
-            spent: Spend::default(),
-            drawn: 0,
-            passing: 0,
             dirty: false,
-            steps: 0,
-            nothing: AttemptResult::NoPatch,
+            nothing: Outcome::NoPatch,
+            detail,
         }
     }
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::agent::attempt::Ledger;
+use crate::agent::attempt::{Ledger, Metered};
 use crate::agent::compact;
 use crate::agent::model::{
     FinishReason, Message, Model, ModelError, Request, ToolCall, ToolSpec, Usage,
@@ -47,19 +47,23 @@ pub struct Spent {
     pub model: Duration,
 }
 
-/// Where an episode charges its model calls: the repair's one ledger, on its model tier.
-struct Meter<'a> {
-    ledger: &'a Ledger,
-    tier: usize,
-}
-
-impl Meter<'_> {
-    /// Add one model reply's tokens and cost, here and in the ledger.
-    fn charge(&self, spent: &mut Spent, model: &dyn Model, usage: &Usage, took: Duration) {
-        spent.usage.prompt_tokens += usage.prompt_tokens;
-        spent.usage.completion_tokens += usage.completion_tokens;
-        spent.cost_usd += model.cost(usage);
-        self.ledger.charge(self.tier, model, usage, took);
+impl Spent {
+    /// What the ledger booked since `before` (this episode's calls: the ledger is the only
+    /// account), with the steps and the wall time.
+    fn of(
+        ledger: &Ledger,
+        before: &crate::agent::attempt::Spend,
+        steps: usize,
+        wall: Duration,
+    ) -> Spent {
+        let d = ledger.total().since(before);
+        Spent {
+            steps,
+            usage: d.usage,
+            cost_usd: d.cost_usd,
+            wall,
+            model: d.model,
+        }
     }
 }
 
@@ -148,43 +152,40 @@ pub async fn run(
     traj: &mut Trajectory,
 ) -> EpisodeOutcome {
     let ledger = Ledger::new(cfg.budgets.clone());
-    run_on(model, 0, sandbox, task, cfg, &ledger, traj).await
+    run_on(&Metered::new(model, &ledger, 0), sandbox, task, cfg, traj).await
 }
 
 /// Run one episode as one attempt of a repair: the wall, token and dollar caps are the
 /// ledger's (what the repair has left), the step cap is `cfg.budgets.max_steps`.
 pub async fn run_on(
-    model: &dyn Model,
-    tier: usize,
+    model: &Metered<'_>,
     sandbox: &dyn Sandbox,
     task: &str,
     cfg: &EpisodeConfig,
-    ledger: &Ledger,
     traj: &mut Trajectory,
 ) -> EpisodeOutcome {
     let started = Instant::now();
-    let mut spent = Spent::default();
-    let meter = Meter { ledger, tier };
-    let exit = steps(model, sandbox, task, cfg, traj, &mut spent, &meter).await;
-    // Spend is settled here, once: the steps the loop completed and the wall time so far.
-    spent.steps = exit.steps;
-    spent.wall = started.elapsed();
+    let ledger = model.ledger();
+    let before = ledger.total();
+    let exit = steps(model, sandbox, task, cfg, traj).await;
+    // Spend is settled here, once: the steps the loop completed, and what the ledger booked.
     for _ in 0..exit.steps {
-        ledger.step(tier);
+        ledger.step(model.tier());
     }
+    let spent = Spent::of(ledger, &before, exit.steps, started.elapsed());
     finish(exit, sandbox, traj, &spent).await
 }
 
 /// The loop itself; every way out is an [`Exit`] with a named stop reason.
 async fn steps(
-    model: &dyn Model,
+    model: &Metered<'_>,
     sandbox: &dyn Sandbox,
     task: &str,
     cfg: &EpisodeConfig,
     traj: &mut Trajectory,
-    spent: &mut Spent,
-    meter: &Meter<'_>,
 ) -> Exit {
+    let ledger = model.ledger();
+    let before = ledger.total();
     let specs: Vec<ToolSpec> = tools::specs();
     let budgets = &cfg.budgets;
     let mut history = initial_history(task);
@@ -192,49 +193,46 @@ async fn steps(
     let mut repeats = Repeats::default();
 
     for step in 0..budgets.max_steps {
-        if let Some(reason) = meter.ledger.check() {
+        if let Some(reason) = ledger.check() {
             return Exit::new(reason, "budget used up before the next model call", step);
         }
 
         // Near the context limit: summarise, then start a fresh history.
         if compact::needs_compaction(&history, budgets.context_tokens) {
-            history = compaction(model, &history, budgets, spent, meter, traj, step).await;
+            history = compaction(model, &history, budgets, traj, step).await;
         }
 
-        // Ask the model, within the remaining wall time.
-        let remaining = meter.ledger.wall_left();
+        // Ask the model (the metered call is bounded by the wall time left).
         let model_start = Instant::now();
         let request = Request {
             messages: &history,
             tools: &specs,
             sample: None,
         };
-        let response = match tokio::time::timeout(remaining, model.complete(&request)).await {
-            Err(_) => {
+        let response = match model.complete(&request).await {
+            Err(ModelError::Budget(_)) => {
                 return Exit::new(
-                    StopReason::TimeLimit,
-                    "the model call outlived the time budget",
+                    ledger.check().unwrap_or(StopReason::TimeLimit),
+                    "the model call outlived the budget",
                     step,
                 );
             }
-            Ok(Err(ModelError::ContextExceeded(msg))) => {
+            Err(ModelError::ContextExceeded(msg)) => {
                 // The server says it no longer fits: compact now and try again next step.
                 traj.event("context_exceeded", &json!({"step": step, "message": msg}));
-                history = compaction(model, &history, budgets, spent, meter, traj, step).await;
+                history = compaction(model, &history, budgets, traj, step).await;
                 continue;
             }
-            Ok(Err(e)) => {
+            Err(e) => {
                 let mut exit = Exit::new(StopReason::Error, e.to_string(), step);
                 // A scripted model running out of turns is the model failing, not the setup.
                 exit.infrastructure = !matches!(e, ModelError::ScriptExhausted(_));
                 return exit;
             }
-            Ok(Ok(r)) => r,
+            Ok(r) => r,
         };
-        let model_took = model_start.elapsed();
-        let model_ms = model_took.as_millis() as u64;
-        spent.model += model_took;
-        meter.charge(spent, model, &response.usage, model_took);
+        let model_ms = model_start.elapsed().as_millis() as u64;
+        let so_far = ledger.total().since(&before);
 
         let assistant = response.message.clone();
         history.push(Message::Assistant(assistant.clone()));
@@ -248,8 +246,8 @@ async fn steps(
             tools_ms: 0,
             prompt_tokens: response.usage.prompt_tokens,
             completion_tokens: response.usage.completion_tokens,
-            total_tokens: spent.usage.total(),
-            cost_usd: spent.cost_usd,
+            total_tokens: so_far.usage.total(),
+            cost_usd: so_far.cost_usd,
             bytes_sent: response.bytes_sent,
             notes: Vec::new(),
         };
@@ -394,17 +392,14 @@ async fn finish(
 /// Ask the model for a progress summary (no tools), then build the fresh history. If the model
 /// cannot answer, fall back to a mechanical summary: compaction never fails.
 async fn compaction(
-    model: &dyn Model,
+    model: &Metered<'_>,
     history: &[Message],
     budgets: &Budgets,
-    spent: &mut Spent,
-    meter: &Meter<'_>,
     traj: &mut Trajectory,
     step: usize,
 ) -> Vec<Message> {
     let mut ask: Vec<Message> = history.to_vec();
     ask.push(Message::user(COMPACT_PROMPT));
-    let t0 = Instant::now();
     let summary = match model
         .complete(&Request {
             messages: &ask,
@@ -413,10 +408,7 @@ async fn compaction(
         })
         .await
     {
-        Ok(r) if !r.message.content.trim().is_empty() => {
-            meter.charge(spent, model, &r.usage, t0.elapsed());
-            r.message.content
-        }
+        Ok(r) if !r.message.content.trim().is_empty() => r.message.content,
         Ok(_) | Err(_) => compact::mechanical_summary(history),
     };
     let fresh = compact::compact(history, &summary, budgets.context_tokens);

@@ -12,6 +12,7 @@ pub mod demo;
 pub mod episode;
 pub mod localize;
 pub mod model;
+pub mod origin;
 pub mod report;
 pub mod strategy;
 pub mod task;

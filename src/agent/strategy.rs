@@ -1,11 +1,14 @@
-//! The strategies behind one call: each turns a model tier and the problem into an
-//! [`Attempt`] of the one shape (what it spent, what it proposes, why it stopped). The search
-//! (`pipeline::search`) folds over strategies × tiers with [`attempt`] and never looks inside.
+//! The strategies behind one trait: each turns a metered model and the problem into an
+//! [`Attempt`] of the one shape (what it proposes, why it stopped, what it did). The search
+//! (`pipeline::search`) folds over strategies × tiers through [`RepairStrategy::attempt`] and
+//! never looks inside; a new strategy is one more implementation and one arm of [`of`].
 
-use crate::agent::attempt::{Attempt, AttemptResult, Ledger, Proposal, StopReason};
+use async_trait::async_trait;
+
+use crate::agent::attempt::{Attempt, Detail, Ledger, Metered, Outcome, Proposal, StopReason};
 use crate::agent::candidates::{self, CandidateConfig, Problem};
 use crate::agent::episode::{self, EpisodeConfig};
-use crate::agent::model::Model;
+use crate::agent::origin::Origin;
 use crate::agent::trajectory::Trajectory;
 use crate::sandbox::Sandbox;
 
@@ -38,129 +41,155 @@ pub struct Infrastructure {
     pub steps: usize,
 }
 
-/// Run `strategy` with `model` (tier `tier`); its trajectory nodes hang under `id`.
-pub async fn attempt(
-    strategy: Strategy,
-    model: &dyn Model,
-    tier: usize,
-    id: &str,
-    s: &Start<'_>,
-    traj: &mut Trajectory,
-) -> Result<Attempt, Infrastructure> {
-    let before = s.ledger.total();
-    let mut a = match strategy {
-        Strategy::Candidates => candidates_attempt(model, tier, id, s, traj).await?,
-        Strategy::Loop => loop_attempt(model, tier, s, traj).await?,
-    };
-    a.spent = s.ledger.total().since(&before);
-    Ok(a)
+/// One way of turning a model into proposals.
+#[async_trait]
+pub trait RepairStrategy: Send + Sync {
+    fn kind(&self) -> Strategy;
+    /// One attempt with `model` (every call metered); its trajectory nodes hang under `node`.
+    async fn attempt(
+        &self,
+        model: &Metered<'_>,
+        s: &Start<'_>,
+        node: &str,
+        traj: &mut Trajectory,
+    ) -> Result<Attempt, Infrastructure>;
 }
 
-async fn candidates_attempt(
-    model: &dyn Model,
-    tier: usize,
-    id: &str,
-    s: &Start<'_>,
-    traj: &mut Trajectory,
-) -> Result<Attempt, Infrastructure> {
-    let run = candidates::Run {
-        model,
-        tier,
-        sandbox: s.sandbox,
-        problem: s.problem,
-        baseline_failing: s.failing,
-        config: s.candidates,
-        tools: &s.episode.tools,
-        ledger: s.ledger,
-        attempt: id,
-    };
-    let c = candidates::run(run, traj).await;
-    if let Some(e) = &c.infrastructure {
-        return Err(Infrastructure {
-            detail: e.clone(),
-            patch: String::new(),
-            steps: 0,
-        });
+/// The implementation of a configured strategy.
+pub fn of(kind: Strategy) -> &'static dyn RepairStrategy {
+    match kind {
+        Strategy::Candidates => &Candidates,
+        Strategy::Loop => &Loop,
     }
-    if let Some(n) = &c.note {
-        tracing::info!("candidates: {n}");
-    }
-    // The passing ones, best first (`CandidatesOutcome::passing`: nothing the verifier's
-    // generalisation layers flag, then the most faithful, then the smallest).
-    let proposals: Vec<Proposal> = c
-        .passing(s.problem)
-        .into_iter()
-        .map(|p| Proposal {
-            patch: p.candidate.diff.clone(),
-            checked: true,
-            node: Some(format!("{id}.c{}", p.candidate.index)),
-            reply: p.candidate.reply.clone(),
-            tokens: p.candidate.usage.total(),
-            model_ms: p.candidate.model_ms,
-            rollback_ms: p.candidate.rollback_ms,
-            note: {
-                let mut n = format!("{} tokens changed", p.faithful.distance);
-                if !p.faithful.dropped.is_empty() {
-                    n.push_str(&format!("; drops {}", p.faithful.dropped.join(", ")));
-                }
-                if !p.fitted.is_empty() {
-                    n.push_str(&format!("; looks fitted: {}", p.fitted.join(", ")));
-                }
-                n
-            },
-            drops: p.faithful.dropped.clone(),
-        })
-        .collect();
-    let stop = match (c.budget, proposals.is_empty()) {
-        (_, false) => StopReason::Submitted,
-        (Some(cap), true) => cap,
-        (None, true) => StopReason::NoCandidate,
-    };
-    let note = c.note.clone().unwrap_or_else(|| {
-        format!(
-            "{} candidates, {} passed the tests in the sandbox",
-            c.candidates.len(),
-            proposals.len()
-        )
-    });
-    let mut a = Attempt::new(stop, note);
-    a.drawn = c.candidates.len();
-    a.passing = proposals.len();
-    a.nothing = if c.candidates.is_empty() && c.note.is_some() && c.budget.is_none() {
-        AttemptResult::NoSuspect
-    } else {
-        AttemptResult::NotPassing
-    };
-    a.proposals = proposals;
-    Ok(a)
 }
 
-async fn loop_attempt(
-    model: &dyn Model,
-    tier: usize,
-    s: &Start<'_>,
-    traj: &mut Trajectory,
-) -> Result<Attempt, Infrastructure> {
-    let o = episode::run_on(model, tier, s.sandbox, s.task, s.episode, s.ledger, traj).await;
-    if let Some(e) = &traj.write_error {
-        tracing::warn!("the trajectory is incomplete: {e}");
+/// Rules, then fills or chat samples, each checked in the sandbox ([`candidates::run`]).
+pub struct Candidates;
+
+#[async_trait]
+impl RepairStrategy for Candidates {
+    fn kind(&self) -> Strategy {
+        Strategy::Candidates
     }
-    if o.infrastructure {
-        return Err(Infrastructure {
-            detail: o.detail,
-            patch: o.patch,
-            steps: o.steps,
+
+    async fn attempt(
+        &self,
+        model: &Metered<'_>,
+        s: &Start<'_>,
+        node: &str,
+        traj: &mut Trajectory,
+    ) -> Result<Attempt, Infrastructure> {
+        let run = candidates::Run {
+            model,
+            sandbox: s.sandbox,
+            problem: s.problem,
+            baseline_failing: s.failing,
+            config: s.candidates,
+            tools: &s.episode.tools,
+            attempt: node,
+        };
+        let c = candidates::run(run, traj).await;
+        if let Some(e) = &c.infrastructure {
+            return Err(Infrastructure {
+                detail: e.clone(),
+                patch: String::new(),
+                steps: 0,
+            });
+        }
+        if let Some(n) = &c.note {
+            tracing::info!("candidates: {n}");
+        }
+        // The passing ones, best first (`CandidatesOutcome::passing`: nothing the verifier's
+        // generalisation layers flag, then the most faithful, then the smallest).
+        let proposals: Vec<Proposal> = c
+            .passing(s.problem)
+            .into_iter()
+            .map(|p| Proposal {
+                patch: p.candidate.diff.clone(),
+                checked: true,
+                origin: p.candidate.origin.clone(),
+                node: Some(format!("{node}.c{}", p.candidate.index)),
+                reply: p.candidate.reply.clone(),
+                tokens: p.candidate.usage.total(),
+                model_ms: p.candidate.model_ms,
+                rollback_ms: p.candidate.rollback_ms,
+                note: {
+                    let mut n = format!("{} tokens changed", p.faithful.distance);
+                    if !p.faithful.dropped.is_empty() {
+                        n.push_str(&format!("; drops {}", p.faithful.dropped.join(", ")));
+                    }
+                    if !p.fitted.is_empty() {
+                        n.push_str(&format!("; looks fitted: {}", p.fitted.join(", ")));
+                    }
+                    n
+                },
+                drops: p.faithful.dropped.clone(),
+            })
+            .collect();
+        let stop = match (c.budget, proposals.is_empty()) {
+            (_, false) => StopReason::Submitted,
+            (Some(cap), true) => cap,
+            (None, true) => StopReason::NoCandidate,
+        };
+        let note = c.note.clone().unwrap_or_else(|| {
+            format!(
+                "{} candidates, {} passed the tests in the sandbox",
+                c.candidates.len(),
+                proposals.len()
+            )
         });
+        let detail = Detail::Candidates {
+            drawn: c.candidates.len(),
+            passing: proposals.len(),
+        };
+        let mut a = Attempt::new(stop, note, detail);
+        a.nothing = if c.candidates.is_empty() && c.note.is_some() && c.budget.is_none() {
+            Outcome::NoSuspect
+        } else {
+            Outcome::NotPassing
+        };
+        a.proposals = proposals;
+        Ok(a)
     }
-    let mut a = Attempt::new(o.stop, o.detail);
-    a.steps = o.steps;
-    a.dirty = !o.patch.trim().is_empty();
-    if a.dirty {
-        a.proposals.push(Proposal {
-            patch: o.patch,
-            checked: false,
-            ..Proposal::default()
-        });
+}
+
+/// The agent loop: the model with the tools until it submits or a budget ends it.
+pub struct Loop;
+
+#[async_trait]
+impl RepairStrategy for Loop {
+    fn kind(&self) -> Strategy {
+        Strategy::Loop
     }
-    Ok(a)
+
+    async fn attempt(
+        &self,
+        model: &Metered<'_>,
+        s: &Start<'_>,
+        _node: &str,
+        traj: &mut Trajectory,
+    ) -> Result<Attempt, Infrastructure> {
+        let o = episode::run_on(model, s.sandbox, s.task, s.episode, traj).await;
+        if let Some(e) = &traj.write_error {
+            tracing::warn!("the trajectory is incomplete: {e}");
+        }
+        if o.infrastructure {
+            return Err(Infrastructure {
+                detail: o.detail,
+                patch: o.patch,
+                steps: o.steps,
+            });
+        }
+        let mut a = Attempt::new(o.stop, o.detail, Detail::Loop { steps: o.steps });
+        a.dirty = !o.patch.trim().is_empty();
+        if a.dirty {
+            a.proposals.push(Proposal {
+                patch: o.patch,
+                checked: false,
+                origin: Origin::Loop,
+                ..Proposal::default()
+            });
+        }
+        Ok(a)
+    }
 }

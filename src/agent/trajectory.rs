@@ -88,6 +88,9 @@ pub struct NodeRecord {
     /// Fills: the server's prompt evaluation (cache reuse included) and generation time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timings: Option<crate::agent::model::FillTimings>,
+    /// Candidates: where it came from (a rule, a fill and how it was drawn, a chat reply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<crate::agent::origin::Origin>,
 }
 
 impl NodeRecord {
@@ -108,6 +111,7 @@ impl NodeRecord {
             rollback_ms: 0,
             reply: String::new(),
             timings: None,
+            origin: None,
         }
     }
 }

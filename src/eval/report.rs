@@ -204,7 +204,7 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
                 row.models.push(a.model.clone());
             }
             row.attempts += 1;
-            if a.result == crate::verify::attempts::AttemptResult::Verified {
+            if a.result == crate::verify::attempts::Outcome::VERIFIED {
                 row.verified += 1;
             }
             row.tokens += a.tokens;
@@ -831,7 +831,7 @@ mod tests {
             tier,
             model: model.into(),
             strategy: serde_json::from_value(serde_json::json!(strategy)).unwrap(),
-            result: crate::verify::attempts::AttemptResult::parse(result).unwrap(),
+            result: crate::verify::attempts::Outcome::parse(result).unwrap(),
             tokens: 100 * (tier as u64 + 1),
             cost_usd: 0.0,
             model_ms: 1500,

@@ -11,9 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use futures_util::StreamExt;
 
-use crate::agent::episode::EpisodeConfig;
 use crate::agent::model::{self, Model, ModelArgs, ModelOptions, scripted::Scripted};
-use crate::agent::tools::ToolConfig;
 use crate::bench::task::{Task, read_tasks};
 use crate::config::repair::RepairArgs;
 use crate::config::{BudgetArgs, Budgets, Config, ConfigFile};
@@ -23,10 +21,11 @@ use crate::eval::plan::{self, Shard};
 use crate::eval::results::{EpisodeResult, Timings, episodes_dir, load_run, run_dir, write_result};
 use crate::pipeline::fix::local_config;
 use crate::pipeline::plan as repair_plan;
-use crate::pipeline::{self, Plan, Targets};
-use crate::sandbox::policy::ContainerPolicy;
+use crate::pipeline::plan::{Outputs, RunSpec};
+use crate::pipeline::targets::ids;
+use crate::pipeline::{self, TargetSpec};
 use crate::sandbox::prepare::{PrepareOptions, prepare};
-use crate::verify::attempts::AttemptResult;
+use crate::verify::attempts::Outcome;
 use crate::verify::verdict::Verdict;
 use crate::verify::{Holdout, PreparedImage as VerifyImage, RerunScope};
 
@@ -468,41 +467,24 @@ async fn run_episode(
         None
     };
     let models = rp.models(first, &args.model_options)?;
-    let plan = Plan {
-        episode: EpisodeConfig {
-            budgets: rp.budgets.clone(),
-            tools: ToolConfig {
-                test_cmd: image.test_cmd.clone(),
-                ..Default::default()
-            },
-        },
-        statement: Some(task.problem_statement.clone()),
-        targets: Targets::Given {
-            fail_to_pass: task.fail_to_pass.clone(),
-            pass_to_pass: task.pass_to_pass.clone(),
+    rp.rerun_scope = args.rerun_scope;
+    let plan = rp.runtime(RunSpec {
+        test_cmd: image.test_cmd.clone(),
+        targets: TargetSpec::Given {
+            fail_to_pass: ids(&task.fail_to_pass),
+            pass_to_pass: ids(&task.pass_to_pass),
             holdouts: holdouts.to_vec(),
         },
-        policy: ContainerPolicy::default(),
-        verify_reruns: args.reruns,
-        rerun_scope: args.rerun_scope,
-        base_repo: Some(tree.to_path_buf()),
-        verify_policy: Default::default(),
-        trajectory: eps.join(&traj_name),
-        patch_file: None,
+        statement: Some(task.problem_statement.clone()),
         // One receipts/<stem>.json per episode, written below.
-        receipt_dir: None,
+        outputs: Outputs::Trajectory(eps.join(&traj_name)),
+        run_id: args.run_id.clone(),
+        base_repo: Some(tree.to_path_buf()),
+        review: rp.review(&args.model_options)?,
         // The run's own select handles signals for every episode at once.
         cancel_on_signal: false,
-        run_id: args.run_id.clone(),
-        strategies: Vec::new(),
-        routed: false,
-        candidates: Default::default(),
-        edge_probe: rp.probe,
-        review: rp.review(&args.model_options)?,
-        held_out: Default::default(),
         env_check: None,
-    }
-    .with_plan(&rp);
+    });
     let tiers: Vec<&dyn Model> = models.iter().map(|m| m.as_ref()).collect();
     let o = pipeline::run_tiers(docker, image, &tiers, &plan)
         .await
@@ -577,9 +559,7 @@ async fn run_episode(
                 a.passing > 0
                     || matches!(
                         a.result,
-                        AttemptResult::Verified
-                            | AttemptResult::Passing
-                            | AttemptResult::Rejected(_)
+                        Outcome::VERIFIED | Outcome::Passing | Outcome::Judged(_)
                     )
             }),
         }),

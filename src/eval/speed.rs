@@ -32,8 +32,7 @@ impl Speed {
                 }
             }
             for n in t.nodes.iter().filter(|n| n.node == "candidate") {
-                // Fills are named `path:line ← text`; chat replies are not.
-                if !n.reply.contains(" ← ") {
+                if !n.origin.as_ref().is_some_and(|o| o.is_fill()) {
                     continue;
                 }
                 s.fill_ms.push(n.model_ms);
@@ -111,11 +110,11 @@ mod tests {
         let t = parse(concat!(
             r#"{"kind":"candidates_prompt","localization_ms":900}"#,
             "\n",
-            r#"{"kind":"node","id":"t0.candidates.c0","node":"candidate","model_ms":2000,"reply":"m.py:3 ← x","timings":{"prompt_tokens":20,"cached_tokens":80,"prompt_ms":300.0,"generated_tokens":5,"generation_ms":1500.0}}"#,
+            r#"{"kind":"node","id":"t0.candidates.c0","node":"candidate","model_ms":2000,"reply":"m.py:3 ← x","origin":{"by":"fill","shape":"line","draw":"greedy"},"timings":{"prompt_tokens":20,"cached_tokens":80,"prompt_ms":300.0,"generated_tokens":5,"generation_ms":1500.0}}"#,
             "\n",
-            r#"{"kind":"node","id":"t0.candidates.c1","node":"candidate","model_ms":4000,"reply":"m.py:4 ← y"}"#,
+            r#"{"kind":"node","id":"t0.candidates.c1","node":"candidate","model_ms":4000,"reply":"m.py:4 ← y","origin":{"by":"fill","shape":"line","draw":"sampled"}}"#,
             "\n",
-            r#"{"kind":"node","id":"t0.candidates.c2","node":"candidate","model_ms":9000,"reply":"LINE 3: z"}"#,
+            r#"{"kind":"node","id":"t0.candidates.c2","node":"candidate","model_ms":9000,"reply":"LINE 3: z","origin":{"by":"chat","sample":0}}"#,
             "\n",
         ));
         let s = Speed::of([&t]);

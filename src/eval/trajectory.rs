@@ -62,8 +62,10 @@ pub struct Node {
     pub diff: String,
     pub tokens: u64,
     pub model_ms: u64,
-    /// Candidates: the model's reply as recorded (`path:line ← text` for a fill).
+    /// Candidates: the model's reply as recorded.
     pub reply: String,
+    /// Candidates: where it came from (absent in older trajectories).
+    pub origin: Option<crate::agent::origin::Origin>,
     /// Fills: the server's prompt and generation time.
     pub timings: Option<crate::agent::model::FillTimings>,
 }

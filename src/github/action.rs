@@ -312,7 +312,7 @@ fn ignored(why: String) -> ActionReport {
     let mut outputs = BTreeMap::new();
     outputs.insert(
         "verdict".into(),
-        super::ActionVerdict::Ignored.as_str().into(),
+        super::Outcome::Ignored.action_word().into(),
     );
     ActionReport {
         summary: format!("### patchloop\n\n{why}\n"),
@@ -645,7 +645,13 @@ async fn repair_and_post(
     };
     let req = RepairRequest {
         repo_dir: dir.to_path_buf(),
-        test_cmd: extracted.test_cmd.clone(),
+        // The repository's config beats what the CI log shows (an invalid one is refused by
+        // the plan builder, naming its key).
+        test_cmd: cfg
+            .test_command
+            .as_deref()
+            .and_then(|t| crate::testcmd::TestCommand::parse(t).ok())
+            .or(extracted.test_cmd.clone()),
         failing_tests: extracted.failing_tests.clone(),
         head_sha: sha.clone(),
         pr,
@@ -746,7 +752,7 @@ fn report(
     notices: &[String],
 ) -> ActionReport {
     let mut outputs = BTreeMap::new();
-    let verdict = outcome.verdict.as_str();
+    let verdict = outcome.verdict.action_word();
     outputs.insert("verdict".into(), verdict.into());
     // Relative to the workspace when inside it: later steps start there, on the host and in
     // containers alike, while an absolute path inside this (action) container means nothing
@@ -942,7 +948,7 @@ pub async fn cli_main(args: ActionArgs, repairer: &dyn Repairer) -> anyhow::Resu
                 end: ActionEnd::NoFix,
                 outputs: [(
                     "verdict".to_string(),
-                    super::ActionVerdict::ERROR.as_str().to_string(),
+                    super::Outcome::Error.action_word().to_string(),
                 )]
                 .into_iter()
                 .collect(),
@@ -968,7 +974,7 @@ mod tests {
                 tier: 0,
                 model: "openai:qwen2.5-coder-1.5b at http://10.0.0.5:8080/v1".into(),
                 strategy: crate::config::repair::Strategy::Candidates,
-                result: crate::verify::attempts::AttemptResult::NotPassing,
+                result: crate::verify::attempts::Outcome::NotPassing,
                 tokens: 6000,
                 cost_usd: 0.0,
                 model_ms: 61_500,
@@ -981,7 +987,7 @@ mod tests {
                 tier: 1,
                 model: "ollama:qwen2.5-coder:14b".into(),
                 strategy: crate::config::repair::Strategy::Loop,
-                result: crate::verify::attempts::AttemptResult::Verified,
+                result: crate::verify::attempts::Outcome::VERIFIED,
                 tokens: 20_000,
                 cost_usd: 0.0,
                 model_ms: 90_000,

@@ -17,7 +17,7 @@ pub mod render;
 
 use std::path::PathBuf;
 
-use crate::verify::verdict::Verdict;
+pub use crate::verify::outcome::Outcome;
 
 /// The pipeline's outputs directory inside the checkout (`.patchloop/<sha>/`): the action
 /// reports paths under it and hands it to the workspace's owner after the repair. Must name
@@ -29,7 +29,7 @@ pub const OUT_DIR: &str = ".patchloop";
 pub struct RepairRequest {
     /// Checkout of the failing commit (inside the action: `/github/workspace`).
     pub repo_dir: PathBuf,
-    /// The test command the CI log shows (the repository's config wins over it).
+    /// The test command: the repository's config's, else the one the CI log shows.
     pub test_cmd: Option<crate::testcmd::TestCommand>,
     /// Failing test ids from the CI logs (may be empty).
     pub failing_tests: Vec<String>,
@@ -61,70 +61,13 @@ impl std::fmt::Debug for ApiKey {
     }
 }
 
-/// Every value the action's `verdict` output can take (action.yml lists exactly these; a
-/// test cross-checks both): the verifier's verdicts, then the pipeline's and the action's own.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ActionVerdict {
-    /// A verifier verdict (`verified` only when a fresh container verified the patch; `error`
-    /// also for configuration and infrastructure errors).
-    Verifier(Verdict),
-    /// The patch still failed the tests in the agent's own container (no receipt).
-    NotVerified,
-    /// The run produced no patch.
-    #[default]
-    NoPatch,
-    /// The tests passed already: nothing to repair.
-    NothingFailing,
-    /// The event was not acted on (see the notice).
-    Ignored,
-}
-
-impl ActionVerdict {
-    pub const VERIFIED: ActionVerdict = ActionVerdict::Verifier(Verdict::Verified);
-    /// Configuration, infrastructure or verifier error.
-    pub const ERROR: ActionVerdict = ActionVerdict::Verifier(Verdict::Error);
-
-    /// Every value, in documentation order.
-    pub fn all() -> Vec<ActionVerdict> {
-        Verdict::ALL
-            .into_iter()
-            .map(ActionVerdict::Verifier)
-            .chain([
-                ActionVerdict::NotVerified,
-                ActionVerdict::NoPatch,
-                ActionVerdict::NothingFailing,
-                ActionVerdict::Ignored,
-            ])
-            .collect()
-    }
-
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            ActionVerdict::Verifier(v) => v.as_str(),
-            ActionVerdict::NotVerified => "not_verified",
-            ActionVerdict::NoPatch => "no_patch",
-            ActionVerdict::NothingFailing => "nothing_failing",
-            ActionVerdict::Ignored => "ignored",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<ActionVerdict> {
-        ActionVerdict::all().into_iter().find(|v| v.as_str() == s)
-    }
-}
-
-impl std::fmt::Display for ActionVerdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// What the pipeline returns.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RepairOutcome {
-    /// The verdict: the verifier's (only a fresh container says `verified`), else the
-    /// pipeline's own (`not_verified`, `no_patch`, `nothing_failing`). The `verdict` output.
-    pub verdict: ActionVerdict,
+    /// The outcome on the one ladder: the verifier's verdict (only a fresh container says
+    /// `verified`), else the pipeline's own (`not_verified`, `no_patch`, `nothing_failing`).
+    /// The `verdict` output is its [`Outcome::action_word`].
+    pub verdict: Outcome,
     /// Unified diff against `head_sha` (empty when there is none).
     pub patch: String,
     /// Receipt rendered as Markdown (harness-written, but still sanitised before posting).
@@ -152,7 +95,7 @@ pub struct RepairOutcome {
 impl RepairOutcome {
     /// Only a fresh container's verdict makes an outcome verified.
     pub fn verified(&self) -> bool {
-        self.verdict == ActionVerdict::VERIFIED
+        self.verdict.verified()
     }
 }
 
@@ -176,14 +119,13 @@ mod tests {
             .expect("outputs.verdict.description");
         let documented: std::collections::BTreeSet<&str> =
             desc.split('`').skip(1).step_by(2).collect();
-        let code: std::collections::BTreeSet<&str> =
-            ActionVerdict::all().iter().map(|v| v.as_str()).collect();
+        let code: std::collections::BTreeSet<&str> = Outcome::action_words().into_iter().collect();
         assert_eq!(
             documented, code,
-            "action.yml's verdict list vs ActionVerdict"
+            "action.yml's verdict list vs Outcome::action_words"
         );
-        for v in Verdict::ALL.map(|v| v.as_str()) {
-            assert!(ActionVerdict::parse(v).is_some(), "verifier verdict `{v}`");
+        for v in crate::verify::verdict::Verdict::ALL.map(|v| v.as_str()) {
+            assert!(code.contains(v), "verifier verdict `{v}`");
         }
         // The pipeline's own names (agent/repair.rs), and the action's.
         for v in [
@@ -193,7 +135,7 @@ mod tests {
             "ignored",
             "error",
         ] {
-            assert!(ActionVerdict::parse(v).is_some(), "`{v}`");
+            assert!(code.contains(v), "`{v}`");
         }
     }
 }

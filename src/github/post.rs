@@ -93,7 +93,7 @@ pub fn status_comment(
     } else {
         b.push_str(&format!(
             "### patchloop: no verified fix (`{}`)\n\n",
-            sanitize_prose(outcome.verdict.as_str())
+            sanitize_prose(outcome.verdict.action_word())
         ));
     }
     if suggestions > 0 {
@@ -274,7 +274,7 @@ impl GitHub {
             if !report_unverified {
                 posted.skipped = Some(format!(
                     "nothing posted: verdict `{}` (only verified patches are posted)",
-                    outcome.verdict
+                    outcome.verdict.action_word()
                 ));
                 return Ok(posted);
             }
@@ -686,7 +686,7 @@ mod tests {
     #[test]
     fn status_comment_sanitises_model_text() {
         let o = RepairOutcome {
-            verdict: crate::github::ActionVerdict::VERIFIED,
+            verdict: crate::github::Outcome::VERIFIED,
             patch: "x".into(),
             explanation: "see ![a](https://evil/x) @admin\n/patchloop fix".into(),
             receipt_md: "ok".into(),

@@ -12,15 +12,17 @@ use std::time::Instant;
 use anyhow::{Context, anyhow};
 
 use super::plan::{self as repair_plan, RepairPlan};
-use super::{FixVerdict, Plan, RepairResult, Targets};
+use super::plan::{Outputs, RunSpec};
+use super::targets::ids;
+use super::{Plan, RepairResult, TargetSpec};
 use crate::agent::attempt::StopReason;
-use crate::agent::episode::EpisodeConfig;
 use crate::agent::model::{self, ModelArgs};
 use crate::agent::tools::ToolConfig;
 use crate::config::repair::RepairArgs;
 use crate::config::{BudgetArgs, Config, ConfigFile, Source};
 use crate::sandbox::cipython::CiPython;
 use crate::verify::PreparedImage;
+use crate::verify::outcome::Outcome;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct FixArgs {
@@ -97,7 +99,8 @@ fn print_outcome(o: &RepairResult, out_dir: &Path) {
     if !o.patch.is_empty() {
         println!("{}", o.patch.trim_end());
     }
-    if !o.baseline.targets.is_empty() || !o.baseline.pre_existing.is_empty() {
+    let t = &o.targets;
+    if !t.fail_to_pass.is_empty() || !t.pre_existing.is_empty() {
         // The three groups the receipt records too.
         let p2p = o
             .receipt
@@ -111,8 +114,8 @@ fn print_outcome(o: &RepairResult, out_dir: &Path) {
             .unwrap_or_else(|| "not verified".into());
         eprintln!(
             "targets: {}\npre-existing failures (not required to pass): {}\npass-to-pass: {p2p}",
-            list_or_none(&o.baseline.targets),
-            list_or_none(&o.baseline.pre_existing)
+            list_or_none(&super::targets::strings(&t.fail_to_pass)),
+            list_or_none(&super::targets::strings(&t.pre_existing))
         );
     }
     eprintln!(
@@ -141,32 +144,28 @@ pub fn chosen_command(given: Option<&TestCommand>, image: &PreparedImage) -> Tes
     }
 }
 
-/// The run plan of a local repair: the validated plan, the test command (`test_cmd`, else the
-/// config's, else the image's), outputs to `out_dir`.
-pub fn plan_for(
+/// What a local repair's run brings (`RepairPlan::runtime`): the test command (`test_cmd`,
+/// else the config's, else the image's), outputs to `out_dir`, reproduced targets.
+pub fn run_spec(
     rp: &RepairPlan,
     image: &PreparedImage,
     out_dir: &Path,
     base_repo: Option<&Path>,
     test_cmd: Option<&TestCommand>,
-) -> anyhow::Result<Plan> {
+) -> anyhow::Result<RunSpec> {
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("cannot create the output directory {}", out_dir.display()))?;
-    let plan = Plan::new(
-        EpisodeConfig {
-            budgets: rp.budgets.clone(),
-            tools: ToolConfig {
-                test_cmd: chosen_command(test_cmd.or(rp.test_cmd.as_ref()), image),
-                ..ToolConfig::default()
-            },
-        },
-        out_dir,
-        super::run_id("fix"),
-    );
-    let mut plan = plan.with_plan(rp);
-    plan.base_repo = base_repo.map(Path::to_path_buf);
-    plan.cancel_on_signal = true;
-    Ok(plan)
+    Ok(RunSpec {
+        test_cmd: chosen_command(test_cmd.or(rp.test_cmd.as_ref()), image),
+        targets: TargetSpec::reproduced(),
+        statement: None,
+        outputs: Outputs::Dir(out_dir.to_path_buf()),
+        run_id: super::run_id("fix"),
+        base_repo: base_repo.map(Path::to_path_buf),
+        review: None,
+        cancel_on_signal: true,
+        env_check: None,
+    })
 }
 
 /// Run the plan (the receipt goes next to the patch).
@@ -241,9 +240,13 @@ async fn fix_inner(args: &FixArgs) -> anyhow::Result<RepairResult> {
             super::prepare_image(&docker, &args.repo, test_cmd, super::stderr_progress()).await?
         }
     };
-    let mut plan = plan_for(&rp, &image, &args.out, repo_dir, args.test_cmd.as_ref())?;
-    plan.review = rp.review(&options)?;
-    plan.statement = issue;
+    let mut run = run_spec(&rp, &image, &args.out, repo_dir, args.test_cmd.as_ref())?;
+    run.review = rp.review(&options)?;
+    run.statement = issue;
+    let tools = ToolConfig {
+        test_cmd: run.test_cmd.clone(),
+        ..ToolConfig::default()
+    };
     let mut named = args.fail_to_pass.clone();
     if let Some(log) = &args.ci_log {
         named.extend(super::env::ci_log_targets(log)?);
@@ -258,11 +261,10 @@ async fn fix_inner(args: &FixArgs) -> anyhow::Result<RepairResult> {
     };
     if named.is_empty()
         && let Some(split) =
-            super::env::split_environmental(&docker, &image, &plan.episode.tools, &plan.run_id, &ci)
-                .await?
+            super::env::split_environmental(&docker, &image, &tools, &run.run_id, &ci).await?
     {
         eprintln!("environment check: {}", split.summary());
-        plan.env_check = Some(split.summary());
+        run.env_check = Some(split.summary());
         if !split.environmental.is_empty() {
             let label = match split.method {
                 super::env::Method::Rerun { .. } => "environmental (not targets)",
@@ -275,14 +277,15 @@ async fn fix_inner(args: &FixArgs) -> anyhow::Result<RepairResult> {
                     split.note
                 ));
             }
-            plan.statement = Some(match plan.statement.take() {
+            run.statement = Some(match run.statement.take() {
                 Some(s) => format!("{s}\n\n{}", split.statement()),
                 None => split.statement(),
             });
             named = split.targets;
         }
     }
-    plan.targets = Targets::Reproduce { named };
+    run.targets = TargetSpec::named(ids(&named));
+    let plan = rp.runtime(run);
     let tiers: Vec<&dyn model::Model> = models.iter().map(|m| m.as_ref()).collect();
     run_and_print_plan(&docker, &image, &tiers, &plan).await
 }
@@ -325,9 +328,9 @@ async fn demo_inner(args: &DemoArgs) -> anyhow::Result<RepairResult> {
     let cfg = crate::config::load_local(Some(&repo), None, None)?;
     let rp = repair_plan::build(&cfg, None, false, &model::ModelOptions::default())
         .context("the demo's configuration")?;
-    let plan = plan_for(&rp, &image, &args.out, Some(&repo), None)?;
+    let plan = rp.runtime(run_spec(&rp, &image, &args.out, Some(&repo), None)?);
     let o = run_and_print_plan(&docker, &image, &[&model], &plan).await?;
-    if o.stop != Some(StopReason::Submitted) && o.verdict != FixVerdict::NothingFailing {
+    if o.stop != Some(StopReason::Submitted) && o.outcome != Outcome::NothingFailing {
         tracing::warn!("the scripted demo did not submit: {}", o.one_line());
     }
     Ok(o)

@@ -41,6 +41,8 @@ pub struct RepairPlan {
     pub budgets: Budgets,
     /// Verification runs before and after the patch (0: only the episode's own test run).
     pub reruns: usize,
+    /// Which tests the re-runs after the first run of each phase run.
+    pub rerun_scope: crate::verify::RerunScope,
     /// The configured test command, typed (the image's own when `None`).
     pub test_cmd: Option<TestCommand>,
     /// The verifier's policy: the configured test globs over the defaults, the allowed CI
@@ -212,6 +214,7 @@ pub fn build(
         context_bytes: r.context_bytes,
         budgets: b.clone(),
         reruns: cfg.reruns as usize,
+        rerun_scope: Default::default(),
         test_cmd,
         verify_policy: PolicyConfig {
             test_globs,
@@ -286,13 +289,71 @@ impl RepairPlan {
         Ok(tiers)
     }
 
-    /// The verifier's model reviewer, when `verify.review_model` is set.
-    pub fn review(
-        &self,
-        opts: &ModelOptions,
-    ) -> anyhow::Result<Option<crate::verify::review::ReviewModel>> {
+    /// The verifier's review model, when `verify.review_model` is set.
+    pub fn review(&self, opts: &ModelOptions) -> anyhow::Result<Option<super::review::ReviewSpec>> {
         super::review::from_config(self.review_model.as_deref(), opts)
     }
+
+    /// The runtime plan of one repair: this validated plan plus what the run brings (the
+    /// command, the targets, where the outputs go). Every entry point — `fix`, `demo`, the
+    /// action, `eval` — builds its plan here.
+    pub fn runtime(&self, run: RunSpec) -> super::Plan {
+        let episode = crate::agent::episode::EpisodeConfig {
+            budgets: self.budgets.clone(),
+            tools: crate::agent::tools::ToolConfig {
+                test_cmd: run.test_cmd,
+                ..Default::default()
+            },
+        };
+        let (out, patch, receipt) = match &run.outputs {
+            Outputs::Dir(d) => (d.clone(), true, true),
+            Outputs::Trajectory(t) => (t.clone(), false, false),
+        };
+        let mut plan = super::Plan::new(episode, &out, run.run_id).with_plan(self);
+        if let Outputs::Trajectory(t) = run.outputs {
+            plan.trajectory = t;
+        }
+        if !patch {
+            plan.patch_file = None;
+        }
+        if !receipt {
+            plan.receipt_dir = None;
+        }
+        plan.targets = run.targets;
+        plan.statement = run.statement;
+        plan.base_repo = run.base_repo;
+        plan.review = run.review;
+        plan.cancel_on_signal = run.cancel_on_signal;
+        plan.env_check = run.env_check;
+        plan
+    }
+}
+
+/// Where a run's outputs go.
+#[derive(Debug, Clone)]
+pub enum Outputs {
+    /// `patch.diff`, `trajectory.jsonl` and `receipt.{json,md}` in this directory.
+    Dir(std::path::PathBuf),
+    /// Only the trajectory, at this path (eval writes its own results and receipts).
+    Trajectory(std::path::PathBuf),
+}
+
+/// What one run brings to the validated plan ([`RepairPlan::runtime`]).
+pub struct RunSpec {
+    /// The command the run's image was prepared with (what it delegates to resolved).
+    pub test_cmd: TestCommand,
+    pub targets: super::TargetSpec,
+    /// A problem statement added to the task (`Given` targets: the whole task).
+    pub statement: Option<String>,
+    pub outputs: Outputs,
+    pub run_id: String,
+    /// The checkout the patch is for (the verifier's policy reads pre-patch configs from it).
+    pub base_repo: Option<std::path::PathBuf>,
+    pub review: Option<super::review::ReviewSpec>,
+    /// Stop on SIGINT/SIGTERM with an error (the CLI); `false` when the caller handles them.
+    pub cancel_on_signal: bool,
+    /// How the reproduction's failures were told apart from environmental ones.
+    pub env_check: Option<String>,
 }
 
 #[cfg(test)]

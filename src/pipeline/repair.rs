@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use super::{FixVerdict, Plan, RepairResult, Targets, plan};
-use crate::agent::episode::EpisodeConfig;
+use super::plan::{self, Outputs, RunSpec};
+use super::targets::ids;
+use super::{RepairResult, TargetSpec};
 use crate::agent::model::{self, ModelOptions};
-use crate::agent::tools::ToolConfig;
-use crate::github::{ActionVerdict, RepairOutcome, RepairRequest, Repairer};
+use crate::github::{Outcome, RepairOutcome, RepairRequest, Repairer};
 use crate::verify::verdict::Verdict;
 
 /// prepare + agent episode + fresh-container verification.
@@ -67,8 +67,7 @@ impl Repairer for PipelineRepairer {
         rp.reruns = rp.reruns.max(1);
         let models = rp.models(None, &opts)?;
         let docker = crate::sandbox::connect_and_reap().await?;
-        // The repository's config first, then what the CI log shows.
-        let test_cmd = rp.test_cmd.clone().or(req.test_cmd.clone());
+        let test_cmd = req.test_cmd.clone().or(rp.test_cmd.clone());
         // Hidden targets: with failing tests in several files, one file stays out of the
         // episode's image and comes back only for verification, which requires its tests.
         let hidden = crate::verify::holdout::choose(&req.failing_tests);
@@ -85,30 +84,25 @@ impl Repairer for PipelineRepairer {
         let out_dir = self.out_dir(&req)?;
         std::fs::create_dir_all(&out_dir)
             .with_context(|| format!("cannot create {}", out_dir.display()))?;
-        let plan = Plan::new(
-            EpisodeConfig {
-                budgets: rp.budgets.clone(),
-                tools: ToolConfig {
-                    test_cmd: super::fix::chosen_command(test_cmd.as_ref(), &image),
-                    ..ToolConfig::default()
-                },
+        // The CI log's failing tests are the targets (the held-out file's are verified only);
+        // other baseline failures are pre-existing (environment, unrelated), not the patch's job.
+        let plan = rp.runtime(RunSpec {
+            test_cmd: super::fix::chosen_command(test_cmd.as_ref(), &image),
+            targets: TargetSpec::Reproduce {
+                named: ids(&hidden.shown),
+                held_out,
             },
-            &out_dir,
-            format!(
+            statement: None,
+            outputs: Outputs::Dir(out_dir.clone()),
+            run_id: format!(
                 "action-{}",
                 req.head_sha.chars().take(12).collect::<String>()
             ),
-        );
-        let mut plan = plan.with_plan(&rp);
-        // The CI log's failing tests are the targets; other baseline failures are
-        // pre-existing (environment, unrelated), not the patch's job.
-        plan.targets = Targets::Reproduce {
-            named: hidden.shown.clone(),
-        };
-        plan.held_out = held_out;
-        plan.review = rp.review(&opts)?;
-        plan.base_repo = Some(req.repo_dir.clone());
-        plan.cancel_on_signal = true;
+            base_repo: Some(req.repo_dir.clone()),
+            review: rp.review(&opts)?,
+            cancel_on_signal: true,
+            env_check: None,
+        });
         tracing::info!(repository = %req.repository, pr = ?req.pr, sha = %req.head_sha, "repairing");
         let tiers: Vec<&dyn model::Model> = models.iter().map(|m| m.as_ref()).collect();
         let o = super::run_tiers(&docker, &image, &tiers, &plan)
@@ -120,17 +114,17 @@ impl Repairer for PipelineRepairer {
 
 /// The GitHub side's view of a repair result. Pure.
 fn outcome(o: RepairResult, out_dir: &std::path::Path) -> RepairOutcome {
-    let verdict = match (&o.receipt, o.verdict) {
+    let verdict = match &o.receipt {
         // Only the verifier's `verified` counts, and only when the search took that patch.
-        (Some(r), FixVerdict::Fixed) => ActionVerdict::Verifier(r.decision.verdict),
-        (Some(r), _) if r.decision.verdict != Verdict::Verified => {
-            ActionVerdict::Verifier(r.decision.verdict)
+        Some(r) if o.fixed() => Outcome::of_verdict(r.decision.verdict),
+        Some(r) if r.decision.verdict != Verdict::Verified => {
+            Outcome::of_verdict(r.decision.verdict)
         }
-        (_, FixVerdict::NothingFailing) => ActionVerdict::NothingFailing,
-        _ if o.patch.trim().is_empty() => ActionVerdict::NoPatch,
-        _ => ActionVerdict::NotVerified,
+        _ if o.outcome == Outcome::NothingFailing => Outcome::NothingFailing,
+        _ if o.patch.trim().is_empty() => Outcome::NoPatch,
+        _ => Outcome::NotVerified,
     };
-    let verified = verdict == ActionVerdict::VERIFIED;
+    let verified = verdict.verified();
     RepairOutcome {
         verdict,
         patch: o.patch.clone(),
@@ -184,7 +178,7 @@ fn hold_out(
         Some(tmp),
         super::HeldOut {
             files,
-            tests: hidden.hidden.clone(),
+            tests: ids(&hidden.hidden),
         },
     ))
 }
@@ -223,7 +217,7 @@ mod tests {
     use super::*;
     use crate::verify::{PreparedImage, VerifyRequest, error_receipt, policy::NoBase};
 
-    fn result(verdict: FixVerdict, receipt: Option<Verdict>, patch: &str) -> RepairResult {
+    fn result(outcome: Outcome, receipt: Option<Verdict>, patch: &str) -> RepairResult {
         let image = PreparedImage {
             tag: "t".into(),
             test_cmd: crate::testcmd::TestCommand::parse("python -m pytest").unwrap(),
@@ -231,11 +225,11 @@ mod tests {
         };
         let req = VerifyRequest::new(image, String::new(), Vec::new());
         RepairResult {
-            verdict,
+            outcome,
             patch: patch.into(),
             after: None,
             model: "m".into(),
-            baseline: Default::default(),
+            targets: Default::default(),
             receipt: receipt.map(|v| {
                 let mut r = error_receipt(&req, "x".into(), &NoBase);
                 r.decision.verdict = v;
@@ -279,7 +273,10 @@ mod tests {
         assert_eq!(held.files.len(), 1);
         assert_eq!(held.files[0].dest, "tests/test_b.py");
         assert_eq!(held.files[0].contents, b"def test_2(): pass\n");
-        assert_eq!(held.tests, vec!["tests/test_b.py::test_2"]);
+        assert_eq!(
+            held.tests,
+            vec![crate::testid::TestId::new("tests/test_b.py::test_2")]
+        );
         let none = crate::verify::holdout::choose(&["tests/test_a.py::test_1".to_string()]);
         let (tree, held) = hold_out(repo.path(), &none).unwrap();
         assert!(tree.is_none() && held.files.is_empty());
@@ -290,35 +287,29 @@ mod tests {
         let dir = std::path::Path::new("/o");
         let v = |r: RepairResult| outcome(r, dir).verdict;
         assert_eq!(
-            v(result(FixVerdict::Fixed, Some(Verdict::Verified), "d")),
-            ActionVerdict::VERIFIED
+            v(result(Outcome::VERIFIED, Some(Verdict::Verified), "d")),
+            Outcome::VERIFIED
         );
         assert_eq!(
             v(result(
-                FixVerdict::NotFixed,
+                Outcome::Judged(Verdict::NeedsReview),
                 Some(Verdict::NeedsReview),
                 "d"
             )),
-            ActionVerdict::Verifier(Verdict::NeedsReview)
+            Outcome::Judged(Verdict::NeedsReview)
         );
         // A verified receipt the search did not take (never happens, but never posts).
         assert_eq!(
-            v(result(FixVerdict::NotFixed, Some(Verdict::Verified), "d")),
-            ActionVerdict::NotVerified
+            v(result(Outcome::NotPassing, Some(Verdict::Verified), "d")),
+            Outcome::NotVerified
         );
         assert_eq!(
-            v(result(FixVerdict::NothingFailing, None, "")),
-            ActionVerdict::NothingFailing
+            v(result(Outcome::NothingFailing, None, "")),
+            Outcome::NothingFailing
         );
-        assert_eq!(
-            v(result(FixVerdict::NotFixed, None, "")),
-            ActionVerdict::NoPatch
-        );
-        assert_eq!(
-            v(result(FixVerdict::NotFixed, None, "d")),
-            ActionVerdict::NotVerified
-        );
-        assert!(outcome(result(FixVerdict::Fixed, Some(Verdict::Verified), "d"), dir).verified());
+        assert_eq!(v(result(Outcome::NoPatch, None, "")), Outcome::NoPatch);
+        assert_eq!(v(result(Outcome::Failing, None, "d")), Outcome::NotVerified);
+        assert!(outcome(result(Outcome::VERIFIED, Some(Verdict::Verified), "d"), dir).verified());
     }
 
     #[tokio::test]

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::verdict::Verdict;
+pub use super::outcome::Outcome;
 use crate::config::repair::Strategy;
 
 /// One strategy on one model tier: what it cost and how it ended.
@@ -14,7 +14,7 @@ pub struct RepairAttempt {
     pub tier: usize,
     pub model: String,
     pub strategy: Strategy,
-    pub result: AttemptResult,
+    pub result: Outcome,
     pub tokens: u64,
     pub cost_usd: f64,
     /// Time waiting for the model server.
@@ -36,6 +36,10 @@ pub struct RepairAttempt {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SpendReport {
     pub steps: usize,
+    /// Model calls answered (every one booked by the ledger: steps, compaction, fills, chat
+    /// samples, the verifier's review).
+    #[serde(default)]
+    pub calls: usize,
     pub tokens: u64,
     pub cost_usd: f64,
     pub model_ms: u64,
@@ -78,130 +82,4 @@ pub struct TierSpend {
     pub tokens: u64,
     pub cost_usd: f64,
     pub model_ms: u64,
-}
-
-/// How one attempt ended, as the receipt, the eval results and the job summary record it.
-/// Serialised as one snake_case word (a verifier verdict by its own name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AttemptResult {
-    /// A fresh container verified one of its patches.
-    Verified,
-    /// The verifier judged its (last) patch and said no.
-    Rejected(Verdict),
-    /// It proposed nothing (the loop's workspace is unchanged).
-    #[default]
-    NoPatch,
-    /// Candidates were drawn and none passed in the sandbox.
-    NotPassing,
-    /// The fault localization and the context located no code to edit.
-    NoSuspect,
-    /// The loop's patch fails the tests in its own container.
-    Failing,
-    /// The patch passes in the sandbox and no verification was asked (`reruns: 0`).
-    Passing,
-    /// A patch was proposed but not verified (results written before the verifier judged
-    /// every attempt read so).
-    NotVerified,
-    /// The budget was spent before it could start.
-    Budget,
-    Error,
-}
-
-impl AttemptResult {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            AttemptResult::Verified => "verified",
-            AttemptResult::Rejected(v) => v.as_str(),
-            AttemptResult::NoPatch => "no_patch",
-            AttemptResult::NotPassing => "not_passing",
-            AttemptResult::NoSuspect => "no_suspect",
-            AttemptResult::Failing => "failing",
-            AttemptResult::Passing => "passing",
-            AttemptResult::NotVerified => "not_verified",
-            AttemptResult::Budget => "budget",
-            AttemptResult::Error => "error",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<AttemptResult> {
-        const OWN: [AttemptResult; 9] = [
-            AttemptResult::Verified,
-            AttemptResult::NoPatch,
-            AttemptResult::NotPassing,
-            AttemptResult::NoSuspect,
-            AttemptResult::Failing,
-            AttemptResult::Passing,
-            AttemptResult::NotVerified,
-            AttemptResult::Budget,
-            AttemptResult::Error,
-        ];
-        OWN.into_iter().find(|r| r.as_str() == s).or_else(|| {
-            Verdict::ALL
-                .into_iter()
-                .find(|v| v.as_str() == s)
-                .map(AttemptResult::Rejected)
-        })
-    }
-
-    /// The attempt's result from the verifier's verdict on its patch.
-    pub fn of_verdict(v: Verdict) -> AttemptResult {
-        match v {
-            Verdict::Verified => AttemptResult::Verified,
-            // One word, one meaning: the verifier's `error` is the attempt's.
-            Verdict::Error => AttemptResult::Error,
-            v => AttemptResult::Rejected(v),
-        }
-    }
-}
-
-impl std::fmt::Display for AttemptResult {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for AttemptResult {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for AttemptResult {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        AttemptResult::parse(&s)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown attempt result `{s}`")))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn attempt_results_round_trip_as_one_word() {
-        for s in [
-            "verified",
-            "still_failing",
-            "needs_review",
-            "no_patch",
-            "not_passing",
-            "no_suspect",
-            "failing",
-            "passing",
-            "not_verified",
-            "budget",
-            "error",
-        ] {
-            let r = AttemptResult::parse(s).unwrap();
-            assert_eq!(r.as_str(), s);
-            let j = serde_json::to_string(&r).unwrap();
-            assert_eq!(serde_json::from_str::<AttemptResult>(&j).unwrap(), r);
-        }
-        assert!(serde_json::from_str::<AttemptResult>("\"maybe\"").is_err());
-        assert_eq!(
-            AttemptResult::of_verdict(Verdict::NeedsReview),
-            AttemptResult::Rejected(Verdict::NeedsReview)
-        );
-    }
 }

@@ -92,6 +92,7 @@ pub mod holdout;
 pub mod junit;
 pub mod junit_run;
 pub mod oracle;
+pub mod outcome;
 pub mod policy;
 pub mod probe;
 pub mod pysrc;

@@ -871,7 +871,7 @@ mod tests {
                 model: "openai:qwen2.5-coder-1.5b at http://10.1.2.3:8091/v1 (tool_choice Auto)"
                     .into(),
                 strategy: crate::config::repair::Strategy::Candidates,
-                result: crate::verify::attempts::AttemptResult::Verified,
+                result: crate::verify::attempts::Outcome::VERIFIED,
                 tokens: 1200,
                 model_ms: 15_250,
                 wall_ms: 30_000,

@@ -29,7 +29,7 @@ use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::{ExecRequest, ExecStatus, Sandbox, WORKSPACE};
 
 /// A held-out test file, copied into the workspace only for verification.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Holdout {
     /// Workspace-relative destination.
     pub dest: String,

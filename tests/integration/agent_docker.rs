@@ -9,7 +9,7 @@ use patchloop::agent::episode::{Budgets, EpisodeConfig, StopReason};
 use patchloop::agent::model::scripted::Scripted;
 use patchloop::agent::tools::ToolConfig;
 use patchloop::pipeline::testing::DemoImage;
-use patchloop::pipeline::{self, FixVerdict, Plan};
+use patchloop::pipeline::{self, Plan};
 use patchloop::sandbox::docker;
 use serde_json::Value;
 
@@ -59,7 +59,7 @@ async fn scripted_runs_in_the_real_sandbox() {
     )
     .await
     .unwrap();
-    assert_eq!(o.verdict, FixVerdict::Fixed, "{}", o.one_line());
+    assert!(o.fixed(), "{}", o.one_line());
     let receipt = o
         .receipt
         .as_ref()
@@ -134,7 +134,7 @@ turns:
     )
     .await
     .unwrap();
-    assert_eq!(o.verdict, FixVerdict::NotFixed);
+    assert!(!o.fixed());
     assert_eq!(o.stop, Some(StopReason::FormatErrors));
     assert!(
         o.patch.is_empty(),
@@ -181,7 +181,7 @@ turns:
     p.policy.workspace_bytes = 16 << 20;
     let o = pipeline::run(&d, &image, &model, &p).await.unwrap();
     assert_eq!(o.stop, Some(StopReason::QuotaExceeded));
-    assert_eq!(o.verdict, FixVerdict::NotFixed, "{}", o.one_line());
+    assert!(!o.fixed(), "{}", o.one_line());
     let l = jsonl(&out3.path().join("trajectory.jsonl"));
     let step1 = l.iter().find(|x| x["kind"] == "step").unwrap();
     let obs = step1["calls"][0]["observation"].as_str().unwrap();
@@ -221,17 +221,21 @@ async fn named_targets_leave_pre_existing_failures_alone() {
     let model = Scripted::from_yaml(demo::SCRIPT, "demo-fix.yaml").unwrap();
     let mut p = plan(out.path(), &image.test_cmd, "agent-test-preexisting");
     p.base_repo = Some(repo.clone());
-    p.targets = pipeline::Targets::Reproduce {
-        named: vec!["tests/test_median.py".into()],
-    };
+    p.targets = pipeline::TargetSpec::named(vec!["tests/test_median.py".into()]);
     let o = pipeline::run(&d, &image, &model, &p).await.unwrap();
     assert_eq!(
-        o.baseline.pre_existing,
-        ["tests/test_env.py::test_needs_a_service"]
+        o.targets.pre_existing,
+        [patchloop::testid::TestId::new(
+            "tests/test_env.py::test_needs_a_service"
+        )]
     );
-    assert_eq!(o.baseline.targets.len(), 1, "{:?}", o.baseline);
-    assert!(o.baseline.targets[0].starts_with("tests/test_median.py::"));
-    assert_eq!(o.verdict, FixVerdict::Fixed, "{}", o.one_line());
+    assert_eq!(o.targets.fail_to_pass.len(), 1, "{:?}", o.targets);
+    assert!(
+        o.targets.fail_to_pass[0]
+            .as_str()
+            .starts_with("tests/test_median.py::")
+    );
+    assert!(o.fixed(), "{}", o.one_line());
     let receipt = o.receipt.as_ref().unwrap();
     assert_eq!(receipt.decision.verdict.as_str(), "verified");
     // The receipt records the three groups: the target, the pre-existing failure, and the

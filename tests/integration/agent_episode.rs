@@ -321,3 +321,44 @@ async fn compaction_keeps_history_append_only_and_never_orphans_a_call() {
     }
     assert_eq!(fresh_starts, summaries);
 }
+
+/// Issue #42: every model call goes through the ledger — the loop's steps and its compaction
+/// summaries alike — so the ledger's calls are the server's requests, and their tokens are
+/// charged.
+#[tokio::test]
+async fn the_ledger_counts_every_request_the_server_received_compaction_included() {
+    use patchloop::agent::attempt::{Ledger, Metered};
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(Distinct(AtomicUsize::new(0)))
+        .mount(&server)
+        .await;
+    let model = OpenAi::new(&server.uri(), "m", ModelOptions::default()).unwrap();
+    let b = Budgets {
+        max_steps: 12,
+        context_tokens: 1200,
+        ..Budgets::default()
+    };
+    let f = fixture(b.clone()).await;
+    let sink = MemorySink::default();
+    let mut traj = Trajectory::to_writer(Box::new(sink.clone()));
+    let ledger = Ledger::new(b);
+    let out = episode::run_on(
+        &Metered::new(&model, &ledger, 0),
+        &f.sandbox,
+        "Fix the failing test.",
+        &f.cfg,
+        &mut traj,
+    )
+    .await;
+    let lines = sink.lines();
+    assert!(
+        lines.iter().any(|l| l["kind"] == "compaction"),
+        "no compaction happened"
+    );
+    let requests = server.received_requests().await.unwrap().len();
+    let spent = ledger.total();
+    assert_eq!(spent.calls, requests, "{out:?}");
+    assert_eq!(out.usage.total(), spent.usage.total());
+    assert!(spent.usage.total() > 0);
+}

@@ -224,7 +224,7 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
         assert_eq!(c["parent"], "t0.candidates");
     }
     // Verified exactly when the verifier said so (a fresh container, not the sandbox's word).
-    let verified = o.verdict == pipeline::FixVerdict::Fixed;
+    let verified = o.fixed();
     assert_eq!(
         verified,
         o.receipt
@@ -233,7 +233,7 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
     );
     assert_eq!(
         verified,
-        a.result == patchloop::verify::attempts::AttemptResult::Verified,
+        a.result == patchloop::verify::attempts::Outcome::VERIFIED,
         "{a:?}"
     );
 
@@ -295,10 +295,10 @@ async fn a_real_small_model_runs_the_loop_and_the_candidate_path() {
             assert_eq!(changed, 1, "an infill is a one-line edit: {diff}");
         }
     }
-    let verified = o.verdict == pipeline::FixVerdict::Fixed;
+    let verified = o.fixed();
     assert_eq!(
         verified,
-        a.result == patchloop::verify::attempts::AttemptResult::Verified,
+        a.result == patchloop::verify::attempts::Outcome::VERIFIED,
         "{a:?}"
     );
 }

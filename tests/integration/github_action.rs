@@ -1223,7 +1223,7 @@ async fn an_unverified_outcome_says_why_in_the_summary() {
     setup_mock(&mock);
     let env = Env::new(&mock, "workflow_run", &workflow_run_payload(|_| {}));
     let o = RepairOutcome {
-        verdict: patchloop::github::ActionVerdict::NotVerified,
+        verdict: patchloop::github::Outcome::NotVerified,
         patch: PATCH.into(),
         reason: "not fixed: 2 tests still failing (stop reason done, 5 steps, 900 tokens, \
                  $0.0000, 3.0s, model ollama:qwen at http://ollama:11434; finished)"

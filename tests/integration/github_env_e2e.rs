@@ -234,7 +234,7 @@ async fn repair(instance_id: &str) {
     );
     // The command came from the test step, never the `pip install pytest==…` step.
     assert!(
-        output.contains("test command: python -m pytest -q tests"),
+        output.contains("test command: `python -m pytest -q tests`"),
         "{output}"
     );
     assert!(!mock.writes().is_empty(), "something was posted");

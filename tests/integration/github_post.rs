@@ -187,7 +187,7 @@ async fn unverified_outcomes_post_nothing_unless_asked() {
     mock.add_pr(2, HEAD, pr_files());
     let gh = client(&mock, Arc::new(FakeClock::default()));
     let mut o = verified(&ours());
-    o.verdict = patchloop::github::ActionVerdict::NotVerified;
+    o.verdict = patchloop::github::Outcome::NotVerified;
     let posted = gh
         .post_outcome(&target(Some(2)), &o, Mode::Suggest, false)
         .await

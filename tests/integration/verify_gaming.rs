@@ -274,9 +274,11 @@ async fn review_layer_precision_and_recall() {
                 base_url: std::env::var("OPENAI_BASE_URL").ok(),
                 ..Default::default()
             };
-            patchloop::pipeline::review::from_config(Some(&spec), &opts)
-                .unwrap()
-                .unwrap()
+            patchloop::pipeline::review::unmetered(
+                patchloop::pipeline::review::from_config(Some(&spec), &opts)
+                    .unwrap()
+                    .unwrap(),
+            )
         }
         Err(_) => ReviewModel(std::sync::Arc::new(SuspiciousDouble)),
     };

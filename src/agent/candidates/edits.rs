@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::pydefs::{dedent, indent_of, py_defs};
-use super::{CandidateStatus, Suspect};
+use super::{Outcome, Suspect};
 use crate::sandbox::output::truncate_text;
 
 /// A file's new content.
@@ -24,10 +24,10 @@ pub enum ParseError {
 }
 
 impl ParseError {
-    pub fn status(&self) -> CandidateStatus {
+    pub fn status(&self) -> Outcome {
         match self {
-            ParseError::Unparsed(_) => CandidateStatus::Unparsed,
-            ParseError::NotApplied(_) => CandidateStatus::NotApplied,
+            ParseError::Unparsed(_) => Outcome::Unparsed,
+            ParseError::NotApplied(_) => Outcome::NotApplied,
         }
     }
     pub fn detail(&self) -> &str {

@@ -106,39 +106,8 @@ const MAX_SUSPECTS: usize = 3;
 /// Bytes of suspect source shown at most (a function over it is cut from the list).
 const SUSPECT_BUDGET: usize = 6 * 1024;
 
-/// What became of one drawn reply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CandidateStatus {
-    /// Nothing in the reply looks like the format.
-    Unparsed,
-    /// It parsed but does not apply (unknown function, text not found, no change).
-    NotApplied,
-    /// The same edit as an earlier candidate.
-    Duplicate,
-    /// The model call or the container failed.
-    Error,
-    /// The targets still fail, or another test broke.
-    Failing,
-    /// The targets pass and nothing that passed before fails (in the episode container).
-    Passing,
-    /// Some targets pass, the others still fail, and nothing that passed before fails: a
-    /// step the next round builds on ([`run`]).
-    Partial,
-}
-
-impl CandidateStatus {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            CandidateStatus::Unparsed => "unparsed",
-            CandidateStatus::NotApplied => "not_applied",
-            CandidateStatus::Duplicate => "duplicate",
-            CandidateStatus::Error => "error",
-            CandidateStatus::Failing => "failing",
-            CandidateStatus::Passing => "passing",
-            CandidateStatus::Partial => "partial",
-        }
-    }
-}
+/// What became of one drawn reply: the one outcome ladder (`verify::outcome`).
+pub use crate::verify::outcome::Outcome;
 
 /// The prompt's inputs besides the suspects.
 #[derive(Debug, Clone, Default)]

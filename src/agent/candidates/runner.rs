@@ -16,12 +16,13 @@ use super::prompt::{SYSTEM, prompt};
 use super::propagate::{combine, propagate, span};
 use super::rules::rule_edits;
 use super::suspects::{suspects, suspects_ranked};
-use super::{CandidateConfig, CandidateStatus, DRAWS_PER_CANDIDATE, EditFormat, Problem};
-use crate::agent::attempt::{Ledger, StopReason};
+use super::{CandidateConfig, DRAWS_PER_CANDIDATE, EditFormat, Outcome, Problem};
+use crate::agent::attempt::{Metered, StopReason};
 use crate::agent::localize::Ranked;
 use crate::agent::model::{
     Alternative, FillTimings, Infill, Message, Model, ModelError, Request, Sampling, Usage,
 };
+use crate::agent::origin::{Draw as DrawKind, Origin};
 use crate::agent::tools::{self, TestRun, ToolConfig};
 use crate::agent::trajectory::{NodeRecord, Trajectory};
 use crate::sandbox::{Sandbox, SandboxError};
@@ -31,7 +32,7 @@ use crate::verify::pysrc::parses_cleanly;
 #[derive(Debug, Clone)]
 pub struct Candidate {
     pub index: usize,
-    pub status: CandidateStatus,
+    pub status: Outcome,
     pub detail: String,
     /// The workspace diff with the candidate applied (passing and failing ones).
     pub diff: String,
@@ -49,6 +50,8 @@ pub struct Candidate {
     pub timings: Option<FillTimings>,
     /// `partial` candidates: the targets it makes pass (the others still fail).
     pub fixed: Vec<String>,
+    /// Where it came from: a rule, a fill (its shape and draw) or a chat reply.
+    pub origin: Origin,
 }
 
 impl Candidate {
@@ -56,7 +59,7 @@ impl Candidate {
     fn blank(index: usize, model_ms: u64) -> Self {
         Candidate {
             index,
-            status: CandidateStatus::Error,
+            status: Outcome::Error,
             detail: String::new(),
             diff: String::new(),
             usage: Usage::default(),
@@ -67,6 +70,7 @@ impl Candidate {
             edits: Vec::new(),
             timings: None,
             fixed: Vec::new(),
+            origin: Origin::default(),
         }
     }
 
@@ -91,8 +95,6 @@ pub fn diff_size(diff: &str) -> usize {
 #[derive(Debug, Clone, Default)]
 pub struct CandidatesOutcome {
     pub candidates: Vec<Candidate>,
-    pub usage: Usage,
-    pub cost_usd: f64,
     pub model_ms: u64,
     pub wall: Duration,
     /// Why it drew fewer than asked, or found nothing to work on.
@@ -113,7 +115,7 @@ impl CandidatesOutcome {
         let mut v: Vec<Passing> = self
             .candidates
             .iter()
-            .filter(|c| c.status == CandidateStatus::Passing)
+            .filter(|c| c.status == Outcome::Passing)
             .map(|c| Passing::of(c, problem))
             .collect();
         v.sort_by_key(|p| {
@@ -182,9 +184,8 @@ fn fitted(c: &Candidate, problem: &Problem) -> Vec<String> {
 /// the ledger every model call is checked against and charged to.
 #[derive(Clone, Copy)]
 pub struct Run<'a> {
-    pub model: &'a dyn Model,
-    /// The model tier (0 = the first model): the ledger books the spend there.
-    pub tier: usize,
+    /// The model on its tier, every call asked of and charged to the repair's ledger.
+    pub model: &'a Metered<'a>,
     pub sandbox: &'a dyn Sandbox,
     pub problem: &'a Problem,
     /// The tests that failed before (targets included): a candidate under which any other
@@ -192,7 +193,6 @@ pub struct Run<'a> {
     pub baseline_failing: &'a [String],
     pub config: &'a CandidateConfig,
     pub tools: &'a ToolConfig,
-    pub ledger: &'a Ledger,
     /// The trajectory node of this attempt (`t0.candidates`); candidates hang under it.
     pub attempt: &'a str,
 }
@@ -237,14 +237,14 @@ pub async fn run(r: Run<'_>, traj: &mut Trajectory) -> CandidatesOutcome {
         let last = &out.candidates[from..];
         if out.infrastructure.is_some()
             || out.budget.is_some()
-            || last.iter().any(|c| c.status == CandidateStatus::Passing)
+            || last.iter().any(|c| c.status == Outcome::Passing)
         {
             break;
         }
         // The step that fixed the most targets, the earliest of those.
         let Some(step) = last
             .iter()
-            .filter(|c| c.status == CandidateStatus::Partial)
+            .filter(|c| c.status == Outcome::Partial)
             .max_by_key(|c| (c.fixed.len(), std::cmp::Reverse(c.index)))
         else {
             break;
@@ -327,9 +327,6 @@ impl CandidatesOutcome {
             }
             self.candidates.push(c);
         }
-        self.usage.prompt_tokens += next.usage.prompt_tokens;
-        self.usage.completion_tokens += next.usage.completion_tokens;
-        self.cost_usd += next.cost_usd;
         self.model_ms += next.model_ms;
         self.note = next.note.or(self.note.take());
         self.budget = next.budget;
@@ -395,9 +392,11 @@ async fn round(
         baseline_failing,
         config: cfg,
         tools: tools_cfg,
-        ledger,
         ..
     } = r;
+    // Every model call of the round goes through the ledger: asked first, charged after.
+    let ledger = model.ledger();
+    let model: &dyn Model = model;
     let started = Instant::now();
     let mut out = CandidatesOutcome::default();
     let sus = if problem.ranked.is_empty() {
@@ -423,7 +422,7 @@ async fn round(
     // an escalated tier would only check them again): they cost no model time, and a clean
     // pass among them leaves nothing to draw.
     if offset == 0
-        && r.tier == 0
+        && r.model.tier() == 0
         && rules_first(&r, against, traj, &mut seen, &mut out, offset).await
     {
         out.note = Some("a rule-based candidate passed: no fill drawn".into());
@@ -614,6 +613,14 @@ async fn round(
             let mut continue_at = None;
             let mut splices = Vec::new();
             let mut cand = Candidate::blank(offset + i, model_ms);
+            if let Err(ModelError::Budget(_)) = &reply {
+                // The ledger refused the call (or its wall time ran out): no candidate, the
+                // drawing stops below on the cap.
+                if let Some(cap) = ledger.check() {
+                    out.budget = Some(cap);
+                }
+                continue;
+            }
             match reply {
                 Err(e) => {
                     cand.detail = format!("the model call failed: {e}");
@@ -631,13 +638,30 @@ async fn round(
                     cand.timings = timings;
                     reply_text = text.clone();
                     cand.reply = text.clone();
+                    cand.origin = if sites.is_empty() {
+                        Origin::Chat {
+                            sample: draw.sample,
+                        }
+                    } else {
+                        Origin::Fill {
+                            at: format!("{}:{}", sites[at].path, sites[at].line),
+                            shape: sites[at].shape.as_str().into(),
+                            draw: if draw.splice.is_some() {
+                                DrawKind::Spliced
+                            } else if draw.continued > 0 {
+                                DrawKind::Continued
+                            } else if draw.middle.is_some() {
+                                DrawKind::RunnerUp
+                            } else if reused {
+                                DrawKind::Reused
+                            } else if draw.sample > 0 {
+                                DrawKind::Sampled
+                            } else {
+                                DrawKind::Greedy
+                            },
+                        }
+                    };
                     cand.usage = usage;
-                    out.usage.prompt_tokens += usage.prompt_tokens;
-                    out.usage.completion_tokens += usage.completion_tokens;
-                    if draw.splice.is_none() {
-                        out.cost_usd += model.cost(&usage);
-                        ledger.charge(r.tier, model, &usage, took);
-                    }
                     let parsed = if sites.is_empty() {
                         parse_reply(&text, &sus, &problem.files)
                     } else {
@@ -697,10 +721,7 @@ async fn round(
                 && draw.sample == 0
                 && draw.middle.is_none()
                 && draw.splice.is_none()
-                && matches!(
-                    cand.status,
-                    CandidateStatus::NotApplied | CandidateStatus::Unparsed
-                )
+                && matches!(cand.status, Outcome::NotApplied | Outcome::Unparsed)
                 && let Ok(mut q) = queue.lock()
             {
                 q.push_front(match branch_at {
@@ -719,10 +740,7 @@ async fn round(
             // a later step that passes is the more faithful fix (it ranks first).
             let departs = matches!(
                 cand.status,
-                CandidateStatus::Failing
-                    | CandidateStatus::Partial
-                    | CandidateStatus::Duplicate
-                    | CandidateStatus::Passing
+                Outcome::Failing | Outcome::Partial | Outcome::Duplicate | Outcome::Passing
             );
             if !sites.is_empty()
                 && sites[at].shape == InfillShape::Line
@@ -764,11 +782,11 @@ async fn round(
             let passing = out
                 .candidates
                 .iter()
-                .filter(|c| c.status == CandidateStatus::Passing)
+                .filter(|c| c.status == Outcome::Passing)
                 .count();
             if clean_at.is_none()
                 && let Some(c) = out.candidates.last()
-                && c.status == CandidateStatus::Passing
+                && c.status == Outcome::Passing
                 && Passing::of(c, problem).clean()
             {
                 clean_at = Some(out.candidates.len());
@@ -777,15 +795,12 @@ async fn round(
             if drawn_enough(infill, k, checked, passing, clean_at, out.candidates.len()) {
                 break;
             }
-            if let Some(cap) = ledger.check() {
-                let n = out.candidates.len();
+            // A cap used up stops the requests (the producer asks the ledger first); the
+            // replies already paid for are still checked.
+            if out.budget.is_none()
+                && let Some(cap) = ledger.check()
+            {
                 out.budget = Some(cap);
-                out.note = Some(if sites.is_empty() {
-                    format!("stopped after {checked} of {k} candidates ({n} replies): {cap}")
-                } else {
-                    format!("stopped after {n} of {draws} fills ({checked} checked): {cap}")
-                });
-                break;
             }
         }
     };
@@ -803,10 +818,16 @@ async fn round(
     {
         // The producer stopped asking: the cap came between two requests.
         out.budget = Some(cap);
-        out.note = Some(format!(
-            "stopped after {} replies ({checked} checked): {cap}",
-            out.candidates.len()
-        ));
+    }
+    if let Some(cap) = out.budget
+        && out.note.is_none()
+    {
+        let n = out.candidates.len();
+        out.note = Some(if sites.is_empty() {
+            format!("stopped after {checked} of {k} candidates ({n} replies): {cap}")
+        } else {
+            format!("stopped after {n} of {draws} fills ({checked} checked): {cap}")
+        });
     }
     out.candidates.sort_by_key(|c| c.index);
     out.wall = started.elapsed();
@@ -1025,7 +1046,7 @@ async fn assess(
         .map(|e| (e.path.clone(), e.content.clone()))
         .collect();
     if !seen.insert(key) {
-        cand.status = CandidateStatus::Duplicate;
+        cand.status = Outcome::Duplicate;
         cand.detail = "the same edit as an earlier candidate".into();
         return Ok(false);
     }
@@ -1057,8 +1078,8 @@ fn record(traj: &mut Trajectory, r: &Run<'_>, cand: &Candidate, reply: String) {
         id: format!("{}.c{}", r.attempt, cand.index),
         parent: Some(r.attempt.to_string()),
         node: "candidate".into(),
-        tier: r.tier,
-        model: if cand.model_ms == 0 && cand.usage.total() == 0 && cand.reply.starts_with("rule ") {
+        tier: r.model.tier(),
+        model: if cand.origin.rule().is_some() {
             "rule (no model)".into()
         } else {
             r.model.describe()
@@ -1072,6 +1093,7 @@ fn record(traj: &mut Trajectory, r: &Run<'_>, cand: &Candidate, reply: String) {
         rollback_ms: cand.rollback_ms,
         reply,
         timings: cand.timings,
+        origin: Some(cand.origin.clone()),
     });
 }
 
@@ -1089,14 +1111,16 @@ async fn rules_first(
     for rule in rule_edits(at.problem) {
         let mut cand = Candidate::blank(offset + out.candidates.len(), 0);
         cand.reply = format!("rule {}: {}", rule.rule, rule.what);
+        cand.origin = Origin::Rule {
+            rule: rule.rule.to_string(),
+        };
         if let Err(e) = assess(at, rule.edits, &out.candidates, seen, &mut cand).await {
             out.infrastructure = Some(format!("checking rule candidate {}: {e}", cand.index));
             cand.detail = e.to_string();
         }
         let reply = cand.reply.clone();
         record(traj, r, &cand, reply);
-        let clean =
-            cand.status == CandidateStatus::Passing && Passing::of(&cand, at.problem).clean();
+        let clean = cand.status == Outcome::Passing && Passing::of(&cand, at.problem).clean();
         out.candidates.push(cand);
         if clean || out.infrastructure.is_some() {
             return clean;
@@ -1119,7 +1143,7 @@ async fn second_look(
 ) -> Result<Option<(Vec<FileEdit>, Checked)>, SandboxError> {
     let mut tries: Vec<(Vec<FileEdit>, String)> = Vec::new();
     match first.status {
-        CandidateStatus::Failing => {
+        Outcome::Failing => {
             if let [e] = edits
                 && let Some(orig) = at.problem.files.get(&e.path)
                 && let Some(p) = propagate(orig, e)
@@ -1131,11 +1155,8 @@ async fn second_look(
                 ));
             }
         }
-        CandidateStatus::Partial => {
-            for c in earlier
-                .iter()
-                .filter(|c| c.status == CandidateStatus::Partial)
-            {
+        Outcome::Partial => {
+            for c in earlier.iter().filter(|c| c.status == Outcome::Partial) {
                 let covers = |a: &[String], b: &[String]| b.iter().all(|t| a.contains(t));
                 if covers(&c.fixed, &first.fixed) || covers(&first.fixed, &c.fixed) {
                     continue;
@@ -1156,8 +1177,8 @@ async fn second_look(
             continue;
         }
         let c = check(at.sandbox, &more, at.problem, at.baseline_failing, at.tools).await?;
-        let further = c.status == CandidateStatus::Passing
-            || (c.status == CandidateStatus::Partial && c.fixed.len() > first.fixed.len());
+        let further = c.status == Outcome::Passing
+            || (c.status == Outcome::Partial && c.fixed.len() > first.fixed.len());
         if further {
             let detail = format!("{how}: {}; alone: {}", c.detail, first.detail);
             let c = Checked {
@@ -1173,7 +1194,7 @@ async fn second_look(
 }
 
 pub(super) struct Checked {
-    status: CandidateStatus,
+    status: Outcome,
     detail: String,
     /// `Partial`: the targets that pass.
     fixed: Vec<String>,
@@ -1202,7 +1223,7 @@ async fn check(
             if let Some(why) = targets_fail(&targets, &problem.targets) {
                 let fixed = fixed_targets(&targets, &problem.targets);
                 if fixed.is_empty() {
-                    return Ok::<_, SandboxError>((CandidateStatus::Failing, why, Vec::new()));
+                    return Ok::<_, SandboxError>((Outcome::Failing, why, Vec::new()));
                 }
                 // Some targets pass: a step, if the whole suite says nothing else broke.
                 let all = tools::run_tests(sandbox, tools_cfg, &[]).await?;
@@ -1217,7 +1238,7 @@ async fn check(
                 });
                 return Ok(match broken {
                     Some(b) if b.is_empty() => (
-                        CandidateStatus::Partial,
+                        Outcome::Partial,
                         format!(
                             "{} of {} targets pass ({}); {why}",
                             fixed.len(),
@@ -1227,11 +1248,11 @@ async fn check(
                         fixed,
                     ),
                     Some(b) => (
-                        CandidateStatus::Failing,
+                        Outcome::Failing,
                         format!("{why}; and it breaks tests that passed: {}", join_ids(&b)),
                         Vec::new(),
                     ),
-                    None => (CandidateStatus::Failing, why, Vec::new()),
+                    None => (Outcome::Failing, why, Vec::new()),
                 });
             }
         }
@@ -1239,7 +1260,7 @@ async fn check(
         let all = tools::run_tests(sandbox, tools_cfg, &[]).await?;
         let Some(s) = &all.summary else {
             return Ok((
-                CandidateStatus::Failing,
+                Outcome::Failing,
                 "the whole suite produced no report".into(),
                 Vec::new(),
             ));
@@ -1256,21 +1277,21 @@ async fn check(
             .collect();
         if !still.is_empty() {
             return Ok((
-                CandidateStatus::Failing,
+                Outcome::Failing,
                 format!("targets fail in the whole suite: {}", join_ids(&still)),
                 Vec::new(),
             ));
         }
         if !broken.is_empty() {
             return Ok((
-                CandidateStatus::Failing,
+                Outcome::Failing,
                 format!("breaks tests that passed: {}", join_ids(&broken)),
                 Vec::new(),
             ));
         }
         if problem.targets.is_empty() {
             return Ok((
-                CandidateStatus::Passing,
+                Outcome::Passing,
                 format!(
                     "{} passed; the targets are not in the sandbox (the verifier runs them)",
                     s.passed
@@ -1278,11 +1299,7 @@ async fn check(
                 Vec::new(),
             ));
         }
-        Ok((
-            CandidateStatus::Passing,
-            format!("{} passed", s.passed),
-            Vec::new(),
-        ))
+        Ok((Outcome::Passing, format!("{} passed", s.passed), Vec::new()))
     }
     .await;
     let diff = sandbox.diff().await;

@@ -6,7 +6,7 @@ use super::prompt::*;
 use super::runner::*;
 use super::suspects::*;
 use super::*;
-use crate::agent::attempt::{Ledger, StopReason};
+use crate::agent::attempt::{Ledger, Metered, StopReason};
 use crate::agent::context::{Context, Location};
 use crate::agent::localize::Ranked;
 use crate::agent::model::{Infill, Model, ModelError, Request, Usage};
@@ -430,14 +430,14 @@ async fn a_greedy_fill_that_departs_and_fails_is_continued_from_the_masked_line(
         .iter()
         .position(|c| c.reply.ends_with("←         raise ValueError(v)"))
         .unwrap_or_else(|| panic!("{c:?}"));
-    assert_eq!(c[i].status, CandidateStatus::Failing, "{c:?}");
+    assert_eq!(c[i].status, Outcome::Failing, "{c:?}");
     // The very next draw continues the masked line's `return`, and its fill passes.
     assert!(
         c[i + 1].reply.ends_with(" (continued) ←         return hi"),
         "{:?}",
         c[i + 1]
     );
-    assert_eq!(c[i + 1].status, CandidateStatus::Passing, "{c:?}");
+    assert_eq!(c[i + 1].status, Outcome::Passing, "{c:?}");
     let asked = model.asked.lock().unwrap();
     assert!(asked.contains(&"        return".to_string()), "{asked:?}");
     // Line 9's greedy fill (`if v >= hi:`) departs in `hi`: it is continued from the masked
@@ -502,13 +502,13 @@ async fn a_fill_that_departs_mid_line_is_spliced_into_it_and_the_splice_is_check
         .iter()
         .position(|c| c.reply.ends_with("←     if v < lo:"))
         .unwrap_or_else(|| panic!("{c:?}"));
-    assert_eq!(c[i].status, CandidateStatus::Failing, "{c:?}");
+    assert_eq!(c[i].status, Outcome::Failing, "{c:?}");
     assert!(
         c[i + 1].reply.ends_with("(spliced) ←     if v < hi:"),
         "{:?}",
         c[i + 1]
     );
-    assert_eq!(c[i + 1].status, CandidateStatus::Passing, "{c:?}");
+    assert_eq!(c[i + 1].status, Outcome::Passing, "{c:?}");
     assert_eq!((c[i + 1].usage.total(), c[i + 1].model_ms), (0, 0));
     // The splices that would not parse (`if v < > hi:`) were never checked.
     assert!(c.iter().all(|c| !c.reply.contains("< >")), "{c:?}");
@@ -529,7 +529,7 @@ async fn a_passing_fill_that_departs_from_the_line_is_still_walked_along_it() {
     let c = &out.candidates;
     let passing: Vec<&str> = c
         .iter()
-        .filter(|c| c.status == CandidateStatus::Passing)
+        .filter(|c| c.status == Outcome::Passing)
         .map(|c| c.reply.as_str())
         .collect();
     assert_eq!(
@@ -625,14 +625,12 @@ async fn the_cost_cap_stops_the_drawing_before_the_next_request() {
             ..Budgets::default()
         });
         let r = Run {
-            model: &model,
-            tier: 1,
+            model: &Metered::new(&model, &ledger, 1),
             sandbox: &sandbox,
             problem: &problem,
             baseline_failing: &[],
             config: &cfg,
             tools: &tools,
-            ledger: &ledger,
             attempt: "t1.candidates",
         };
         let out = run(r, &mut Trajectory::to_writer(Box::new(std::io::sink()))).await;
@@ -671,14 +669,12 @@ async fn a_refused_infill_falls_back_to_the_lines_prompt() {
     let ledger = Ledger::new(Budgets::default());
     let out = run(
         Run {
-            model: &RefusesInfill::default(),
-            tier: 0,
+            model: &Metered::new(&RefusesInfill::default(), &ledger, 0),
             sandbox: &sandbox,
             problem: &problem,
             baseline_failing: &[],
             config: &cfg,
             tools: &ToolConfig::default(),
-            ledger: &ledger,
             attempt: "t0.candidates",
         },
         &mut traj,
@@ -690,7 +686,7 @@ async fn a_refused_infill_falls_back_to_the_lines_prompt() {
     assert!(
         out.candidates
             .iter()
-            .all(|c| c.status == CandidateStatus::Unparsed && c.reply == "no idea")
+            .all(|c| c.status == Outcome::Unparsed && c.reply == "no idea")
     );
     let text = std::fs::read_to_string(&traj_path).unwrap();
     let asked: serde_json::Value = text
@@ -879,7 +875,7 @@ fn the_prompt_shows_the_errors_the_test_and_the_suspects_not_the_docstring() {
 
 /// Candidate `i` with `status`: CORE with `from` replaced by `to`, and a stand-in diff of
 /// `lines` added lines (the ranking reads only its size).
-fn edited(i: usize, status: CandidateStatus, lines: usize, from: &str, to: &str) -> Candidate {
+fn edited(i: usize, status: Outcome, lines: usize, from: &str, to: &str) -> Candidate {
     Candidate {
         index: i,
         status,
@@ -896,23 +892,24 @@ fn edited(i: usize, status: CandidateStatus, lines: usize, from: &str, to: &str)
         }],
         timings: None,
         fixed: Vec::new(),
+        origin: Default::default(),
     }
 }
 
 #[test]
 fn passing_candidates_rank_the_faithful_first_then_by_diff_size_then_order() {
     // CORE line 11: `    return max(v, lo)`.
-    let c = |i: usize, status: CandidateStatus, lines: usize, to: &str| {
+    let c = |i: usize, status: Outcome, lines: usize, to: &str| {
         edited(i, status, lines, "    return max(v, lo)", to)
     };
     let o = CandidatesOutcome {
         candidates: vec![
-            c(0, CandidateStatus::Passing, 3, "    return max(v, lo + 0)"),
-            c(1, CandidateStatus::Failing, 1, "    return v"),
+            c(0, Outcome::Passing, 3, "    return max(v, lo + 0)"),
+            c(1, Outcome::Failing, 1, "    return v"),
             // Stops calling `max` (nothing takes its place): ranked last.
-            c(2, CandidateStatus::Passing, 1, "    return v"),
-            c(3, CandidateStatus::Passing, 1, "    return max(v, lo + 0)"),
-            c(4, CandidateStatus::Passing, 1, "    return max(lo, v)"),
+            c(2, Outcome::Passing, 1, "    return v"),
+            c(3, Outcome::Passing, 1, "    return max(v, lo + 0)"),
+            c(4, Outcome::Passing, 1, "    return max(lo, v)"),
         ],
         ..Default::default()
     };
@@ -930,9 +927,8 @@ fn passing_candidates_rank_the_faithful_first_then_by_diff_size_then_order() {
 #[test]
 fn a_passing_candidate_that_special_cases_the_tested_input_ranks_after_a_fix() {
     // The test calls clamp(5, 0, 3); CORE lines 9-10: `if v > hi:` / `return lo` (the bug).
-    let c = |i: usize, lines: usize, from: &str, to: &str| {
-        edited(i, CandidateStatus::Passing, lines, from, to)
-    };
+    let c =
+        |i: usize, lines: usize, from: &str, to: &str| edited(i, Outcome::Passing, lines, from, to);
     let o = CandidatesOutcome {
         candidates: vec![
             // Smaller and first drawn, but it answers the tested input only.
@@ -1044,7 +1040,7 @@ fn blocks_inserts_and_bodies_mask_around_the_hottest_lines() {
         blk,
         &files(),
     );
-    assert_eq!(same.unwrap_err().status(), CandidateStatus::NotApplied);
+    assert_eq!(same.unwrap_err().status(), Outcome::NotApplied);
 }
 
 #[test]
@@ -1243,14 +1239,12 @@ async fn an_unreachable_server_is_infrastructure_not_a_row_of_failed_candidates(
     let ledger = Ledger::new(Budgets::default());
     let out = run(
         Run {
-            model: &NoServer,
-            tier: 0,
+            model: &Metered::new(&NoServer, &ledger, 0),
             sandbox: &sandbox,
             problem: &problem,
             baseline_failing: &[],
             config: &cfg,
             tools: &ToolConfig::default(),
-            ledger: &ledger,
             attempt: "t0.candidates",
         },
         &mut Trajectory::to_writer(Box::new(std::io::sink())),
@@ -1277,14 +1271,12 @@ async fn run_with(
     let ledger = Ledger::new(Budgets::default());
     run(
         Run {
-            model,
-            tier: 0,
+            model: &Metered::new(model, &ledger, 0),
             sandbox,
             problem,
             baseline_failing,
             config: cfg,
             tools,
-            ledger: &ledger,
             attempt: "t0.candidates",
         },
         &mut Trajectory::to_writer(Box::new(std::io::sink())),
@@ -1392,13 +1384,11 @@ async fn fills_during_checks(overlap: Option<bool>) -> (usize, usize) {
     // (none passes). Overlapping, the requests may all be out before a continuation is
     // queued: it is then not drawn. Line 10's greedy `return hi + 5` for `return lo` is
     // spliced into the masked line (`return hi`), checked with no model call.
-    let count = |how: &str| {
-        out.candidates
-            .iter()
-            .filter(|c| c.reply.contains(how))
-            .count()
-    };
-    let (continued, spliced) = (count("(continued)"), count("(spliced)"));
+    use crate::agent::origin::{Draw, Origin};
+    let drawn =
+        |c: &Candidate, how: Draw| matches!(&c.origin, Origin::Fill { draw, .. } if *draw == how);
+    let count = |how: Draw| out.candidates.iter().filter(|c| drawn(c, how)).count();
+    let (continued, spliced) = (count(Draw::Continued), count(Draw::Spliced));
     assert_eq!(
         out.candidates.len(),
         6 + continued + spliced,
@@ -1409,7 +1399,7 @@ async fn fills_during_checks(overlap: Option<bool>) -> (usize, usize) {
     assert!(
         out.candidates
             .iter()
-            .filter(|c| c.reply.contains("(spliced)"))
+            .filter(|c| drawn(c, Draw::Spliced))
             .all(|c| c.reply.ends_with("←         return hi") && c.usage.total() == 0)
     );
     assert!(overlap == Some(true) || continued == 4, "{continued}");
@@ -1569,10 +1559,10 @@ async fn two_places(need: &str) -> (CandidatesOutcome, String) {
 async fn two_partial_fills_that_fix_different_targets_are_checked_together() {
     let (out, now) = two_places("either").await;
     let c = &out.candidates;
-    assert_eq!(c[0].status, CandidateStatus::Partial, "{c:?}");
+    assert_eq!(c[0].status, Outcome::Partial, "{c:?}");
     assert_eq!(c[0].fixed, ["tests/test_m.py::test_clamp"]);
     // Cart.count's fill alone fixes test_count; with candidate 0's edit, both.
-    assert_eq!(c[1].status, CandidateStatus::Passing, "{c:?}");
+    assert_eq!(c[1].status, Outcome::Passing, "{c:?}");
     assert!(
         c[1].detail.contains("with candidate 0's edit too"),
         "{}",
@@ -1589,20 +1579,17 @@ async fn a_round_that_ends_on_a_step_starts_the_next_on_top_of_it() {
     // test_count needs both lines: Cart.count's fill alone fails in round 1.
     let (out, now) = two_places("both").await;
     let c = &out.candidates;
-    assert_eq!(c[0].status, CandidateStatus::Partial, "{c:?}");
-    assert_eq!(c[1].status, CandidateStatus::Failing, "{c:?}");
+    assert_eq!(c[0].status, Outcome::Partial, "{c:?}");
+    assert_eq!(c[1].status, Outcome::Failing, "{c:?}");
     // Round 2 keeps candidate 0's edit and fills Cart.count again: it passes.
-    let passing: Vec<&Candidate> = c
-        .iter()
-        .filter(|c| c.status == CandidateStatus::Passing)
-        .collect();
+    let passing: Vec<&Candidate> = c.iter().filter(|c| c.status == Outcome::Passing).collect();
     assert_eq!(passing.len(), 1, "{c:?}");
     let last = passing[0];
     let round_2 = c.iter().position(|c| c.index == last.index).unwrap();
     assert!(
         c[..round_2]
             .iter()
-            .all(|c| c.status != CandidateStatus::Passing && c.index < last.index),
+            .all(|c| c.status != Outcome::Passing && c.index < last.index),
         "{c:?}"
     );
     assert!(last.index > 1);
@@ -1708,18 +1695,13 @@ async fn a_greedy_fill_that_changes_nothing_branches_at_its_runner_up_token() {
         .iter()
         .position(|c| c.reply.ends_with("←         return lo"))
         .unwrap_or_else(|| panic!("{c:?}"));
-    assert_eq!(c[i].status, CandidateStatus::NotApplied, "{c:?}");
+    assert_eq!(c[i].status, Outcome::NotApplied, "{c:?}");
     assert!(
         c[i + 1].reply.ends_with(" (runner-up) ←         return hi"),
         "{:?}",
         c[i + 1]
     );
-    assert_ne!(
-        c[i + 1].status,
-        CandidateStatus::NotApplied,
-        "{:?}",
-        c[i + 1]
-    );
+    assert_ne!(c[i + 1].status, Outcome::NotApplied, "{:?}", c[i + 1]);
     let asked = model.asked.lock().unwrap();
     assert!(
         asked.contains(&("        return hi".to_string(), 0, true)),
@@ -1786,14 +1768,17 @@ async fn a_greedy_fill_that_changes_nothing_is_retried_sampled_at_once() {
     let model = FillsWith::new(echoes_greedy);
     let out = run_with(&model, &sandbox, &clamp_problem(), &[], &cfg, &tools).await;
     let c = &out.candidates;
-    let site = |c: &Candidate| c.reply.split(" ← ").next().unwrap_or("").to_string();
+    let site = |c: &Candidate| match &c.origin {
+        crate::agent::origin::Origin::Fill { at, .. } => at.clone(),
+        o => panic!("not a fill: {o:?}"),
+    };
     // Two sites: each greedy fill gives its line back and is retried next, then the
     // sampled draws (two per site): 2 × (1 + 1) + 2 × 2.
     assert_eq!(c.len(), 8, "{c:?}");
     for pair in [0, 2] {
-        assert_eq!(c[pair].status, CandidateStatus::NotApplied, "{c:?}");
+        assert_eq!(c[pair].status, Outcome::NotApplied, "{c:?}");
         assert_eq!(site(&c[pair + 1]), site(&c[pair]), "{c:?}");
-        assert_eq!(c[pair + 1].status, CandidateStatus::Failing, "{c:?}");
+        assert_eq!(c[pair + 1].status, Outcome::Failing, "{c:?}");
     }
     assert_ne!(site(&c[0]), site(&c[2]));
 }
@@ -1907,12 +1892,8 @@ async fn a_rule_candidate_that_passes_clean_leaves_the_model_unasked() {
     assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
     let c = &out.candidates;
     assert_eq!(c.len(), 1, "{c:?}");
-    assert_eq!(c[0].status, CandidateStatus::Passing, "{c:?}");
-    assert!(
-        c[0].reply.starts_with("rule missing_name"),
-        "{}",
-        c[0].reply
-    );
+    assert_eq!(c[0].status, Outcome::Passing, "{c:?}");
+    assert!(c[0].origin.rule() == Some("missing_name"), "{}", c[0].reply);
     assert!(
         c[0].diff.contains("+        return len(self.items)\n"),
         "{}",
@@ -1959,16 +1940,13 @@ async fn a_rule_candidate_that_fails_leaves_the_fills_to_draw() {
     let out = run_with(&model, &sandbox, &problem, &[target], &cfg, &tools).await;
     assert!(out.infrastructure.is_none(), "{:?}", out.infrastructure);
     let c = &out.candidates;
-    assert!(c[0].reply.starts_with("rule missing_name"), "{c:?}");
+    assert_eq!(c[0].origin.rule(), Some("missing_name"), "{c:?}");
     assert!(
         c[0].diff.contains("+    return max(v, lo)"),
         "{}",
         c[0].diff
     );
-    assert_eq!(c[0].status, CandidateStatus::Failing, "{c:?}");
-    assert!(
-        c[1..].iter().any(|c| c.status == CandidateStatus::Passing),
-        "{c:?}"
-    );
+    assert_eq!(c[0].status, Outcome::Failing, "{c:?}");
+    assert!(c[1..].iter().any(|c| c.status == Outcome::Passing), "{c:?}");
     assert!(model.0.load(std::sync::atomic::Ordering::SeqCst) > 0);
 }

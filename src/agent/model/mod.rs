@@ -272,6 +272,10 @@ pub enum ModelError {
     /// The model or its adapter cannot do what was asked (e.g. fill-in-the-middle).
     #[error("not supported: {0}")]
     Unsupported(String),
+    /// The repair's ledger refused the call (a cap is used up, or the wall time left ran out
+    /// while it waited): `agent::attempt::Metered`.
+    #[error("the repair's budget is spent ({0})")]
+    Budget(String),
 }
 
 impl ModelError {

@@ -754,7 +754,7 @@ impl patchloop::github::Repairer for FakeRepairer {
 
 pub fn verified(patch: &str) -> patchloop::github::RepairOutcome {
     patchloop::github::RepairOutcome {
-        verdict: patchloop::github::ActionVerdict::VERIFIED,
+        verdict: patchloop::github::Outcome::VERIFIED,
         patch: patch.into(),
         receipt_md: "| check | result |\n|---|---|\n| failing tests now pass | yes |".into(),
         explanation: "The subtraction used the wrong operator.".into(),

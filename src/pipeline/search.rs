@@ -1,0 +1,269 @@
+//! The repair search, whole: the baseline run and the targets (`start`), then a fold over
+//! model tiers × strategies — the ledger asked before each attempt, the attempt's proposals
+//! judged in fresh containers (`judge`), the workspace reset between attempts — until a
+//! patch is verified, the budget is spent, or every strategy of every tier has run. Every
+//! strategy is one [`RepairStrategy`] returning one [`Attempt`]; the fold never looks inside.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, anyhow};
+
+use super::judge::{Judge, Judgement};
+use super::result::{RepairResult, START_RANKED, StartReport};
+use super::start::{Begun, Start};
+use super::{Plan, plan};
+use crate::agent::attempt::{Attempt, Ledger, Metered, StopReason};
+use crate::agent::model::Model;
+use crate::agent::origin::Origin;
+use crate::agent::strategy::{self, RepairStrategy};
+use crate::agent::tools::TestRun;
+use crate::agent::trajectory::NodeRecord;
+use crate::sandbox::container::RESET_SCRIPT;
+use crate::sandbox::policy::ContainerPolicy;
+use crate::sandbox::{ExecRequest, Sandbox};
+use crate::verify::PreparedImage;
+use crate::verify::outcome::Outcome;
+use crate::verify::receipt::{Receipt, RepairAttempt};
+
+/// The search's state, folded over its attempts.
+#[derive(Default)]
+struct Search {
+    attempts: Vec<RepairAttempt>,
+    /// The verified patch, else the last one judged.
+    patch: String,
+    after: Option<TestRun>,
+    receipt: Option<Receipt>,
+    outcome: Outcome,
+    /// The attempt whose patch was taken: its strategy, tier and the patch's origin.
+    winner: Option<(crate::config::repair::Strategy, usize, Origin)>,
+    stop: Option<StopReason>,
+    detail: String,
+    steps: usize,
+    verify_wall: Duration,
+    /// The workspace holds the last attempt's edits.
+    dirty: bool,
+}
+
+impl Search {
+    /// One attempt and its judgement folded in; the record the receipt keeps of it.
+    fn fold(
+        &mut self,
+        head: &NodeRecord,
+        s: &dyn RepairStrategy,
+        a: Attempt,
+        j: Judgement,
+        spent: crate::agent::attempt::Spend,
+        wall: Duration,
+    ) -> RepairAttempt {
+        self.verify_wall += j.wall;
+        self.dirty = a.dirty;
+        self.steps += a.detail.steps();
+        self.stop = Some(a.stop);
+        self.detail = a.note;
+        // The last word: the patch judged, else (nothing proposed) the workspace as it is.
+        self.patch = j.patch.unwrap_or_default();
+        self.after = j.after.or(self.after.take());
+        self.receipt = j.receipt.or(self.receipt.take());
+        self.outcome = j.result;
+        if j.fixed {
+            self.winner = Some((s.kind(), head.tier, j.origin.unwrap_or_default()));
+        }
+        RepairAttempt {
+            tier: head.tier,
+            model: head.model.clone(),
+            strategy: s.kind(),
+            result: j.result,
+            tokens: spent.usage.total(),
+            cost_usd: spent.cost_usd,
+            model_ms: spent.model.as_millis() as u64,
+            wall_ms: wall.as_millis() as u64,
+            candidates: a.detail.drawn(),
+            passing: a.detail.passing(),
+            why: String::new(),
+        }
+    }
+
+    /// Back to the checkout before the next attempt when the last one left edits.
+    async fn reset(&mut self, sandbox: &dyn Sandbox) -> anyhow::Result<String> {
+        if !std::mem::take(&mut self.dirty) {
+            return Ok(String::new());
+        }
+        let t0 = Instant::now();
+        let r = sandbox
+            .exec(ExecRequest::argv(["bash", "-c", RESET_SCRIPT]))
+            .await
+            .context("resetting the workspace between attempts")?;
+        if !r.status.success() {
+            return Err(anyhow!(
+                "resetting the workspace between attempts failed: {}",
+                r.output.render().trim()
+            ));
+        }
+        Ok(format!(
+            "workspace reset in {} ms",
+            t0.elapsed().as_millis()
+        ))
+    }
+}
+
+/// Reproduce, then fold over tiers × strategies (see the module docs).
+pub(super) async fn search(
+    docker: &bollard::Docker,
+    image: &PreparedImage,
+    plan: &Plan,
+    sandbox: &dyn Sandbox,
+    models: &[&dyn Model],
+    policy: &ContainerPolicy,
+) -> anyhow::Result<RepairResult> {
+    let ledger = Arc::new(Ledger::new(plan.episode.budgets.clone()));
+    let describe = models.iter().map(|m| m.describe()).collect::<Vec<_>>();
+    let st = match super::start::start(sandbox, plan).await? {
+        Begun::Start(st) => st,
+        Begun::NothingFailing(targets) => {
+            plan.write_patch("")?;
+            return Ok(RepairResult::nothing_failing(targets, describe.join(" → ")));
+        }
+    };
+    let judge = Judge {
+        docker,
+        image,
+        plan,
+        targets: &st.targets,
+        ledger: &ledger,
+    };
+    let episode = plan.episode_for(&st, policy);
+    let mut traj = plan.open_trajectory(sandbox, &describe.join(" → "), &episode, policy, &st)?;
+    let start = strategy::Start {
+        sandbox,
+        task: &st.task,
+        problem: &st.problem,
+        failing: &st.failing,
+        episode: &episode,
+        candidates: &plan.candidates,
+        ledger: &ledger,
+    };
+    let mut s = Search::default();
+    'tiers: for (tier, model) in models.iter().enumerate() {
+        let (kinds, why) = match plan.routed {
+            true => plan::routed(tier, &model.spec()),
+            false => (plan.strategies.clone(), String::new()),
+        };
+        for kind in kinds {
+            let strategy = strategy::of(kind);
+            if let Some(cap) = ledger.check() {
+                s.stop = Some(cap);
+                s.detail = format!("the budget is spent ({cap}) before {}", kind.as_str());
+                if s.attempts.is_empty() {
+                    s.outcome = Outcome::Budget;
+                }
+                break 'tiers;
+            }
+            let mut head = NodeRecord::attempt(tier, &describe[tier], kind);
+            head.detail = s.reset(sandbox).await?;
+            traj.node(&head);
+            let (t0, before) = (Instant::now(), ledger.total());
+            let a = strategy
+                .attempt(
+                    &Metered::new(*model, &ledger, tier),
+                    &start,
+                    &head.id,
+                    &mut traj,
+                )
+                .await
+                .map_err(|e| plan.infrastructure(e))?;
+            let j = judge.attempt(sandbox, &a, &head, tier, &mut traj).await?;
+            let spent = ledger.total().since(&before);
+            let mut rec = s.fold(&head, strategy, a, j, spent, t0.elapsed());
+            rec.why.clone_from(&why);
+            head.status = rec.result.as_str().into();
+            (head.tokens, head.model_ms) = (rec.tokens, rec.model_ms);
+            traj.node(&head);
+            s.attempts.push(rec);
+            if s.winner.is_some() {
+                break 'tiers;
+            }
+        }
+    }
+    finish(s, &judge, &st, &ledger, &describe).await
+}
+
+/// The search's end: the patch file, the eval's verdict on a search that verified nothing,
+/// the receipt (attempts, spend, localization), the result.
+async fn finish(
+    mut s: Search,
+    judge: &Judge<'_>,
+    st: &Start,
+    ledger: &Ledger,
+    describe: &[String],
+) -> anyhow::Result<RepairResult> {
+    let plan = judge.plan;
+    plan.write_patch(&s.patch)?;
+    if s.receipt.is_none() && plan.targets.is_given() && plan.verify_reruns > 0 {
+        // An eval task is always judged, an empty patch too (the verifier says why it fails).
+        let (r, wall) = judge.verify(&s.patch, &[], 0).await;
+        s.verify_wall += wall;
+        s.receipt = Some(r);
+    }
+    let stopped_by = ledger.check().filter(|_| s.winner.is_none());
+    if let Some(r) = &mut s.receipt {
+        if let Some(c) = &plan.env_check {
+            let check = format!("environment check: {c}");
+            r.image.note = Some(match r.image.note.take() {
+                Some(n) => format!("{n}; {check}"),
+                None => check,
+            });
+        }
+        r.repair = s.attempts.clone();
+        r.spend = Some(ledger.report(stopped_by));
+        if !st.problem.localization.is_empty() {
+            r.localization = Some(st.problem.localization.clone());
+        }
+        if let Some(dir) = &plan.receipt_dir {
+            crate::verify::receipt::write(dir, r)
+                .with_context(|| format!("writing the receipt to {}", dir.display()))?;
+        }
+    }
+    let mut spent = ledger.total();
+    spent.steps = s.steps;
+    let model = match &s.winner {
+        // A rule-based candidate: no model wrote it, and the report says so.
+        Some((_, tier, Origin::Rule { rule })) => {
+            format!(
+                "rule {rule}, no model call (the tier's model: {})",
+                describe[*tier]
+            )
+        }
+        Some((_, tier, _)) => describe[*tier].clone(),
+        None => describe.join(" → "),
+    };
+    Ok(RepairResult {
+        outcome: s.outcome,
+        patch: s.patch,
+        after: s.after,
+        model,
+        targets: st.targets.clone(),
+        receipt: s.receipt,
+        attempts: s.attempts,
+        strategy: s.winner.map(|(kind, _, _)| kind),
+        stop: s.stop,
+        detail: s.detail,
+        spent,
+        wall: ledger.elapsed(),
+        episode_wall: Duration::ZERO,
+        verify_wall: s.verify_wall,
+        start: StartReport {
+            targets: st.targets.fail_to_pass.len(),
+            reproduced: st.targets.visible.len(),
+            localization: st.problem.localization.clone(),
+            localization_ms: st.problem.localization_ms,
+            ranked: st
+                .problem
+                .ranked
+                .iter()
+                .take(START_RANKED)
+                .map(|r| (r.loc.path.clone(), r.loc.start, r.loc.end))
+                .collect(),
+        },
+    })
+}
