@@ -71,6 +71,7 @@ pub fn wanted(rel: &str) -> bool {
     matches!(
         rel,
         "tox.ini"
+            | "pytest.ini"
             | "tox.toml"
             | "hatch.toml"
             | "noxfile.py"

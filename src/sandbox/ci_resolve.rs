@@ -107,19 +107,13 @@ fn tox_line(line: &str) -> String {
             break;
         };
         let inner = &rest[start + 1..start + end];
-        let mut after = &rest[start + end + 1..];
         match inner.split_once(':') {
             Some(("posargs", default)) => out.push_str(default),
             _ => match inner {
                 "posargs" => {}
                 "envpython" => out.push_str("python"),
-                "toxinidir" => {
-                    out.push('.');
-                }
-                "envbindir" | "envdir" | "envsitepackagesdir" | "envtmpdir" | "toxworkdir" => {
-                    // A path in the tox env: nothing of it exists here.
-                    after = after.trim_start_matches(|c: char| !c.is_whitespace());
-                }
+                "toxinidir" => out.push('.'),
+                // Kept for the word pass below, which drops the words naming them.
                 other => {
                     out.push('{');
                     out.push_str(other);
@@ -127,10 +121,38 @@ fn tox_line(line: &str) -> String {
                 }
             },
         }
-        rest = after;
+        rest = &rest[start + end + 1..];
     }
     out.push_str(rest);
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    // A path in the tox env (`--basetemp={envtmpdir}`, `{envbindir}/pytest`): nothing of it
+    // exists here, so the word goes, and an option whose value it was goes with it.
+    let env_path = |w: &str| {
+        [
+            "{envbindir}",
+            "{envdir}",
+            "{envsitepackagesdir}",
+            "{envtmpdir}",
+            "{toxworkdir}",
+            "{envlogdir}",
+        ]
+        .iter()
+        .any(|p| w.contains(p))
+    };
+    let words: Vec<&str> = out.split_whitespace().collect();
+    let mut kept: Vec<&str> = Vec::new();
+    for w in words {
+        if env_path(w) {
+            if kept
+                .last()
+                .is_some_and(|p| p.starts_with('-') && !p.contains('='))
+            {
+                kept.pop();
+            }
+            continue;
+        }
+        kept.push(w);
+    }
+    kept.join(" ")
 }
 
 fn tox(
@@ -229,8 +251,19 @@ fn tox_env_delegation(
         .as_deref()
         .map(|e| e.split('-').collect())
         .unwrap_or_default();
-    let commands = merged.get("commands")?;
-    let test_line = commands.lines().map(str::trim).find_map(|l| {
+    // One command per line; a trailing `\` continues it on the next.
+    let mut commands: Vec<String> = Vec::new();
+    for l in merged.get("commands")?.lines().map(str::trim) {
+        match commands.last_mut() {
+            Some(prev) if prev.ends_with('\\') => {
+                prev.pop();
+                prev.push(' ');
+                prev.push_str(l);
+            }
+            _ => commands.push(l.to_string()),
+        }
+    }
+    let test_line = commands.iter().map(|l| l.as_str()).find_map(|l| {
         // `py38: pytest …`: a line for some factors only.
         let l = match l.split_once(": ") {
             Some((cond, rest)) if !cond.contains(' ') && !cond.starts_with('-') => {
@@ -289,6 +322,29 @@ fn tox_env_delegation(
             env.map(|e| format!(":{e}")).unwrap_or_default()
         ),
     })
+}
+
+/// A delegation that could not be read from the checkout's files (`tox` without a tox config
+/// whose env runs tests, a Makefile target without a test line, a script that runs none):
+/// in the sandbox the tool could not build its environment anyway, so the default
+/// `python -m pytest` runs in its place, with the command's own assignments and directory, and
+/// a note saying so. `None`: nothing to stand in for.
+pub fn stand_in(cmd: &TestCommand) -> Option<(TestCommand, String)> {
+    if !cmd.unresolved() {
+        return None;
+    }
+    let mut c = cmd.clone();
+    let mut at = &mut c;
+    while at.runs.is_some() {
+        at = at.runs.as_mut().expect("checked");
+    }
+    let note = format!(
+        "what `{}` runs could not be read from the checkout's files; `python -m pytest` runs in its place",
+        at.written
+    );
+    at.runs = Some(Box::new(TestCommand::python_pytest()));
+    at.via = Some("a stand-in: the delegation was not found".into());
+    Some((c, note))
 }
 
 /// `./ci.sh`, `bash scripts/test.sh`: the script's test line, with the `export K=V` and
@@ -763,6 +819,42 @@ mod tests {
             runs("tox", &f).as_deref(),
             Some("PYTHONPATH=src pytest tests")
         );
+    }
+
+    #[test]
+    fn tox_env_paths_and_continued_lines() {
+        let tox = "[testenv]\ncommands =\n    pytest --basetemp={envtmpdir} \\\n      --cov termcolor {posargs:tests}\n    {envbindir}/coverage report\n";
+        let f = files(&[("tox.ini", tox)]);
+        assert_eq!(
+            runs("tox -e py", &f).as_deref(),
+            Some("pytest --cov termcolor tests")
+        );
+        let tox = "[testenv]\ncommands = pytest --basetemp {envtmpdir} -x\n";
+        assert_eq!(
+            runs("tox", &files(&[("tox.ini", tox)])).as_deref(),
+            Some("pytest -x")
+        );
+    }
+
+    #[test]
+    fn a_delegation_not_found_stands_in_for_python_m_pytest() {
+        let f = files(&[("Makefile", "lint:\n\truff .\n")]);
+        let (c, d) = resolve(
+            TestCommand::parse("CI=1 make test").unwrap(),
+            &f,
+            None,
+            &is_test,
+        );
+        assert!(d.is_none() && c.unresolved());
+        let (s, note) = stand_in(&c).unwrap();
+        assert!(s.runs_pytest() && !s.unresolved(), "{s:?}");
+        assert!(
+            note.contains("`CI=1 make test`") || note.contains("`make test`"),
+            "{note}"
+        );
+        assert_eq!(s.written, "CI=1 make test");
+        // A command that runs pytest needs no stand-in.
+        assert!(stand_in(&TestCommand::parse("pytest").unwrap()).is_none());
     }
 
     #[test]

@@ -234,31 +234,98 @@ fn with_path(e: io::Error, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
-/// Test directories found among the copied directories: `tests/`, `test/`, `<package>/tests`,
-/// `<package>/test` and `src/<package>/tests`, where a package is a directory with `__init__.py`
-/// (`packages` lists those). Sorted, without duplicates.
-pub fn detect_tests_dirs(dirs: &BTreeSet<String>, packages: &BTreeSet<String>) -> Vec<String> {
-    let mut found = Vec::new();
-    for d in ["tests", "test"] {
-        if dirs.contains(d) {
-            found.push(d.to_string());
+/// Names a directory of tests has (`tests/`, `pkg/test/`, `testing/`, `automat/_test/`).
+const TEST_DIR_NAMES: [&str; 7] = [
+    "tests",
+    "test",
+    "testing",
+    "_tests",
+    "_test",
+    "unittests",
+    "unit_tests",
+];
+
+/// Top-level directories whose `tests/` are not the project's (documentation, examples,
+/// vendored code, benchmarks).
+const NOT_PROJECT: [&str; 7] = [
+    "docs",
+    "doc",
+    "examples",
+    "example",
+    "vendor",
+    "benchmarks",
+    "third_party",
+];
+
+/// A file pytest (or unittest, or zope.testrunner) would take for a test module.
+pub fn is_test_file(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name.ends_with(".py")
+        && (name.starts_with("test_")
+            || name.ends_with("_test.py")
+            || name == "tests.py"
+            || name == "test.py"
+            || name == "conftest.py")
+}
+
+/// The test directories of a tree: every directory named like one ([`TEST_DIR_NAMES`]) that
+/// holds Python code, at any depth (`src/zope/interface/tests`), outside documentation and
+/// vendored code, and not inside another one found. Test files outside such directories (a
+/// top-level `test_schema.py`) have none: they are not mounted read-only, and the patch policy
+/// still refuses changes to them.
+pub fn detect_tests_dirs(tree: &SourceTree) -> Vec<String> {
+    let py_files: Vec<&str> = file_dests(tree).filter(|d| d.ends_with(".py")).collect();
+    let mut found: Vec<String> = Vec::new();
+    for d in &tree.dirs {
+        let parts: Vec<&str> = d.split('/').collect();
+        let last = parts.last().copied().unwrap_or("");
+        let project = parts
+            .first()
+            .is_some_and(|p| !NOT_PROJECT.contains(p) && !p.starts_with('.'));
+        if !TEST_DIR_NAMES.contains(&last) || !project || parts.len() > 5 {
+            continue;
+        }
+        if found.iter().any(|f| d.starts_with(&format!("{f}/"))) {
+            continue;
+        }
+        let prefix = format!("{d}/");
+        if py_files.iter().any(|f| f.starts_with(&prefix)) {
+            found.push(d.clone());
         }
     }
-    for pkg in packages {
-        let depth = pkg.matches('/').count();
-        let in_src = pkg.starts_with("src/") && depth == 1;
-        if depth == 0 || in_src {
-            for sub in ["tests", "test"] {
-                let candidate = format!("{pkg}/{sub}");
-                if dirs.contains(&candidate) && !(in_src && sub == "test") {
-                    found.push(candidate);
-                }
-            }
-        }
-    }
-    found.sort();
-    found.dedup();
     found
+}
+
+/// The conventional test directories of a non-Python project: `tests/`, `test/` at the top
+/// and under a top-level (or `src/`) package.
+pub fn conventional_tests_dirs(dirs: &BTreeSet<String>) -> Vec<String> {
+    let mut found: Vec<String> = ["tests", "test"]
+        .iter()
+        .filter(|d| dirs.contains(**d))
+        .map(|d| d.to_string())
+        .collect();
+    found.sort();
+    found
+}
+
+/// Test files no test directory holds (`test_schema.py` at the top, `src/test_x.py`).
+pub fn loose_test_files(tree: &SourceTree, dirs: &[String]) -> Vec<String> {
+    file_dests(tree)
+        .filter(|dest| {
+            is_test_file(dest)
+                && !dest.ends_with("conftest.py")
+                && !dirs.iter().any(|d| dest.starts_with(&format!("{d}/")))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// The files of a tree (copied or in-memory), by where they land.
+fn file_dests(tree: &SourceTree) -> impl Iterator<Item = &str> {
+    tree.entries.iter().filter_map(|e| match e {
+        Entry::File { dest, .. } | Entry::Data { dest, .. } => Some(dest.as_str()),
+        _ => None,
+    })
 }
 
 /// Directories of the tree that contain an `__init__.py`.
@@ -494,26 +561,58 @@ mod tests {
         assert!(exclusion_reason("x/cache", true, &["CACHEDIR.TAG"]).is_some());
     }
 
+    fn tree_of(files: &[&str]) -> SourceTree {
+        let mut t = SourceTree::default();
+        for f in files {
+            let parts: Vec<&str> = f.split('/').collect();
+            for i in 1..parts.len() {
+                t.dirs.insert(parts[..i].join("/"));
+            }
+            t.entries.push(Entry::data(*f, "", 0o644));
+        }
+        t
+    }
+
     #[test]
-    fn detects_conventional_test_directories() {
-        let dirs = set(&[
-            "tests",
-            "toolz",
-            "toolz/tests",
-            "src",
-            "src/pkg",
-            "src/pkg/tests",
-            "docs",
-            "deep/pkg/tests",
+    fn test_directories_are_found_by_the_test_files_they_hold() {
+        let t = tree_of(&[
+            "tests/test_a.py",
+            "toolz/tests/test_b.py",
+            "src/zope/interface/tests/test_c.py",
+            "src/zope/interface/tests/inner/tests/test_d.py",
+            "automat/_test/test_e.py",
+            "testing/test_f.py",
+            "docs/tests/test_g.py",
+            "pkg/test/data.txt",
+            "test_schema.py",
+            "src/test_typing_extensions.py",
+            "pkg/core.py",
         ]);
-        let pkgs = set(&["toolz", "src/pkg", "deep/pkg"]);
+        let dirs = detect_tests_dirs(&t);
         assert_eq!(
-            detect_tests_dirs(&dirs, &pkgs),
-            vec!["src/pkg/tests", "tests", "toolz/tests"]
+            dirs,
+            [
+                "automat/_test",
+                "src/zope/interface/tests",
+                "testing",
+                "tests",
+                "toolz/tests"
+            ]
         );
-        assert!(detect_tests_dirs(&set(&["docs", "pkg"]), &set(&["pkg"])).is_empty());
-        // A tests dir in a non-package directory is not a `<package>/tests`.
-        assert!(detect_tests_dirs(&set(&["docs", "docs/tests"]), &set(&[])).is_empty());
+        // Loose test files stay where they are (no directory to mount read-only).
+        assert_eq!(
+            loose_test_files(&t, &dirs),
+            [
+                "docs/tests/test_g.py",
+                "test_schema.py",
+                "src/test_typing_extensions.py"
+            ]
+        );
+        assert!(detect_tests_dirs(&tree_of(&["pkg/core.py"])).is_empty());
+        assert_eq!(
+            conventional_tests_dirs(&set(&["tests", "src", "benches"])),
+            ["tests"]
+        );
     }
 
     #[test]

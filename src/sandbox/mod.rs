@@ -20,6 +20,7 @@ pub mod image_cli;
 pub mod lang;
 pub mod layer;
 pub mod output;
+pub mod plugins;
 pub mod policy;
 pub mod prepare;
 pub mod probe;

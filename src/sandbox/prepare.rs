@@ -177,13 +177,19 @@ pub fn plan_for(
         });
     }
     let tests_dirs = if given_dirs.is_empty() {
-        let mut found = context::detect_tests_dirs(&tree.dirs, &context::packages(tree));
+        let mut found = match kind {
+            ProjectKind::Python => context::detect_tests_dirs(tree),
+            _ => context::conventional_tests_dirs(&tree.dirs),
+        };
         if kind == ProjectKind::Node && tree.dirs.contains("__tests__") {
             found.push("__tests__".into());
         }
-        // Go tests usually sit next to the code (`*_test.go`): no directory to mount read-only;
-        // the patch policy still refuses changes to test files.
-        if found.is_empty() && kind != ProjectKind::Go {
+        // Go tests usually sit next to the code (`*_test.go`), and so do some Python
+        // projects' (`test_schema.py` at the top, `src/test_x.py`): no directory to mount
+        // read-only; the patch policy still refuses changes to test files.
+        let loose =
+            kind == ProjectKind::Python && !context::loose_test_files(tree, &found).is_empty();
+        if found.is_empty() && kind != ProjectKind::Go && !loose {
             return Err(ImageError::NoTests {
                 path: path_display.to_string(),
             });
@@ -215,6 +221,10 @@ pub fn plan_for(
             .unwrap_or_else(|_| TestCommand::shell_only(kind.default_test_cmd())),
     };
     Ok((tests_dirs, test_cmd))
+}
+
+fn ci_deps_name(req: &str) -> String {
+    super::ci_deps::requirement_name(req)
 }
 
 /// Whether (and why) a Python project gets the install layer.
@@ -293,6 +303,18 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
             reason,
         })?;
         ov.extend(opts.deps.clone());
+        // Plugins the pytest configuration cannot run without (CI installs them from a file
+        // the checkout may not carry).
+        for (req, why) in super::plugins::implied(&repo_files) {
+            let skipped = ov
+                .skip
+                .iter()
+                .any(|s| ci_deps_name(s) == ci_deps_name(&req));
+            if !skipped && !ov.add.contains(&req) {
+                image::say(&progress, &format!("dependencies: adding {req} ({why})"));
+                ov.add.push(req);
+            }
+        }
         if !ov.add.is_empty() || !ov.skip.is_empty() {
             image::say(
                 &progress,
@@ -326,15 +348,13 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     // What a delegating command (tox, nox, make, a hatch/pdm script) runs, from the files.
     let python = ci_plan.python.as_ref().map(|(v, _)| v.as_str());
     let (test_cmd, _) = super::ci_resolve::resolve(test_cmd, &repo_files, python, &ci::is_test_cmd);
-    if kind == ProjectKind::Python && test_cmd.unresolved() {
-        image::say(
-            &progress,
-            &format!(
-                "note: the test command {} delegates to a tool that cannot build its environment in the sandbox, and what it runs was not found in the checkout's files; it runs as written",
-                test_cmd.describe()
-            ),
-        );
-    }
+    let test_cmd = match super::ci_resolve::stand_in(&test_cmd) {
+        Some((c, note)) if kind == ProjectKind::Python => {
+            image::say(&progress, &format!("note: {note}"));
+            c
+        }
+        _ => test_cmd,
+    };
     let test_cmd_json = serde_json::to_string(&test_cmd).unwrap_or_default();
     image::say(
         &progress,

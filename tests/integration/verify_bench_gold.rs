@@ -49,7 +49,7 @@ fn flags(tasks: &str, sources: &str) -> (usize, Vec<String>) {
             .collect();
         // The test directories as prepare finds them.
         let tree = context::walk_source(dir.path()).unwrap();
-        let tests_dirs = context::detect_tests_dirs(&tree.dirs, &context::packages(&tree));
+        let tests_dirs = context::detect_tests_dirs(&tree);
         let input = fit::FitInput::new(&files, &pre, &post, tests, &t.fail_to_pass, &tests_dirs);
         let r = fit::assess(&input);
         if !r.findings.is_empty() {
