@@ -48,6 +48,9 @@ pub struct GenReport {
     pub accepted_by_operator: BTreeMap<String, usize>,
     /// Tests whose result differed between the two baseline runs (left out of every task).
     pub flaky_baseline_tests: Vec<String>,
+    /// Tests that failed on the original in both runs (pre-existing, left out of every task).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failing_baseline_tests: Vec<String>,
     pub baseline_tests: usize,
 }
 
@@ -203,6 +206,7 @@ pub async fn generate(
         rejected: BTreeMap::new(),
         accepted_by_operator: BTreeMap::new(),
         flaky_baseline_tests: base.flaky.iter().cloned().collect(),
+        failing_baseline_tests: base.failing.iter().cloned().collect(),
         baseline_tests: base.passing.len(),
     };
     let mut dedup = Dedup::default();
@@ -583,14 +587,17 @@ mod tests {
                         message: None,
                     },
                 );
-                tests.insert(
-                    "tests/t.py::bad".into(),
-                    CaseOutcome {
-                        ok: false,
-                        skipped: false,
-                        message: None,
-                    },
-                );
+                // Most of the suite red: no baseline (a few red tests are pre-existing).
+                for bad in ["tests/t.py::bad", "tests/t.py::bad2"] {
+                    tests.insert(
+                        bad.into(),
+                        CaseOutcome {
+                            ok: false,
+                            skipped: false,
+                            message: None,
+                        },
+                    );
+                }
                 Ok(Some(SuiteResult { tests }))
             }
             fn test_command(&self) -> crate::testcmd::TestCommand {
