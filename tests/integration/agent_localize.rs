@@ -97,26 +97,37 @@ async fn a_large_test_file_is_sampled_around_the_failing_test() {
 }
 
 /// Issue #41: a repository whose test requirements pin an old pytest (4.6.11 imports on Python
-/// 3.11 but collects nothing; 3.0.7 does not import) still localizes its failing tests'
+/// 3.11 but collects nothing; 3.10.1 imports but fails every collection in its assertion
+/// rewriter; 3.0.7 does not import) still localizes its failing tests'
 /// function, for parametrized (`[LRU]`) and class-based ids alike: the tracer takes the pytest
 /// the verifier would (the harness's) and says so. Preparing needs PyPI.
 #[tokio::test]
 async fn a_pinned_old_pytest_still_localizes_parametrized_and_class_tests() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let d = docker::connect().await.unwrap();
-    for (fixture, targets, want, file) in [
+    let old = [
+        "tests/test_caches.py::test_evicts_oldest[LRU]",
+        "tests/test_caches.py::test_evicts_oldest[FIFO]",
+        "tests/test_caches.py::TestCache::test_evicts_in_insertion_order",
+    ];
+    for (fixture, pin, targets, want, file) in [
         (
             "old-pytest",
-            vec![
-                "tests/test_caches.py::test_evicts_oldest[LRU]",
-                "tests/test_caches.py::test_evicts_oldest[FIFO]",
-                "tests/test_caches.py::TestCache::test_evicts_in_insertion_order",
-            ],
+            None,
+            old.to_vec(),
+            "Cache.evict",
+            "caches/__init__.py",
+        ),
+        (
+            "old-pytest",
+            Some("pytest==3.10.1\n"),
+            old.to_vec(),
             "Cache.evict",
             "caches/__init__.py",
         ),
         (
             "pinned-pytest",
+            None,
             vec!["tests/test_shapes.py::test_area"],
             "area",
             "shapes/__init__.py",
@@ -125,6 +136,9 @@ async fn a_pinned_old_pytest_still_localizes_parametrized_and_class_tests() {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path().join(format!("agent-localize-{fixture}"));
         copy_dir(&root.join(fixture), &repo);
+        if let Some(pin) = pin {
+            std::fs::write(repo.join("requirements-test.txt"), pin).unwrap();
+        }
         let img = prepare(
             &d,
             &PrepareOptions {
