@@ -242,3 +242,65 @@ fn example_config_parses() {
     assert_eq!(c.budgets.max_steps, 40);
     assert!(!c.pull_request);
 }
+
+/// The YAML a user copies out of README.md and docs/repair.md is run through what reads it: the
+/// workflow through the Actions schema validator, the configs through patchloop's own parser
+/// (which rejects unknown keys).
+#[test]
+fn yaml_in_the_readme_and_docs_passes_what_reads_it() {
+    let blocks = |file: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let mut out = Vec::new();
+        let mut cur: Option<String> = None;
+        for line in text.lines() {
+            match (&mut cur, line.trim_start()) {
+                (None, "```yaml") => cur = Some(String::new()),
+                (Some(b), "```") => {
+                    out.push(std::mem::take(b));
+                    cur = None;
+                }
+                (Some(b), _) => {
+                    b.push_str(line);
+                    b.push('\n');
+                }
+                _ => {}
+            }
+        }
+        out
+    };
+    let readme = blocks("README.md");
+    assert_eq!(readme.len(), 2, "README.md's yaml blocks: {readme:?}");
+    let scratch = tempfile::tempdir().unwrap();
+    let workflow = readme.iter().find(|b| b.contains("jobs:")).unwrap();
+    let path = scratch.path().join("readme-workflow.yml");
+    std::fs::write(&path, workflow).unwrap();
+    let out = std::process::Command::new(action_validator())
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "README's workflow: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut configs: Vec<(String, String)> = readme
+        .iter()
+        .filter(|b| !b.contains("jobs:"))
+        .map(|b| ("README.md".to_string(), b.clone()))
+        .collect();
+    configs.extend(
+        blocks("docs/repair.md")
+            .into_iter()
+            .map(|b| ("docs/repair.md".to_string(), b)),
+    );
+    assert!(configs.len() >= 2, "{configs:?}");
+    for (file, text) in &configs {
+        let f = patchloop::config::parse_file(file, text)
+            .unwrap_or_else(|e| panic!("{file}'s config example: {e}\n{text}"));
+        let c = patchloop::config::Config::merge(None, Some((file.as_str(), &f)), &[]);
+        if file == "README.md" {
+            assert_eq!(c.budgets.max_steps, 40, "{text}");
+        }
+    }
+}
