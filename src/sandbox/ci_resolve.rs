@@ -308,7 +308,15 @@ fn tox_env_delegation(
     if let Some(dir) = merged.get("changedir") {
         let d = tox_line(dir);
         let d = d.trim_start_matches("./").trim_end_matches('/');
-        if !d.is_empty() && d != "." && !d.starts_with('/') && !d.contains("..") && !d.contains('{')
+        // `.tox` is tox's own work dir (glom runs its suite from there against the installed
+        // package): it does not exist here, where the checkout is the installed package.
+        let tox_workdir = d == ".tox" || d.starts_with(".tox/");
+        if !d.is_empty()
+            && d != "."
+            && !tox_workdir
+            && !d.starts_with('/')
+            && !d.contains("..")
+            && !d.contains('{')
         {
             runs.cwd = Some(d.trim_start_matches("./").to_string());
         }
@@ -834,6 +842,22 @@ mod tests {
             runs("tox", &files(&[("tox.ini", tox)])).as_deref(),
             Some("pytest -x")
         );
+    }
+
+    #[test]
+    fn tox_running_from_its_work_dir_against_the_installed_package_runs_from_the_checkout() {
+        // glom 24.11's tox.ini: the suite runs in `.tox` against `{envsitepackagesdir}/glom`.
+        let tox = "[testenv]\nchangedir = .tox\ndeps = -rrequirements.txt\ncommands = coverage run --parallel --rcfile {toxinidir}/.tox-coveragerc -m pytest -vv --doctest-modules {envsitepackagesdir}/glom {posargs}\n";
+        let f = files(&[("tox.ini", tox)]);
+        let (c, d) = resolve(
+            TestCommand::parse("tox -e py311,coverage-report").unwrap(),
+            &f,
+            None,
+            &is_test,
+        );
+        assert!(d.is_some() && c.runs_pytest(), "{c:?}");
+        assert_eq!(c.cwd, None, "{c:?}");
+        assert!(!c.describe().contains("envsitepackagesdir"), "{c:?}");
     }
 
     #[test]
