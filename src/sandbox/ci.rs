@@ -430,7 +430,14 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
                 }
                 None => {
                     p.notes.push(format!("CI ({path}) runs `{line}`"));
-                    p.install = Some(installs.unwrap_or(Install::Checkout));
+                    // tox installs the package unless told not to; a tox env that could
+                    // not be read still tests an installed package, not the checkout's
+                    // directory (pluggy: `src/` is on no path, the runner's own copy wins).
+                    let default = match cmd.launcher {
+                        crate::testcmd::Launcher::Tox => Install::Built,
+                        _ => Install::Checkout,
+                    };
+                    p.install = Some(installs.unwrap_or(default));
                 }
             }
             p.test_cmd = Some(cmd);
@@ -527,6 +534,19 @@ jobs:
         env:
           PYTHONPATH: src
 "#;
+
+    #[test]
+    fn a_tox_env_that_cannot_be_read_still_tests_an_installed_package() {
+        let wf = "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pip install tox\n      - run: tox -e py310\n";
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", wf),
+            ("tox.ini", "[testenv]\ncommands = {env:RUNNER}\n"),
+        ]));
+        assert_eq!(p.install, Some(Install::Built), "{p:?}");
+        let wf = wf.replace("tox -e py310", "python -m pytest");
+        let p = plan(&files(&[(".github/workflows/ci.yml", wf.as_str())]));
+        assert_eq!(p.install, Some(Install::Checkout), "{p:?}");
+    }
 
     #[test]
     fn workflow_without_project_install_runs_from_the_checkout() {

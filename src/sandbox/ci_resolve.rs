@@ -109,6 +109,8 @@ fn tox_line(line: &str) -> String {
         let inner = &rest[start + 1..start + end];
         match inner.split_once(':') {
             Some(("posargs", default)) => out.push_str(default),
+            // `{env:NAME:default}`: the variable is not set here (tox's own, or the CI's).
+            Some(("env", rest)) => out.push_str(rest.split_once(':').map_or("", |(_, d)| d)),
             _ => match inner {
                 "posargs" => {}
                 "envpython" => out.push_str("python"),
@@ -858,6 +860,19 @@ mod tests {
         assert!(d.is_some() && c.runs_pytest(), "{c:?}");
         assert_eq!(c.cwd, None, "{c:?}");
         assert!(!c.describe().contains("envsitepackagesdir"), "{c:?}");
+    }
+
+    #[test]
+    fn tox_env_substitutions_take_their_default() {
+        // pluggy 1.6's tox.ini: the command is a variable with pytest as its default.
+        let tox = "[testenv]\ncommands=\n  {env:_PLUGGY_TOX_CMD:pytest} {posargs}\n  coverage: coverage report -m\nextras=testing\n";
+        let f = files(&[("tox.ini", tox)]);
+        assert_eq!(runs("tox -e py310", &f).as_deref(), Some("pytest"));
+        let tox = "[testenv]\ncommands = pytest {env:PYTEST_ADDOPTS} -x\n";
+        assert_eq!(
+            runs("tox", &files(&[("tox.ini", tox)])).as_deref(),
+            Some("pytest -x")
+        );
     }
 
     #[test]
