@@ -442,7 +442,11 @@ def install(wheels):
         args += ["-c", os.path.join(wheels, c)]
     skipped = list(p["skipped"])
     installed = install_set("install", p["build"], args, skipped, "build requirements")
-    installed += install_set("install", p["items"], args, skipped, "dependencies")
+    # CI installs into a fresh environment, so a requirement gets the newest version it allows
+    # (what `wheel` fetched): never the older copy the base already has (offline, Debian's
+    # pytest 7.2 would satisfy `pytest>=6` where CI runs 8.x and reads options 7.2 does not).
+    installed += install_set("install", p["items"], args + ["--upgrade"], skipped,
+                             "dependencies")
     # CI builds the project in an isolated environment with the newest backend its
     # `[build-system] requires` allows (the venv's own may be older: a PEP 639 license string
     # needs setuptools 77); the install layer builds with this copy first (install.sh).

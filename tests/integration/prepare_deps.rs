@@ -397,3 +397,41 @@ async fn the_build_backend_is_the_one_build_system_requires_as_in_ci() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// CI installs the test requirements into a fresh environment: `pytest>=7` gets the newest
+/// pytest, not the older copy the offline base has from Debian (7.2.1), which does not know
+/// the options newer projects configure (`consider_namespace_packages`, pytest 8.1).
+/// Needs PyPI.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_requirement_the_base_already_satisfies_gets_the_version_ci_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("prepare-deps-fresh-pytest");
+    write(&root, "requirements-test.txt", "pytest>=7\n");
+    write(
+        &root,
+        "pytest.ini",
+        "[pytest]\nconsider_namespace_packages = true\naddopts = -W error::pytest.PytestConfigWarning\n",
+    );
+    write(&root, "nspkg/sub/__init__.py", "def one():\n    return 1\n");
+    write(
+        &root,
+        "tests/test_one.py",
+        "from nspkg.sub import one\n\n\ndef test_one():\n    assert one() == 1\n",
+    );
+    let (img, out) = prepare_at(&root).await;
+    let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let _images = Images(vec![img.tag.clone()]);
+    let o = run_in(
+        &img.tag,
+        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("1 passed") && text.contains("rc=0"), "{text}");
+    let o = run_in(
+        &img.tag,
+        "/opt/venv/bin/python -c 'import pytest; print(pytest.__version__)'",
+    );
+    let v = String::from_utf8_lossy(&o.stdout);
+    let major: u32 = v.split('.').next().unwrap().trim().parse().unwrap();
+    assert!(major >= 8, "pytest {v}");
+}
