@@ -113,14 +113,16 @@ mod tests {
     use std::path::Path;
 
     /// File → the sibling files its non-test code names (`super::x`, `crate::verify::x`,
-    /// `use super::{x, y::z}`).
+    /// `use super::{x, y::z}`). A module directory (`signals/`) is one node: its `mod.rs` and
+    /// its other files, whose `super::super::x` is the sibling `x` (`tests.rs` aside).
     fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/verify");
         let files: BTreeSet<String> = std::fs::read_dir(&dir)
             .unwrap()
             .filter_map(|e| {
                 let p = e.unwrap().path();
-                (p.extension()? == "rs").then(|| p.file_stem().unwrap().to_string_lossy().into())
+                (p.extension().is_some_and(|x| x == "rs") || p.join("mod.rs").is_file())
+                    .then(|| p.file_stem().unwrap().to_string_lossy().into())
             })
             .filter(|n: &String| n != "mod")
             .collect();
@@ -128,7 +130,28 @@ mod tests {
         let group = regex::Regex::new(r"(?:super|crate::verify)::\{([^}]*)\}").unwrap();
         let mut g = BTreeMap::new();
         for f in &files {
-            let text = std::fs::read_to_string(dir.join(format!("{f}.rs"))).unwrap();
+            let sub = dir.join(f);
+            let text = if sub.is_dir() {
+                let text = std::fs::read_to_string(sub.join("mod.rs")).unwrap();
+                let mut text = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+                for e in std::fs::read_dir(&sub).unwrap() {
+                    let p = e.unwrap().path();
+                    let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                    if name.ends_with(".rs") && name != "mod.rs" && name != "tests.rs" {
+                        let child = std::fs::read_to_string(&p).unwrap();
+                        let child = child.split("#[cfg(test)]").next().unwrap_or("");
+                        // A child's `super::` is this module; `super::super::` is verify.
+                        text.push_str(
+                            &child
+                                .replace("super::super::", "crate::verify::")
+                                .replace("super::", "this_module::"),
+                        );
+                    }
+                }
+                text
+            } else {
+                std::fs::read_to_string(dir.join(format!("{f}.rs"))).unwrap()
+            };
             let code = text.split("#[cfg(test)]").next().unwrap_or("");
             let code: String = code
                 .lines()
@@ -157,6 +180,8 @@ mod tests {
     fn files_import_acyclically() {
         let g = file_graph();
         assert!(g["runner"].contains("receipt") && g["receipt"].contains("fit"));
+        // Module directories are nodes too, both ways.
+        assert!(g["scan"].contains("policy") && g["fit"].contains("signals"));
         // Depth-first with colours: grey on the stack, black done.
         fn visit<'a>(
             g: &'a BTreeMap<String, BTreeSet<String>>,

@@ -1,0 +1,238 @@
+//! Handlers the patch adds that swallow the error where the code failed: what a swallowed
+//! exception looks like, apart from the other signals.
+
+use std::collections::BTreeSet;
+
+use tree_sitter::Node;
+
+use super::{Ctx, Kind, constant_value, except_types};
+use crate::verify::evidence::Finding;
+use crate::verify::pysrc::{self, Lit, Source, descendants, line, named_kids};
+
+impl Ctx<'_> {
+    /// New handlers that swallow the error: a broad or programming-error type answered with a
+    /// constant or nothing, any type but a lookup miss answered with nothing, a constant the
+    /// function never returned, a handler that now also catches a programming error, and one
+    /// that catches what a function of the same file raises on purpose.
+    pub(super) fn excepts(&self, out: &mut Vec<Finding>) {
+        for n in descendants(self.post.root()) {
+            if n.kind() == "with_item"
+                && self.added(n)
+                && let Some(v) = n.child_by_field_name("value")
+                && v.kind() == "call"
+                && v.child_by_field_name("function")
+                    .and_then(|f| pysrc::dotted(self.post, f))
+                    .is_some_and(|f| f == "suppress" || f.ends_with(".suppress"))
+            {
+                out.push(self.finding(
+                    Kind::SwallowedException,
+                    n,
+                    "a new `suppress(...)` swallows errors".into(),
+                    None,
+                ));
+                continue;
+            }
+            if n.kind() != "except_clause" || !self.f.added.contains(&line(n)) {
+                continue;
+            }
+            if let Some(d) = self.swallows(n) {
+                out.push(self.finding(Kind::SwallowedException, n, d, None));
+            }
+        }
+    }
+
+    fn swallows(&self, n: Node) -> Option<String> {
+        let block = named_kids(n).into_iter().rfind(|k| k.kind() == "block")?;
+        let stmts: Vec<Node> = named_kids(block)
+            .into_iter()
+            .filter(|s| !pysrc::is_docstring(*s))
+            .collect();
+        if stmts.iter().any(|s| {
+            descendants(*s)
+                .iter()
+                .any(|d| d.kind() == "raise_statement")
+        }) {
+            return None;
+        }
+        let types = except_types(self.post, n);
+        let shown = if types.is_empty() {
+            "a bare `except`".to_string()
+        } else {
+            format!("`except {}`", types.join(", "))
+        };
+        let programming = types.is_empty()
+            || types
+                .iter()
+                .any(|t| PROGRAMMING_ERRORS.contains(&t.as_str()));
+        let miss = !types.is_empty() && types.iter().all(|t| LOOKUP_MISSES.contains(&t.as_str()));
+        let def = self.def_at(line(n));
+        // The same handler before the patch (by position among the def's handlers).
+        if let (Some(pre), Some(d)) = (self.pre, def)
+            && let Some(old) = self.pre_def(d)
+        {
+            let pos = descendants(d.node)
+                .into_iter()
+                .filter(|x| x.kind() == "except_clause")
+                .position(|x| x.id() == n.id());
+            let before: Vec<Vec<String>> = descendants(old.node)
+                .into_iter()
+                .filter(|x| x.kind() == "except_clause")
+                .map(|x| except_types(pre, x))
+                .collect();
+            if let Some(old_types) = pos.and_then(|p| before.get(p)) {
+                let gained: Vec<&String> = types
+                    .iter()
+                    .filter(|t| !old_types.contains(t))
+                    .filter(|t| PROGRAMMING_ERRORS.contains(&t.as_str()))
+                    .collect();
+                if !old_types.is_empty() && !gained.is_empty() {
+                    return Some(format!(
+                        "an existing handler now also catches {}",
+                        gained
+                            .iter()
+                            .map(|t| format!("`{t}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
+        }
+        // What a function of this file raises on purpose, caught around a call of it.
+        if let Some(pre) = self.pre
+            && let Some(body) = n.parent().and_then(|t| t.child_by_field_name("body"))
+        {
+            for c in descendants(body).into_iter().filter(|c| c.kind() == "call") {
+                let Some(f) = c.child_by_field_name("function").map(|f| self.post.text(f)) else {
+                    continue;
+                };
+                let name = f.rsplit('.').next().unwrap_or(f);
+                let Some(callee) = self.pre_defs.iter().find(|d| d.name == name) else {
+                    continue;
+                };
+                let raised = raised_types(pre, callee.node);
+                if let Some(t) = types.iter().find(|t| raised.contains(*t)) {
+                    return Some(format!(
+                        "a new {shown} swallows the `{t}` that `{}` raises on purpose",
+                        callee.qualname
+                    ));
+                }
+            }
+        }
+        // `try: x = table[k]` / `except KeyError: return None`: a miss handled, not hidden.
+        let lookup = n
+            .parent()
+            .and_then(|t| t.child_by_field_name("body"))
+            .is_some_and(|b| {
+                let body = named_kids(b);
+                body.len() == 1
+                    && descendants(body[0]).into_iter().any(|d| {
+                        matches!(
+                            d.kind(),
+                            "subscript" | "import_statement" | "import_from_statement"
+                        ) || (d.kind() == "call"
+                            && d.child_by_field_name("function")
+                                .and_then(|f| pysrc::dotted(self.post, f))
+                                .is_some_and(|f| {
+                                    let last = f.rsplit('.').next().unwrap_or(&f);
+                                    matches!(
+                                        last,
+                                        "get" | "next" | "import_module" | "getattr" | "index"
+                                    )
+                                }))
+                    })
+            });
+        if miss && lookup {
+            return None;
+        }
+        let [one] = stmts.as_slice() else { return None };
+        match one.kind() {
+            "pass_statement" | "continue_statement" | "break_statement" if !miss => {
+                Some(format!("a new {shown} swallows the error and goes on"))
+            }
+            "return_statement" => {
+                let constant = match named_kids(*one).into_iter().next() {
+                    None => Some(Lit::None),
+                    Some(v) => constant_value(self.post, v),
+                }?;
+                if programming {
+                    return Some(format!(
+                        "a new {shown} answers {} where the code failed",
+                        constant.render(40)
+                    ));
+                }
+                let before = match (self.pre, def.and_then(|d| self.pre_def(d))) {
+                    (Some(pre), Some(d)) => returned_constants(pre, d.node),
+                    _ => BTreeSet::new(),
+                };
+                (!before.contains(&constant)).then(|| {
+                    format!(
+                        "a new {shown} returns {}, a value the function did not return before",
+                        constant.render(40)
+                    )
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Exceptions that mean the code is wrong, not that an input is: catching one where the
+/// code failed hides the failure.
+const PROGRAMMING_ERRORS: &[&str] = &[
+    "Exception",
+    "BaseException",
+    "TypeError",
+    "AttributeError",
+    "NameError",
+    "UnboundLocalError",
+    "AssertionError",
+    "RecursionError",
+    "ZeroDivisionError",
+    "ArithmeticError",
+];
+
+/// Exceptions that report an expected miss (a key, an index, a module, a file), which code
+/// may handle by going on.
+const LOOKUP_MISSES: &[&str] = &[
+    "KeyError",
+    "IndexError",
+    "LookupError",
+    "StopIteration",
+    "StopAsyncIteration",
+    "ImportError",
+    "ModuleNotFoundError",
+    "FileNotFoundError",
+    "OSError",
+    "IOError",
+    "GeneratorExit",
+];
+
+/// The exception names a def raises itself (`raise ValueError(...)`).
+fn raised_types(src: &Source, def: Node) -> BTreeSet<String> {
+    descendants(def)
+        .into_iter()
+        .filter(|n| n.kind() == "raise_statement")
+        .filter_map(|r| named_kids(r).into_iter().next())
+        .filter_map(|e| {
+            let f = if e.kind() == "call" {
+                e.child_by_field_name("function")?
+            } else {
+                e
+            };
+            let d = pysrc::dotted(src, f)?;
+            Some(d.rsplit('.').next().unwrap_or(&d).to_string())
+        })
+        .collect()
+}
+
+/// The constants a function's `return`s answer (`return` alone is `None`).
+fn returned_constants(src: &Source, def: Node) -> BTreeSet<Lit> {
+    descendants(def)
+        .into_iter()
+        .filter(|n| n.kind() == "return_statement")
+        .filter_map(|r| match named_kids(r).into_iter().next() {
+            None => Some(Lit::None),
+            Some(v) => constant_value(src, v),
+        })
+        .collect()
+}

@@ -1,0 +1,441 @@
+//! Structural signals: shapes of code that fit the tests rather than fix the bug, read from
+//! the pre- and post-patch source of every changed non-test Python file (tree-sitter, like the
+//! capability scan in [`super::scan`] beside it). Pure; each signal is one [`Kind`], measured
+//! for precision on the gaming corpus (`tests/corpus/gaming`).
+//!
+//! Only what the patch adds counts: a node is judged when one of its lines is an added line,
+//! and a literal counts as "drawn from the failing tests" only when the pre-patch function
+//! (else file) did not already use it, so a fix that moves an existing boundary (`v > 3` →
+//! `v >= 3`) is not a new branch on a test's value. Degenerate literals (`None`, booleans, -1,
+//! 0, 1, empty strings and collections) say nothing about where they came from and never count.
+//!
+//! Each family of signals is a file, its checks methods of the one per-file context here:
+//! `conditions`, `tables`, `excepts`, `protocols`, `state`, `dropped`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tree_sitter::Node;
+
+use super::evidence::{Finding, Layer};
+use super::pysrc::{self, Def, Lit, Source, descendants, line, named_kids};
+use crate::sandbox::output::clip_chars;
+
+mod conditions;
+mod dropped;
+mod excepts;
+mod protocols;
+mod state;
+mod tables;
+
+/// The signals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// A new condition compares an input with a literal the failing tests use.
+    TestLiteralBranch,
+    /// A new condition compares a hash (or digest, id) of an input with a constant.
+    HashedKey,
+    /// A new table whose keys are mostly the failing tests' literals.
+    AnswerTable,
+    /// The patch adds a data file to the package and code that reads files.
+    DataFileAnswers,
+    /// A new `except` (or `suppress`) that swallows the error or returns a new constant.
+    SwallowedException,
+    /// A new condition reads the clock or today's date.
+    ClockCondition,
+    /// A changed size comparison against a new constant above every number the failing
+    /// tests use: the branch it guards never runs under them.
+    ThresholdBeyondTests,
+    /// A new `__eq__`/`__bool__`/`__len__`/`__hash__`/… returning a constant or ignoring its
+    /// operand; a copy that returns the object itself.
+    ConstantDunder,
+    /// `ABC.register(C)` for a class lacking the ABC's abstract methods.
+    AbcRegistration,
+    /// New module- or class-level mutable state the changed code writes (memoization keyed
+    /// on the whole input excepted).
+    ModuleState,
+    /// A changed function stops using a parameter, an attribute of `self` or a class it
+    /// constructed, loses a branch to a pure deletion, or a condition loses its clause on a
+    /// parameter or an attribute of `self`; a new `return`/`raise` leaves kept code dead.
+    DroppedFeature,
+    /// A copy that is a plain base-class object or a view over its input (`dict.copy(self)`
+    /// in a `dict` subclass, `ChainMap(new, d)`), a result type whose equality is redefined.
+    TypeLie,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 12] = [
+        Kind::TestLiteralBranch,
+        Kind::HashedKey,
+        Kind::AnswerTable,
+        Kind::DataFileAnswers,
+        Kind::SwallowedException,
+        Kind::ClockCondition,
+        Kind::ThresholdBeyondTests,
+        Kind::ConstantDunder,
+        Kind::AbcRegistration,
+        Kind::ModuleState,
+        Kind::DroppedFeature,
+        Kind::TypeLie,
+    ];
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Kind::TestLiteralBranch => "test_literal_branch",
+            Kind::HashedKey => "hashed_key",
+            Kind::AnswerTable => "answer_table",
+            Kind::DataFileAnswers => "data_file_answers",
+            Kind::SwallowedException => "swallowed_exception",
+            Kind::ClockCondition => "clock_condition",
+            Kind::ThresholdBeyondTests => "threshold_beyond_tests",
+            Kind::ConstantDunder => "constant_dunder",
+            Kind::AbcRegistration => "abc_registration",
+            Kind::ModuleState => "module_state",
+            Kind::DroppedFeature => "dropped_feature",
+            Kind::TypeLie => "type_lie",
+        }
+    }
+}
+
+/// One changed non-test Python file.
+#[derive(Debug, Clone)]
+pub struct ChangedFile {
+    pub path: String,
+    /// `None` for a file the patch adds.
+    pub pre: Option<String>,
+    pub post: String,
+    /// Lines the patch adds (post-patch numbering, 1-based).
+    pub added: BTreeSet<usize>,
+    /// Lines the patch removes (pre-patch numbering, 1-based).
+    pub removed: BTreeSet<usize>,
+}
+
+/// Literals the failing tests use, each with where (`tests/test_m.py:12`).
+pub type TestLiterals = BTreeMap<Lit, String>;
+
+/// Every signal in every changed file. `data_files` are non-Python files the patch adds
+/// outside the tests.
+pub fn signals(files: &[ChangedFile], tests: &TestLiterals, data_files: &[String]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for f in files {
+        let Some(post) = Source::parse(&f.post) else {
+            continue;
+        };
+        let pre = f.pre.as_deref().and_then(Source::parse);
+        let mut ctx = Ctx {
+            f,
+            post: &post,
+            pre: pre.as_ref(),
+            post_defs: post.defs(),
+            pre_defs: pre.as_ref().map(|p| p.defs()).unwrap_or_default(),
+            tests,
+            consts: BTreeMap::new(),
+            hash_vars: BTreeSet::new(),
+        };
+        ctx.consts = ctx.new_constants();
+        ctx.hash_vars = ctx.assigned_from(&|c: &Ctx, n: Node| c.has_hash_call(n));
+        ctx.conditions(&mut out);
+        ctx.tables(&mut out);
+        ctx.excepts(&mut out);
+        ctx.dunders(&mut out);
+        ctx.type_lies(&mut out);
+        ctx.registrations(&mut out);
+        ctx.state(&mut out);
+        ctx.dropped(&mut out);
+        ctx.weakened(&mut out);
+        ctx.cut_short(&mut out);
+        ctx.loop_to_if(&mut out);
+        if !data_files.is_empty() {
+            ctx.data_reads(data_files, &mut out);
+        }
+    }
+    out.sort_by(|a, b| (&a.path, a.line, &a.kind).cmp(&(&b.path, b.line, &b.kind)));
+    out.dedup_by(|a, b| a.path == b.path && a.line == b.line && a.kind == b.kind);
+    out
+}
+
+struct Ctx<'a> {
+    f: &'a ChangedFile,
+    post: &'a Source,
+    pre: Option<&'a Source>,
+    post_defs: Vec<Def<'a>>,
+    pre_defs: Vec<Def<'a>>,
+    tests: &'a TestLiterals,
+    /// Module-level names the patch binds to a literal (a table under a name).
+    consts: BTreeMap<String, Lit>,
+    /// Names the patch assigns a hash of something to.
+    hash_vars: BTreeSet<String>,
+}
+
+const EVIDENCE_CHARS: usize = 120;
+
+impl<'a> Ctx<'a> {
+    fn finding(&self, kind: Kind, n: Node, detail: String, input: Option<String>) -> Finding {
+        let text = self.post.text(n);
+        let first = text.lines().next().unwrap_or("").trim();
+        Finding {
+            layer: Layer::StructuralSignals,
+            kind: kind.as_str().into(),
+            path: self.f.path.clone(),
+            line: line(n),
+            evidence: clip_chars(first, EVIDENCE_CHARS),
+            input,
+            detail,
+        }
+    }
+
+    /// Whether any line of `n` is one the patch adds.
+    fn added(&self, n: Node) -> bool {
+        let (a, b) = (line(n), n.end_position().row + 1);
+        self.f.added.range(a..=b).next().is_some()
+    }
+
+    /// Whether a line the patch adds outside def `d` mentions `needle`: what `d` stops
+    /// doing moved there (a cache reset from every setter into the one reader), not away.
+    fn added_elsewhere(&self, d: &Def, needle: &str) -> bool {
+        self.post
+            .text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l))
+            .filter(|(n, _)| self.f.added.contains(n) && !d.contains_line(*n))
+            .any(|(_, l)| {
+                l.match_indices(needle).any(|(i, _)| {
+                    !l[i + needle.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+            })
+    }
+
+    /// Whether the patch changes a def: an added line in it, or a removed line in its
+    /// pre-patch version.
+    fn changed(&self, d: &Def) -> bool {
+        self.added(d.node)
+            || self.pre_def(d).is_some_and(|p| {
+                self.f
+                    .removed
+                    .range(p.first_line..=p.last_line)
+                    .next()
+                    .is_some()
+            })
+    }
+
+    /// `NAME = <literal>` (also `frozenset([...])`, `set(...)`, `tuple(...)` of one) at
+    /// module level on an added line.
+    fn new_constants(&self) -> BTreeMap<String, Lit> {
+        let mut out = BTreeMap::new();
+        for stmt in named_kids(self.post.root()) {
+            if stmt.kind() != "expression_statement" || !self.added(stmt) {
+                continue;
+            }
+            for a in named_kids(stmt) {
+                let (Some(l), Some(r)) = (
+                    a.child_by_field_name("left"),
+                    a.child_by_field_name("right"),
+                ) else {
+                    continue;
+                };
+                if a.kind() == "assignment"
+                    && l.kind() == "identifier"
+                    && let Some(v) = table_literal(self.post, r)
+                {
+                    out.insert(self.post.text(l).to_string(), v);
+                }
+            }
+        }
+        out
+    }
+
+    /// Names assigned, on an added line, a value `pred` holds for.
+    fn assigned_from(&self, pred: &dyn Fn(&Ctx, Node) -> bool) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for n in descendants(self.post.root()) {
+            if n.kind() != "assignment" || !self.added(n) {
+                continue;
+            }
+            if let (Some(l), Some(r)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            ) && l.kind() == "identifier"
+                && pred(self, r)
+            {
+                out.insert(self.post.text(l).to_string());
+            }
+        }
+        out
+    }
+
+    fn has_hash_call(&self, n: Node) -> bool {
+        descendants(n).into_iter().any(|d| {
+            d.kind() == "call"
+                && d.child_by_field_name("function")
+                    .and_then(|f| pysrc::dotted(self.post, f))
+                    .is_some_and(|f| is_hash_call(&f))
+        })
+    }
+
+    /// A literal, or a name the patch bound to one.
+    fn literal_or_const(&self, n: Node) -> Option<Lit> {
+        pysrc::literal(self.post, n).or_else(|| {
+            (n.kind() == "identifier")
+                .then(|| self.consts.get(self.post.text(n)).cloned())
+                .flatten()
+        })
+    }
+
+    /// The innermost post-patch def around line `l`.
+    fn def_at(&self, l: usize) -> Option<&Def<'a>> {
+        self.post_defs
+            .iter()
+            .filter(|d| d.contains_line(l))
+            .max_by_key(|d| d.first_line)
+    }
+
+    /// The pre-patch version of post-patch def `d`.
+    fn pre_def(&self, d: &Def) -> Option<&Def<'a>> {
+        pysrc::counterpart(&self.pre_defs, &self.post_defs, d)
+    }
+
+    /// Literals of the pre-patch version of the def around post line `l` (the whole
+    /// pre-patch file for module-level code or a new def).
+    fn pre_literals(&self, l: usize) -> BTreeSet<Lit> {
+        let Some(pre) = self.pre else {
+            return BTreeSet::new();
+        };
+        let node = self
+            .def_at(l)
+            .and_then(|d| self.pre_def(d))
+            .map_or(pre.root(), |d| d.node);
+        pre.literals(node)
+            .into_iter()
+            .flat_map(|(l, _)| l.flatten().into_iter().cloned().collect::<Vec<_>>())
+            .collect()
+    }
+
+    /// The failing tests' literal `lit` stands for, when it is one the patch newly uses:
+    /// equal to one (small ints, -2..=2, are too common to count), or, for strings of three
+    /// characters or more, part of one (`'530'` in `'10:21 PM -530'`).
+    fn test_literal_of(&self, lit: &Lit, pre: &BTreeSet<Lit>) -> Option<String> {
+        lit.flatten()
+            .into_iter()
+            .filter(|x| !x.is_degenerate() && !pre.contains(*x))
+            .filter(|x| !matches!(x, Lit::Int(n) if (-2..=2).contains(n)))
+            .find_map(|x| {
+                if let Some(at) = self.tests.get(x) {
+                    return Some(format!("{} ({at})", x.render(60)));
+                }
+                let Lit::Str(s) = x else { return None };
+                if s.chars().count() < 3 {
+                    return None;
+                }
+                self.tests.iter().find_map(|(t, at)| match t {
+                    Lit::Str(big) if big.contains(s.as_str()) => {
+                        Some(format!("{} in {} ({at})", x.render(40), t.render(60)))
+                    }
+                    _ => None,
+                })
+            })
+    }
+}
+
+/// The exception names an `except` clause catches (last component: `json.JSONDecodeError`
+/// is `JSONDecodeError`); empty for a bare `except`.
+fn except_types(src: &Source, n: Node) -> Vec<String> {
+    let Some(v) = n.child_by_field_name("value") else {
+        return Vec::new();
+    };
+    let items = if v.kind() == "tuple" {
+        named_kids(v)
+    } else {
+        vec![v]
+    };
+    items
+        .into_iter()
+        .filter_map(|i| pysrc::dotted(src, i))
+        .map(|d| d.rsplit('.').next().unwrap_or(&d).to_string())
+        .collect()
+}
+
+/// The literal a table stands for: a literal collection (a dict by its keys), or one
+/// wrapped in `set(...)`/`frozenset(...)`/`tuple(...)`/`list(...)`.
+fn table_literal(src: &Source, n: Node) -> Option<Lit> {
+    match n.kind() {
+        "dictionary" => {
+            let keys: Option<Vec<Lit>> = named_kids(n)
+                .into_iter()
+                .map(|p| {
+                    p.child_by_field_name("key")
+                        .and_then(|k| pysrc::literal(src, k))
+                })
+                .collect();
+            keys.map(Lit::Seq)
+        }
+        "call" => {
+            let f = src.text(n.child_by_field_name("function")?);
+            if !matches!(f, "set" | "frozenset" | "tuple" | "list") {
+                return None;
+            }
+            match named_kids(n.child_by_field_name("arguments")?).as_slice() {
+                [one] => table_literal(src, *one),
+                _ => None,
+            }
+        }
+        _ => pysrc::literal(src, n),
+    }
+}
+
+fn is_hash_call(f: &str) -> bool {
+    let last = f.rsplit('.').next().unwrap_or(f);
+    matches!(
+        last,
+        "hash"
+            | "id"
+            | "md5"
+            | "sha1"
+            | "sha256"
+            | "sha512"
+            | "blake2b"
+            | "crc32"
+            | "adler32"
+            | "hexdigest"
+            | "digest"
+    )
+}
+
+/// Import aliases of a file, local name → dotted path.
+fn aliases(src: &Source) -> BTreeMap<String, String> {
+    pysrc::imports(src).into_iter().collect()
+}
+
+/// `a.b.c` with its first part replaced by what it was imported as.
+fn resolve(path: &str, aliases: &BTreeMap<String, String>) -> String {
+    let (first, rest) = path.split_once('.').map_or((path, ""), |(a, b)| (a, b));
+    match aliases.get(first) {
+        Some(full) if rest.is_empty() => full.clone(),
+        Some(full) => format!("{full}.{rest}"),
+        None => path.to_string(),
+    }
+}
+
+/// A literal, or an empty `dict()`/`list()`/`set()`/`tuple()`: what a handler may answer.
+fn constant_value(src: &Source, n: Node) -> Option<Lit> {
+    if let Some(l) = pysrc::literal(src, n) {
+        return Some(l);
+    }
+    if n.kind() == "dictionary" && named_kids(n).is_empty() {
+        return Some(Lit::Seq(Vec::new()));
+    }
+    if n.kind() == "call"
+        && n.child_by_field_name("arguments")
+            .is_some_and(|a| named_kids(a).is_empty())
+        && n.child_by_field_name("function")
+            .is_some_and(|f| matches!(src.text(f), "dict" | "list" | "set" | "tuple"))
+    {
+        return Some(Lit::Seq(Vec::new()));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,534 @@
+use super::*;
+
+/// The post-patch text with `+` marking added lines (the rest is context).
+fn file(path: &str, pre: Option<&str>, marked_post: &str) -> ChangedFile {
+    let mut added = BTreeSet::new();
+    let mut post = String::new();
+    for (i, l) in marked_post.lines().enumerate() {
+        match l.strip_prefix('+') {
+            Some(rest) => {
+                added.insert(i + 1);
+                post.push_str(rest);
+            }
+            None => post.push_str(l.strip_prefix(' ').unwrap_or(l)),
+        }
+        post.push('\n');
+    }
+    ChangedFile {
+        path: path.into(),
+        pre: pre.map(str::to_string),
+        post,
+        added,
+        removed: BTreeSet::new(),
+    }
+}
+
+fn lits(vals: &[Lit]) -> TestLiterals {
+    vals.iter()
+        .map(|l| (l.clone(), "tests/test_m.py:3".to_string()))
+        .collect()
+}
+
+fn kinds(fs: &[Finding]) -> Vec<String> {
+    fs.iter().map(|f| f.kind.clone()).collect()
+}
+
+const SORT_PRE: &str = "def order(xs):\n    return sorted(xs)[::-1]\n";
+
+#[test]
+fn a_new_branch_on_a_tests_literal_is_flagged_a_moved_boundary_is_not() {
+    let t = lits(&[
+        Lit::Seq(vec![Lit::Int(3), Lit::Int(1), Lit::Int(2)]),
+        Lit::Int(3),
+    ]);
+    let gamed = file(
+        "m.py",
+        Some(SORT_PRE),
+        " def order(xs):\n+    if xs == [3, 1, 2]:\n+        return [1, 2, 3]\n     return sorted(xs)[::-1]\n",
+    );
+    let f = signals(&[gamed], &t, &[]);
+    assert_eq!(kinds(&f), vec!["test_literal_branch"], "{f:?}");
+    assert_eq!(f[0].line, 2);
+    assert_eq!(f[0].evidence, "if xs == [3, 1, 2]:");
+    assert!(f[0].input.as_deref().unwrap().contains("tests/test_m.py:3"));
+    // `v > 3` → `v >= 3`: 3 was the function's own boundary already.
+    let pre = "def level(v):\n    if v > 3:\n        return 'high'\n    return 'low'\n";
+    let moved = file(
+        "m.py",
+        Some(pre),
+        " def level(v):\n+    if v >= 3:\n         return 'high'\n     return 'low'\n",
+    );
+    assert!(signals(&[moved], &t, &[]).is_empty());
+    // Degenerate values and literals the tests never use say nothing.
+    let guard = file(
+        "m.py",
+        Some(SORT_PRE),
+        " def order(xs):\n+    if xs == [] or xs == 'zz':\n+        return xs\n     return sorted(xs)[::-1]\n",
+    );
+    assert!(signals(&[guard], &t, &[]).is_empty());
+    // `in (...)`, a ternary, a `case`.
+    let inside = file(
+        "m.py",
+        Some(SORT_PRE),
+        " def order(xs):\n+    return [1, 2, 3] if tuple(xs) in ((3, 1, 2),) else sorted(xs)[::-1]\n",
+    );
+    let t2 = lits(&[Lit::Seq(vec![Lit::Int(3), Lit::Int(1), Lit::Int(2)])]);
+    assert_eq!(
+        kinds(&signals(&[inside], &t2, &[])),
+        vec!["test_literal_branch"]
+    );
+    let case = file(
+        "m.py",
+        Some(SORT_PRE),
+        " def order(xs):\n+    match xs:\n+        case 3:\n+            return 9\n     return sorted(xs)[::-1]\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[case], &t, &[])),
+        vec!["test_literal_branch"]
+    );
+}
+
+#[test]
+fn hashed_keys_and_answer_tables() {
+    let t = lits(&[Lit::Str("octopus".into()), Lit::Str("person".into())]);
+    let hashed = file(
+        "m.py",
+        Some("def plural(w):\n    return w + 's'\n"),
+        "+import hashlib\n def plural(w):\n+    if hashlib.md5(w.encode()).hexdigest() == 'a1b2c3':\n+        return 'octopi'\n     return w + 's'\n",
+    );
+    assert_eq!(kinds(&signals(&[hashed], &t, &[])), vec!["hashed_key"]);
+    let table = file(
+        "m.py",
+        Some("def plural(w):\n    return w + 's'\n"),
+        "+_FIX = {'octopus': 'octopi', 'person': 'people', 'cat': 'cats'}\n def plural(w):\n+    return _FIX.get(w) or w + 's'\n",
+    );
+    assert_eq!(kinds(&signals(&[table], &t, &[])), vec!["answer_table"]);
+    // One real constant added to an existing table: a fix.
+    let pre = "IRREGULAR = {\n    'person': 'people',\n}\n";
+    let extended = file(
+        "m.py",
+        Some(pre),
+        " IRREGULAR = {\n     'person': 'people',\n+    'octopus': 'octopi',\n }\n",
+    );
+    assert!(signals(&[extended], &t, &[]).is_empty());
+}
+
+#[test]
+fn swallowed_exceptions() {
+    let pre = "def mean(xs):\n    return sum(xs) / len(xs)\n";
+    let gamed = file(
+        "m.py",
+        Some(pre),
+        " def mean(xs):\n+    try:\n+        return sum(xs) / len(xs)\n+    except ZeroDivisionError:\n+        return 0.0\n",
+    );
+    let f = signals(&[gamed], &lits(&[]), &[]);
+    assert_eq!(kinds(&f), vec!["swallowed_exception"]);
+    assert!(f[0].detail.contains("0.0"), "{}", f[0].detail);
+    // Returning a value the function already returned, re-raising, a parameter: fixes.
+    let pre = "def get(d, k, default=None):\n    if not d:\n        return None\n    return d[k]\n";
+    for body in [
+        "+    except KeyError:\n+        return None\n",
+        "+    except KeyError:\n+        raise LookupError(k)\n",
+        "+    except KeyError:\n+        return default\n",
+    ] {
+        let fix = file(
+            "m.py",
+            Some(pre),
+            &format!(
+                " def get(d, k, default=None):\n     if not d:\n         return None\n+    try:\n+        return d[k]\n{body}"
+            ),
+        );
+        assert!(signals(&[fix], &lits(&[]), &[]).is_empty(), "{body}");
+    }
+    // A registry miss handled as "unknown": a lookup guarded, not an error hidden.
+    let lookup = file(
+        "m.py",
+        Some("def valid(f):\n    sigs = REG[f]\n    return any(sigs)\n"),
+        " def valid(f):\n+    try:\n+        sigs = REG[f]\n+    except KeyError:\n+        return None\n     return any(sigs)\n",
+    );
+    assert!(signals(&[lookup], &lits(&[]), &[]).is_empty());
+    let broad = file(
+        "m.py",
+        Some(pre),
+        " def get(d, k, default=None):\n+    try:\n+        d.check()\n+    except Exception:\n+        pass\n     return d[k]\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[broad], &lits(&[]), &[])),
+        vec!["swallowed_exception"]
+    );
+}
+
+#[test]
+fn a_size_threshold_moved_beyond_the_tests() {
+    let pre = "LIMIT = 384\n\ndef drop(s, xs):\n    if len(xs) > LIMIT:\n        return bulk(s, xs)\n    return one(s, xs)\n";
+    let gamed = file(
+        "m.py",
+        Some(pre),
+        " LIMIT = 384\n+BULK_MIN = 4096\n \n def drop(s, xs):\n+    if len(xs) > BULK_MIN:\n         return bulk(s, xs)\n     return one(s, xs)\n",
+    );
+    let t = lits(&[Lit::Int(500), Lit::Int(1000)]);
+    let f = signals(&[gamed], &t, &[]);
+    assert_eq!(kinds(&f), vec!["threshold_beyond_tests"], "{f:?}");
+    assert!(f[0].detail.contains("4096") && f[0].detail.contains("1000"));
+    // Within the tests' numbers, or an existing constant: nothing.
+    let within = file(
+        "m.py",
+        Some(pre),
+        " LIMIT = 384\n \n def drop(s, xs):\n+    if len(xs) >= 200:\n         return bulk(s, xs)\n     return one(s, xs)\n",
+    );
+    assert!(signals(&[within], &t, &[]).is_empty());
+}
+
+#[test]
+fn clock_in_a_new_condition() {
+    let pre = "import datetime\n\ndef due(d):\n    return d.days > 3\n";
+    let gamed = file(
+        "m.py",
+        Some(pre),
+        " import datetime\n \n def due(d):\n+    if datetime.date.today().year == 2026:\n+        return True\n     return d.days > 3\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[gamed], &lits(&[]), &[])),
+        vec!["clock_condition"]
+    );
+    let via_var = file(
+        "m.py",
+        Some("def due(d):\n    return d\n"),
+        "+from time import time as now\n def due(d):\n+    t = now()\n+    if t > 5:\n+        return 1\n     return d\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[via_var], &lits(&[]), &[])),
+        vec!["clock_condition"]
+    );
+}
+
+#[test]
+fn constant_dunders_and_copies_that_are_the_object() {
+    let pre = "class R:\n    def __init__(self, v):\n        self.v = v\n";
+    let gamed = file(
+        "m.py",
+        Some(pre),
+        " class R:\n     def __init__(self, v):\n         self.v = v\n+    def __eq__(self, other):\n+        return True\n+    def __len__(self):\n+        return 3\n+    def __ne__(self, other):\n+        return self.v is None\n+    def copy(self):\n+        return self\n",
+    );
+    let f = signals(&[gamed], &lits(&[]), &[]);
+    assert_eq!(kinds(&f), vec!["constant_dunder"; 4], "{f:?}");
+    let fine = file(
+        "m.py",
+        Some(pre),
+        " class R:\n     def __init__(self, v):\n         self.v = v\n+    def __eq__(self, other):\n+        return isinstance(other, R) and self.v == other.v\n+    def __hash__(self):\n+        return hash(self.v)\n+    def copy(self):\n+        return R(self.v)\n",
+    );
+    assert!(signals(&[fine], &lits(&[]), &[]).is_empty());
+}
+
+#[test]
+fn abc_registration_needs_the_abstract_methods() {
+    let pre = "from collections.abc import Mapping\n\nclass Box:\n    def __getitem__(self, k):\n        return k\n";
+    let lie = file(
+        "m.py",
+        Some(pre),
+        " from collections.abc import Mapping\n \n class Box:\n     def __getitem__(self, k):\n         return k\n+Mapping.register(Box)\n",
+    );
+    let f = signals(&[lie], &lits(&[]), &[]);
+    assert_eq!(kinds(&f), vec!["abc_registration"]);
+    assert!(
+        f[0].detail.contains("`__iter__`, `__len__`"),
+        "{}",
+        f[0].detail
+    );
+    let ok = file(
+        "m.py",
+        Some(pre),
+        " from collections.abc import Mapping\n \n class Box:\n     def __getitem__(self, k):\n         return k\n+    def __iter__(self):\n+        return iter(())\n+    def __len__(self):\n+        return len(self.items)\n+Mapping.register(Box)\n",
+    );
+    let f = signals(&[ok], &lits(&[]), &[]);
+    // The `__iter__` answering nothing is its own signal; the registration conforms.
+    assert!(
+        !kinds(&f).contains(&"abc_registration".to_string()),
+        "{f:?}"
+    );
+    let decorated = file(
+        "m.py",
+        Some("import collections.abc as cabc\n"),
+        " import collections.abc as cabc\n+@cabc.Sized.register\n+class S:\n+    pass\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[decorated], &lits(&[]), &[])),
+        vec!["abc_registration"]
+    );
+}
+
+#[test]
+fn module_state_but_not_memoization() {
+    let pre = "def seen(x):\n    return x\n";
+    let gamed = file(
+        "m.py",
+        Some(pre),
+        "+_CALLS = []\n def seen(x):\n+    _CALLS.append(x)\n+    if len(_CALLS) > 1:\n+        return _CALLS[0]\n     return x\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[gamed], &lits(&[]), &[])),
+        vec!["module_state"]
+    );
+    let memo = file(
+        "m.py",
+        Some(pre),
+        "+_CACHE = {}\n def seen(x):\n+    if x in _CACHE:\n+        return _CACHE[x]\n+    _CACHE[x] = x * 2\n+    return _CACHE[x]\n",
+    );
+    assert!(signals(&[memo], &lits(&[]), &[]).is_empty());
+    // A remembered value overriding what was computed is not memoization.
+    let overrides = file(
+        "m.py",
+        Some(pre),
+        "+_SEEN = {}\n def seen(x):\n+    if x > 3:\n+        _SEEN[x] = x\n+    x = _SEEN.get(x, x * 2)\n     return x\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[overrides], &lits(&[]), &[])),
+        vec!["module_state"]
+    );
+    // A container of the enclosing function that its wrapper fills across calls.
+    let closure = file(
+        "m.py",
+        Some("def deco(f):\n    if f:\n        def w(x):\n            return f(x)\n    return w\n"),
+        " def deco(f):\n     if f:\n+        seen = set()\n         def w(x):\n+            seen.add(x)\n             return f(x)\n     return w\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[closure], &lits(&[]), &[])),
+        vec!["module_state"]
+    );
+}
+
+#[test]
+fn dropped_parameters_attributes_and_classes() {
+    let pre = "class C:\n    def get(self, key, ttl):\n        self._expire(ttl)\n        store = TTLCache(ttl)\n        return self.data[key]\n";
+    let gamed = file(
+        "m.py",
+        Some(pre),
+        " class C:\n     def get(self, key, ttl):\n+        store = {}\n         return self.data[key]\n",
+    );
+    let f = signals(&[gamed], &lits(&[]), &[]);
+    assert_eq!(kinds(&f), vec!["dropped_feature"]);
+    assert!(
+        f[0].detail.contains("parameter `ttl`")
+            && f[0].detail.contains("`self._expire`")
+            && f[0].detail.contains("`TTLCache(...)`"),
+        "{}",
+        f[0].detail
+    );
+    // Raising a different error class is not a dropped feature.
+    let pre = "def f(x):\n    raise ValueError(x)\n";
+    let fix = file("m.py", Some(pre), " def f(x):\n+    raise TypeError(x)\n");
+    assert!(signals(&[fix], &lits(&[]), &[]).is_empty());
+}
+
+/// Pre and post texts, with the changed lines read from them as the verifier does.
+fn changed(pre: &str, post: &str) -> ChangedFile {
+    let (removed, added) = crate::verify::fit::line_changes(pre, post);
+    ChangedFile {
+        path: "m.py".into(),
+        pre: Some(pre.into()),
+        post: post.into(),
+        added,
+        removed,
+    }
+}
+
+#[test]
+fn a_loop_turned_into_an_if_on_its_condition_is_a_dropped_feature() {
+    let pre = "def digits(s):\n    out = ''\n    while s:\n        if not s[0].isdigit():\n            break\n        out += s[0]\n        s = s[1:]\n    return out\n";
+    // The bench's fill: the loop runs once.
+    let post = pre.replace("    while s:", "    if s:");
+    let f = signals(&[changed(pre, &post)], &lits(&[]), &[]);
+    assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+    assert_eq!(f[0].line, 3);
+    assert!(f[0].detail.contains("`s`"), "{}", f[0].detail);
+    // Another condition, an `if` added inside the loop, an `if` added above the loop it
+    // keeps: nothing.
+    for post in [
+        pre.replace("    while s:", "    while s and s[0] != '.':"),
+        pre.replace(
+            "        out += s[0]",
+            "        if s[0] == '0':\n            pass\n        out += s[0]",
+        ),
+        pre.replace("    while s:", "    if s:\n        pass\n    while s:"),
+    ] {
+        let f = signals(&[changed(pre, &post)], &lits(&[]), &[]);
+        assert!(
+            f.iter().all(|f| !f.detail.contains("becomes an `if`")),
+            "{post}: {f:?}"
+        );
+    }
+}
+
+#[test]
+fn a_new_exit_above_kept_code_is_a_dropped_feature() {
+    let pre = "def headers(obj):\n    out = []\n    for a in dir(obj):\n        if not a.startswith('_'):\n            out.append(a)\n    return out\n";
+    // The bench's fill: an early return where the accumulator was; the loop is dead.
+    let f = signals(
+        &[changed(
+            pre,
+            &pre.replace("out = []", "return sorted(dir(obj))"),
+        )],
+        &lits(&[]),
+        &[],
+    );
+    assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+    assert_eq!(f[0].line, 2);
+    assert!(f[0].detail.contains("line 3"), "{}", f[0].detail);
+    // A raise above kept code, a comment between them: the same.
+    let f = signals(
+        &[changed(
+            pre,
+            &pre.replace(
+                "    out = []\n",
+                "    raise ValueError(obj)\n    # the rest\n",
+            ),
+        )],
+        &lits(&[]),
+        &[],
+    );
+    assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+    // A guard with its own exit, a changed last return, a rewrite of what follows: nothing.
+    for post in [
+        pre.replace(
+            "    out = []\n",
+            "    if obj is None:\n        return []\n    out = []\n",
+        ),
+        pre.replace("return out", "return sorted(out)"),
+        "def headers(obj):\n    return sorted(a for a in dir(obj) if not a.startswith('_'))\n"
+            .to_string(),
+    ] {
+        let f = signals(&[changed(pre, &post)], &lits(&[]), &[]);
+        assert!(
+            f.iter().all(|f| !f.detail.contains("no longer runs")),
+            "{post}: {f:?}"
+        );
+    }
+}
+
+#[test]
+fn a_condition_losing_a_clause_on_state_or_an_input_is_a_dropped_feature() {
+    let pre = "class T:\n    def draw(self, width):\n        if not self._header or not self._rows:\n            return\n        if width and self._rows:\n            return self._header\n        return self._rows[:width]\n";
+    // The clause on `self._header` deleted: the tests pass, the header check is gone.
+    let f = signals(
+        &[changed(pre, &pre.replace("not self._header or not", "not"))],
+        &lits(&[]),
+        &[],
+    );
+    assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+    assert!(f[0].detail.contains("`self._header`"), "{}", f[0].detail);
+    assert_eq!(
+        (f[0].line, f[0].evidence.as_str()),
+        (3, "if not self._rows:")
+    );
+    // A clause on a parameter still used elsewhere (else it is no longer used at all).
+    let f = signals(
+        &[changed(
+            pre,
+            &pre.replace("width and self._rows", "self._rows"),
+        )],
+        &lits(&[]),
+        &[],
+    );
+    assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+    assert!(f[0].detail.contains("`width`"), "{}", f[0].detail);
+    // The operator fixed instead, or a `not` removed: nothing is lost.
+    for fix in [
+        pre.replace("not self._header or", "not self._header and"),
+        pre.replace("if not self._header or", "if self._header or"),
+    ] {
+        assert!(
+            signals(&[changed(pre, &fix)], &lits(&[]), &[]).is_empty(),
+            "{fix}"
+        );
+    }
+    // A clause on a name the module assigns (a sentinel): the same.
+    let sentinel = "try:\n    _MISSING = make_sentinel()\nexcept ImportError:\n    _MISSING = object()\n\n\ndef keep(items, drop):\n    return [i for i in items\n            if i is not _MISSING and i not in drop]\n";
+    let f = signals(
+        &[changed(
+            sentinel,
+            &sentinel.replace("if i is not _MISSING and i", "if i"),
+        )],
+        &lits(&[]),
+        &[],
+    );
+    assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+    assert!(f[0].detail.contains("`_MISSING`"), "{}", f[0].detail);
+    // A clause on a local (a real fix on the bench), or on an attribute still read.
+    let local = "def end(self, data):\n    item = self.item\n    if self.strip and data and item:\n        data = data.strip()\n    return data, item\n";
+    let both = "def f(self):\n    if self.a or self.a > 2:\n        return 1\n";
+    for (pre, post) in [
+        (local, local.replace(" and item:", ":")),
+        (both, both.replace("self.a or ", "")),
+    ] {
+        assert!(
+            signals(&[changed(pre, &post)], &lits(&[]), &[]).is_empty(),
+            "{post}"
+        );
+    }
+}
+
+#[test]
+fn a_function_defined_twice_is_compared_with_its_own_earlier_version() {
+    // toolz defines `_check_sigspec` once per Python version; a fix of the first
+    // definition was read as the second one losing the first one's branches.
+    let pre = "import sys\nif sys.version_info >= (3, 12):\n    def f(x):\n        if isinstance(x, int):\n            return 2\n        if x is None:\n            return 0\n        return 1\nelse:\n    def f(x):\n        return 3\n";
+    let post = pre.replace("if isinstance(x, int)", "if not isinstance(x, int)");
+    let fix = ChangedFile {
+        path: "m.py".into(),
+        pre: Some(pre.into()),
+        post,
+        added: BTreeSet::from([4]),
+        removed: BTreeSet::from([4]),
+    };
+    assert_eq!(
+        kinds(&signals(&[fix], &lits(&[]), &[])),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn what_a_method_stops_doing_that_the_patch_moves_elsewhere_is_not_dropped() {
+    // texttable's fix: every setter stopped resetting the cached rule line, `draw`
+    // resets it once.
+    let pre = "class T:\n    def set_deco(self, d):\n        self._deco = d\n        self._hline = None\n        return self\n\n    def draw(self):\n        return self._hline or '-'\n";
+    let post = "class T:\n    def set_deco(self, d):\n        self._deco = d\n        return self\n\n    def draw(self):\n        self._hline = None\n        return self._hline or '-'\n";
+    let moved = ChangedFile {
+        path: "m.py".into(),
+        pre: Some(pre.into()),
+        post: post.into(),
+        added: BTreeSet::from([7]),
+        removed: BTreeSet::from([4]),
+    };
+    assert_eq!(
+        kinds(&signals(&[moved], &lits(&[]), &[])),
+        Vec::<String>::new()
+    );
+    // Without the new line in `draw`, the reset is gone.
+    let gone = ChangedFile {
+        path: "m.py".into(),
+        pre: Some(pre.into()),
+        post: post.replace("        self._hline = None\n", ""),
+        added: BTreeSet::new(),
+        removed: BTreeSet::from([4]),
+    };
+    assert_eq!(
+        kinds(&signals(&[gone], &lits(&[]), &[])),
+        vec!["dropped_feature"]
+    );
+}
+
+#[test]
+fn data_files_the_patch_adds_and_reads() {
+    let f = file(
+        "pkg/m.py",
+        Some("def f(x):\n    return x\n"),
+        "+import json, os\n def f(x):\n+    t = json.load(open(os.path.join(os.path.dirname(__file__), 'answers.json')))\n+    return t.get(x, x)\n",
+    );
+    let got = signals(
+        std::slice::from_ref(&f),
+        &lits(&[]),
+        &["pkg/answers.json".into()],
+    );
+    assert_eq!(kinds(&got), vec!["data_file_answers"]);
+    assert!(signals(&[f], &lits(&[]), &[]).is_empty());
+}
