@@ -14,9 +14,16 @@ use super::event::{
     Decision, Event, EventPolicy, RepoId, Trigger, TriggerKind, decide, parse_event,
 };
 use super::post::{Mode, PostError, Posted, Target, branch_name};
-use super::render::{Marker, fenced, sanitize_markdown};
-use super::{RepairOutcome, RepairRequest, Repairer, logs};
-use crate::config::{self, Config, ConfigFile, NoPrFallback};
+use super::render::{Marker, fenced};
+use super::{RepairRequest, Repairer, logs};
+use crate::config::{self, Config, NoPrFallback};
+
+mod config_layers;
+mod summary;
+
+pub use config_layers::{ConfigSource, load_config};
+use summary::report;
+pub use summary::{annotation, attempts_table, spend_line, write_files};
 
 /// Command-line arguments of `patchloop action`.
 #[derive(Debug, Clone, Default)]
@@ -109,117 +116,6 @@ fn repo_dir(args: &ActionArgs, env: EnvFn) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-/// Where the repository layer of the configuration is read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConfigSource {
-    /// The checkout (`.github/patchloop.yml` in the workspace): only when the head commit
-    /// comes from the repository the run belongs to.
-    Checkout,
-    /// The base repository's default branch, through the contents API: whenever the head
-    /// comes from another repository (a fork) or cannot be told to be this one. The checkout
-    /// is then the fork author's, and so would be its config (mode, allowed CI paths, who
-    /// may run commands, the model) in a run that holds the base repository's token.
-    BaseDefaultBranch,
-}
-
-/// Load the repository and org layers plus inputs. The org file comes from the
-/// organisation's `.github` repository through the contents API (absent → skipped).
-pub async fn load_config(
-    repo_dir: &Path,
-    gh: Option<&GitHub>,
-    repo: Option<&RepoId>,
-    env: EnvFn<'_>,
-    source: ConfigSource,
-) -> anyhow::Result<Config> {
-    let input_path = env("INPUT_CONFIG").filter(|s| !s.trim().is_empty());
-    let (repo_file, input_file) = match source {
-        ConfigSource::Checkout => {
-            let repo_path = repo_dir.join(config::REPO_CONFIG_PATH);
-            let repo_file = match std::fs::read_to_string(&repo_path) {
-                Ok(t) => Some(config::parse_file(config::REPO_CONFIG_PATH, &t)?),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => {
-                    return Err(e).with_context(|| format!("reading {}", repo_path.display()));
-                }
-            };
-            // An explicit `config` input points at another file in the checkout.
-            let input_file = match &input_path {
-                Some(p) => {
-                    let path = repo_dir.join(p);
-                    let t = std::fs::read_to_string(&path).with_context(|| {
-                        format!("reading the `config` input file {}", path.display())
-                    })?;
-                    Some((p.clone(), config::parse_file(p, &t)?))
-                }
-                None => None,
-            };
-            (repo_file, input_file)
-        }
-        ConfigSource::BaseDefaultBranch => {
-            let (Some(gh), Some(repo)) = (gh, repo) else {
-                return Err(anyhow!(
-                    "internal: the base repository's configuration needs the GitHub API"
-                ));
-            };
-            // No `ref`: the contents API then reads the default branch.
-            let read = |p: String| async move {
-                gh.get_file(repo, &p, None)
-                    .await
-                    .map_err(explain)
-                    .with_context(|| {
-                        format!("reading {p} from the default branch of {}", repo.full())
-                    })
-            };
-            let repo_file = match read(config::REPO_CONFIG_PATH.to_string()).await? {
-                Some(t) => Some(config::parse_file(config::REPO_CONFIG_PATH, &t)?),
-                None => None,
-            };
-            let input_file = match &input_path {
-                Some(p) => {
-                    let t = read(p.clone()).await?.ok_or_else(|| {
-                        anyhow!(
-                            "the `config` input file {p} is not on the default branch of {}",
-                            repo.full()
-                        )
-                    })?;
-                    Some((p.clone(), config::parse_file(p, &t)?))
-                }
-                None => None,
-            };
-            (repo_file, input_file)
-        }
-    };
-    let mut org_file: Option<(String, ConfigFile)> = None;
-    if let (Some(gh), Some(repo)) = (gh, repo) {
-        let org_repo = RepoId {
-            owner: repo.owner.clone(),
-            name: ".github".into(),
-        };
-        match gh.get_file(&org_repo, config::ORG_CONFIG_PATH, None).await {
-            Ok(Some(t)) => {
-                let origin = format!("{}/.github/{}", repo.owner, config::ORG_CONFIG_PATH);
-                org_file = Some((origin.clone(), config::parse_file(&origin, &t)?));
-            }
-            Ok(None) => {}
-            // The org file is optional; an unreadable one is reported but not fatal.
-            Err(e) => tracing::warn!("org config not read: {e}"),
-        }
-    }
-    let inputs = config::inputs_from_env(|k| env(k))?;
-    let mut c = Config::merge(
-        org_file.as_ref().map(|(p, f)| (p.as_str(), f)),
-        repo_file.as_ref().map(|f| (config::REPO_CONFIG_PATH, f)),
-        &[],
-    );
-    if let Some((p, f)) = &input_file {
-        c.apply(f, config::Source::Repo(p.clone()));
-    }
-    for (n, f) in &inputs {
-        c.apply(f, config::Source::Input(n.clone()));
-    }
-    Ok(c)
-}
-
 /// Whether a pull_request event's head is a branch of the repository itself.
 fn pull_request_head_is_base(e: &super::event::PullRequestEvent) -> bool {
     e.pull_request
@@ -227,70 +123,6 @@ fn pull_request_head_is_base(e: &super::event::PullRequestEvent) -> bool {
         .repo
         .as_ref()
         .is_some_and(|r| r.full_name == e.repository.full_name)
-}
-
-/// The job summary's table of strategies × model tiers: what each cost and how it ended.
-/// Empty when the pipeline tried nothing (nothing failing, an error before the search). Pure.
-pub fn attempts_table(attempts: &[crate::verify::receipt::RepairAttempt]) -> String {
-    if attempts.is_empty() {
-        return String::new();
-    }
-    let mut s = String::from(
-        "| tier | model | strategy | result | tokens | model time | time | cost | candidates |\n|---|---|---|---|---|---|---|---|---|\n",
-    );
-    for a in attempts {
-        let cands = if a.strategy == crate::config::repair::Strategy::Candidates {
-            format!("{} ({} passed)", a.candidates, a.passing)
-        } else {
-            "—".into()
-        };
-        s.push_str(&format!(
-            "| {} | {} | {} | `{}` | {} | {:.1} s | {:.1} s | ${:.4} | {} |\n",
-            a.tier,
-            super::render::model_label(&a.model).replace('|', "\\|"),
-            a.strategy,
-            a.result,
-            a.tokens,
-            a.model_ms as f64 / 1000.0,
-            a.wall_ms as f64 / 1000.0,
-            a.cost_usd,
-            cands
-        ));
-    }
-    s.push('\n');
-    s
-}
-
-/// The job summary's line on the search's ledger: what it spent of each cap, per model tier
-/// when it escalated, and the cap that stopped it. Pure.
-pub fn spend_line(sp: &crate::verify::attempts::SpendReport) -> String {
-    let cost_cap = if sp.max_cost_usd > 0.0 {
-        format!(" of ${:.2}", sp.max_cost_usd)
-    } else {
-        " (no cap)".into()
-    };
-    let mut s = format!(
-        "Budget: {} of {} tokens, ${:.4}{cost_cap}, {:.0} of {:.0} s (model {:.1} s)",
-        sp.tokens,
-        sp.max_tokens,
-        sp.cost_usd,
-        sp.wall_ms as f64 / 1000.0,
-        sp.max_seconds,
-        sp.model_ms as f64 / 1000.0
-    );
-    if sp.tiers.len() > 1 {
-        let tiers: Vec<String> = sp
-            .tiers
-            .iter()
-            .map(|t| format!("tier {}: {} tokens, ${:.4}", t.tier, t.tokens, t.cost_usd))
-            .collect();
-        s.push_str(&format!("; {}", tiers.join("; ")));
-    }
-    if let Some(cap) = sp.stopped_by {
-        s.push_str(&format!("; stopped by the {} cap", cap.as_str()));
-    }
-    s.push_str("\n\n");
-    s
 }
 
 /// An action input (`INPUT_NAME`, hyphens kept by the runner; underscores accepted).
@@ -741,162 +573,6 @@ struct RunCtx {
     may_push: bool,
     /// Notices for the log and the summary (e.g. where the configuration came from).
     notices: Vec<String>,
-}
-
-fn report(
-    outcome: &RepairOutcome,
-    posted: &Posted,
-    extracted: &logs::Extracted,
-    mode: Mode,
-    workspace: &Path,
-    notices: &[String],
-) -> ActionReport {
-    let mut outputs = BTreeMap::new();
-    let verdict = outcome.verdict.action_word();
-    outputs.insert("verdict".into(), verdict.into());
-    // Relative to the workspace when inside it: later steps start there, on the host and in
-    // containers alike, while an absolute path inside this (action) container means nothing
-    // to a step on the host.
-    let path = |p: &Option<PathBuf>| {
-        p.as_ref()
-            .map(|p| p.strip_prefix(workspace).unwrap_or(p).display().to_string())
-            .unwrap_or_default()
-    };
-    outputs.insert("patch-path".into(), path(&outcome.patch_path));
-    outputs.insert("receipt-path".into(), path(&outcome.receipt_json_path));
-    outputs.insert(
-        "comment-url".into(),
-        posted
-            .comment_url
-            .clone()
-            .or(posted.pr_url.clone())
-            .unwrap_or_default(),
-    );
-    outputs.insert("cost-usd".into(), format!("{:.4}", outcome.cost_usd));
-    outputs.insert("tokens".into(), outcome.tokens.to_string());
-
-    let mut s = String::from("### patchloop\n\n");
-    for n in notices.iter().chain(&posted.notices) {
-        s.push_str(&format!("> {}\n\n", n.replace('\n', " ")));
-    }
-    s.push_str(&format!(
-        "| verdict | mode | model | cost | tokens | time |\n|---|---|---|---|---|---|\n| `{}` | {} | {} | ${:.4} | {} | {:.0} s |\n\n",
-        verdict,
-        mode.as_str(),
-        super::render::model_label(&outcome.model).replace('|', "\\|"),
-        outcome.cost_usd,
-        outcome.tokens,
-        outcome.seconds
-    ));
-    s.push_str(&attempts_table(&outcome.attempts));
-    if let Some(sp) = &outcome.spend {
-        s.push_str(&spend_line(sp));
-    }
-    if !extracted.failing_tests.is_empty() {
-        s.push_str(&format!(
-            "Failing tests from the logs: {}\n\n",
-            extracted
-                .failing_tests
-                .iter()
-                .map(|t| format!("`{t}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    if let Some(why) = &posted.skipped {
-        s.push_str(&format!("{why}\n\n"));
-    }
-    for l in &posted.log {
-        // The first line says what was (or would be) done; the rest, if any, is the exact
-        // body, shown as Markdown source so that a dry run shows what would be posted.
-        let (head, body) = l.split_once('\n').unwrap_or((l.as_str(), ""));
-        s.push_str(&format!("- {head}\n"));
-        if !body.trim().is_empty() {
-            s.push_str(&format!("\n{}\n\n", fenced("markdown", body)));
-        }
-    }
-    if let Some(u) = &posted.comment_url {
-        s.push_str(&format!("\nComment: {u}\n"));
-    }
-    if let Some(u) = &posted.pr_url {
-        s.push_str(&format!("\nPull request: {u}\n"));
-    }
-    if !outcome.patch.is_empty() {
-        s.push_str(&format!(
-            "\n<details><summary>Diff</summary>\n\n{}\n\n</details>\n",
-            fenced("diff", &outcome.patch)
-        ));
-    }
-    if !outcome.verified() && !outcome.reason.trim().is_empty() {
-        s.push_str(&format!(
-            "\nWhy `{}`: {}\n",
-            verdict,
-            super::render::reason_line(&outcome.reason)
-        ));
-    }
-    if outcome.receipt_md.trim().is_empty() {
-        s.push_str(
-            "\nNo verification receipt: the run ended before a patch reached the verifier.\n",
-        );
-    } else {
-        s.push_str(&format!(
-            "\n<details><summary>Receipt</summary>\n\n{}\n\n</details>\n",
-            sanitize_markdown(&outcome.receipt_md)
-        ));
-    }
-    ActionReport {
-        end: if posted.stale {
-            ActionEnd::Ignored(posted.skipped.clone().unwrap_or_default())
-        } else if outcome.verified() {
-            ActionEnd::Fixed
-        } else {
-            ActionEnd::NoFix
-        },
-        outputs,
-        summary: s,
-        notices: Vec::new(),
-    }
-}
-
-/// Append outputs (GITHUB_OUTPUT) and the summary (GITHUB_STEP_SUMMARY) when set.
-pub fn write_files(report: &ActionReport, env: EnvFn<'_>) -> anyhow::Result<()> {
-    use std::io::Write;
-    let append = |var: &str, text: &str| -> anyhow::Result<()> {
-        if let Some(p) = env(var).filter(|p| !p.is_empty()) {
-            let mut f = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&p)
-                .with_context(|| format!("opening {var} file {p}"))?;
-            f.write_all(text.as_bytes())
-                .with_context(|| format!("writing {var} file {p}"))?;
-        }
-        Ok(())
-    };
-    let mut out = String::new();
-    for (k, v) in &report.outputs {
-        // Values are single-line by construction; the heredoc form keeps it safe anyway.
-        let delim = format!("patchloop_{}", hex::encode(sha2_short(v)));
-        out.push_str(&format!("{k}<<{delim}\n{v}\n{delim}\n"));
-    }
-    append("GITHUB_OUTPUT", &out)?;
-    append("GITHUB_STEP_SUMMARY", &report.summary)?;
-    Ok(())
-}
-
-fn sha2_short(v: &str) -> Vec<u8> {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(v.as_bytes())[..6].to_vec()
-}
-
-/// The workflow-command line for a notice or an error annotation.
-pub fn annotation(level: &str, msg: &str) -> String {
-    // Workflow commands end at a newline: encode it as the runner expects.
-    let m = msg
-        .replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A");
-    format!("::{level} title=patchloop::{m}")
 }
 
 /// `patchloop action` from the CLI: run, print the notice or error annotation, write
