@@ -1,3 +1,4 @@
+use super::rootfs::{euid_from_status, rootfs_tag};
 use super::*;
 
 #[test]
