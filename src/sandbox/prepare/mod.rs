@@ -16,34 +16,29 @@
 use std::path::{Path, PathBuf};
 
 use bollard::Docker;
-use bollard::query_parameters::BuildImageOptionsBuilder;
-use sha2::{Digest, Sha256};
 
-use super::builder::{self, Builder};
+use super::builder;
 use super::ci;
 use super::context::{self, Entry, SourceTree};
 use super::image::{
-    self, BaseOptions, HARNESS_FILES, ImageError, LABEL_BASE, LABEL_DEPS, LABEL_INSTALL,
-    LABEL_TEST_CMD, LABEL_TESTS_DIRS, ProgressFn, WITH_CA,
+    self, BaseOptions, ImageError, LABEL_BASE, LABEL_DEPS, LABEL_INSTALL, LABEL_TEST_CMD,
+    LABEL_TESTS_DIRS,
 };
 use super::lang::{self, LABEL_KIND, ProjectKind};
 pub use super::layer::PREPARE_CONTAINER_PREFIX;
-use super::layer::{self, LayerContainer};
 use super::pydeps;
 use crate::testcmd::TestCommand;
 
-const DEPS_DOCKERFILE: &str = include_str!("../../../images/sandbox/deps.Dockerfile");
-const DEPS_PY: &str = include_str!("../../../images/sandbox/deps.py");
-const SOURCE_DOCKERFILE: &str = include_str!("../../../images/sandbox/source.Dockerfile");
-const FINALIZE_SH: &str = include_str!("../../../images/sandbox/finalize.sh");
-const INSTALL_DOCKERFILE: &str = include_str!("../../../images/sandbox/install.Dockerfile");
-const INSTALL_SH: &str = include_str!("../../../images/sandbox/install.sh");
-const LANG_DEPS_DOCKERFILE: &str = include_str!("../../../images/sandbox/lang-deps.Dockerfile");
-const RUST_DEPS_SH: &str = include_str!("../../../images/sandbox/rust-deps.sh");
-const NODE_DEPS_SH: &str = include_str!("../../../images/sandbox/node-deps.sh");
-const GO_DEPS_SH: &str = include_str!("../../../images/sandbox/go-deps.sh");
-const RUST_BUILD_SH: &str = include_str!("../../../images/sandbox/rust-build.sh");
-const GO_BUILD_SH: &str = include_str!("../../../images/sandbox/go-build.sh");
+mod deps;
+mod install;
+mod source;
+
+pub use deps::LABEL_DEPS_BUILDER;
+use deps::{PythonInputs, ensure_deps};
+use install::ensure_install;
+pub use install::{InstallLayer, install_layer, install_layout};
+use source::{commit_source, source_context_for};
+
 /// Runs Rust/Node suites with JUnit output (shared with the verifier and `run_tests`).
 pub const PL_JUNIT: &str = include_str!("../../../images/harness/pl_junit.py");
 
@@ -225,32 +220,6 @@ pub fn plan_for(
 
 fn ci_deps_name(req: &str) -> String {
     super::ci_deps::requirement_name(req)
-}
-
-/// Whether (and why) a Python project gets the install layer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InstallLayer {
-    None,
-    Editable,
-    /// CI tests a built install; the sandbox installs editable (a patch must take effect).
-    EditableForBuilt,
-}
-
-/// The install layer mirrors CI: none when CI runs the tests from the checkout, editable
-/// otherwise (and when the repository says nothing, as before).
-pub fn install_layer(
-    kind: ProjectKind,
-    installable: bool,
-    ci: Option<ci::Install>,
-) -> InstallLayer {
-    if kind != ProjectKind::Python || !installable {
-        return InstallLayer::None;
-    }
-    match ci {
-        Some(ci::Install::Checkout) => InstallLayer::None,
-        Some(ci::Install::Built) => InstallLayer::EditableForBuilt,
-        Some(ci::Install::Editable) | None => InstallLayer::Editable,
-    }
 }
 
 /// The test command CI implies when none is given: `PYTHONPATH=<dirs> python -m pytest` when
@@ -600,94 +569,6 @@ async fn collection_problem(docker: &Docker, img: &PreparedImage) -> Option<Stri
     }
 }
 
-/// The source layer without `docker build` (source.Dockerfile is the recipe, hashed into the
-/// tag): one container from the install image receives the harness and the checkout, runs
-/// finalize.sh (and rust-build.sh / go-build.sh) as root without network, and is committed once
-/// with the labels and user 1000:1000 (`sandbox::layer`).
-async fn commit_source(
-    docker: &Docker,
-    parent: &str,
-    kind: ProjectKind,
-    labels: &[(&str, &str)],
-    entries: Vec<Entry>,
-    tag: &str,
-    progress: &Option<ProgressFn>,
-) -> Result<(String, Option<pydeps::DepsReport>), ImageError> {
-    let script = match kind {
-        ProjectKind::Rust => {
-            "/bin/sh /opt/patchloop/finalize.sh && /bin/sh /opt/patchloop/rust-build.sh"
-        }
-        ProjectKind::Go => {
-            "/bin/sh /opt/patchloop/finalize.sh && /bin/sh /opt/patchloop/go-build.sh"
-        }
-        _ => "/bin/sh /opt/patchloop/finalize.sh",
-    };
-    let c = LayerContainer::create(docker, parent, script, SOURCE_STAGE).await?;
-    // The build context's layout, rooted at `/`: patchloop-opt/ is /opt/patchloop.
-    let moved: Vec<Entry> = entries
-        .into_iter()
-        .filter_map(|e| {
-            e.moved(|dest| match dest {
-                "Dockerfile" | "patchloop-opt" => None,
-                d => Some(match d.strip_prefix("patchloop-opt/") {
-                    Some(rest) => format!("opt/patchloop/{rest}"),
-                    None => d.to_string(),
-                }),
-            })
-        })
-        .collect();
-    c.upload(moved).await?;
-    let mut report = None;
-    let mut fallback = None;
-    c.run(progress, |line| {
-        if let Some(f) = line.trim().strip_prefix("patchloop: install fallback: ") {
-            fallback = Some(f.to_string());
-            return false;
-        }
-        match pydeps::DepsReport::from_log([line]) {
-            Some(r) => {
-                report = Some(r);
-                true
-            }
-            None => false,
-        }
-    })
-    .await?;
-    // Where the test dependencies came from, and what was left out: not part of the tag (the
-    // parent's tag decides them), so they are added here.
-    let mut labels: std::collections::HashMap<String, String> = labels
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    if let Some(r) = &report {
-        labels.insert(pydeps::LABEL_DEPS_SOURCE.into(), r.source.clone());
-        labels.insert(
-            pydeps::LABEL_DEPS_SKIPPED.into(),
-            serde_json::to_string(&r.skipped).unwrap_or_else(|_| "[]".into()),
-        );
-        let note = match labels.get(image::LABEL_ENV_NOTE) {
-            Some(n) => format!("{n}; {}", r.note()),
-            None => r.note(),
-        };
-        labels.insert(image::LABEL_ENV_NOTE.into(), note);
-    }
-    if let Some(f) = fallback {
-        image::say(progress, &format!("note: {f}"));
-        let note = match labels.get(image::LABEL_ENV_NOTE) {
-            Some(n) => format!("{n}; {f}"),
-            None => f,
-        };
-        labels.insert(image::LABEL_ENV_NOTE.into(), note);
-    }
-    let id = c
-        .commit(tag, Some(super::policy::SANDBOX_USER), labels)
-        .await?;
-    Ok((id, report))
-}
-
-/// The stage name errors and progress lines of [`commit_source`] carry.
-const SOURCE_STAGE: &str = "source layer";
-
 fn check_dir(path: &Path) -> Result<PathBuf, ImageError> {
     let bad = |reason: &str| ImageError::BadPath {
         path: path.display().to_string(),
@@ -720,236 +601,6 @@ fn dir(dest: &str) -> Entry {
     }
 }
 
-/// What only a Python dependencies layer takes: deps.py's ci-deps.json, the requirement files it
-/// names, and where its wheels are built.
-struct PythonInputs<'a> {
-    ci_json: Option<&'a str>,
-    ci_files: &'a [String],
-    builder: Option<&'a Builder>,
-}
-
-/// The dependencies image for this tree: reused when its tag (base + dependency files + recipe)
-/// exists. Returns (tag, reused).
-async fn ensure_deps(
-    docker: &Docker,
-    base: &str,
-    kind: ProjectKind,
-    tree: &SourceTree,
-    ca: &[u8],
-    progress: &Option<ProgressFn>,
-    python: PythonInputs<'_>,
-) -> Result<(String, bool), ImageError> {
-    let PythonInputs {
-        ci_json,
-        ci_files,
-        builder,
-    } = python;
-    let mut dep_files: Vec<Entry> = Vec::new();
-    for e in &tree.entries {
-        if let Entry::File { src, dest, mode } = e
-            && (lang::is_dependency_file(kind, dest) || ci_files.contains(dest))
-        {
-            dep_files.push(Entry::File {
-                src: src.clone(),
-                dest: format!("patchloop/project/{dest}"),
-                mode: *mode,
-            });
-        }
-    }
-    // Python's recipe parts are unchanged from before other kinds existed (same tags).
-    let (dockerfile, script, script_name) = match kind {
-        ProjectKind::Python => (DEPS_DOCKERFILE, DEPS_PY, "deps.py"),
-        ProjectKind::Rust => (LANG_DEPS_DOCKERFILE, RUST_DEPS_SH, "deps.sh"),
-        ProjectKind::Node => (LANG_DEPS_DOCKERFILE, NODE_DEPS_SH, "deps.sh"),
-        ProjectKind::Go => (LANG_DEPS_DOCKERFILE, GO_DEPS_SH, "deps.sh"),
-    };
-    let mut keys = vec![
-        base.to_string(),
-        dockerfile.into(),
-        script.into(),
-        WITH_CA.into(),
-    ];
-    keys.extend(ci_json.map(str::to_string));
-    if let Some(b) = builder {
-        keys.extend([b.tag_part(), INSTALL_WHEELS.to_string()]);
-    }
-    let hash = hashed(dep_files.clone(), keys).await?;
-    let tag = format!("{DEPS_REPO}:{}", &hash[..16]);
-    if docker.inspect_image(&tag).await.is_ok() {
-        image::say(
-            progress,
-            &format!("dependencies image {tag} exists; reusing it"),
-        );
-        return Ok((tag, true));
-    }
-    let mut entries = vec![
-        Entry::data(
-            "Dockerfile",
-            dockerfile
-                .replace("{{BASE}}", base)
-                .replace("{{BUILDER}}", builder.map_or(base, |b| b.image.as_str())),
-            0o644,
-        ),
-        dir("patchloop"),
-        Entry::data("patchloop/with-ca.sh", WITH_CA, 0o755),
-        Entry::data("patchloop/ca.crt", ca.to_vec(), 0o644),
-        Entry::data(format!("patchloop/{script_name}"), script, 0o644),
-        dir("patchloop/project"),
-    ];
-    if let Some(j) = ci_json {
-        entries.push(Entry::data("patchloop/ci-deps.json", j, 0o644));
-    }
-    // Manifests below the top (cargo workspace members) need their directories.
-    let mut parents: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    for e in &dep_files {
-        let mut p = e.dest();
-        while let Some((parent, _)) = p.rsplit_once('/') {
-            if parent == "patchloop/project" {
-                break;
-            }
-            parents.insert(parent.to_string());
-            p = parent;
-        }
-    }
-    entries.extend(parents.into_iter().map(|p| dir(&p)));
-    entries.extend(dep_files);
-    image::say(progress, &format!("building dependencies image {tag}"));
-    let Some(builder) = builder else {
-        let options = BuildImageOptionsBuilder::default()
-            .dockerfile("Dockerfile")
-            .t(&tag)
-            .rm(true)
-            .forcerm(true)
-            .build();
-        image::run_build(docker, options, entries, "dependencies layer", progress).await?;
-        return Ok((tag, false));
-    };
-    // Python, stage 1: the wheels, on the builder (network, the build CA, a C toolchain).
-    let wheels = wheels_tag(&hash);
-    let options = BuildImageOptionsBuilder::default()
-        .dockerfile("Dockerfile")
-        .t(&wheels)
-        .rm(true)
-        .forcerm(true)
-        .build();
-    let built = image::run_build(docker, options, entries, "dependencies layer", progress).await;
-    let installed = match built {
-        Ok(_) => install_wheels(docker, base, &wheels, &tag, builder, progress).await,
-        Err(e) => Err(e),
-    };
-    // The wheels image (the builder plus the wheels) is only a means to the install.
-    layer::remove_tag(docker, &wheels).await;
-    installed.map(|()| (tag, false))
-}
-
-/// The tag of a build's wheels stage: the dependencies' hash, and a part of its own. Two
-/// prepares of the same dependencies at once (two jobs on one runner, parallel tests) built the
-/// same tag, and the first to finish removed it under the other's install ("No such image").
-/// Docker's build cache still serves the second build's layers. Not pure: random.
-fn wheels_tag(hash: &str) -> String {
-    format!(
-        "{WHEELS_REPO}:{}-{:08x}",
-        &hash[..16.min(hash.len())],
-        rand::random::<u32>()
-    )
-}
-
-/// The install stage of a Python dependencies layer, run as root without network: the wheels
-/// directory of stage 1 installed on the base from that directory only, then deleted in the same
-/// layer (`sandbox::layer`).
-const INSTALL_WHEELS: &str = "/opt/venv/bin/python /tmp/patchloop-wheels/deps.py install /tmp/patchloop-wheels && rm -rf /tmp/patchloop-wheels /root/.cache";
-
-/// Label of a Python dependencies image: the builder its wheels were made on (`none` without a
-/// toolchain).
-pub const LABEL_DEPS_BUILDER: &str = "patchloop.deps.builder";
-
-/// Stage 2 of a Python dependencies layer: `wheels`' `/tmp/patchloop-wheels` installed on `base`
-/// and committed as `tag`.
-async fn install_wheels(
-    docker: &Docker,
-    base: &str,
-    wheels: &str,
-    tag: &str,
-    builder: &Builder,
-    progress: &Option<ProgressFn>,
-) -> Result<(), ImageError> {
-    let c = LayerContainer::create(docker, base, INSTALL_WHEELS, "dependencies layer (install)")
-        .await?;
-    c.copy_from_image(wheels, "/tmp/patchloop-wheels", "/tmp")
-        .await?;
-    c.run(progress, |_| false).await?;
-    let used = if builder.toolchain {
-        builder.image.clone()
-    } else {
-        "none".into()
-    };
-    c.commit(
-        tag,
-        None,
-        std::collections::HashMap::from([(LABEL_DEPS_BUILDER.to_string(), used)]),
-    )
-    .await?;
-    Ok(())
-}
-
-/// The names that decide what an editable install maps: the checkout's top-level entries and
-/// those under `src/` (a new top-level package needs a new install; a changed file does not).
-pub fn install_layout(tree: &SourceTree) -> Vec<String> {
-    let mut names: Vec<String> = tree
-        .entries
-        .iter()
-        .map(Entry::dest)
-        .filter(|d| !d.contains('/') || (d.starts_with("src/") && d.matches('/').count() == 1))
-        .map(str::to_string)
-        .collect();
-    names.sort();
-    names
-}
-
-/// The install image (project installed editable, generated files kept): reused while the
-/// dependencies image and the top-level layout are unchanged.
-async fn ensure_install(
-    docker: &Docker,
-    deps: &str,
-    tree: &SourceTree,
-    progress: &Option<ProgressFn>,
-) -> Result<String, ImageError> {
-    let mut h = Sha256::new();
-    for part in [deps, INSTALL_DOCKERFILE, INSTALL_SH, CONTEXT_FORMAT] {
-        h.update(part.as_bytes());
-        h.update([0]);
-    }
-    for name in install_layout(tree) {
-        h.update(name.as_bytes());
-        h.update([0]);
-    }
-    let tag = format!("{INSTALL_REPO}:{}", &hex::encode(h.finalize())[..16]);
-    if docker.inspect_image(&tag).await.is_ok() {
-        image::say(progress, &format!("install image {tag} exists; reusing it"));
-        return Ok(tag);
-    }
-    let mut entries = vec![
-        Entry::data(
-            "Dockerfile",
-            INSTALL_DOCKERFILE.replace("{{DEPS}}", deps),
-            0o644,
-        ),
-        dir("patchloop-opt"),
-        Entry::data("patchloop-opt/install.sh", INSTALL_SH, 0o700),
-    ];
-    entries.extend(workspace_entries(tree.entries.iter().cloned()));
-    let options = BuildImageOptionsBuilder::default()
-        .dockerfile("Dockerfile")
-        .t(&tag)
-        .rm(true)
-        .forcerm(true)
-        .networkmode("none")
-        .build();
-    image::say(progress, &format!("building install image {tag}"));
-    image::run_build(docker, options, entries, "install layer", progress).await?;
-    Ok(tag)
-}
-
 /// The checkout under `workspace/` of a context.
 fn workspace_entries(tree: impl IntoIterator<Item = Entry>) -> Vec<Entry> {
     let mut entries = vec![dir("workspace")];
@@ -957,60 +608,6 @@ fn workspace_entries(tree: impl IntoIterator<Item = Entry>) -> Vec<Entry> {
         tree.into_iter()
             .filter_map(|e| e.moved(|d| Some(format!("workspace/{d}")))),
     );
-    entries
-}
-
-/// The source stage's context: Dockerfile, harness files + finalize script (`patchloop-opt/`,
-/// copied root-owned to /opt/patchloop) and the checkout under `workspace/`.
-#[cfg(test)]
-fn source_context(deps: &str, labels: &str, tree: Vec<Entry>) -> Vec<Entry> {
-    source_context_for(ProjectKind::Python, deps, labels, tree)
-}
-
-/// [`source_context`] for a kind: Rust compiles after the baseline commit (rust-build.sh).
-fn source_context_for(kind: ProjectKind, deps: &str, labels: &str, tree: Vec<Entry>) -> Vec<Entry> {
-    let mut dockerfile = SOURCE_DOCKERFILE
-        .replace("{{DEPS}}", deps)
-        .replace("{{LABELS}}", labels);
-    let build = match kind {
-        ProjectKind::Rust => Some(("rust-build.sh", RUST_BUILD_SH)),
-        ProjectKind::Go => Some(("go-build.sh", GO_BUILD_SH)),
-        _ => None,
-    };
-    if let Some((name, _)) = build {
-        dockerfile = dockerfile.replace(
-            "RUN /bin/sh /opt/patchloop/finalize.sh\n",
-            &format!("RUN /bin/sh /opt/patchloop/finalize.sh\nRUN /bin/sh /opt/patchloop/{name}\n"),
-        );
-    }
-    let mut entries = vec![
-        Entry::data("Dockerfile", dockerfile, 0o644),
-        dir("patchloop-opt"),
-        Entry::data("patchloop-opt/finalize.sh", FINALIZE_SH, 0o700),
-        Entry::Dir {
-            dest: "patchloop-opt/harness".into(),
-            mode: 0o555,
-        },
-    ];
-    if let Some((name, script)) = build {
-        entries.push(Entry::data(format!("patchloop-opt/{name}"), script, 0o700));
-    }
-    for (name, content) in HARNESS_FILES {
-        entries.push(Entry::data(
-            format!("patchloop-opt/harness/{name}"),
-            *content,
-            0o444,
-        ));
-    }
-    // The JUnit harness the agent's `run_tests` calls (the verifier sends its own copy).
-    if kind.uses_junit_harness() {
-        entries.push(Entry::data(
-            "patchloop-opt/harness/pl_junit.py",
-            PL_JUNIT,
-            0o444,
-        ));
-    }
-    entries.extend(workspace_entries(tree));
     entries
 }
 

@@ -1,3 +1,5 @@
+use super::deps::wheels_tag;
+use super::source::source_context;
 use super::*;
 
 #[test]
