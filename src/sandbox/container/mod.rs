@@ -31,8 +31,18 @@ use tokio::sync::Mutex;
 use super::image::is_disk_full;
 use super::output::CappedOutput;
 use super::policy::{ContainerPolicy, RunLabels};
-use super::steploop::{self, MarkerScanner};
-use super::{ExecRequest, ExecResult, ExecStatus, HELPER_USER, Sandbox, SandboxError, WORKSPACE};
+use super::{ExecRequest, ExecResult, ExecStatus, Sandbox, SandboxError, WORKSPACE};
+
+mod baseline;
+mod helper;
+mod loop_io;
+mod workspace;
+
+use baseline::DIFF_SCRIPT;
+pub use baseline::RESET_SCRIPT;
+use helper::{HelperIo, helper_round_trip};
+use loop_io::{LoopIo, read_hello};
+pub use workspace::WORKSPACE_COPY;
 
 /// Extra seconds the deadline label gives beyond PID 1's own lifetime before the reaper acts.
 const DEADLINE_GRACE_SECS: u64 = 30;
@@ -49,26 +59,6 @@ fn flood_limit(cap: usize) -> u64 {
 /// Prints the container cgroup's OOM counters (cgroup v2, else v1).
 const OOM_COUNTER: &str =
     "cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control";
-/// Where a prepared image keeps a copy of its workspace (hardlinks, made by finalize.sh): the
-/// quota'd tmpfs workspace hides the image's own `/workspace`, so it is filled from here.
-pub const WORKSPACE_COPY: &str = "/opt/patchloop/workspace";
-
-/// Fills the tmpfs workspace from the image's copy, leaving out the read-only test
-/// directories (already mounted; `$@` holds their `--exclude`s). An image with a baseline but
-/// no copy predates the quota and is refused; one with neither (a bare base image) starts empty.
-const POPULATE_SCRIPT: &str = r#"S=/opt/patchloop/workspace
-if [ ! -d "$S" ]; then
-  [ -d /opt/patchloop/baseline.git ] || exit 0
-  echo "this image has no workspace copy at $S (it was prepared by an older patchloop): rebuild it with \`patchloop prepare\`"
-  exit 3
-fi
-cd "$S" || exit 3
-# Members are listed, never recursed into: tar would chmod a listed directory that exists
-# (the root-owned mountpoint parents), which the sandbox user may not.
-find . "$@" -print0 2>/tmp/.pl-populate | tar --null --no-recursion -T - -cf - 2>>/tmp/.pl-populate | tar -C /workspace -xf - || exit 4
-if [ -s /tmp/.pl-populate ]; then cat /tmp/.pl-populate; rm -f /tmp/.pl-populate; exit 5; fi
-rm -f /tmp/.pl-populate
-"#;
 
 /// Largest diff we accept; a truncated diff would be a wrong patch.
 const DIFF_CAP: usize = 16 << 20;
@@ -100,24 +90,6 @@ pub struct Container {
 }
 
 type LogStream = Pin<Box<dyn Stream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>;
-
-/// The read-only helper of [`Sandbox::helper_call`]: an exec as [`HELPER_USER`] whose attached
-/// stdin/stdout carry one JSON line per request and per answer.
-struct HelperIo {
-    input: Pin<Box<dyn AsyncWrite + Send>>,
-    output: LogStream,
-    /// Stdout bytes read past the last answer's newline.
-    pending: Vec<u8>,
-}
-
-/// Largest helper answer (a workspace snapshot of a big repository is a few MiB).
-const HELPER_CAP: usize = 64 << 20;
-
-/// The attached stdin/stdout of a step-loop container.
-struct LoopIo {
-    input: Pin<Box<dyn AsyncWrite + Send>>,
-    output: LogStream,
-}
 
 use crate::clock::now_unix;
 
@@ -279,138 +251,6 @@ impl Container {
         Ok(container)
     }
 
-    /// Copy the image's workspace into the quota'd tmpfs before the first step. Directories
-    /// runc created (as root) for nested test-directory mounts are opened to the sandbox user
-    /// first, by a capability-less root exec (root owns them; chmod needs no capability then).
-    /// With `first_look`, the copy runs in the first look's exec (no step loop yet; nothing but
-    /// find and tar runs, so no cleanup wrapper is needed) and its result is returned.
-    async fn populate_workspace(
-        &self,
-        policy: &ContainerPolicy,
-        first_look: bool,
-    ) -> Result<(u32, u64), SandboxError> {
-        let started = Instant::now();
-        let mut parents: Vec<String> = Vec::new();
-        for p in &policy.read_only_paths {
-            let parts: Vec<&str> = p.split('/').filter(|s| !s.is_empty()).collect();
-            for i in 1..parts.len() {
-                let dir = format!("{WORKSPACE}/{}", parts[..i].join("/"));
-                if !parents.contains(&dir) {
-                    parents.push(dir);
-                }
-            }
-        }
-        if !parents.is_empty() && policy.hardening == super::policy::Hardening::Hardened {
-            let mut argv = vec!["chmod".to_string(), "0777".to_string(), "--".to_string()];
-            argv.extend(parents.iter().cloned());
-            let out = self
-                .raw_exec(
-                    argv,
-                    None,
-                    Duration::from_secs(20),
-                    4096,
-                    None,
-                    &[],
-                    Some("0:0"),
-                )
-                .await?;
-            if !out.status.success() {
-                return Err(SandboxError::Other(format!(
-                    "preparing the workspace tmpfs of {} failed: {}",
-                    self.name,
-                    out.output.render().trim()
-                )));
-            }
-        }
-        let mut argv = vec![
-            "sh".to_string(),
-            "-c".to_string(),
-            POPULATE_SCRIPT.to_string(),
-            "sh".to_string(),
-        ];
-        // find's expression: skip `.`, the test directories (mounted), and the mountpoint
-        // parents (they exist; their contents are still copied).
-        argv.extend(["!".into(), "-path".into(), ".".into()]);
-        for p in &policy.read_only_paths {
-            argv.extend([
-                "!".into(),
-                "(".into(),
-                "-path".into(),
-                format!("./{}", p.trim_matches('/')),
-                "-prune".into(),
-                ")".into(),
-            ]);
-        }
-        for d in &parents {
-            let rel = d.strip_prefix(WORKSPACE).unwrap_or(d);
-            argv.extend(["!".into(), "-path".into(), format!(".{rel}")]);
-        }
-        let mut look = (0, 0);
-        let out = if first_look {
-            argv[2] = format!(
-                "{}\necho {POPULATE_SEPARATOR}\n{POPULATE_SCRIPT}",
-                first_look_script()
-            );
-            let out = self
-                .raw_exec(
-                    argv,
-                    None,
-                    Duration::from_secs(300),
-                    64 << 10,
-                    None,
-                    &[],
-                    None,
-                )
-                .await?;
-            let text = out.output.render();
-            let before = text.split(POPULATE_SEPARATOR).next().unwrap_or("");
-            look = self.look(before)?;
-            out
-        } else {
-            self.exec_inner(ExecRequest::argv(argv).timeout(Duration::from_secs(300)))
-                .await?
-        };
-        tracing::debug!(
-            container = %self.name,
-            ms = started.elapsed().as_millis() as u64,
-            "workspace copied into its tmpfs"
-        );
-        if out.status.success() {
-            return Ok(look);
-        }
-        let full_text = out.output.render();
-        let text = full_text
-            .split_once(POPULATE_SEPARATOR)
-            .map_or(full_text.as_str(), |(_, after)| after);
-        let full = is_disk_full(text);
-        Err(SandboxError::Other(if full {
-            format!(
-                "the checkout does not fit the workspace quota ({} MiB): raise it with {}=<MiB> (0 = no quota, a disk-backed workspace) — {}",
-                policy.workspace_bytes >> 20,
-                super::policy::WORKSPACE_MB_ENV,
-                text.trim()
-            )
-        } else {
-            format!(
-                "copying the workspace into its tmpfs failed ({:?}): {}",
-                out.status,
-                text.trim()
-            )
-        }))
-    }
-
-    /// Start the read-only helper: an exec as [`HELPER_USER`] with stdin and stdout attached.
-    async fn start_helper(&self, argv: &[String]) -> Result<HelperIo, SandboxError> {
-        let (_, output, input) = self
-            .attach_exec(argv.to_vec(), true, &[], "/".into(), Some(HELPER_USER))
-            .await?;
-        Ok(HelperIo {
-            input,
-            output,
-            pending: Vec::new(),
-        })
-    }
-
     /// Create and start an exec with stdout/stderr (and optionally stdin) attached.
     async fn attach_exec(
         &self,
@@ -454,150 +294,6 @@ impl Container {
             StartExecResults::Attached { output, input } => Ok((exec.id, output, input)),
             StartExecResults::Detached => Err(SandboxError::Other("exec started detached".into())),
         }
-    }
-
-    /// Is the workspace tmpfs (nearly) full, in bytes or inodes? Asked only after a step whose
-    /// output mentions ENOSPC, so quiet steps pay nothing.
-    async fn quota_reached(&self) -> bool {
-        let Ok(out) = self
-            .exec_inner(ExecRequest::argv([
-                "sh",
-                "-c",
-                "df -Pk /workspace | tail -n 1; df -Pi /workspace | tail -n 1",
-            ]))
-            .await
-        else {
-            return false;
-        };
-        let text = out.output.render();
-        let rows: Vec<Vec<u64>> = text
-            .lines()
-            .map(|l| {
-                l.split_whitespace()
-                    .filter_map(|f| f.parse().ok())
-                    .collect()
-            })
-            .collect();
-        // Each row: total, used, available (KiB, then inodes).
-        let nearly_full = |row: &Vec<u64>, floor: u64| match row.as_slice() {
-            [total, _, avail, ..] => *avail <= floor.max(total / 100),
-            _ => false,
-        };
-        rows.first().is_some_and(|r| nearly_full(r, 1024))
-            || rows.get(1).is_some_and(|r| nearly_full(r, 16))
-    }
-
-    /// Whether steps go through the in-container step loop (false: one Docker exec each).
-    pub fn uses_step_loop(&self) -> bool {
-        self.loop_pid != 0 && !self.loop_broken.load(Ordering::Relaxed)
-    }
-
-    /// One step through the step loop: frame the request, read output until the loop's end
-    /// marker. Timeouts and floods end the step with the exec path's cleanup (which spares
-    /// the loop); a loop that stops answering is abandoned for the exec path.
-    async fn loop_exec(
-        &self,
-        io: &mut LoopIo,
-        req: ExecRequest,
-    ) -> Result<Option<ExecResult>, SandboxError> {
-        let started = Instant::now();
-        let nonce = steploop::nonce();
-        let script = steploop::step_script(
-            &req.argv,
-            req.workdir.as_deref().unwrap_or(WORKSPACE),
-            &req.env,
-        );
-        let frame = steploop::request(&nonce, &script, req.stdin.as_deref());
-        if let Err(e) = async {
-            io.input.write_all(&frame).await?;
-            io.input.flush().await
-        }
-        .await
-        {
-            self.loop_broken.store(true, Ordering::Relaxed);
-            return Err(SandboxError::ContainerGone {
-                id: self.name.clone(),
-                reason: format!("the step loop's stdin closed: {e}"),
-            });
-        }
-
-        let mut scanner = MarkerScanner::new(&nonce);
-        let mut captured = CappedOutput::new(req.output_cap);
-        let flood_limit = flood_limit(req.output_cap);
-        let mut flooded = false;
-        let mut end = None;
-        let read = async {
-            while let Some(chunk) = io.output.next().await {
-                let Ok(log) = chunk else { break };
-                let (out, e) = scanner.feed(&log.into_bytes());
-                captured.push(&out);
-                if e.is_some() {
-                    end = e;
-                    break;
-                }
-                if captured.total_bytes() > flood_limit {
-                    flooded = true;
-                    break;
-                }
-            }
-        };
-        let timed_out = tokio::time::timeout(req.timeout, read).await.is_err();
-        if end.is_none() {
-            // The step is still running (timeout, flood) or the loop is gone: end the step
-            // from outside, then wait for the loop's marker.
-            self.kill_others().await?;
-            let drain = async {
-                while let Some(chunk) = io.output.next().await {
-                    let Ok(log) = chunk else { break };
-                    // Keep what is left (bounded by the cap): the held-back tail of the
-                    // output and whatever the step printed before it was killed.
-                    let (out, e) = scanner.feed(&log.into_bytes());
-                    captured.push(&out);
-                    if e.is_some() {
-                        end = e;
-                        break;
-                    }
-                }
-            };
-            let _ = tokio::time::timeout(Duration::from_secs(10), drain).await;
-        }
-        if flooded {
-            captured.push(FLOOD_NOTE);
-        }
-        let Some(end) = end else {
-            self.loop_broken.store(true, Ordering::Relaxed);
-            if !scanner.started() {
-                return Ok(None);
-            }
-            captured.push(b"\n[the sandbox's step loop stopped answering (was it killed?); later steps use docker exec]\n");
-            return Ok(Some(ExecResult {
-                status: if timed_out {
-                    ExecStatus::TimedOut
-                } else {
-                    ExecStatus::Exited(-1)
-                },
-                output: captured,
-                duration: started.elapsed(),
-            }));
-        };
-        let status = if timed_out {
-            ExecStatus::TimedOut
-        } else if end.code == 137 {
-            let mut seen = self.oom_kills_seen.lock().await;
-            if end.oom_kills > *seen {
-                *seen = end.oom_kills;
-                ExecStatus::Oom
-            } else {
-                ExecStatus::Exited(137)
-            }
-        } else {
-            ExecStatus::Exited(end.code)
-        };
-        Ok(Some(ExecResult {
-            status,
-            output: captured,
-            duration: started.elapsed(),
-        }))
     }
 
     pub fn name(&self) -> &str {
@@ -838,48 +534,6 @@ impl Drop for Container {
     }
 }
 
-/// Send one request line, read stdout up to the answer's newline. Stderr is kept only to
-/// explain a helper that died.
-async fn helper_round_trip(io: &mut HelperIo, request: &str) -> Result<String, String> {
-    let mut line = request.replace('\n', " ");
-    line.push('\n');
-    io.input
-        .write_all(line.as_bytes())
-        .await
-        .map_err(|e| format!("writing the request: {e}"))?;
-    io.input
-        .flush()
-        .await
-        .map_err(|e| format!("writing the request: {e}"))?;
-    let mut stderr = Vec::new();
-    loop {
-        if let Some(nl) = io.pending.iter().position(|&b| b == b'\n') {
-            let answer: Vec<u8> = io.pending.drain(..=nl).collect();
-            return String::from_utf8(answer[..nl].to_vec())
-                .map_err(|_| "the answer is not UTF-8".to_string());
-        }
-        if io.pending.len() > HELPER_CAP {
-            return Err(format!("an answer over {} MiB", HELPER_CAP >> 20));
-        }
-        match io.output.next().await {
-            Some(Ok(LogOutput::StdOut { message })) => io.pending.extend_from_slice(&message),
-            Some(Ok(LogOutput::StdErr { message })) => {
-                if stderr.len() < 4096 {
-                    stderr.extend_from_slice(&message);
-                }
-            }
-            Some(Ok(_)) => {}
-            Some(Err(e)) => return Err(format!("reading the answer: {e}")),
-            None => {
-                return Err(format!(
-                    "it exited: {}",
-                    String::from_utf8_lossy(&stderr).trim()
-                ));
-            }
-        }
-    }
-}
-
 /// PID 1's children, a `---` line, the cgroup's OOM counters ([`parse_first_look`]).
 /// Waits (up to ~2 s) for docker-init to have forked the keeper: an exec can race it.
 fn first_look_script() -> String {
@@ -888,35 +542,10 @@ fn first_look_script() -> String {
     )
 }
 
-/// Between the first look's output and the workspace copy's, when they share an exec.
-const POPULATE_SEPARATOR: &str = "@@patchloop-populate@@";
-
 /// Did the step wrapper possibly die before its cleanup? A signal death shows as 128+n (the
 /// command may have signalled its parent); -1 means the exit code was never reported.
 fn wrapper_may_have_died(code: i64) -> bool {
     !(0..128).contains(&code)
-}
-
-/// The step loop's first line, read from the attached stream (bounded wait: an image whose
-/// `sh` cannot run the loop falls back to exec).
-async fn read_hello(output: &mut LogStream) -> Option<steploop::Hello> {
-    let read = async {
-        let mut line = Vec::new();
-        while let Some(Ok(chunk)) = output.next().await {
-            line.extend_from_slice(&chunk.into_bytes());
-            if let Some(nl) = line.iter().position(|&b| b == b'\n') {
-                return steploop::parse_hello(&String::from_utf8_lossy(&line[..nl]));
-            }
-            if line.len() > 4096 {
-                return None;
-            }
-        }
-        None
-    };
-    tokio::time::timeout(Duration::from_secs(10), read)
-        .await
-        .ok()
-        .flatten()
 }
 
 /// `(keeper pid, oom_kill baseline)` from the output of [`Container::first_look`]'s script:
@@ -939,48 +568,6 @@ fn parse_oom_kill(text: &str) -> Option<u64> {
             .flatten()
     })
 }
-
-/// The harness-owned diff: the pristine baseline git dir (read-only in the image) against the
-/// workspace, with no system/global config, no hooks, no fsmonitor, a private index and object
-/// dir in /tmp. Nothing in the workspace's own `.git` is ever read.
-/// The baseline repository with a throwaway index and object store: `g` is git over the
-/// workspace against the image's read-only baseline commit.
-macro_rules! baseline_git {
-    ($body:literal) => {
-        concat!(
-            r#"set -e
-B=/opt/patchloop/baseline.git
-T=$(mktemp -d /tmp/.pl-git-XXXXXX)
-trap 'rm -rf "$T"' EXIT
-cp "$B/index" "$T/index"
-mkdir "$T/objects"
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_DIR="$B" GIT_WORK_TREE=/workspace \
-  GIT_INDEX_FILE="$T/index" GIT_OBJECT_DIRECTORY="$T/objects" GIT_ALTERNATE_OBJECT_DIRECTORIES="$B/objects" \
-  GIT_TERMINAL_PROMPT=0 GIT_OPTIONAL_LOCKS=0
-g() { git -c core.fsmonitor= -c core.hooksPath=/dev/null -c 'safe.directory=*' -c core.untrackedCache=false \
-  -c core.autocrlf=false -c core.safecrlf=false -c diff.noprefix=false -c diff.renames=false "$@"; }
-cd /workspace
-g add -A -- . >/dev/null
-"#,
-            $body
-        )
-    };
-}
-
-const DIFF_SCRIPT: &str = baseline_git!(
-    "g diff --cached --binary --no-color --no-ext-diff --no-textconv --full-index HEAD\n"
-);
-
-/// Back to the baseline commit: files the workspace added are removed, changed and deleted
-/// ones restored from it (ignored caches stay). Between repair attempts, so the next
-/// strategy starts from the same tree the verifier applies patches to.
-pub const RESET_SCRIPT: &str = baseline_git!(
-    r#"g diff --cached --name-only --no-renames --diff-filter=A -z HEAD > "$T/added"
-g diff --cached --name-only --no-renames --diff-filter=MDT -z HEAD > "$T/restore"
-if [ -s "$T/added" ]; then xargs -0 rm -f -- < "$T/added"; fi
-if [ -s "$T/restore" ]; then g checkout HEAD --pathspec-from-file="$T/restore" --pathspec-file-nul; fi
-"#
-);
 
 impl Container {
     /// One step: through the step loop when there is one, else one wrapped Docker exec.
@@ -1174,53 +761,4 @@ pub fn labels_of(summary: &bollard::models::ContainerSummary) -> HashMap<String,
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_oom_kill_counters() {
-        assert_eq!(
-            parse_oom_kill("oom_kill_disable 0\nunder_oom 0\noom_kill 3\n"),
-            Some(3)
-        );
-        assert_eq!(
-            parse_oom_kill("low 0\nhigh 0\nmax 2\noom 1\noom_kill 1\n"),
-            Some(1)
-        );
-        assert_eq!(parse_oom_kill("nothing here"), None);
-    }
-
-    #[test]
-    fn first_look_finds_keeper_and_oom_baseline() {
-        assert_eq!(
-            parse_first_look("7 \n---\noom_kill_disable 0\nunder_oom 0\noom_kill 2\n"),
-            Some((7, 2))
-        );
-        assert_eq!(parse_first_look("1\n9\n\n---\nlow 0\n"), Some((9, 0)));
-        assert_eq!(parse_first_look("\n---\noom_kill 3\n"), None);
-    }
-
-    #[test]
-    fn signal_deaths_trigger_harness_cleanup() {
-        assert!(wrapper_may_have_died(137) && wrapper_may_have_died(143));
-        assert!(wrapper_may_have_died(-1) && wrapper_may_have_died(255));
-        assert!(
-            !wrapper_may_have_died(0) && !wrapper_may_have_died(1) && !wrapper_may_have_died(127)
-        );
-    }
-
-    #[test]
-    fn names_are_docker_safe() {
-        assert_eq!(sanitize("run/1 x"), "run-1-x");
-        assert_eq!(sanitize(""), "x");
-        assert!(sanitize(&"a".repeat(100)).len() <= 40);
-    }
-
-    #[test]
-    fn kill_script_spares_pid1_keeper_and_itself() {
-        let s = kill_others_script(7, 0);
-        assert!(s.contains("1|7|$$)"));
-        assert!(kill_others_script(7, 9).contains("1|7|9|$$)"));
-        assert!(!s.contains("pkill") && !s.contains("ps "));
-    }
-}
+mod tests;

@@ -1,0 +1,230 @@
+use super::*;
+
+fn files(list: &[(&str, &str)]) -> BTreeMap<String, String> {
+    list.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn is_test(l: &str) -> bool {
+    l.contains("pytest") || l.contains("unittest")
+}
+
+fn runs(cmd: &str, f: &BTreeMap<String, String>) -> Option<String> {
+    let (c, d) = resolve(TestCommand::parse(cmd).unwrap(), f, Some("3.11"), &is_test);
+    d.map(|_| {
+        let mut at = &c;
+        while let Some(r) = &at.runs {
+            at = r;
+        }
+        at.written.clone()
+    })
+}
+
+#[test]
+fn tox_envs_with_posargs_setenv_factors_and_changedir() {
+    let tox = "[tox]\nenvlist = py{310,311}, lint\n\n[testenv]\ndeps = pytest\nsetenv =\n    PYTHONPATH = {toxinidir}/src\n    CI = 1\ncommands =\n    py310: pytest --old {posargs}\n    py311: pytest {posargs:tests -x}\n\n[testenv:lint]\ncommands = flake8\n\n[testenv:sub]\nchangedir = {toxinidir}/pkg\ncommands = {envpython} -m pytest {posargs}\n";
+    let f = files(&[("tox.ini", tox)]);
+    assert_eq!(
+        runs("tox -e py311", &f).as_deref(),
+        Some("PYTHONPATH=src CI=1 pytest tests -x")
+    );
+    assert_eq!(
+        runs("tox -e py310", &f).as_deref(),
+        Some("PYTHONPATH=src CI=1 pytest --old")
+    );
+    // No -e: the envlist's first CPython env.
+    assert_eq!(
+        runs("tox", &f).as_deref(),
+        Some("PYTHONPATH=src CI=1 pytest --old")
+    );
+    let (c, _) = resolve(
+        TestCommand::parse("tox -e sub").unwrap(),
+        &f,
+        None,
+        &is_test,
+    );
+    assert_eq!(c.runs.as_ref().unwrap().cwd.as_deref(), Some("pkg"));
+    assert!(c.runs_pytest());
+    assert_eq!(
+        runs(
+            "tox -e lint",
+            &files(&[("tox.ini", "[testenv:lint]\ncommands = flake8\n")])
+        ),
+        None
+    );
+}
+
+#[test]
+fn tox_labels_factors_several_envs_and_toml_configs() {
+    let tox = "[tox]\nenvlist = lint, py311-tests, py311-docs\nlabels =\n    ci = lint, py311-tests\n\n[testenv:lint]\ncommands = flake8\n\n[testenv:py311-tests]\ncommands = pytest -x tests\n\n[testenv:py311-docs]\ncommands = sphinx-build docs out\n";
+    let f = files(&[("tox.ini", tox)]);
+    // The label's first env that runs tests (lint runs none).
+    assert_eq!(
+        runs("tox run -m ci", &f).as_deref(),
+        Some("pytest -x tests")
+    );
+    assert_eq!(
+        runs("tox r -f py311-tests", &f).as_deref(),
+        Some("pytest -x tests")
+    );
+    assert_eq!(
+        runs("tox -e lint,py311-tests,coverage", &f).as_deref(),
+        Some("pytest -x tests")
+    );
+    assert_eq!(
+        runs("python -Im tox -e py311-tests", &f).as_deref(),
+        Some("pytest -x tests")
+    );
+    assert_eq!(
+        runs("uvx --with tox-uv tox -e py311-tests", &f).as_deref(),
+        Some("pytest -x tests")
+    );
+    let toml = "env_list = [\"py311\"]\n[env_run_base]\ndeps = [\"pytest\"]\ncommands = [[\"pytest\", {replace = \"posargs\", default = [\"tests\"], extend = true}]]\n[env_run_base.set_env]\nPYTHONPATH = \"src\"\n";
+    let f = files(&[("tox.toml", toml)]);
+    assert_eq!(
+        runs("tox -e py311", &f).as_deref(),
+        Some("PYTHONPATH=src pytest tests")
+    );
+    let py = format!("[tool.tox]\n{toml}").replace("[env_run_base", "[tool.tox.env_run_base");
+    let f = files(&[("pyproject.toml", &py)]);
+    assert_eq!(
+        runs("tox", &f).as_deref(),
+        Some("PYTHONPATH=src pytest tests")
+    );
+}
+
+#[test]
+fn tox_env_paths_and_continued_lines() {
+    let tox = "[testenv]\ncommands =\n    pytest --basetemp={envtmpdir} \\\n      --cov termcolor {posargs:tests}\n    {envbindir}/coverage report\n";
+    let f = files(&[("tox.ini", tox)]);
+    assert_eq!(
+        runs("tox -e py", &f).as_deref(),
+        Some("pytest --cov termcolor tests")
+    );
+    let tox = "[testenv]\ncommands = pytest --basetemp {envtmpdir} -x\n";
+    assert_eq!(
+        runs("tox", &files(&[("tox.ini", tox)])).as_deref(),
+        Some("pytest -x")
+    );
+}
+
+#[test]
+fn tox_running_from_its_work_dir_against_the_installed_package_runs_from_the_checkout() {
+    // glom 24.11's tox.ini: the suite runs in `.tox` against `{envsitepackagesdir}/glom`.
+    let tox = "[testenv]\nchangedir = .tox\ndeps = -rrequirements.txt\ncommands = coverage run --parallel --rcfile {toxinidir}/.tox-coveragerc -m pytest -vv --doctest-modules {envsitepackagesdir}/glom {posargs}\n";
+    let f = files(&[("tox.ini", tox)]);
+    let (c, d) = resolve(
+        TestCommand::parse("tox -e py311,coverage-report").unwrap(),
+        &f,
+        None,
+        &is_test,
+    );
+    assert!(d.is_some() && c.runs_pytest(), "{c:?}");
+    assert_eq!(c.cwd, None, "{c:?}");
+    assert!(!c.describe().contains("envsitepackagesdir"), "{c:?}");
+}
+
+#[test]
+fn tox_env_substitutions_take_their_default() {
+    // pluggy 1.6's tox.ini: the command is a variable with pytest as its default.
+    let tox = "[testenv]\ncommands=\n  {env:_PLUGGY_TOX_CMD:pytest} {posargs}\n  coverage: coverage report -m\nextras=testing\n";
+    let f = files(&[("tox.ini", tox)]);
+    assert_eq!(runs("tox -e py310", &f).as_deref(), Some("pytest"));
+    let tox = "[testenv]\ncommands = pytest {env:PYTEST_ADDOPTS} -x\n";
+    assert_eq!(
+        runs("tox", &files(&[("tox.ini", tox)])).as_deref(),
+        Some("pytest -x")
+    );
+}
+
+#[test]
+fn a_delegation_not_found_stands_in_for_python_m_pytest() {
+    let f = files(&[("Makefile", "lint:\n\truff .\n")]);
+    let (c, d) = resolve(
+        TestCommand::parse("CI=1 make test").unwrap(),
+        &f,
+        None,
+        &is_test,
+    );
+    assert!(d.is_none() && c.unresolved());
+    let (s, note) = stand_in(&c).unwrap();
+    assert!(s.runs_pytest() && !s.unresolved(), "{s:?}");
+    assert!(
+        note.contains("`CI=1 make test`") || note.contains("`make test`"),
+        "{note}"
+    );
+    assert_eq!(s.written, "CI=1 make test");
+    // A command that runs pytest needs no stand-in.
+    assert!(stand_in(&TestCommand::parse("pytest").unwrap()).is_none());
+}
+
+#[test]
+fn scripts_and_inherited_hatch_scripts() {
+    let sh = "#!/bin/bash\nset -ex\npip install .\nexport TERMINAL_WIDTH=3000\nmkdir empty\ncd empty\ncoverage run -m pytest -W error --pyargs pkg || exit 1\ncurl -Os https://uploader.codecov.io/latest/linux/codecov\n";
+    let f = files(&[("ci.sh", sh), ("scripts/test.sh", sh)]);
+    assert_eq!(
+        runs("./ci.sh", &f).as_deref(),
+        Some("TERMINAL_WIDTH=3000 coverage run -m pytest -W error --pyargs pkg")
+    );
+    let (c, _) = resolve(
+        TestCommand::parse("uv run bash scripts/test.sh").unwrap(),
+        &f,
+        None,
+        &is_test,
+    );
+    assert!(c.runs_pytest(), "{c:?}");
+    let mut at = &c;
+    while let Some(r) = &at.runs {
+        at = r;
+    }
+    assert_eq!(at.cwd.as_deref(), Some("empty"));
+    let py = "[tool.hatch.envs.default.scripts]\ntest = \"pytest {args:tests}\"\n[tool.hatch.envs.cov]\ndependencies = [\"coverage\"]\n";
+    let f = files(&[("pyproject.toml", py)]);
+    assert_eq!(
+        runs("hatch run cov:test", &f).as_deref(),
+        Some("pytest tests")
+    );
+    let hatch = "[envs.default.scripts]\ncheck = \"pytest -q\"\n";
+    let f = files(&[
+        ("pyproject.toml", "[project]\nname = \"x\"\n"),
+        ("hatch.toml", hatch),
+    ]);
+    assert_eq!(
+        runs("hatch run +py=3.11 check", &f).as_deref(),
+        Some("pytest -q")
+    );
+}
+
+#[test]
+fn nox_sessions_make_targets_and_scripts() {
+    let nox = "import nox\n\n@nox.session\ndef lint(session):\n    session.run(\"flake8\")\n\n@nox.session(python=[\"3.11\"])\ndef tests(session):\n    session.install(\"-e\", \".\")\n    session.run(\"pytest\", \"-q\", \"tests dir\")\n";
+    let f = files(&[("noxfile.py", nox)]);
+    assert_eq!(
+        runs("nox -s tests-3.11", &f).as_deref(),
+        Some("pytest -q 'tests dir'")
+    );
+    let mk = "PYTHON ?= python3\nPYTEST_ARGS = -x -q\n\ntest: install\n\t@$(PYTHON) -m pytest $(PYTEST_ARGS) $(UNSET) tests\n\nlint:\n\tflake8\n";
+    let f = files(&[("Makefile", mk)]);
+    assert_eq!(
+        runs("make test", &f).as_deref(),
+        Some("python3 -m pytest -x -q tests")
+    );
+    assert_eq!(
+        runs("make", &f).as_deref(),
+        Some("python3 -m pytest -x -q tests")
+    );
+    let py = "[tool.hatch.envs.default.scripts]\ntest = \"pytest {args:tests}\"\ncov = [\"test --cov\", \"coverage report\"]\n\n[tool.hatch.envs.types.scripts]\ncheck = \"mypy src\"\n\n[tool.pdm.scripts]\ntest = {cmd = [\"pytest\", \"-x\"]}\n";
+    let f = files(&[("pyproject.toml", py)]);
+    assert_eq!(runs("hatch run test", &f).as_deref(), Some("pytest tests"));
+    assert_eq!(
+        runs("hatch run test -k a", &f).as_deref(),
+        Some("pytest -k a")
+    );
+    assert_eq!(
+        runs("hatch run default:cov", &f).as_deref(),
+        Some("pytest tests --cov")
+    );
+    assert_eq!(runs("pdm run test", &f).as_deref(), Some("pytest -x"));
+    assert_eq!(runs("hatch run nope", &f), None);
+}
