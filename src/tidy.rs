@@ -3,6 +3,43 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+/// A file's code without its inline test module (which sits at the end and may reach
+/// anywhere). A `#[cfg(test)]` item that is not the test module (a test-only helper function)
+/// does not end the scan: the code after it is still read.
+fn non_test_code(text: &str) -> &str {
+    let re =
+        regex::Regex::new(r"#\[cfg\(test\)\]\s*(?:pub(?:\(\w+\))?\s+)?mod\s+\w+\s*\{").unwrap();
+    match re.find(text) {
+        Some(m) => &text[..m.start()],
+        None => text,
+    }
+}
+
+/// A file that holds only tests (`tests.rs`, `x_tests.rs`, moved out of `x.rs`).
+fn is_test_file(p: &Path) -> bool {
+    p.file_name()
+        .map(|n| n.to_string_lossy())
+        .is_some_and(|n| n == "tests.rs" || n.ends_with("_tests.rs"))
+}
+
+/// Every `.rs` file under `dir` (a directory module's files, its children's too).
+fn rs_files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Top-level module → the top-level modules its non-test code names as `crate::X`.
 fn import_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut modules = BTreeSet::new();
@@ -34,12 +71,15 @@ fn import_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
                 .as_os_str()
                 .to_string_lossy();
             let me = first.trim_end_matches(".rs").to_string();
-            if me == "lib" || me == "main" {
+            // `tidy` is compiled for tests only.
+            if me == "lib" || me == "main" || me == "tidy" {
                 continue;
             }
             let text = std::fs::read_to_string(&p).unwrap();
-            // Test modules sit at the end of each file; they may reach anywhere.
-            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            if is_test_file(&p) {
+                continue;
+            }
+            let code = non_test_code(&text);
             for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
                 for c in re.captures_iter(line) {
                     let m = c[1].to_string();
@@ -226,18 +266,24 @@ fn file_graphs(src: &Path) -> BTreeMap<String, BTreeMap<String, BTreeSet<String>
             .captures_iter(&modrs)
             .map(|c| c[1].to_string())
             .collect();
-        let mut files: BTreeMap<String, std::path::PathBuf> = BTreeMap::new();
+        // A child directory is one node made of all its files (not only its mod.rs): an edge
+        // from `runner/checks.rs` to a sibling of `runner/` is the directory's edge.
+        let mut files: BTreeMap<String, Vec<std::path::PathBuf>> = BTreeMap::new();
         for e in std::fs::read_dir(&dir).unwrap() {
             let p = e.unwrap().path();
             let name = p.file_stem().unwrap().to_string_lossy().into_owned();
             if p.is_dir() {
                 stack.push(p.clone());
-                files.insert(name, p.join("mod.rs"));
+                let inner: Vec<_> = rs_files_under(&p)
+                    .into_iter()
+                    .filter(|f| !is_test_file(f))
+                    .collect();
+                files.insert(name, inner);
             } else if p.extension().is_some_and(|x| x == "rs")
                 && !matches!(name.as_str(), "mod" | "lib" | "main")
                 && !test_only.contains(&name)
             {
-                files.insert(name, p);
+                files.insert(name, vec![p]);
             }
         }
         if rel.is_empty() {
@@ -245,7 +291,7 @@ fn file_graphs(src: &Path) -> BTreeMap<String, BTreeMap<String, BTreeSet<String>
         }
         // Names the directory's mod.rs re-exports, by the child they come from.
         let mut reexports: BTreeMap<String, String> = BTreeMap::new();
-        let code = modrs.split("#[cfg(test)]").next().unwrap_or("");
+        let code = non_test_code(&modrs);
         for c in pub_use.captures_iter(code) {
             let mut paths = Vec::new();
             let tree = c[1].split_whitespace().collect::<Vec<_>>().join(" ");
@@ -262,9 +308,14 @@ fn file_graphs(src: &Path) -> BTreeMap<String, BTreeMap<String, BTreeSet<String>
             }
         }
         let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for (name, path) in &files {
-            let text = std::fs::read_to_string(path).unwrap_or_default();
-            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (name, paths) in &files {
+            let text: String = paths
+                .iter()
+                .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+                .map(|t| non_test_code(&t).to_string())
+                .collect::<Vec<_>>()
+                .join("\n");
+            let code = text.as_str();
             // The module path of this file, and of the directory it sits in.
             let me: Vec<String> = rel.iter().cloned().chain([name.clone()]).collect();
             for p in named_paths(code) {
@@ -329,6 +380,13 @@ fn files_inside_a_module_import_downhill_only() {
         graphs["pipeline"]
     );
     assert!(graphs["agent/candidates"]["runner"].contains("infill"));
+    // A directory module is one node made of all its files: `verify/runner/generalisation.rs`
+    // reaching `verify::probe` is `runner`'s edge.
+    assert!(
+        graphs["verify"]["runner"].contains("probe"),
+        "{:?}",
+        graphs["verify"]
+    );
 }
 
 #[test]
@@ -385,7 +443,7 @@ fn only_testid_splits_test_ids() {
                 continue;
             }
             let text = std::fs::read_to_string(&p).unwrap();
-            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            let code = non_test_code(&text);
             for (n, line) in code.lines().enumerate() {
                 if pattern.is_match(line) {
                     found.push(format!("{rel}:{}: {}", n + 1, line.trim()));
