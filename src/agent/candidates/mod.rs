@@ -31,6 +31,8 @@ use crate::agent::localize::Ranked;
 
 pub use crate::config::repair::EditFormat;
 
+#[cfg(test)]
+mod draw_order_tests;
 mod edits;
 mod faithful;
 mod infill;
