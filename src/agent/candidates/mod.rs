@@ -42,6 +42,7 @@ mod propagate;
 mod pydefs;
 mod rules;
 mod runner;
+mod shapes;
 mod stopiter;
 mod suspects;
 #[cfg(test)]
@@ -53,9 +54,7 @@ pub use edits::{
     line_edits, parse_reply, search_replace_blocks,
 };
 pub use faithful::Faithfulness;
-pub use infill::{
-    InfillShape, Site, apply_infill, infill_context, infill_draw, infill_draws, infill_sites,
-};
+pub use infill::{apply_infill, infill_context, infill_draw, infill_draws, infill_sites};
 pub use prompt::prompt;
 pub use propagate::{Propagated, combine, propagate};
 pub use rules::rule_edits;
@@ -63,6 +62,7 @@ pub use runner::{
     Candidate, CandidatesOutcome, MAX_ROUNDS, Run, diff_size, fixed_targets, run, sampling,
     shift_ranked,
 };
+pub use shapes::{InfillShape, Site};
 pub use suspects::{Suspect, suspects, suspects_ranked};
 
 /// The strategy's knobs.

@@ -9,12 +9,13 @@ use futures_util::StreamExt;
 use super::edits::{FileEdit, parse_reply};
 use super::faithful::{self, Faithfulness};
 use super::infill::{
-    InfillShape, RETRY_SAMPLE, Site, apply_infill, continue_steps, continued_start, infill_context,
-    infill_plan, infill_sites, spliced,
+    RETRY_SAMPLE, apply_infill, continue_steps, continued_start, infill_context, infill_plan,
+    infill_sites, spliced,
 };
 use super::prompt::{SYSTEM, prompt};
 use super::propagate::{combine, propagate, span};
 use super::rules::rule_edits;
+use super::shapes::{self, Site};
 use super::suspects::{suspects, suspects_ranked};
 use super::{CandidateConfig, DRAWS_PER_CANDIDATE, EditFormat, Outcome, Problem};
 use crate::agent::attempt::{Metered, StopReason};
@@ -685,7 +686,7 @@ async fn round(
                             .zip(site.line.checked_sub(1))
                             .and_then(|(src, i)| src.lines().nth(i));
                         continue_at = masked.and_then(|m| continued_start(m, &text));
-                        if draw.splice.is_none() && site.shape == InfillShape::Line {
+                        if draw.splice.is_none() && shapes::of(site.shape).one_line() {
                             splices = masked.map(|m| spliced(m, &text)).unwrap_or_default();
                             if !splices.is_empty() {
                                 splices.retain(parses_at(site, &problem.files));
@@ -743,7 +744,7 @@ async fn round(
                 Outcome::Failing | Outcome::Partial | Outcome::Duplicate | Outcome::Passing
             );
             if !sites.is_empty()
-                && sites[at].shape == InfillShape::Line
+                && shapes::of(sites[at].shape).one_line()
                 && draw.sample == 0
                 && draw.splice.is_none()
                 && (draw.middle.is_none() || draw.continued > 0)

@@ -4,6 +4,7 @@ use super::edits::*;
 use super::infill::*;
 use super::prompt::*;
 use super::runner::*;
+use super::shapes::*;
 use super::suspects::*;
 use super::*;
 use crate::agent::attempt::{Ledger, Metered, StopReason};
