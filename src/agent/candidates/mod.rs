@@ -31,6 +31,8 @@ use crate::agent::localize::Ranked;
 
 pub use crate::config::repair::EditFormat;
 
+mod candidate;
+mod check;
 #[cfg(test)]
 mod draw_order_tests;
 mod edits;
@@ -49,6 +51,8 @@ mod suspects;
 mod tests;
 mod unused;
 
+pub use candidate::{Candidate, CandidatesOutcome, diff_size};
+pub use check::fixed_targets;
 pub use edits::{
     Block, FileEdit, ParseError, RuleEdit, apply_function, apply_lines, apply_search_replace,
     line_edits, parse_reply, search_replace_blocks,
@@ -58,10 +62,7 @@ pub use infill::{apply_infill, infill_context, infill_draw, infill_draws, infill
 pub use prompt::prompt;
 pub use propagate::{Propagated, combine, propagate};
 pub use rules::rule_edits;
-pub use runner::{
-    Candidate, CandidatesOutcome, MAX_ROUNDS, Run, diff_size, fixed_targets, run, sampling,
-    shift_ranked,
-};
+pub use runner::{MAX_ROUNDS, Run, run, sampling, shift_ranked};
 pub use shapes::{InfillShape, Site};
 pub use suspects::{Suspect, suspects, suspects_ranked};
 

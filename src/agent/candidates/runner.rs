@@ -1,185 +1,33 @@
-//! Drawing the candidates and checking each in the container: apply, target tests, whole
-//! suite, diff, restore the edited files.
+//! Drawing the candidates, in rounds, and checking each in the container as it comes.
 
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures_util::StreamExt;
 
+use super::candidate::{Candidate, CandidatesOutcome, Passing};
+use super::check::{Against, assess, write_all};
 use super::edits::{FileEdit, parse_reply};
-use super::faithful::{self, Faithfulness};
 use super::infill::{
     RETRY_SAMPLE, apply_infill, continue_steps, continued_start, infill_context, infill_plan,
     infill_sites, spliced,
 };
 use super::prompt::{SYSTEM, prompt};
-use super::propagate::{combine, propagate, span};
+use super::propagate::span;
 use super::rules::rule_edits;
 use super::shapes::{self, Site};
 use super::suspects::{suspects, suspects_ranked};
 use super::{CandidateConfig, DRAWS_PER_CANDIDATE, EditFormat, Outcome, Problem};
-use crate::agent::attempt::{Metered, StopReason};
+use crate::agent::attempt::Metered;
 use crate::agent::localize::Ranked;
 use crate::agent::model::{
     Alternative, FillTimings, Infill, Message, Model, ModelError, Request, Sampling, Usage,
 };
 use crate::agent::origin::{Draw as DrawKind, Origin};
-use crate::agent::tools::{self, TestRun, ToolConfig};
+use crate::agent::tools::ToolConfig;
 use crate::agent::trajectory::{NodeRecord, Trajectory};
-use crate::sandbox::{Sandbox, SandboxError};
+use crate::sandbox::Sandbox;
 use crate::verify::pysrc::parses_cleanly;
-
-/// One candidate after its check.
-#[derive(Debug, Clone)]
-pub struct Candidate {
-    pub index: usize,
-    pub status: Outcome,
-    pub detail: String,
-    /// The workspace diff with the candidate applied (passing and failing ones).
-    pub diff: String,
-    pub usage: Usage,
-    pub model_ms: u64,
-    /// Applying it, checking it, taking its diff and rolling back, in the container.
-    pub check_ms: u64,
-    /// The rollback alone.
-    pub rollback_ms: u64,
-    /// The model's reply as received.
-    pub reply: String,
-    /// The files it rewrote (checked candidates), for ranking by faithfulness.
-    pub edits: Vec<FileEdit>,
-    /// The server's prompt and generation time for a fill, when it says.
-    pub timings: Option<FillTimings>,
-    /// `partial` candidates: the targets it makes pass (the others still fail).
-    pub fixed: Vec<String>,
-    /// Where it came from: a rule, a fill (its shape and draw) or a chat reply.
-    pub origin: Origin,
-}
-
-impl Candidate {
-    /// A candidate not yet checked (status `error` until something says otherwise).
-    fn blank(index: usize, model_ms: u64) -> Self {
-        Candidate {
-            index,
-            status: Outcome::Error,
-            detail: String::new(),
-            diff: String::new(),
-            usage: Usage::default(),
-            model_ms,
-            check_ms: 0,
-            rollback_ms: 0,
-            reply: String::new(),
-            edits: Vec::new(),
-            timings: None,
-            fixed: Vec::new(),
-            origin: Origin::default(),
-        }
-    }
-
-    /// Changed lines of the diff (`+`/`-` lines, headers excluded): the size the winner is
-    /// chosen by.
-    pub fn diff_size(&self) -> usize {
-        diff_size(&self.diff)
-    }
-}
-
-/// `+`/`-` lines of a unified diff, headers excluded. Pure.
-pub fn diff_size(diff: &str) -> usize {
-    diff.lines()
-        .filter(|l| {
-            (l.starts_with('+') && !l.starts_with("+++"))
-                || (l.starts_with('-') && !l.starts_with("---"))
-        })
-        .count()
-}
-
-/// What the strategy spent and found.
-#[derive(Debug, Clone, Default)]
-pub struct CandidatesOutcome {
-    pub candidates: Vec<Candidate>,
-    pub model_ms: u64,
-    pub wall: Duration,
-    /// Why it drew fewer than asked, or found nothing to work on.
-    pub note: Option<String>,
-    /// The ledger's cap that stopped the drawing, if one did.
-    pub budget: Option<StopReason>,
-    /// The sandbox failed (not the model's doing).
-    pub infrastructure: Option<String>,
-}
-
-impl CandidatesOutcome {
-    /// Passing candidates, best first: those the verifier's pure generalisation layers
-    /// find nothing in ([`crate::verify::fit::assess`]: special cases for the tested inputs,
-    /// swallowed errors, dropped features, …), then the most faithful to the code they
-    /// replace ([`Faithfulness::key`]: none of its parameters or callees dropped, then the
-    /// fewest tokens changed), then the smallest diff, then drawing order.
-    pub fn passing(&self, problem: &Problem) -> Vec<Passing<'_>> {
-        let mut v: Vec<Passing> = self
-            .candidates
-            .iter()
-            .filter(|c| c.status == Outcome::Passing)
-            .map(|c| Passing::of(c, problem))
-            .collect();
-        v.sort_by_key(|p| {
-            (
-                p.fitted.len(),
-                p.faithful.key(),
-                p.candidate.diff_size(),
-                p.candidate.index,
-            )
-        });
-        v
-    }
-}
-
-/// A passing candidate with what ranks it.
-#[derive(Debug)]
-pub struct Passing<'a> {
-    pub candidate: &'a Candidate,
-    pub faithful: Faithfulness,
-    /// The kinds of the generalisation layers' findings (empty: it looks like a fix).
-    pub fitted: Vec<String>,
-}
-
-impl<'a> Passing<'a> {
-    /// What ranks `c` (pure, milliseconds: no container).
-    pub fn of(c: &'a Candidate, problem: &Problem) -> Self {
-        Passing {
-            candidate: c,
-            faithful: faithful::assess(&c.edits, &problem.files),
-            fitted: fitted(c, problem),
-        }
-    }
-
-    /// Nothing the generalisation layers flag and nothing of the replaced code's parameters
-    /// or callees dropped: the search can stop soon after it ([`drawn_enough`]).
-    pub fn clean(&self) -> bool {
-        self.fitted.is_empty() && self.faithful.dropped.is_empty()
-    }
-}
-
-/// The verifier's pure layers on one candidate's edits (milliseconds; no container).
-fn fitted(c: &Candidate, problem: &Problem) -> Vec<String> {
-    let edits: Vec<(String, Option<String>, String)> = c
-        .edits
-        .iter()
-        .map(|e| {
-            (
-                e.path.clone(),
-                problem.files.get(&e.path).cloned(),
-                e.content.clone(),
-            )
-        })
-        .collect();
-    let input =
-        crate::verify::fit::FitInput::of_edits(&edits, problem.tests.clone(), &problem.targets);
-    let mut kinds: Vec<String> = crate::verify::fit::assess(&input)
-        .findings
-        .into_iter()
-        .map(|f| f.kind)
-        .collect();
-    kinds.dedup();
-    kinds
-}
 
 /// One run of the strategy: the model on its tier, the container, the problem, the knobs and
 /// the ledger every model call is checked against and charged to.
@@ -219,8 +67,8 @@ pub const MAX_ROUNDS: usize = 3;
 
 /// Draw the candidates and check each in the run's container (see the module docs), in
 /// rounds, for fixes that must change two places. Within a round, a `partial` candidate is
-/// also checked together with an earlier one that fixes other targets ([`second_look`]: a
-/// separator ignored by two functions, each with its test). A round that ends without a
+/// also checked together with an earlier one that fixes other targets (the check's second
+/// look: a separator ignored by two functions, each with its test). A round that ends without a
 /// pass but with a `partial` candidate starts the next on top of it (the one fixing the
 /// most targets): its edit stays in the workspace, only the targets still failing are
 /// asked for, and a test it fixed must not break again; the next round's diffs hold both
@@ -368,14 +216,6 @@ pub fn shift_ranked(ranked: &[Ranked], path: &str, before: &str, after: &str) ->
             r
         })
         .collect()
-}
-
-/// Write every edit's content to the workspace.
-async fn write_all(sandbox: &dyn Sandbox, edits: &[FileEdit]) -> Result<(), SandboxError> {
-    for e in edits {
-        write_file(sandbox, &e.path, e.content.as_bytes()).await?;
-    }
-    Ok(())
 }
 
 /// One round of drawing: draw the candidates and check each in the run's container.
@@ -1023,56 +863,6 @@ async fn infill_at(
     Ok(Reply::from(filled))
 }
 
-/// What a candidate is checked against.
-#[derive(Clone, Copy)]
-struct Against<'a> {
-    sandbox: &'a dyn Sandbox,
-    problem: &'a Problem,
-    baseline_failing: &'a [String],
-    tools: &'a ToolConfig,
-}
-
-/// Check `edits` unless an earlier candidate had them (then `duplicate`), give it its second
-/// look, and set the candidate's status, detail, diff and edits from the result. Ok(true):
-/// it was checked. Err: the container failed.
-async fn assess(
-    at: Against<'_>,
-    edits: Vec<FileEdit>,
-    earlier: &[Candidate],
-    seen: &mut BTreeSet<Vec<(String, String)>>,
-    cand: &mut Candidate,
-) -> Result<bool, SandboxError> {
-    let key: Vec<(String, String)> = edits
-        .iter()
-        .map(|e| (e.path.clone(), e.content.clone()))
-        .collect();
-    if !seen.insert(key) {
-        cand.status = Outcome::Duplicate;
-        cand.detail = "the same edit as an earlier candidate".into();
-        return Ok(false);
-    }
-    let first = check(
-        at.sandbox,
-        &edits,
-        at.problem,
-        at.baseline_failing,
-        at.tools,
-    )
-    .await?;
-    let (edits, c) = match second_look(at, &edits, &first, earlier, seen).await? {
-        Some(more) => more,
-        None => (edits, first),
-    };
-    cand.status = c.status;
-    cand.detail = c.detail;
-    cand.diff = c.diff;
-    cand.edits = edits;
-    cand.fixed = c.fixed;
-    cand.check_ms = c.check_ms;
-    cand.rollback_ms = c.rollback_ms;
-    Ok(true)
-}
-
 /// The candidate's node in the trajectory.
 fn record(traj: &mut Trajectory, r: &Run<'_>, cand: &Candidate, reply: String) {
     traj.node(&NodeRecord {
@@ -1128,267 +918,6 @@ async fn rules_first(
         }
     }
     false
-}
-
-/// One more check a candidate may earn, for fixes that span places. A one-line change that
-/// still fails is checked with its rewrite wherever else the file has the replaced text
-/// ([`propagate`]); a `partial` one together with an earlier partial one that fixes other
-/// targets ([`combine`]). Some((edits, check)) replaces the candidate's own when it got
-/// further (a pass, or more targets passing). Edits seen before are not checked again.
-async fn second_look(
-    at: Against<'_>,
-    edits: &[FileEdit],
-    first: &Checked,
-    earlier: &[Candidate],
-    seen: &mut BTreeSet<Vec<(String, String)>>,
-) -> Result<Option<(Vec<FileEdit>, Checked)>, SandboxError> {
-    let mut tries: Vec<(Vec<FileEdit>, String)> = Vec::new();
-    match first.status {
-        Outcome::Failing => {
-            if let [e] = edits
-                && let Some(orig) = at.problem.files.get(&e.path)
-                && let Some(p) = propagate(orig, e)
-            {
-                let lines: Vec<String> = p.lines.iter().map(|l| l.to_string()).collect();
-                tries.push((
-                    vec![p.edit],
-                    format!("with the same change on line {} too", lines.join(", ")),
-                ));
-            }
-        }
-        Outcome::Partial => {
-            for c in earlier.iter().filter(|c| c.status == Outcome::Partial) {
-                let covers = |a: &[String], b: &[String]| b.iter().all(|t| a.contains(t));
-                if covers(&c.fixed, &first.fixed) || covers(&first.fixed, &c.fixed) {
-                    continue;
-                }
-                if let Some(both) = combine(&at.problem.files, &c.edits, edits) {
-                    tries.push((both, format!("with candidate {}'s edit too", c.index)));
-                }
-            }
-        }
-        _ => {}
-    }
-    for (more, how) in tries {
-        let key: Vec<(String, String)> = more
-            .iter()
-            .map(|e| (e.path.clone(), e.content.clone()))
-            .collect();
-        if !seen.insert(key) {
-            continue;
-        }
-        let c = check(at.sandbox, &more, at.problem, at.baseline_failing, at.tools).await?;
-        let further = c.status == Outcome::Passing
-            || (c.status == Outcome::Partial && c.fixed.len() > first.fixed.len());
-        if further {
-            let detail = format!("{how}: {}; alone: {}", c.detail, first.detail);
-            let c = Checked {
-                detail,
-                check_ms: c.check_ms + first.check_ms,
-                rollback_ms: c.rollback_ms + first.rollback_ms,
-                ..c
-            };
-            return Ok(Some((more, c)));
-        }
-    }
-    Ok(None)
-}
-
-pub(super) struct Checked {
-    status: Outcome,
-    detail: String,
-    /// `Partial`: the targets that pass.
-    fixed: Vec<String>,
-    diff: String,
-    check_ms: u64,
-    rollback_ms: u64,
-}
-
-/// Apply `edits`, run the targets (then the whole suite when they pass), take the diff, and
-/// restore the files' original bytes.
-async fn check(
-    sandbox: &dyn Sandbox,
-    edits: &[FileEdit],
-    problem: &Problem,
-    baseline_failing: &[String],
-    tools_cfg: &ToolConfig,
-) -> Result<Checked, SandboxError> {
-    let t0 = Instant::now();
-    for e in edits {
-        write_file(sandbox, &e.path, e.content.as_bytes()).await?;
-    }
-    let verdict = async {
-        // No target visible here (a task's hidden tests): the whole suite alone, below.
-        if !problem.targets.is_empty() {
-            let targets = tools::run_tests(sandbox, tools_cfg, &problem.targets).await?;
-            if let Some(why) = targets_fail(&targets, &problem.targets) {
-                let fixed = fixed_targets(&targets, &problem.targets);
-                if fixed.is_empty() {
-                    return Ok::<_, SandboxError>((Outcome::Failing, why, Vec::new()));
-                }
-                // Some targets pass: a step, if the whole suite says nothing else broke.
-                let all = tools::run_tests(sandbox, tools_cfg, &[]).await?;
-                let broken = all.summary.as_ref().map(|s| {
-                    s.failing
-                        .iter()
-                        .filter(|f| {
-                            fixed.contains(f)
-                                || (!baseline_failing.contains(f) && !problem.targets.contains(f))
-                        })
-                        .collect::<Vec<_>>()
-                });
-                return Ok(match broken {
-                    Some(b) if b.is_empty() => (
-                        Outcome::Partial,
-                        format!(
-                            "{} of {} targets pass ({}); {why}",
-                            fixed.len(),
-                            problem.targets.len(),
-                            join_ids(&fixed.iter().collect::<Vec<_>>())
-                        ),
-                        fixed,
-                    ),
-                    Some(b) => (
-                        Outcome::Failing,
-                        format!("{why}; and it breaks tests that passed: {}", join_ids(&b)),
-                        Vec::new(),
-                    ),
-                    None => (Outcome::Failing, why, Vec::new()),
-                });
-            }
-        }
-        // The targets pass: nothing else may break.
-        let all = tools::run_tests(sandbox, tools_cfg, &[]).await?;
-        let Some(s) = &all.summary else {
-            return Ok((
-                Outcome::Failing,
-                "the whole suite produced no report".into(),
-                Vec::new(),
-            ));
-        };
-        let broken: Vec<&String> = s
-            .failing
-            .iter()
-            .filter(|f| !baseline_failing.contains(f) && !problem.targets.contains(f))
-            .collect();
-        let still: Vec<&String> = s
-            .failing
-            .iter()
-            .filter(|f| problem.targets.contains(f))
-            .collect();
-        if !still.is_empty() {
-            return Ok((
-                Outcome::Failing,
-                format!("targets fail in the whole suite: {}", join_ids(&still)),
-                Vec::new(),
-            ));
-        }
-        if !broken.is_empty() {
-            return Ok((
-                Outcome::Failing,
-                format!("breaks tests that passed: {}", join_ids(&broken)),
-                Vec::new(),
-            ));
-        }
-        if problem.targets.is_empty() {
-            return Ok((
-                Outcome::Passing,
-                format!(
-                    "{} passed; the targets are not in the sandbox (the verifier runs them)",
-                    s.passed
-                ),
-                Vec::new(),
-            ));
-        }
-        Ok((Outcome::Passing, format!("{} passed", s.passed), Vec::new()))
-    }
-    .await;
-    let diff = sandbox.diff().await;
-    let r0 = Instant::now();
-    for e in edits {
-        match problem.files.get(&e.path) {
-            Some(orig) => write_file(sandbox, &e.path, orig.as_bytes()).await?,
-            None => {
-                return Err(SandboxError::Other(format!(
-                    "no original of {} to roll back to",
-                    e.path
-                )));
-            }
-        }
-    }
-    let rollback_ms = r0.elapsed().as_millis() as u64;
-    let (status, detail, fixed) = verdict?;
-    Ok(Checked {
-        status,
-        detail,
-        fixed,
-        diff: diff?,
-        check_ms: t0.elapsed().as_millis() as u64,
-        rollback_ms,
-    })
-}
-
-pub(super) fn join_ids(ids: &[&String]) -> String {
-    let shown: Vec<&str> = ids.iter().take(5).map(|s| s.as_str()).collect();
-    let more = ids.len().saturating_sub(5);
-    if more > 0 {
-        format!("{} and {more} more", shown.join(", "))
-    } else {
-        shown.join(", ")
-    }
-}
-
-/// Why the target run does not pass (None: every target passed). Pure.
-pub(super) fn targets_fail(run: &TestRun, targets: &[String]) -> Option<String> {
-    let Some(s) = &run.summary else {
-        return Some("the target tests produced no report".into());
-    };
-    let failing: Vec<&String> = s.failing.iter().collect();
-    if !failing.is_empty() {
-        return Some(format!("still failing: {}", join_ids(&failing)));
-    }
-    if s.passed == 0 || (!targets.is_empty() && s.passed < targets.len()) {
-        return Some(format!(
-            "{} of {} target tests ran and passed",
-            s.passed,
-            targets.len()
-        ));
-    }
-    None
-}
-
-/// The targets a target run passed while others failed (empty: none, only one target, or
-/// the run does not account for every target). Pure.
-pub fn fixed_targets(run: &TestRun, targets: &[String]) -> Vec<String> {
-    let Some(s) = &run.summary else {
-        return Vec::new();
-    };
-    if targets.len() < 2 || s.failing.iter().any(|f| !targets.contains(f)) {
-        return Vec::new();
-    }
-    let fixed: Vec<String> = targets
-        .iter()
-        .filter(|t| !s.failing.contains(t))
-        .cloned()
-        .collect();
-    // Every target ran: the passing ones are the ones not failing.
-    if fixed.len() == targets.len() || s.passed < fixed.len() {
-        return Vec::new();
-    }
-    fixed
-}
-
-/// [`tools::write_file`], its failure an error.
-async fn write_file(sandbox: &dyn Sandbox, path: &str, bytes: &[u8]) -> Result<(), SandboxError> {
-    let r = tools::write_file(sandbox, path, bytes.to_vec()).await?;
-    if r.status.success() {
-        Ok(())
-    } else {
-        Err(SandboxError::Other(format!(
-            "cannot write {path}: {}",
-            r.output.render().trim()
-        )))
-    }
 }
 
 #[cfg(test)]
