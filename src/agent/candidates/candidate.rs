@@ -130,7 +130,7 @@ impl<'a> Passing<'a> {
     }
 
     /// Nothing the generalisation layers flag and nothing of the replaced code's parameters
-    /// or callees dropped: the search can stop soon after it ([`drawn_enough`]).
+    /// or callees dropped: the search can stop soon after it ([`super::runner::drawn_enough`]).
     pub fn clean(&self) -> bool {
         self.fitted.is_empty() && self.faithful.dropped.is_empty()
     }

@@ -45,6 +45,7 @@ mod pydefs;
 mod rules;
 mod runner;
 mod shapes;
+mod sources;
 mod stopiter;
 mod suspects;
 #[cfg(test)]
@@ -62,8 +63,9 @@ pub use infill::{apply_infill, infill_context, infill_draw, infill_draws, infill
 pub use prompt::prompt;
 pub use propagate::{Propagated, combine, propagate};
 pub use rules::rule_edits;
-pub use runner::{MAX_ROUNDS, Run, run, sampling, shift_ranked};
+pub use runner::{MAX_ROUNDS, Run, run, shift_ranked};
 pub use shapes::{InfillShape, Site};
+pub use sources::sampling;
 pub use suspects::{Suspect, suspects, suspects_ranked};
 
 /// The strategy's knobs.
