@@ -31,6 +31,10 @@ use crate::agent::localize::Ranked;
 
 pub use crate::config::repair::EditFormat;
 
+mod candidate;
+mod check;
+#[cfg(test)]
+mod draw_order_tests;
 mod edits;
 mod faithful;
 mod infill;
@@ -40,27 +44,28 @@ mod propagate;
 mod pydefs;
 mod rules;
 mod runner;
+mod shapes;
+mod sources;
 mod stopiter;
 mod suspects;
 #[cfg(test)]
 mod tests;
 mod unused;
 
+pub use candidate::{Candidate, CandidatesOutcome, diff_size};
+pub use check::fixed_targets;
 pub use edits::{
     Block, FileEdit, ParseError, RuleEdit, apply_function, apply_lines, apply_search_replace,
     line_edits, parse_reply, search_replace_blocks,
 };
 pub use faithful::Faithfulness;
-pub use infill::{
-    InfillShape, Site, apply_infill, infill_context, infill_draw, infill_draws, infill_sites,
-};
+pub use infill::{apply_infill, infill_context, infill_draw, infill_draws, infill_sites};
 pub use prompt::prompt;
 pub use propagate::{Propagated, combine, propagate};
 pub use rules::rule_edits;
-pub use runner::{
-    Candidate, CandidatesOutcome, MAX_ROUNDS, Run, diff_size, fixed_targets, run, sampling,
-    shift_ranked,
-};
+pub use runner::{MAX_ROUNDS, Run, run, shift_ranked};
+pub use shapes::{InfillShape, Site};
+pub use sources::sampling;
 pub use suspects::{Suspect, suspects, suspects_ranked};
 
 /// The strategy's knobs.

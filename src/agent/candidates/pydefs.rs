@@ -1,5 +1,5 @@
-//! Python function definitions by tree-sitter (rows, docstring, body) and the indentation
-//! helpers the edits use.
+//! Python function definitions by tree-sitter (rows, docstring, body), and the indentation
+//! and token helpers the edits use.
 
 use tree_sitter::Node;
 
@@ -209,5 +209,66 @@ pub(super) fn module_assignments_read(src: &str, start: usize, end: usize) -> Ve
         .map(|(s, _)| s.start_position().row + 1)
         .collect();
     out.sort_unstable();
+    out
+}
+
+/// A line's tokens ([`token_starts`]), each with the whitespace after it.
+pub(super) fn line_tokens(code: &str) -> Vec<(&str, &str)> {
+    let mut cuts = vec![0];
+    cuts.extend(token_starts(code));
+    cuts.push(code.len());
+    cuts.windows(2)
+        .filter(|w| w[0] < w[1])
+        .map(|w| {
+            let t = &code[w[0]..w[1]];
+            let word = t.trim_end();
+            (word, &t[word.len()..])
+        })
+        .collect()
+}
+
+/// Byte offsets where a line of Python's tokens start, after the first: words, runs of
+/// operator characters, strings (whole), single brackets and punctuation. Pure.
+pub(super) fn token_starts(code: &str) -> Vec<usize> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Class {
+        Word,
+        Op,
+        Other,
+    }
+    let class = |c: char| {
+        if c.is_alphanumeric() || c == '_' {
+            Class::Word
+        } else if "=!<>+-*/%&|^~@:".contains(c) {
+            Class::Op
+        } else {
+            Class::Other
+        }
+    };
+    let mut out = Vec::new();
+    let mut prev: Option<Class> = None;
+    let mut chars = code.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if c.is_whitespace() {
+            prev = None;
+            continue;
+        }
+        let k = class(c);
+        if i > 0 && (prev != Some(k) || k == Class::Other) {
+            out.push(i);
+        }
+        prev = Some(k);
+        if c == '\'' || c == '"' {
+            // A string is one token: no cut inside it.
+            while let Some((_, d)) = chars.next() {
+                if d == '\\' {
+                    chars.next();
+                } else if d == c {
+                    break;
+                }
+            }
+            prev = Some(Class::Other);
+        }
+    }
     out
 }

@@ -1,184 +1,27 @@
-//! Drawing the candidates and checking each in the container: apply, target tests, whole
-//! suite, diff, restore the edited files.
+//! Drawing the candidates, in rounds, and checking each in the container as it comes. Where
+//! they come from is the draw sources' business ([`super::sources`]); a round hands their
+//! candidates to the check in order, and stops when enough is drawn or the ledger says so.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 
-use super::edits::{FileEdit, parse_reply};
-use super::faithful::{self, Faithfulness};
-use super::infill::{
-    InfillShape, RETRY_SAMPLE, Site, apply_infill, continue_steps, continued_start, infill_context,
-    infill_plan, infill_sites, spliced,
-};
+use super::candidate::{Candidate, CandidatesOutcome, Passing};
+use super::check::{Against, assess, write_all};
+use super::edits::FileEdit;
+use super::infill::infill_sites;
 use super::prompt::{SYSTEM, prompt};
-use super::propagate::{combine, propagate, span};
-use super::rules::rule_edits;
+use super::propagate::span;
+use super::sources::{self, Done, Draw, FillMemo, Read, Reply, Round};
 use super::suspects::{suspects, suspects_ranked};
-use super::{CandidateConfig, DRAWS_PER_CANDIDATE, EditFormat, Outcome, Problem};
-use crate::agent::attempt::{Metered, StopReason};
+use super::{CandidateConfig, EditFormat, Outcome, Problem};
+use crate::agent::attempt::Metered;
 use crate::agent::localize::Ranked;
-use crate::agent::model::{
-    Alternative, FillTimings, Infill, Message, Model, ModelError, Request, Sampling, Usage,
-};
-use crate::agent::origin::{Draw as DrawKind, Origin};
-use crate::agent::tools::{self, TestRun, ToolConfig};
+use crate::agent::model::{Message, Model, ModelError};
+use crate::agent::tools::ToolConfig;
 use crate::agent::trajectory::{NodeRecord, Trajectory};
 use crate::sandbox::{Sandbox, SandboxError};
-use crate::verify::pysrc::parses_cleanly;
-
-/// One candidate after its check.
-#[derive(Debug, Clone)]
-pub struct Candidate {
-    pub index: usize,
-    pub status: Outcome,
-    pub detail: String,
-    /// The workspace diff with the candidate applied (passing and failing ones).
-    pub diff: String,
-    pub usage: Usage,
-    pub model_ms: u64,
-    /// Applying it, checking it, taking its diff and rolling back, in the container.
-    pub check_ms: u64,
-    /// The rollback alone.
-    pub rollback_ms: u64,
-    /// The model's reply as received.
-    pub reply: String,
-    /// The files it rewrote (checked candidates), for ranking by faithfulness.
-    pub edits: Vec<FileEdit>,
-    /// The server's prompt and generation time for a fill, when it says.
-    pub timings: Option<FillTimings>,
-    /// `partial` candidates: the targets it makes pass (the others still fail).
-    pub fixed: Vec<String>,
-    /// Where it came from: a rule, a fill (its shape and draw) or a chat reply.
-    pub origin: Origin,
-}
-
-impl Candidate {
-    /// A candidate not yet checked (status `error` until something says otherwise).
-    fn blank(index: usize, model_ms: u64) -> Self {
-        Candidate {
-            index,
-            status: Outcome::Error,
-            detail: String::new(),
-            diff: String::new(),
-            usage: Usage::default(),
-            model_ms,
-            check_ms: 0,
-            rollback_ms: 0,
-            reply: String::new(),
-            edits: Vec::new(),
-            timings: None,
-            fixed: Vec::new(),
-            origin: Origin::default(),
-        }
-    }
-
-    /// Changed lines of the diff (`+`/`-` lines, headers excluded): the size the winner is
-    /// chosen by.
-    pub fn diff_size(&self) -> usize {
-        diff_size(&self.diff)
-    }
-}
-
-/// `+`/`-` lines of a unified diff, headers excluded. Pure.
-pub fn diff_size(diff: &str) -> usize {
-    diff.lines()
-        .filter(|l| {
-            (l.starts_with('+') && !l.starts_with("+++"))
-                || (l.starts_with('-') && !l.starts_with("---"))
-        })
-        .count()
-}
-
-/// What the strategy spent and found.
-#[derive(Debug, Clone, Default)]
-pub struct CandidatesOutcome {
-    pub candidates: Vec<Candidate>,
-    pub model_ms: u64,
-    pub wall: Duration,
-    /// Why it drew fewer than asked, or found nothing to work on.
-    pub note: Option<String>,
-    /// The ledger's cap that stopped the drawing, if one did.
-    pub budget: Option<StopReason>,
-    /// The sandbox failed (not the model's doing).
-    pub infrastructure: Option<String>,
-}
-
-impl CandidatesOutcome {
-    /// Passing candidates, best first: those the verifier's pure generalisation layers
-    /// find nothing in ([`crate::verify::fit::assess`]: special cases for the tested inputs,
-    /// swallowed errors, dropped features, …), then the most faithful to the code they
-    /// replace ([`Faithfulness::key`]: none of its parameters or callees dropped, then the
-    /// fewest tokens changed), then the smallest diff, then drawing order.
-    pub fn passing(&self, problem: &Problem) -> Vec<Passing<'_>> {
-        let mut v: Vec<Passing> = self
-            .candidates
-            .iter()
-            .filter(|c| c.status == Outcome::Passing)
-            .map(|c| Passing::of(c, problem))
-            .collect();
-        v.sort_by_key(|p| {
-            (
-                p.fitted.len(),
-                p.faithful.key(),
-                p.candidate.diff_size(),
-                p.candidate.index,
-            )
-        });
-        v
-    }
-}
-
-/// A passing candidate with what ranks it.
-#[derive(Debug)]
-pub struct Passing<'a> {
-    pub candidate: &'a Candidate,
-    pub faithful: Faithfulness,
-    /// The kinds of the generalisation layers' findings (empty: it looks like a fix).
-    pub fitted: Vec<String>,
-}
-
-impl<'a> Passing<'a> {
-    /// What ranks `c` (pure, milliseconds: no container).
-    pub fn of(c: &'a Candidate, problem: &Problem) -> Self {
-        Passing {
-            candidate: c,
-            faithful: faithful::assess(&c.edits, &problem.files),
-            fitted: fitted(c, problem),
-        }
-    }
-
-    /// Nothing the generalisation layers flag and nothing of the replaced code's parameters
-    /// or callees dropped: the search can stop soon after it ([`drawn_enough`]).
-    pub fn clean(&self) -> bool {
-        self.fitted.is_empty() && self.faithful.dropped.is_empty()
-    }
-}
-
-/// The verifier's pure layers on one candidate's edits (milliseconds; no container).
-fn fitted(c: &Candidate, problem: &Problem) -> Vec<String> {
-    let edits: Vec<(String, Option<String>, String)> = c
-        .edits
-        .iter()
-        .map(|e| {
-            (
-                e.path.clone(),
-                problem.files.get(&e.path).cloned(),
-                e.content.clone(),
-            )
-        })
-        .collect();
-    let input =
-        crate::verify::fit::FitInput::of_edits(&edits, problem.tests.clone(), &problem.targets);
-    let mut kinds: Vec<String> = crate::verify::fit::assess(&input)
-        .findings
-        .into_iter()
-        .map(|f| f.kind)
-        .collect();
-    kinds.dedup();
-    kinds
-}
 
 /// One run of the strategy: the model on its tier, the container, the problem, the knobs and
 /// the ledger every model call is checked against and charged to.
@@ -197,29 +40,14 @@ pub struct Run<'a> {
     pub attempt: &'a str,
 }
 
-/// The sampling of candidate `i`: greedy first, then the temperature with seed `i + 1`.
-pub fn sampling(i: usize, temperature: f64) -> Sampling {
-    if i == 0 {
-        Sampling {
-            temperature: 0.0,
-            seed: 1,
-        }
-    } else {
-        Sampling {
-            temperature,
-            seed: i as u64 + 1,
-        }
-    }
-}
-
 /// Rounds of drawing at most: a round that ends on a `partial` candidate (some targets pass,
 /// nothing else broke) starts the next one on top of it, for the targets still failing.
 pub const MAX_ROUNDS: usize = 3;
 
 /// Draw the candidates and check each in the run's container (see the module docs), in
 /// rounds, for fixes that must change two places. Within a round, a `partial` candidate is
-/// also checked together with an earlier one that fixes other targets ([`second_look`]: a
-/// separator ignored by two functions, each with its test). A round that ends without a
+/// also checked together with an earlier one that fixes other targets (the check's second
+/// look: a separator ignored by two functions, each with its test). A round that ends without a
 /// pass but with a `partial` candidate starts the next on top of it (the one fixing the
 /// most targets): its edit stays in the workspace, only the targets still failing are
 /// asked for, and a test it fixed must not break again; the next round's diffs hold both
@@ -369,15 +197,8 @@ pub fn shift_ranked(ranked: &[Ranked], path: &str, before: &str, after: &str) ->
         .collect()
 }
 
-/// Write every edit's content to the workspace.
-async fn write_all(sandbox: &dyn Sandbox, edits: &[FileEdit]) -> Result<(), SandboxError> {
-    for e in edits {
-        write_file(sandbox, &e.path, e.content.as_bytes()).await?;
-    }
-    Ok(())
-}
-
-/// One round of drawing: draw the candidates and check each in the run's container.
+/// One round of drawing: what the draw sources hand over with no model call, then the
+/// model's turn over the queue of their draws, each candidate checked in the run's container.
 /// Candidate indices start at `offset`.
 async fn round(
     r: Run<'_>,
@@ -385,92 +206,148 @@ async fn round(
     offset: usize,
     memo: &FillMemo,
 ) -> CandidatesOutcome {
-    let Run {
-        model,
-        sandbox,
-        problem,
-        baseline_failing,
-        config: cfg,
-        tools: tools_cfg,
-        ..
-    } = r;
-    // Every model call of the round goes through the ledger: asked first, charged after.
-    let ledger = model.ledger();
-    let model: &dyn Model = model;
     let started = Instant::now();
     let mut out = CandidatesOutcome::default();
-    let sus = if problem.ranked.is_empty() {
+    let problem = r.problem;
+    let suspects = if problem.ranked.is_empty() {
         suspects(&problem.context.focus.code, &problem.files)
     } else {
         suspects_ranked(&problem.ranked, &problem.context.focus.code, &problem.files)
     };
-    if sus.is_empty() {
+    if suspects.is_empty() {
         out.note = Some(
             "no function to rewrite: the failing-code context located no code under test".into(),
         );
         out.wall = started.elapsed();
         return out;
     }
-    let against = Against {
-        sandbox,
+    let mut round = Round {
+        model: r.model,
         problem,
-        baseline_failing,
-        tools: tools_cfg,
+        config: r.config,
+        offset,
+        suspects,
+        sites: Vec::new(),
+        history: Vec::new(),
+        memo,
     };
+    let against = Against {
+        sandbox: r.sandbox,
+        problem,
+        baseline_failing: r.baseline_failing,
+        tools: r.tools,
+    };
+    // The edits checked in this round: the same edit again is a `duplicate`.
     let mut seen: BTreeSet<Vec<(String, String)>> = BTreeSet::new();
-    // Rule-based candidates first, in the first round of the first tier (they need no model:
-    // an escalated tier would only check them again): they cost no model time, and a clean
-    // pass among them leaves nothing to draw.
-    if offset == 0
-        && r.model.tier() == 0
-        && rules_first(&r, against, traj, &mut seen, &mut out, offset).await
-    {
+    if given_first(&r, &round, against, traj, &mut seen, &mut out).await {
         out.note = Some("a rule-based candidate passed: no fill drawn".into());
-        out.wall = started.elapsed();
-        return out;
+    } else if out.infrastructure.is_none() {
+        let overlap = overlap_checks(r.config, r.model);
+        let (first, queue) = open(&r, &mut round, overlap, traj).await;
+        let drawing = Drawing {
+            r: &r,
+            round: &round,
+            against,
+            overlap,
+        };
+        drawing.draw(first, queue, traj, &mut seen, &mut out).await;
     }
-    if out.infrastructure.is_some() {
-        out.wall = started.elapsed();
-        return out;
+    out.candidates.sort_by_key(|c| c.index);
+    out.wall = started.elapsed();
+    out
+}
+
+/// What the sources hand over with no model call ([`sources::given`]: the rules), checked one
+/// at a time before any draw. They stop at the first clean pass (true: nothing is drawn) or a
+/// container failure.
+async fn given_first(
+    r: &Run<'_>,
+    round: &Round<'_>,
+    at: Against<'_>,
+    traj: &mut Trajectory,
+    seen: &mut BTreeSet<Vec<(String, String)>>,
+    out: &mut CandidatesOutcome,
+) -> bool {
+    for (by, read) in sources::given(round) {
+        let mut cand = Candidate::blank(round.offset + out.candidates.len(), 0);
+        if let Err(e) = check_read(at, read, &out.candidates, seen, &mut cand).await {
+            out.infrastructure = Some(format!("checking {by} candidate {}: {e}", cand.index));
+            cand.detail = e.to_string();
+        }
+        record(traj, r, &cand);
+        let clean = cand.status == Outcome::Passing && Passing::of(&cand, at.problem).clean();
+        out.candidates.push(cand);
+        if clean || out.infrastructure.is_some() {
+            return clean;
+        }
     }
-    let offset = offset + out.candidates.len();
+    false
+}
+
+/// A draw asked, as it reaches the checks.
+struct Asked {
+    /// Its place in the model's turn (0: the first reply).
+    i: usize,
+    draw: Draw,
+    reply: Result<Reply, ModelError>,
+    took: Duration,
+}
+
+/// Open the model's turn: the sites fills can be drawn at, the queue of every source's
+/// planned draws, and the prompt in the trajectory. The first fill is asked here, alone: a
+/// server that refuses fill-in-the-middle (an Ollama model whose template has no suffix, a
+/// server that strips the special tokens) leaves the chat prompt, not a row of errors.
+async fn open(
+    r: &Run<'_>,
+    round: &mut Round<'_>,
+    overlap: bool,
+    traj: &mut Trajectory,
+) -> (Option<Asked>, VecDeque<Draw>) {
+    let (cfg, problem) = (round.config, round.problem);
     // Fill-in-the-middle on the most suspicious lines when the model has it and the fault
     // localization scored lines; else the chat prompt (`infill`'s fallback is `lines`).
-    let mut sites = if cfg.format == EditFormat::Infill && model.supports_infill() {
-        infill_sites(&problem.ranked, &problem.files, &cfg.shapes)
-    } else {
-        Vec::new()
-    };
-    // The first infill is asked here: a server that refuses fill-in-the-middle (an Ollama
-    // model whose template has no suffix, a server that strips the special tokens) leaves the
-    // chat prompt, not a row of errors.
+    if cfg.format == EditFormat::Infill && r.model.supports_infill() {
+        round.sites = infill_sites(&problem.ranked, &problem.files, &cfg.shapes);
+    }
+    let mut queue = sources::plan(round);
     let mut first = None;
     let mut fallback = None;
-    if let Some(site) = sites.first().filter(|_| ledger.check().is_none()) {
+    if !round.sites.is_empty()
+        && r.model.ledger().check().is_none()
+        && let Some(draw) = queue.pop_front()
+    {
         let t0 = Instant::now();
-        match infill_at(model, problem, site, sampling(0, cfg.temperature), "", memo).await {
+        match draw.by.ask(round, &draw).await {
             Err(e @ (ModelError::Rejected { .. } | ModelError::Unsupported(_))) => {
                 tracing::warn!("fill-in-the-middle refused, asking for lines instead: {e}");
                 fallback = Some(format!("fill-in-the-middle refused: {e}"));
-                sites.clear();
+                round.sites.clear();
+                queue = sources::plan(round);
             }
-            r => first = Some((0, Draw::new(0, 0), r, t0.elapsed())),
+            reply => {
+                first = Some(Asked {
+                    i: 0,
+                    draw,
+                    reply,
+                    took: t0.elapsed(),
+                })
+            }
         }
     }
-    let user = if sites.is_empty() {
-        prompt(problem, &sus, cfg.format)
+    let user = if round.sites.is_empty() {
+        prompt(problem, &round.suspects, cfg.format)
     } else {
-        let at: Vec<String> = sites
+        let at: Vec<String> = round
+            .sites
             .iter()
             .map(|s| format!("{}:{} ({:.2})", s.path, s.line, s.score))
             .collect();
         format!("fill in the middle, one line at a time: {}", at.join(", "))
     };
-    let format_used = match (cfg.format, sites.is_empty()) {
+    let format_used = match (cfg.format, round.sites.is_empty()) {
         (EditFormat::Infill, true) => EditFormat::Lines,
         (f, _) => f,
     };
-    let overlap = overlap_checks(cfg, model);
     traj.event(
         "candidates_prompt",
         &serde_json::json!({
@@ -490,348 +367,255 @@ async fn round(
             })).collect::<Vec<_>>(),
         }),
     );
-    let history = vec![Message::system(SYSTEM), Message::user(user)];
-    let k = cfg.count.max(1);
-    // Infill: each site greedy, then the best ones sampled. Chat: K samples, redrawn up to 2K.
-    let plan = infill_plan(&sites);
-    let draws = if sites.is_empty() {
-        k * DRAWS_PER_CANDIDATE
-    } else {
-        plan.len()
-    };
-    let parallel = cfg.parallel.max(1);
+    round.history = vec![Message::system(SYSTEM), Message::user(user)];
+    (first, queue)
+}
 
-    // Replies stream in (up to `parallel` in flight). With `overlap`, earlier ones are
-    // checked meanwhile: the container's test runs overlap the model's next generation.
-    // Without it, a request waits for the checks of the replies before it (a model on this
-    // machine would share its CPUs with them: both slower, and its time per fill inflated).
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let turns = tokio::sync::Semaphore::new(if overlap {
-        tokio::sync::Semaphore::MAX_PERMITS
-    } else {
-        parallel
-    });
-    let history = &history;
-    let sites = &sites;
-    let plan = &plan;
-    let turns = &turns;
-    let from = usize::from(first.is_some());
-    if let Some(item) = first {
-        if !overlap {
-            // Its check comes first; its turn is given back after it.
-            turns.forget_permits(1);
-        }
-        let _ = tx.send(item);
-    }
-    // The draws still to make, in order, as (site, sample) (chat: the sample alone). A greedy
-    // fill that gives the masked code back, or nothing, gets one sampled retry of its site
-    // next: its prompt is in the server's cache, so it costs only the generation.
-    let queue: std::sync::Mutex<std::collections::VecDeque<Draw>> =
-        std::sync::Mutex::new(if sites.is_empty() {
-            (from..draws).map(|i| Draw::new(0, i)).collect()
+/// The model's turn of one round.
+struct Drawing<'r, 'a> {
+    r: &'r Run<'a>,
+    round: &'r Round<'a>,
+    against: Against<'a>,
+    /// Whether the checks run while the model writes the next reply ([`overlap_checks`]).
+    overlap: bool,
+}
+
+impl Drawing<'_, '_> {
+    /// Ask the queue's draws in order and check each reply as it comes; after each check the
+    /// sources' follow-ups go first in the queue ([`sources::after`]). It stops when enough is
+    /// drawn ([`drawn_enough`]), the queue runs out, the ledger's cap is reached or the
+    /// container fails. `first`: the reply to a draw asked before the others.
+    ///
+    /// Replies stream in (up to `parallel` in flight). With `overlap`, earlier ones are
+    /// checked meanwhile: the container's test runs overlap the model's next generation.
+    /// Without it, a request waits for the checks of the replies before it (a model on this
+    /// machine would share its CPUs with them: both slower, and its time per fill inflated).
+    async fn draw(
+        &self,
+        first: Option<Asked>,
+        queue: VecDeque<Draw>,
+        traj: &mut Trajectory,
+        seen: &mut BTreeSet<Vec<(String, String)>>,
+        out: &mut CandidatesOutcome,
+    ) {
+        let (round, overlap) = (self.round, self.overlap);
+        // Every model call of the round goes through the ledger: asked first, charged after.
+        let ledger = self.r.model.ledger();
+        let k = round.config.count.max(1);
+        let parallel = round.config.parallel.max(1);
+        let infill = !round.sites.is_empty();
+        let draws = queue.len() + usize::from(first.is_some());
+        // The model's candidates are numbered after the ones handed over before.
+        let offset = round.offset + out.candidates.len();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let turns = tokio::sync::Semaphore::new(if overlap {
+            tokio::sync::Semaphore::MAX_PERMITS
         } else {
-            plan[from.min(plan.len())..]
-                .iter()
-                .map(|&(at, sample)| Draw::new(at, sample))
-                .collect()
+            parallel
         });
-    let queue = &queue;
-    let next_index = std::sync::atomic::AtomicUsize::new(from);
-    let next_index = &next_index;
-    let produce = async move {
-        // The ledger is asked before each request: a slot frees, the next one is asked for.
-        let mut replies = futures_util::stream::iter(from..)
-            .take_while(|_| std::future::ready(ledger.check().is_none()))
-            .map(|_| async move {
-                // Closed never; an error would only mean no wait.
-                if let Ok(p) = turns.acquire().await {
-                    p.forget();
-                }
-                // Taken after the turn: the retry of the reply just checked comes first.
-                let draw = queue.lock().ok()?.pop_front()?;
-                let i = next_index.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let t0 = Instant::now();
-                let r = if let Some(line) = &draw.splice {
-                    Ok(Reply {
-                        text: line.clone(),
-                        usage: Usage::default(),
-                        timings: None,
-                        alternatives: Vec::new(),
-                        reused: false,
-                    })
-                } else if sites.is_empty() {
-                    model
-                        .complete(&Request {
-                            messages: history,
-                            tools: &[],
-                            sample: Some(sampling(draw.sample, cfg.temperature)),
-                        })
-                        .await
-                        .map(|r| Reply {
-                            text: r.message.content,
-                            usage: r.usage,
-                            timings: None,
-                            alternatives: Vec::new(),
-                            reused: false,
-                        })
-                } else {
-                    let middle = draw.middle.as_deref().unwrap_or("");
-                    infill_at(
-                        model,
-                        problem,
-                        &sites[draw.at],
-                        sampling(draw.sample, cfg.temperature),
-                        middle,
-                        memo,
-                    )
-                    .await
-                    .map(|f| {
-                        let mut r = f;
-                        r.text.insert_str(0, middle);
-                        r
-                    })
-                };
-                Some((i, draw, r, t0.elapsed()))
-            })
-            .buffered(parallel);
-        while let Some(Some(item)) = replies.next().await {
-            if tx.send(item).is_err() {
-                break;
+        let turns = &turns;
+        let from = usize::from(first.is_some());
+        if let Some(item) = first {
+            if !overlap {
+                // Its check comes first; its turn is given back after it.
+                turns.forget_permits(1);
             }
+            let _ = tx.send(item);
         }
-    };
-    let mut checked = 0;
-    // Replies drawn when the first clean passing candidate came (see [`drawn_enough`]).
-    let mut clean_at: Option<usize> = None;
-    let consume = async {
-        while let Some((i, draw, reply, took)) = rx.recv().await {
-            let at = draw.at;
-            let model_ms = took.as_millis() as u64;
-            out.model_ms += model_ms;
-            let mut reply_text = String::new();
-            let mut branch_at = None;
-            let mut continue_at = None;
-            let mut splices = Vec::new();
-            let mut cand = Candidate::blank(offset + i, model_ms);
-            if let Err(ModelError::Budget(_)) = &reply {
-                // The ledger refused the call (or its wall time ran out): no candidate, the
-                // drawing stops below on the cap.
-                if let Some(cap) = ledger.check() {
+        let queue = std::sync::Mutex::new(queue);
+        let queue = &queue;
+        let next_index = std::sync::atomic::AtomicUsize::new(from);
+        let next_index = &next_index;
+        let produce = async move {
+            // The ledger is asked before each request: a slot frees, the next one is asked for.
+            let mut replies = futures_util::stream::iter(from..)
+                .take_while(|_| std::future::ready(ledger.check().is_none()))
+                .map(|_| async move {
+                    // Closed never; an error would only mean no wait.
+                    if let Ok(p) = turns.acquire().await {
+                        p.forget();
+                    }
+                    // Taken after the turn: the follow-ups of the reply just checked come first.
+                    let draw = queue.lock().ok()?.pop_front()?;
+                    let i = next_index.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let t0 = Instant::now();
+                    let reply = draw.by.ask(round, &draw).await;
+                    Some(Asked {
+                        i,
+                        draw,
+                        reply,
+                        took: t0.elapsed(),
+                    })
+                })
+                .buffered(parallel);
+            while let Some(Some(item)) = replies.next().await {
+                if tx.send(item).is_err() {
+                    break;
+                }
+            }
+        };
+        let mut checked = 0;
+        // Replies drawn when the first clean passing candidate came (see [`drawn_enough`]).
+        let mut clean_at: Option<usize> = None;
+        let consume = async {
+            while let Some(asked) = rx.recv().await {
+                out.model_ms += asked.took.as_millis() as u64;
+                if let Err(ModelError::Budget(_)) = &asked.reply {
+                    // The ledger refused the call (or its wall time ran out): no candidate,
+                    // the drawing stops below on the cap.
+                    if let Some(cap) = ledger.check() {
+                        out.budget = Some(cap);
+                    }
+                    continue;
+                }
+                // The candidate, checked, and what the sources draw next because of it.
+                let (cand, next) = self.take(asked, offset, seen, out, &mut checked).await;
+                if let Ok(mut q) = queue.lock() {
+                    for d in next.into_iter().rev() {
+                        q.push_front(d);
+                    }
+                }
+                record(traj, self.r, &cand);
+                out.candidates.push(cand);
+                if !overlap {
+                    turns.add_permits(1);
+                }
+                if out.infrastructure.is_some() || self.enough(out, checked, &mut clean_at) {
+                    break;
+                }
+                // A cap used up stops the requests (the producer asks the ledger first); the
+                // replies already paid for are still checked.
+                if out.budget.is_none()
+                    && let Some(cap) = ledger.check()
+                {
                     out.budget = Some(cap);
                 }
-                continue;
             }
-            match reply {
-                Err(e) => {
-                    cand.detail = format!("the model call failed: {e}");
-                    if e.is_setup() {
-                        out.infrastructure = Some(e.to_string());
-                    }
-                }
-                Ok(Reply {
-                    text,
-                    usage,
-                    timings,
-                    alternatives,
-                    reused,
-                }) => {
-                    cand.timings = timings;
-                    reply_text = text.clone();
-                    cand.reply = text.clone();
-                    cand.origin = if sites.is_empty() {
-                        Origin::Chat {
-                            sample: draw.sample,
-                        }
-                    } else {
-                        Origin::Fill {
-                            at: format!("{}:{}", sites[at].path, sites[at].line),
-                            shape: sites[at].shape.as_str().into(),
-                            draw: if draw.splice.is_some() {
-                                DrawKind::Spliced
-                            } else if draw.continued > 0 {
-                                DrawKind::Continued
-                            } else if draw.middle.is_some() {
-                                DrawKind::RunnerUp
-                            } else if reused {
-                                DrawKind::Reused
-                            } else if draw.sample > 0 {
-                                DrawKind::Sampled
-                            } else {
-                                DrawKind::Greedy
-                            },
-                        }
-                    };
-                    cand.usage = usage;
-                    let parsed = if sites.is_empty() {
-                        parse_reply(&text, &sus, &problem.files)
-                    } else {
-                        let site = &sites[at];
-                        // A branch says so: its fill is the model's runner-up, not a sample.
-                        let how = match (draw.middle.is_some(), reused) {
-                            _ if draw.splice.is_some() => " (spliced)",
-                            _ if draw.continued > 0 && reused => " (continued, reused)",
-                            _ if draw.continued > 0 => " (continued)",
-                            (true, false) => " (runner-up)",
-                            (true, true) => " (runner-up, reused)",
-                            // The same request earlier in this run: its answer again.
-                            (false, true) => " (reused)",
-                            (false, false) => "",
-                        };
-                        reply_text = format!("{}{how} ← {text}", site.label());
-                        branch_at = branch(&text, &alternatives);
-                        let masked = problem
-                            .files
-                            .get(&site.path)
-                            .zip(site.line.checked_sub(1))
-                            .and_then(|(src, i)| src.lines().nth(i));
-                        continue_at = masked.and_then(|m| continued_start(m, &text));
-                        if draw.splice.is_none() && site.shape == InfillShape::Line {
-                            splices = masked.map(|m| spliced(m, &text)).unwrap_or_default();
-                            if !splices.is_empty() {
-                                splices.retain(parses_at(site, &problem.files));
-                            }
-                        }
-                        cand.reply = reply_text.clone();
-                        apply_infill(&text, site, &problem.files).map(|e| vec![e])
-                    };
-                    match parsed {
-                        Err(e) => {
-                            cand.status = e.status();
-                            cand.detail = e.detail().into();
-                        }
-                        Ok(edits) => {
-                            match assess(against, edits, &out.candidates, &mut seen, &mut cand)
-                                .await
-                            {
-                                Ok(true) => checked += 1,
-                                Ok(false) => {}
-                                Err(e) => {
-                                    out.infrastructure =
-                                        Some(format!("checking candidate {i}: {e}"));
-                                    cand.detail = e.to_string();
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            // A greedy fill that gave the masked code back, or nothing, is retried at once:
-            // from the model's most likely token it did not take, else sampled.
-            if !sites.is_empty()
-                && draw.sample == 0
-                && draw.middle.is_none()
-                && draw.splice.is_none()
-                && matches!(cand.status, Outcome::NotApplied | Outcome::Unparsed)
-                && let Ok(mut q) = queue.lock()
-            {
-                q.push_front(match branch_at {
-                    Some(middle) => Draw {
-                        middle: Some(middle),
-                        ..Draw::new(at, 0)
-                    },
-                    None => Draw::new(at, RETRY_SAMPLE),
-                });
-            }
-            // A greedy one-line fill that departs from the masked line and fails is
-            // continued at once from the masked line's own text through the token where it
-            // departed (its prompt is in the server's cache: only the start and the rest of
-            // the line are evaluated), and again from where that departs, along the line
-            // ([`continue_steps`]). A passing one too: each step keeps more of the line, and
-            // a later step that passes is the more faithful fix (it ranks first).
-            let departs = matches!(
-                cand.status,
-                Outcome::Failing | Outcome::Partial | Outcome::Duplicate | Outcome::Passing
-            );
-            if !sites.is_empty()
-                && sites[at].shape == InfillShape::Line
-                && draw.sample == 0
-                && draw.splice.is_none()
-                && (draw.middle.is_none() || draw.continued > 0)
-                && draw.continued < continue_steps(at)
-                && departs
-                && let Some(start) = continue_at
-                && let Ok(mut q) = queue.lock()
-            {
-                q.push_front(Draw {
-                    middle: Some(start),
-                    continued: draw.continued + 1,
-                    ..Draw::new(at, 0)
-                });
-            }
-            // Its one-token splices into the masked line ([`spliced`]) come first: no model
-            // time, one check each, and the smallest edits that take the model's point.
-            if departs
-                && draw.sample == 0
-                && let Ok(mut q) = queue.lock()
-            {
-                for line in splices.into_iter().rev() {
-                    q.push_front(Draw {
-                        splice: Some(line),
-                        ..Draw::new(at, 0)
-                    });
-                }
-            }
-            record(traj, &r, &cand, reply_text);
-            out.candidates.push(cand);
-            if !overlap {
-                turns.add_permits(1);
-            }
-            if out.infrastructure.is_some() {
-                break;
-            }
-            let passing = out
-                .candidates
-                .iter()
-                .filter(|c| c.status == Outcome::Passing)
-                .count();
-            if clean_at.is_none()
-                && let Some(c) = out.candidates.last()
-                && c.status == Outcome::Passing
-                && Passing::of(c, problem).clean()
-            {
-                clean_at = Some(out.candidates.len());
-            }
-            let infill = !sites.is_empty();
-            if drawn_enough(infill, k, checked, passing, clean_at, out.candidates.len()) {
-                break;
-            }
-            // A cap used up stops the requests (the producer asks the ledger first); the
-            // replies already paid for are still checked.
-            if out.budget.is_none()
-                && let Some(cap) = ledger.check()
-            {
-                out.budget = Some(cap);
+        };
+        // The consumer decides when enough is drawn: a request still in flight then is dropped.
+        {
+            let mut consume = std::pin::pin!(consume);
+            tokio::select! {
+                biased;
+                () = &mut consume => {}
+                () = produce => consume.await,
             }
         }
-    };
-    // The consumer decides when enough is drawn: a request still in flight then is dropped.
-    {
-        let mut consume = std::pin::pin!(consume);
-        tokio::select! {
-            biased;
-            () = &mut consume => {}
-            () = produce => consume.await,
+        if out.budget.is_none()
+            && let Some(cap) = ledger.check()
+        {
+            // The producer stopped asking: the cap came between two requests.
+            out.budget = Some(cap);
+        }
+        if let Some(cap) = out.budget
+            && out.note.is_none()
+        {
+            let n = out.candidates.len();
+            out.note = Some(if infill {
+                format!("stopped after {n} of {draws} fills ({checked} checked): {cap}")
+            } else {
+                format!("stopped after {checked} of {k} candidates ({n} replies): {cap}")
+            });
         }
     }
-    if out.budget.is_none()
-        && let Some(cap) = ledger.check()
-    {
-        // The producer stopped asking: the cap came between two requests.
-        out.budget = Some(cap);
+}
+
+impl Drawing<'_, '_> {
+    /// Reply `i` of the turn as a candidate (numbered from `offset`), read by its source and
+    /// checked (`checked` counts it), with the draws the sources put first because of it
+    /// ([`sources::after`]).
+    async fn take(
+        &self,
+        Asked {
+            i,
+            draw,
+            reply,
+            took,
+        }: Asked,
+        offset: usize,
+        seen: &mut BTreeSet<Vec<(String, String)>>,
+        out: &mut CandidatesOutcome,
+        checked: &mut usize,
+    ) -> (Candidate, Vec<Draw>) {
+        let mut cand = Candidate::blank(offset + i, took.as_millis() as u64);
+        let (text, alternatives) = match reply {
+            Err(e) => {
+                cand.detail = format!("the model call failed: {e}");
+                if e.is_setup() {
+                    out.infrastructure = Some(e.to_string());
+                }
+                (String::new(), Vec::new())
+            }
+            Ok(reply) => {
+                let read = draw.by.read(self.round, &draw, &reply);
+                cand.timings = reply.timings;
+                cand.usage = reply.usage;
+                match check_read(self.against, read, &out.candidates, seen, &mut cand).await {
+                    Ok(true) => *checked += 1,
+                    Ok(false) => {}
+                    Err(e) => {
+                        out.infrastructure = Some(format!("checking candidate {i}: {e}"));
+                        cand.detail = e.to_string();
+                    }
+                }
+                (reply.text, reply.alternatives)
+            }
+        };
+        let done = Done {
+            draw: &draw,
+            status: cand.status,
+            text: &text,
+            alternatives: &alternatives,
+        };
+        let next = sources::after(self.round, &done);
+        (cand, next)
     }
-    if let Some(cap) = out.budget
-        && out.note.is_none()
-    {
-        let n = out.candidates.len();
-        out.note = Some(if sites.is_empty() {
-            format!("stopped after {checked} of {k} candidates ({n} replies): {cap}")
-        } else {
-            format!("stopped after {n} of {draws} fills ({checked} checked): {cap}")
-        });
+
+    /// Whether enough is drawn ([`drawn_enough`]) now that `out` has its latest candidate;
+    /// `clean_at` is set when that one is the first clean pass.
+    fn enough(
+        &self,
+        out: &CandidatesOutcome,
+        checked: usize,
+        clean_at: &mut Option<usize>,
+    ) -> bool {
+        let passing = out
+            .candidates
+            .iter()
+            .filter(|c| c.status == Outcome::Passing)
+            .count();
+        if clean_at.is_none()
+            && let Some(c) = out.candidates.last()
+            && c.status == Outcome::Passing
+            && Passing::of(c, self.round.problem).clean()
+        {
+            *clean_at = Some(out.candidates.len());
+        }
+        let (infill, k) = (!self.round.sites.is_empty(), self.round.config.count.max(1));
+        drawn_enough(infill, k, checked, passing, *clean_at, out.candidates.len())
     }
-    out.candidates.sort_by_key(|c| c.index);
-    out.wall = started.elapsed();
-    out
+}
+
+/// Set a candidate's origin and reply from `read`, and check its edits ([`assess`]); a reply
+/// that made none is `unparsed` or `not_applied`. Ok(true): it was checked. Err: the container
+/// failed.
+async fn check_read(
+    at: Against<'_>,
+    read: Read,
+    earlier: &[Candidate],
+    seen: &mut BTreeSet<Vec<(String, String)>>,
+    cand: &mut Candidate,
+) -> Result<bool, SandboxError> {
+    cand.origin = read.origin;
+    cand.reply = read.label;
+    match read.edits {
+        Err(e) => {
+            cand.status = e.status();
+            cand.detail = e.detail().into();
+            Ok(false)
+        }
+        Ok(edits) => assess(at, edits, earlier, seen, cand).await,
+    }
 }
 
 /// Draws after the first clean passing fill (nothing the generalisation layers flag,
@@ -864,216 +648,8 @@ pub fn overlap_checks(cfg: &CandidateConfig, model: &dyn Model) -> bool {
     cfg.overlap.unwrap_or_else(|| !model.on_this_machine())
 }
 
-/// One draw still to make: its site, its sample (0: greedy, see [`sampling`]), and the start
-/// its fill continues from when it is a branch of an earlier fill.
-#[derive(Debug, Clone)]
-struct Draw {
-    at: usize,
-    sample: usize,
-    middle: Option<String>,
-    /// Which continuation of a departing greedy fill this is ([`continued_start`]); 0: none.
-    continued: usize,
-    /// A line spliced from a fill ([`spliced`]): checked as it is, no model asked.
-    splice: Option<String>,
-}
-
-impl Draw {
-    fn new(at: usize, sample: usize) -> Self {
-        Draw {
-            at,
-            sample,
-            middle: None,
-            continued: 0,
-            splice: None,
-        }
-    }
-}
-
-/// A reply as the consumer needs it, from a chat completion or a fill.
-struct Reply {
-    text: String,
-    usage: Usage,
-    timings: Option<FillTimings>,
-    alternatives: Vec<Alternative>,
-    /// Answered from the run's [`FillMemo`], not asked of the model.
-    reused: bool,
-}
-
-impl From<crate::agent::model::Filled> for Reply {
-    fn from(f: crate::agent::model::Filled) -> Self {
-        Reply {
-            text: f.text,
-            usage: f.usage,
-            timings: f.timings,
-            alternatives: f.alternatives,
-            reused: false,
-        }
-    }
-}
-
-/// Whether a line in place of `site`'s masked line leaves its file parsing as it did: a
-/// splice that breaks the syntax is not worth a test run. The file as it is is parsed once.
-fn parses_at<'a>(
-    site: &'a Site,
-    files: &'a std::collections::BTreeMap<String, String>,
-) -> impl FnMut(&String) -> bool + 'a {
-    let broken_before = files.get(&site.path).map(|f| !parses_cleanly(f));
-    move |line| match (broken_before, apply_infill(line, site, files)) {
-        (Some(broken), Ok(edit)) => broken || parses_cleanly(&edit.content),
-        _ => false,
-    }
-}
-
-/// Runner-up tokens asked for per generated position of a greedy fill.
-const ALTERNATIVES: u8 = 5;
-
-/// Where to branch a fill that gave the masked code back: the most likely token the model
-/// did not take whose start is not the fill's own start give or take whitespace (`" a"` for
-/// `"a"` is the same line), nor a comment or a docstring (that deletes the line's code: 6 of
-/// the first 58 branches on the mutation bench). The returned text is the branch's known
-/// start. Pure.
-pub fn branch(fill: &str, alternatives: &[Alternative]) -> Option<String> {
-    let squeeze = |s: &str| s.split_whitespace().collect::<String>();
-    let fill = squeeze(fill);
-    alternatives
-        .iter()
-        .filter(|a| !a.token.contains('\n') && !a.token.trim().is_empty())
-        .map(|a| format!("{}{}", a.before, a.token))
-        .filter(|start| !start.trim_start().starts_with(['#', '"', '\'']))
-        .find(|start| !fill.starts_with(&squeeze(start)))
-}
-
-/// Fills already answered in this run, by their request. A later round asks again at every
-/// site, and a site whose prompt window does not reach the kept edit gets the same prompt,
-/// seed and temperature: the answer would be the same (greedy, or seeded), so it is reused
-/// and only the combination with the kept edit is new. On the mutation bench 55 of the 68
-/// later-round draws repeated an earlier reply (91 model-s).
-#[derive(Default)]
-struct FillMemo(std::sync::Mutex<std::collections::HashMap<String, crate::agent::model::Filled>>);
-
-impl FillMemo {
-    fn key(i: &Infill<'_>) -> String {
-        let s = i.sample.map(|s| (s.temperature.to_bits(), s.seed));
-        // The parts joined by a byte no source text or stop string holds.
-        format!(
-            "{}\u{0}{}\u{0}{}\u{0}{}\u{0}{:?}\u{0}{}\u{0}{}",
-            i.prefix,
-            i.suffix,
-            i.middle,
-            i.stop.join("\u{1}"),
-            s,
-            i.max_tokens,
-            i.alternatives
-        )
-    }
-
-    fn get(&self, i: &Infill<'_>) -> Option<Reply> {
-        let hit = self.0.lock().ok()?.get(&Self::key(i)).cloned()?;
-        // Nothing was asked of the model: no tokens, no server time.
-        Some(Reply {
-            text: hit.text,
-            usage: Usage::default(),
-            timings: None,
-            alternatives: hit.alternatives,
-            reused: true,
-        })
-    }
-
-    fn put(&self, i: &Infill<'_>, f: &crate::agent::model::Filled) {
-        if let Ok(mut m) = self.0.lock() {
-            m.insert(Self::key(i), f.clone());
-        }
-    }
-}
-
-/// One fill-in-the-middle request for `site`; `middle`: the start its fill continues. The
-/// same request a second time is answered from `memo`.
-async fn infill_at(
-    model: &dyn Model,
-    problem: &Problem,
-    site: &Site,
-    sample: Sampling,
-    middle: &str,
-    memo: &FillMemo,
-) -> Result<Reply, ModelError> {
-    let src = problem.files.get(&site.path).map_or("", String::as_str);
-    let (prefix, suffix) = infill_context(src, site);
-    let (stop, max_tokens) = site.limits(src);
-    let stop: Vec<&str> = stop.iter().map(String::as_str).collect();
-    let request = Infill {
-        prefix: &prefix,
-        suffix: &suffix,
-        stop: &stop,
-        max_tokens,
-        sample: Some(sample),
-        middle,
-        // Only a greedy fill is branched.
-        alternatives: if sample.temperature == 0.0 && middle.is_empty() {
-            ALTERNATIVES
-        } else {
-            0
-        },
-    };
-    if let Some(hit) = memo.get(&request) {
-        return Ok(hit);
-    }
-    let filled = model.infill(&request).await?;
-    memo.put(&request, &filled);
-    Ok(Reply::from(filled))
-}
-
-/// What a candidate is checked against.
-#[derive(Clone, Copy)]
-struct Against<'a> {
-    sandbox: &'a dyn Sandbox,
-    problem: &'a Problem,
-    baseline_failing: &'a [String],
-    tools: &'a ToolConfig,
-}
-
-/// Check `edits` unless an earlier candidate had them (then `duplicate`), give it its second
-/// look, and set the candidate's status, detail, diff and edits from the result. Ok(true):
-/// it was checked. Err: the container failed.
-async fn assess(
-    at: Against<'_>,
-    edits: Vec<FileEdit>,
-    earlier: &[Candidate],
-    seen: &mut BTreeSet<Vec<(String, String)>>,
-    cand: &mut Candidate,
-) -> Result<bool, SandboxError> {
-    let key: Vec<(String, String)> = edits
-        .iter()
-        .map(|e| (e.path.clone(), e.content.clone()))
-        .collect();
-    if !seen.insert(key) {
-        cand.status = Outcome::Duplicate;
-        cand.detail = "the same edit as an earlier candidate".into();
-        return Ok(false);
-    }
-    let first = check(
-        at.sandbox,
-        &edits,
-        at.problem,
-        at.baseline_failing,
-        at.tools,
-    )
-    .await?;
-    let (edits, c) = match second_look(at, &edits, &first, earlier, seen).await? {
-        Some(more) => more,
-        None => (edits, first),
-    };
-    cand.status = c.status;
-    cand.detail = c.detail;
-    cand.diff = c.diff;
-    cand.edits = edits;
-    cand.fixed = c.fixed;
-    cand.check_ms = c.check_ms;
-    cand.rollback_ms = c.rollback_ms;
-    Ok(true)
-}
-
 /// The candidate's node in the trajectory.
-fn record(traj: &mut Trajectory, r: &Run<'_>, cand: &Candidate, reply: String) {
+fn record(traj: &mut Trajectory, r: &Run<'_>, cand: &Candidate) {
     traj.node(&NodeRecord {
         id: format!("{}.c{}", r.attempt, cand.index),
         parent: Some(r.attempt.to_string()),
@@ -1091,392 +667,8 @@ fn record(traj: &mut Trajectory, r: &Run<'_>, cand: &Candidate, reply: String) {
         tokens: cand.usage.total(),
         model_ms: cand.model_ms,
         rollback_ms: cand.rollback_ms,
-        reply,
+        reply: cand.reply.clone(),
         timings: cand.timings,
         origin: Some(cand.origin.clone()),
     });
-}
-
-/// The rule-based candidates ([`rule_edits`]), checked before any fill is drawn; they stop at
-/// the first clean pass (the caller then draws nothing) or a container failure. true: one
-/// passed clean.
-async fn rules_first(
-    r: &Run<'_>,
-    at: Against<'_>,
-    traj: &mut Trajectory,
-    seen: &mut BTreeSet<Vec<(String, String)>>,
-    out: &mut CandidatesOutcome,
-    offset: usize,
-) -> bool {
-    for rule in rule_edits(at.problem) {
-        let mut cand = Candidate::blank(offset + out.candidates.len(), 0);
-        cand.reply = format!("rule {}: {}", rule.rule, rule.what);
-        cand.origin = Origin::Rule {
-            rule: rule.rule.to_string(),
-        };
-        if let Err(e) = assess(at, rule.edits, &out.candidates, seen, &mut cand).await {
-            out.infrastructure = Some(format!("checking rule candidate {}: {e}", cand.index));
-            cand.detail = e.to_string();
-        }
-        let reply = cand.reply.clone();
-        record(traj, r, &cand, reply);
-        let clean = cand.status == Outcome::Passing && Passing::of(&cand, at.problem).clean();
-        out.candidates.push(cand);
-        if clean || out.infrastructure.is_some() {
-            return clean;
-        }
-    }
-    false
-}
-
-/// One more check a candidate may earn, for fixes that span places. A one-line change that
-/// still fails is checked with its rewrite wherever else the file has the replaced text
-/// ([`propagate`]); a `partial` one together with an earlier partial one that fixes other
-/// targets ([`combine`]). Some((edits, check)) replaces the candidate's own when it got
-/// further (a pass, or more targets passing). Edits seen before are not checked again.
-async fn second_look(
-    at: Against<'_>,
-    edits: &[FileEdit],
-    first: &Checked,
-    earlier: &[Candidate],
-    seen: &mut BTreeSet<Vec<(String, String)>>,
-) -> Result<Option<(Vec<FileEdit>, Checked)>, SandboxError> {
-    let mut tries: Vec<(Vec<FileEdit>, String)> = Vec::new();
-    match first.status {
-        Outcome::Failing => {
-            if let [e] = edits
-                && let Some(orig) = at.problem.files.get(&e.path)
-                && let Some(p) = propagate(orig, e)
-            {
-                let lines: Vec<String> = p.lines.iter().map(|l| l.to_string()).collect();
-                tries.push((
-                    vec![p.edit],
-                    format!("with the same change on line {} too", lines.join(", ")),
-                ));
-            }
-        }
-        Outcome::Partial => {
-            for c in earlier.iter().filter(|c| c.status == Outcome::Partial) {
-                let covers = |a: &[String], b: &[String]| b.iter().all(|t| a.contains(t));
-                if covers(&c.fixed, &first.fixed) || covers(&first.fixed, &c.fixed) {
-                    continue;
-                }
-                if let Some(both) = combine(&at.problem.files, &c.edits, edits) {
-                    tries.push((both, format!("with candidate {}'s edit too", c.index)));
-                }
-            }
-        }
-        _ => {}
-    }
-    for (more, how) in tries {
-        let key: Vec<(String, String)> = more
-            .iter()
-            .map(|e| (e.path.clone(), e.content.clone()))
-            .collect();
-        if !seen.insert(key) {
-            continue;
-        }
-        let c = check(at.sandbox, &more, at.problem, at.baseline_failing, at.tools).await?;
-        let further = c.status == Outcome::Passing
-            || (c.status == Outcome::Partial && c.fixed.len() > first.fixed.len());
-        if further {
-            let detail = format!("{how}: {}; alone: {}", c.detail, first.detail);
-            let c = Checked {
-                detail,
-                check_ms: c.check_ms + first.check_ms,
-                rollback_ms: c.rollback_ms + first.rollback_ms,
-                ..c
-            };
-            return Ok(Some((more, c)));
-        }
-    }
-    Ok(None)
-}
-
-pub(super) struct Checked {
-    status: Outcome,
-    detail: String,
-    /// `Partial`: the targets that pass.
-    fixed: Vec<String>,
-    diff: String,
-    check_ms: u64,
-    rollback_ms: u64,
-}
-
-/// Apply `edits`, run the targets (then the whole suite when they pass), take the diff, and
-/// restore the files' original bytes.
-async fn check(
-    sandbox: &dyn Sandbox,
-    edits: &[FileEdit],
-    problem: &Problem,
-    baseline_failing: &[String],
-    tools_cfg: &ToolConfig,
-) -> Result<Checked, SandboxError> {
-    let t0 = Instant::now();
-    for e in edits {
-        write_file(sandbox, &e.path, e.content.as_bytes()).await?;
-    }
-    let verdict = async {
-        // No target visible here (a task's hidden tests): the whole suite alone, below.
-        if !problem.targets.is_empty() {
-            let targets = tools::run_tests(sandbox, tools_cfg, &problem.targets).await?;
-            if let Some(why) = targets_fail(&targets, &problem.targets) {
-                let fixed = fixed_targets(&targets, &problem.targets);
-                if fixed.is_empty() {
-                    return Ok::<_, SandboxError>((Outcome::Failing, why, Vec::new()));
-                }
-                // Some targets pass: a step, if the whole suite says nothing else broke.
-                let all = tools::run_tests(sandbox, tools_cfg, &[]).await?;
-                let broken = all.summary.as_ref().map(|s| {
-                    s.failing
-                        .iter()
-                        .filter(|f| {
-                            fixed.contains(f)
-                                || (!baseline_failing.contains(f) && !problem.targets.contains(f))
-                        })
-                        .collect::<Vec<_>>()
-                });
-                return Ok(match broken {
-                    Some(b) if b.is_empty() => (
-                        Outcome::Partial,
-                        format!(
-                            "{} of {} targets pass ({}); {why}",
-                            fixed.len(),
-                            problem.targets.len(),
-                            join_ids(&fixed.iter().collect::<Vec<_>>())
-                        ),
-                        fixed,
-                    ),
-                    Some(b) => (
-                        Outcome::Failing,
-                        format!("{why}; and it breaks tests that passed: {}", join_ids(&b)),
-                        Vec::new(),
-                    ),
-                    None => (Outcome::Failing, why, Vec::new()),
-                });
-            }
-        }
-        // The targets pass: nothing else may break.
-        let all = tools::run_tests(sandbox, tools_cfg, &[]).await?;
-        let Some(s) = &all.summary else {
-            return Ok((
-                Outcome::Failing,
-                "the whole suite produced no report".into(),
-                Vec::new(),
-            ));
-        };
-        let broken: Vec<&String> = s
-            .failing
-            .iter()
-            .filter(|f| !baseline_failing.contains(f) && !problem.targets.contains(f))
-            .collect();
-        let still: Vec<&String> = s
-            .failing
-            .iter()
-            .filter(|f| problem.targets.contains(f))
-            .collect();
-        if !still.is_empty() {
-            return Ok((
-                Outcome::Failing,
-                format!("targets fail in the whole suite: {}", join_ids(&still)),
-                Vec::new(),
-            ));
-        }
-        if !broken.is_empty() {
-            return Ok((
-                Outcome::Failing,
-                format!("breaks tests that passed: {}", join_ids(&broken)),
-                Vec::new(),
-            ));
-        }
-        if problem.targets.is_empty() {
-            return Ok((
-                Outcome::Passing,
-                format!(
-                    "{} passed; the targets are not in the sandbox (the verifier runs them)",
-                    s.passed
-                ),
-                Vec::new(),
-            ));
-        }
-        Ok((Outcome::Passing, format!("{} passed", s.passed), Vec::new()))
-    }
-    .await;
-    let diff = sandbox.diff().await;
-    let r0 = Instant::now();
-    for e in edits {
-        match problem.files.get(&e.path) {
-            Some(orig) => write_file(sandbox, &e.path, orig.as_bytes()).await?,
-            None => {
-                return Err(SandboxError::Other(format!(
-                    "no original of {} to roll back to",
-                    e.path
-                )));
-            }
-        }
-    }
-    let rollback_ms = r0.elapsed().as_millis() as u64;
-    let (status, detail, fixed) = verdict?;
-    Ok(Checked {
-        status,
-        detail,
-        fixed,
-        diff: diff?,
-        check_ms: t0.elapsed().as_millis() as u64,
-        rollback_ms,
-    })
-}
-
-pub(super) fn join_ids(ids: &[&String]) -> String {
-    let shown: Vec<&str> = ids.iter().take(5).map(|s| s.as_str()).collect();
-    let more = ids.len().saturating_sub(5);
-    if more > 0 {
-        format!("{} and {more} more", shown.join(", "))
-    } else {
-        shown.join(", ")
-    }
-}
-
-/// Why the target run does not pass (None: every target passed). Pure.
-pub(super) fn targets_fail(run: &TestRun, targets: &[String]) -> Option<String> {
-    let Some(s) = &run.summary else {
-        return Some("the target tests produced no report".into());
-    };
-    let failing: Vec<&String> = s.failing.iter().collect();
-    if !failing.is_empty() {
-        return Some(format!("still failing: {}", join_ids(&failing)));
-    }
-    if s.passed == 0 || (!targets.is_empty() && s.passed < targets.len()) {
-        return Some(format!(
-            "{} of {} target tests ran and passed",
-            s.passed,
-            targets.len()
-        ));
-    }
-    None
-}
-
-/// The targets a target run passed while others failed (empty: none, only one target, or
-/// the run does not account for every target). Pure.
-pub fn fixed_targets(run: &TestRun, targets: &[String]) -> Vec<String> {
-    let Some(s) = &run.summary else {
-        return Vec::new();
-    };
-    if targets.len() < 2 || s.failing.iter().any(|f| !targets.contains(f)) {
-        return Vec::new();
-    }
-    let fixed: Vec<String> = targets
-        .iter()
-        .filter(|t| !s.failing.contains(t))
-        .cloned()
-        .collect();
-    // Every target ran: the passing ones are the ones not failing.
-    if fixed.len() == targets.len() || s.passed < fixed.len() {
-        return Vec::new();
-    }
-    fixed
-}
-
-/// [`tools::write_file`], its failure an error.
-async fn write_file(sandbox: &dyn Sandbox, path: &str, bytes: &[u8]) -> Result<(), SandboxError> {
-    let r = tools::write_file(sandbox, path, bytes.to_vec()).await?;
-    if r.status.success() {
-        Ok(())
-    } else {
-        Err(SandboxError::Other(format!(
-            "cannot write {path}: {}",
-            r.output.render().trim()
-        )))
-    }
-}
-
-#[cfg(test)]
-mod memo_tests {
-    use super::*;
-    use crate::agent::candidates::InfillShape;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    /// Answers every fill with the number of the call, and counts the calls.
-    struct Numbered(AtomicUsize);
-
-    #[async_trait::async_trait]
-    impl Model for Numbered {
-        async fn complete(
-            &self,
-            _req: &Request<'_>,
-        ) -> Result<crate::agent::model::Response, ModelError> {
-            Err(ModelError::Unsupported("fills only".into()))
-        }
-        fn spec(&self) -> String {
-            "test:numbered".into()
-        }
-        fn describe(&self) -> String {
-            self.spec()
-        }
-        fn supports_infill(&self) -> bool {
-            true
-        }
-        async fn infill(
-            &self,
-            _req: &Infill<'_>,
-        ) -> Result<crate::agent::model::Filled, ModelError> {
-            let n = self.0.fetch_add(1, Ordering::SeqCst);
-            Ok(crate::agent::model::Filled {
-                text: format!("    return {n}"),
-                usage: Usage {
-                    prompt_tokens: 10,
-                    completion_tokens: 3,
-                },
-                timings: None,
-                alternatives: Vec::new(),
-            })
-        }
-    }
-
-    #[tokio::test]
-    async fn the_same_fill_request_is_answered_once_and_costs_nothing_the_second_time() {
-        let src = "def f(a):\n    b = a\n    return b\n";
-        let problem = Problem::one_suspect("m.py", "f", src, "", (1, 3), &[3]);
-        let site = |line| Site {
-            path: "m.py".into(),
-            line,
-            end: line,
-            shape: InfillShape::Line,
-            func: (1, 3),
-            score: 1.0,
-        };
-        let model = Numbered(AtomicUsize::new(0));
-        let memo = FillMemo::default();
-        let greedy = sampling(0, 0.8);
-        let first = infill_at(&model, &problem, &site(3), greedy, "", &memo)
-            .await
-            .unwrap();
-        let again = infill_at(&model, &problem, &site(3), greedy, "", &memo)
-            .await
-            .unwrap();
-        assert_eq!(model.0.load(Ordering::SeqCst), 1, "asked once");
-        assert_eq!(again.text, first.text);
-        assert_eq!(again.usage, Usage::default(), "no tokens spent on a reuse");
-        assert!(again.reused && !first.reused);
-        assert_eq!(first.usage.prompt_tokens, 10);
-        // Another seed, another start, another site, or another text around the gap: asked.
-        infill_at(&model, &problem, &site(3), sampling(1, 0.8), "", &memo)
-            .await
-            .unwrap();
-        infill_at(&model, &problem, &site(3), greedy, "    return", &memo)
-            .await
-            .unwrap();
-        infill_at(&model, &problem, &site(2), greedy, "", &memo)
-            .await
-            .unwrap();
-        let mut edited = problem.clone();
-        edited
-            .files
-            .insert("m.py".into(), src.replace("b = a", "b = -a"));
-        let other = infill_at(&model, &edited, &site(3), greedy, "", &memo)
-            .await
-            .unwrap();
-        assert_eq!(model.0.load(Ordering::SeqCst), 5);
-        assert_eq!(other.text, "    return 4");
-    }
 }

@@ -4,6 +4,8 @@ use super::edits::*;
 use super::infill::*;
 use super::prompt::*;
 use super::runner::*;
+use super::shapes::*;
+use super::sources::*;
 use super::suspects::*;
 use super::*;
 use crate::agent::attempt::{Ledger, Metered, StopReason};
@@ -1718,7 +1720,6 @@ async fn a_greedy_fill_that_changes_nothing_branches_at_its_runner_up_token() {
 
 #[test]
 fn a_branch_skips_runner_ups_that_spell_the_same_line() {
-    use super::runner::branch;
     let alt = |before: &str, token: &str| crate::agent::model::Alternative {
         before: before.into(),
         token: token.into(),
