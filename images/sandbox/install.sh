@@ -12,6 +12,7 @@ site=$(/opt/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["p
 mkdir -p "$prefix" "$generated"
 chown 1000:1000 "$prefix"
 find . \( -type f -o -type l \) -print | sort >/tmp/patchloop-before
+touch /tmp/patchloop-stamp
 
 backend=/opt/patchloop/build-backend
 # The project's build backend as CI's build isolation has it (deps.py installed the newest its
@@ -42,7 +43,12 @@ fi
 # Packaging artefacts are not worth keeping; anything else new is.
 find . \( -name '*.egg-info' -o -name __pycache__ -o -name .eggs \) -prune -exec rm -rf {} +
 find . \( -type f -o -type l \) -print | sort >/tmp/patchloop-after
-comm -13 /tmp/patchloop-before /tmp/patchloop-after | grep -v '^\./build/' | while IFS= read -r f; do
+# New files, and files the build wrote again: a setuptools_scm `write_to` file an sdist ships
+# but the project's .gitignore names (isodate's version.py) is dropped with the ignored files
+# by finalize.sh, and CI's build would write it. The checkout's own files still win there.
+{ comm -13 /tmp/patchloop-before /tmp/patchloop-after
+  find . -type f -newer /tmp/patchloop-stamp -print
+} | sort -u | grep -v '^\./build/' | while IFS= read -r f; do
     mkdir -p "$generated/$(dirname "$f")"
     cp -a "$f" "$generated/$f"
     echo "patchloop: kept generated file $f"
@@ -51,4 +57,4 @@ done
 chown -R 0:0 "$prefix" "$generated"
 find /workspace -mindepth 1 -delete
 rm -rf "$backend"
-rm -f /opt/patchloop/install.sh /tmp/patchloop-before /tmp/patchloop-after /tmp/patchloop-install.log
+rm -f /opt/patchloop/install.sh /tmp/patchloop-before /tmp/patchloop-after /tmp/patchloop-stamp /tmp/patchloop-install.log

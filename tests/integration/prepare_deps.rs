@@ -435,3 +435,47 @@ async fn a_requirement_the_base_already_satisfies_gets_the_version_ci_would() {
     let major: u32 = v.split('.').next().unwrap().trim().parse().unwrap();
     assert!(major >= 8, "pytest {v}");
 }
+
+/// A version module the build writes (`[tool.setuptools_scm] write_to`) that the sdist ships
+/// and the project's `.gitignore` names (isodate 0.7.2): the ignored copy is dropped with the
+/// checkout's artefacts, so the one the build wrote must reach the workspace, as in CI where
+/// the build writes it. Needs PyPI (setuptools_scm).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_file_the_build_writes_again_reaches_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("prepare-deps-scm-version");
+    write(
+        &root,
+        "pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools>=64\", \"setuptools_scm[toml]>=8\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"scmpkg\"\ndynamic = [\"version\"]\n\n[tool.setuptools_scm]\nwrite_to = \"src/scmpkg/version.py\"\nfallback_version = \"0.0.0.dev0\"\n",
+    );
+    write(
+        &root,
+        "PKG-INFO",
+        "Metadata-Version: 2.1\nName: scmpkg\nVersion: 1.4.2\n",
+    );
+    write(&root, ".gitignore", "src/scmpkg/version.py\n");
+    write(
+        &root,
+        "src/scmpkg/__init__.py",
+        "from scmpkg.version import version as __version__\n",
+    );
+    write(&root, "src/scmpkg/version.py", "version = '1.4.2'\n");
+    write(
+        &root,
+        "tests/test_version.py",
+        "import scmpkg\n\n\ndef test_version():\n    assert scmpkg.__version__.startswith('1.4')\n",
+    );
+    let (img, out) = prepare_at(&root).await;
+    let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let _images = Images(vec![img.tag.clone()]);
+    let o = run_in(
+        &img.tag,
+        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider tests 2>&1; echo rc=$?",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("1 passed") && text.contains("rc=0"),
+        "{text}\n{out}"
+    );
+}
