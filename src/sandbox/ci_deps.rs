@@ -385,7 +385,11 @@ fn factors_match(cond: &str, factors: &[String]) -> bool {
 
 /// A tox value with `{[section]key}` references replaced (one level deep is what configs use;
 /// two are followed) and `{posargs}`/`{toxinidir}` dropped.
-fn substitute(value: &str, ini: &BTreeMap<String, BTreeMap<String, String>>, depth: u8) -> String {
+pub(super) fn substitute(
+    value: &str,
+    ini: &BTreeMap<String, BTreeMap<String, String>>,
+    depth: u8,
+) -> String {
     let mut out = String::new();
     let mut rest = value;
     while let Some(start) = rest.find("{[") {

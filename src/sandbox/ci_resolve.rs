@@ -93,39 +93,42 @@ fn flag_value(args: &[Word], flags: &[&str]) -> Option<String> {
     None
 }
 
-/// tox substitutions in a `commands` line: `{posargs:default}` → default, `{posargs}` and
-/// `{envsitepackagesdir}`-like paths dropped, `{toxinidir}` → the checkout, `{envpython}` →
-/// python.
-fn tox_line(line: &str) -> String {
-    let mut out = String::new();
-    let mut rest = line;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let Some(end) = rest[start..].find('}') else {
-            out.push_str(&rest[start..]);
-            rest = "";
+/// tox substitutions in a `commands` line, innermost first (`{posargs:src/{env:PY_MODULE}}`):
+/// `{posargs:default}` → default, `{posargs}` and `{envsitepackagesdir}`-like paths dropped,
+/// `{env:NAME:default}` → the env's `setenv` value (`vars`), else the default, `{toxinidir}` →
+/// the checkout, `{envpython}` → python.
+fn tox_line(line: &str, vars: &BTreeMap<String, String>) -> String {
+    // Substitutions kept for the word pass below are parked between these two characters so
+    // the loop does not see them again.
+    const OPEN: char = '\u{1}';
+    const CLOSE: char = '\u{2}';
+    let innermost = regex::Regex::new(r"\{([^{}]*)\}").expect("a valid pattern");
+    let mut out = line.to_string();
+    // Bounded: a variable whose value names itself would substitute forever.
+    for _ in 0..64 {
+        let Some(m) = innermost.captures(&out) else {
             break;
         };
-        let inner = &rest[start + 1..start + end];
-        match inner.split_once(':') {
-            Some(("posargs", default)) => out.push_str(default),
-            // `{env:NAME:default}`: the variable is not set here (tox's own, or the CI's).
-            Some(("env", rest)) => out.push_str(rest.split_once(':').map_or("", |(_, d)| d)),
-            _ => match inner {
-                "posargs" => {}
-                "envpython" => out.push_str("python"),
-                "toxinidir" => out.push('.'),
-                // Kept for the word pass below, which drops the words naming them.
-                other => {
-                    out.push('{');
-                    out.push_str(other);
-                    out.push('}');
-                }
+        let whole = m.get(0).expect("group 0").range();
+        let inner = m[1].to_string();
+        let with = match inner.split_once(':') {
+            Some(("posargs", default)) => default.to_string(),
+            Some(("env", rest)) => {
+                let (name, default) = rest.split_once(':').unwrap_or((rest, ""));
+                vars.get(name)
+                    .cloned()
+                    .unwrap_or_else(|| default.to_string())
+            }
+            _ => match inner.as_str() {
+                "posargs" => String::new(),
+                "envpython" => "python".to_string(),
+                "toxinidir" => ".".to_string(),
+                other => format!("{OPEN}{other}{CLOSE}"),
             },
-        }
-        rest = &rest[start + end + 1..];
+        };
+        out.replace_range(whole, &with);
     }
-    out.push_str(rest);
+    let out = out.replace(OPEN, "{").replace(CLOSE, "}");
     // A path in the tox env (`--basetemp={envtmpdir}`, `{envbindir}/pytest`): nothing of it
     // exists here, so the word goes, and an option whose value it was goes with it.
     let env_path = |w: &str| {
@@ -253,6 +256,17 @@ fn tox_env_delegation(
         .as_deref()
         .map(|e| e.split('-').collect())
         .unwrap_or_default();
+    // `setenv` values, for `{env:NAME}` in the commands (unconditional lines only).
+    let setenv = merged
+        .get("setenv")
+        .map(|v| super::ci_deps::substitute(v, conf, 2))
+        .unwrap_or_default();
+    let vars: BTreeMap<String, String> = setenv
+        .lines()
+        .filter_map(|l| l.trim().split_once('='))
+        .filter(|(k, _)| !k.contains(':') && !k.trim().is_empty())
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
     // One command per line; a trailing `\` continues it on the next.
     let mut commands: Vec<String> = Vec::new();
     for l in merged.get("commands")?.lines().map(str::trim) {
@@ -282,7 +296,7 @@ fn tox_env_delegation(
             }
             _ => l,
         };
-        is_test(l).then(|| tox_line(l))
+        is_test(l).then(|| tox_line(l, &vars))
     })?;
     let mut runs = TestCommand::parse(&test_line).ok()?;
     let install = if truthy(merged.get("skip_install")) {
@@ -308,7 +322,7 @@ fn tox_env_delegation(
         runs = runs.with_env("PYTHONPATH", &pythonpath.join(":"));
     }
     if let Some(dir) = merged.get("changedir") {
-        let d = tox_line(dir);
+        let d = tox_line(dir, &vars);
         let d = d.trim_start_matches("./").trim_end_matches('/');
         // `.tox` is tox's own work dir (glom runs its suite from there against the installed
         // package): it does not exist here, where the checkout is the installed package.

@@ -139,6 +139,19 @@ fn tox_env_substitutions_take_their_default() {
 }
 
 #[test]
+fn tox_env_variables_come_from_setenv_and_its_section_references() {
+    // hyperlink 21.0's tox.ini: `{posargs:src/{env:PY_MODULE}}`, PY_MODULE set by a reference.
+    let tox = "[default]\nsetenv =\n    PY_MODULE=hyperlink\n\n    PYTHONPYCACHEPREFIX={envtmpdir}/pycache\n\n[testenv]\nsetenv =\n    {[default]setenv}\n\n    COVERAGE_FILE={toxworkdir}/coverage.{envname}\ncommands =\n    pytest --cov={env:PY_MODULE} --cov-report=term-missing:skip-covered --doctest-modules {posargs:src/{env:PY_MODULE}}\n";
+    let f = files(&[("tox.ini", tox)]);
+    assert_eq!(
+        runs("tox -e \"test-py39-coverage_xml\"", &f).as_deref(),
+        Some(
+            "pytest --cov=hyperlink --cov-report=term-missing:skip-covered --doctest-modules src/hyperlink"
+        )
+    );
+}
+
+#[test]
 fn a_delegation_not_found_stands_in_for_python_m_pytest() {
     let f = files(&[("Makefile", "lint:\n\truff .\n")]);
     let (c, d) = resolve(
