@@ -64,6 +64,10 @@ const LONG_WITH_VALUE: &[&str] = &[
     "--mypy-config-file",
 ];
 
+/// Long options whose value is optional (argparse's `nargs="?"`): the next word is theirs
+/// unless it is an option (`--cov termcolor` covers termcolor, it does not run it).
+const LONG_WITH_OPTIONAL_VALUE: &[&str] = &["--cov"];
+
 /// Short options that take a value (attached, `-kexpr`, or as the next word).
 const SHORT_WITH_VALUE: &[char] = &['k', 'm', 'p', 'c', 'o', 'W', 'n', 'r'];
 
@@ -125,7 +129,10 @@ pub fn split(args: &[Word]) -> Vec<Arg> {
             continue;
         }
         let takes_next = if t.starts_with("--") {
-            !t.contains('=') && LONG_WITH_VALUE.contains(&t)
+            !t.contains('=')
+                && (LONG_WITH_VALUE.contains(&t)
+                    || (LONG_WITH_OPTIONAL_VALUE.contains(&t)
+                        && args.get(i + 1).is_some_and(|v| !v.text().starts_with('-'))))
         } else {
             // `-x`, `-vv`, `-k expr`, `-kexpr`, `-rfE`: a value-taking letter ends the cluster.
             let letters: Vec<char> = t[1..].chars().collect();
@@ -240,6 +247,17 @@ mod tests {
         assert_eq!(
             shape("-vvkfoo tests/a.py::t"),
             ["opt:-vvkfoo", "path:tests/a.py::t"]
+        );
+        // termcolor 3.3's tox.ini: `--cov` takes the next word unless it is an option.
+        assert_eq!(
+            shape("--cov termcolor --cov tests --cov -x t"),
+            [
+                "opt:--cov termcolor",
+                "opt:--cov tests",
+                "opt:--cov",
+                "opt:-x",
+                "path:t"
+            ]
         );
         assert_eq!(
             shape("-n auto --dist loadfile t"),

@@ -387,6 +387,14 @@ def main(args):
             &[],
         );
         assert_eq!(r["args"], serde_json::json!(["-k", "a or b", "tests"]));
+        // `--cov NAME` (a value, not a path to run) goes with its value.
+        let r = rendered(
+            &b,
+            "python -m pytest --cov termcolor --cov tests --cov -x tests",
+            &[],
+            &[],
+        );
+        assert_eq!(r["args"], serde_json::json!(["-x", "tests"]));
     }
 
     #[test]
