@@ -127,7 +127,7 @@ mod tests {
         for v in crate::verify::verdict::Verdict::ALL.map(|v| v.as_str()) {
             assert!(code.contains(v), "verifier verdict `{v}`");
         }
-        // The pipeline's own names (agent/repair.rs), and the action's.
+        // The pipeline's own names (verify/outcome.rs), and the action's.
         for v in [
             "not_verified",
             "no_patch",

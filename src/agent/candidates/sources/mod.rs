@@ -8,8 +8,9 @@
 //! fill that changed nothing). [`SOURCES`] is that list: its order is the order of the
 //! hand-overs, of the queue and of the follow-ups.
 //!
-//! To add a stage: a file here with a type implementing [`DrawSource`], and a line in
-//! [`SOURCES`]. A new shape of fill is not a stage but a shape ([`super::shapes`]).
+//! To add a stage: a file here with a type implementing [`DrawSource`] (its draws carry
+//! `by: &It`, so the runner calls its `ask`/`read`), `mod it;` below and an entry in
+//! [`SOURCES`]; `draw_order_tests.rs` then shows what changed in the sequence of draws. A new shape of fill is not a stage but a shape ([`super::shapes`]).
 
 use std::collections::VecDeque;
 
