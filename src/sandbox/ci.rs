@@ -364,6 +364,29 @@ fn deps_of(
             return Some(d);
         }
     }
+    // `hatch test` runs the `hatch-test` environment, `hatch run [ENV:]SCRIPT` its ENV.
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let hatch_env = words.windows(2).find_map(|w| match (w[0], w[1]) {
+        ("hatch", "test") => Some("hatch-test".to_string()),
+        ("hatch", "run") => None,
+        _ => None,
+    });
+    let hatch_env = hatch_env.or_else(|| {
+        let at = words.windows(2).position(|w| w == ["hatch", "run"])?;
+        let script = words.get(at + 2)?;
+        Some(
+            script
+                .split_once(':')
+                .map_or("default", |(env, _)| env)
+                .to_string(),
+        )
+    });
+    if let Some(env) = hatch_env
+        && let Some(mut d) = ci_deps::hatch_deps(files, &env)
+    {
+        d.source = format!("{} (CI runs `{line}`)", d.source);
+        return Some(d);
+    }
     let mut d = ci_deps::pip_deps(before);
     if d.is_empty() {
         return None;
@@ -433,8 +456,11 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
                     // tox installs the package unless told not to; a tox env that could
                     // not be read still tests an installed package, not the checkout's
                     // directory (pluggy: `src/` is on no path, the runner's own copy wins).
+                    // `uv run`, `poetry run`, `hatch run`/`test` and `pdm run` sync the
+                    // project into their environment first (editable).
                     let default = match cmd.launcher {
                         crate::testcmd::Launcher::Tox => Install::Built,
+                        crate::testcmd::Launcher::EnvRunner { .. } => Install::Editable,
                         _ => Install::Checkout,
                     };
                     p.install = Some(installs.unwrap_or(default));
@@ -459,6 +485,14 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
             p.test_cmd = Some(cmd);
             break;
         }
+    }
+    // Without a workflow, a `hatch test` environment still says what the tests need.
+    if p.deps.is_none()
+        && let Some(d) = super::ci_deps::hatch_deps(files, "hatch-test")
+    {
+        p.notes
+            .push(format!("test dependencies from the {}", d.source));
+        p.deps = Some(d);
     }
     let mut seen = Vec::new();
     p.pythonpath.retain(|d| {
@@ -546,6 +580,35 @@ jobs:
         let wf = wf.replace("tox -e py310", "python -m pytest");
         let p = plan(&files(&[(".github/workflows/ci.yml", wf.as_str())]));
         assert_eq!(p.install, Some(Install::Checkout), "{p:?}");
+    }
+
+    #[test]
+    fn env_runners_test_the_synced_project_and_hatch_envs_name_the_deps() {
+        // iniconfig 2.3: `uv run --with dist/*.whl --with pytest pytest testing`.
+        let wf = "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: uv run --with dist/*.whl --with pytest pytest testing --color=yes\n";
+        let p = plan(&files(&[(".github/workflows/test.yml", wf)]));
+        assert_eq!(p.install, Some(Install::Editable), "{p:?}");
+        // python-ulid 3.0: `hatch test`, its environment in hatch.toml.
+        let hatch = "[envs.hatch-test]\nextra-dependencies = [\"freezegun==1.5.*\"]\n";
+        let wf = wf.replace(
+            "uv run --with dist/*.whl --with pytest pytest testing --color=yes",
+            "hatch test --cover --python 3.11",
+        );
+        let p = plan(&files(&[
+            (".github/workflows/test.yml", wf.as_str()),
+            ("hatch.toml", hatch),
+        ]));
+        let d = p.deps.expect("hatch deps");
+        assert!(
+            d.requirements.contains(&"freezegun==1.5.*".to_string()),
+            "{d:?}"
+        );
+        // No workflow at all: the hatch-test environment still names them.
+        let p = plan(&files(&[("hatch.toml", hatch)]));
+        assert!(
+            p.deps
+                .is_some_and(|d| d.requirements.iter().any(|r| r.starts_with("freezegun")))
+        );
     }
 
     #[test]

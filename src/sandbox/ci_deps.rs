@@ -637,6 +637,45 @@ pub fn nox_deps(noxfile: &str, cmd: &str) -> DepsSource {
     d
 }
 
+/// What a hatch environment installs for its tests (`hatch test` runs `hatch-test`; `hatch run
+/// ENV:…` runs ENV): its `dependencies` (for `hatch-test` hatch's own pytest and pytest-mock
+/// when it names none), `extra-dependencies`, and its `features` as extras of the project;
+/// from `hatch.toml` (`[envs.X]`) or pyproject.toml (`[tool.hatch.envs.X]`). `None` when no
+/// such environment is configured.
+pub fn hatch_deps(files: &BTreeMap<String, String>, env: &str) -> Option<DepsSource> {
+    let parse = |name: &str| -> Option<toml::Value> { toml::from_str(files.get(name)?).ok() };
+    let (from, table) = parse("hatch.toml")
+        .and_then(|d| d.get("envs")?.get(env).cloned())
+        .map(|t| ("hatch.toml", t))
+        .or_else(|| {
+            parse("pyproject.toml")
+                .and_then(|d| d.get("tool")?.get("hatch")?.get("envs")?.get(env).cloned())
+                .map(|t| ("pyproject.toml", t))
+        })?;
+    let strings = |key: &str| -> Vec<String> {
+        table
+            .get(key)
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut d = DepsSource {
+        source: format!("{from} hatch environment `{env}`"),
+        ..Default::default()
+    };
+    d.requirements = strings("dependencies");
+    if d.requirements.is_empty() && env == "hatch-test" {
+        d.requirements = vec!["pytest".into(), "pytest-mock".into()];
+    }
+    d.requirements.extend(strings("extra-dependencies"));
+    d.extras = strings("features");
+    Some(d)
+}
+
 /// The `pip install` parts of job script lines (before the test line).
 pub fn pip_deps(lines: &[String]) -> DepsSource {
     let mut d = DepsSource::default();
@@ -783,5 +822,28 @@ mod tests {
         );
         assert_eq!(project_extras("."), Some(vec![]));
         assert_eq!(project_extras("pytest"), None);
+    }
+
+    #[test]
+    fn a_hatch_test_environment_names_what_hatch_test_installs() {
+        // python-ulid 3.0's hatch.toml.
+        let hatch = "[envs.default]\nfeatures = [\"pydantic\"]\n\n[envs.hatch-test]\nextra-dependencies = [\n  \"freezegun==1.5.*\",\n]\nfeatures = [\n  \"pydantic\"\n]\n";
+        let files: BTreeMap<String, String> =
+            [("hatch.toml".to_string(), hatch.to_string())].into();
+        let d = hatch_deps(&files, "hatch-test").unwrap();
+        assert_eq!(
+            d.requirements,
+            ["pytest", "pytest-mock", "freezegun==1.5.*"]
+        );
+        assert_eq!(d.extras, ["pydantic"]);
+        assert!(d.source.contains("hatch.toml"), "{}", d.source);
+        let py = "[tool.hatch.envs.test]\ndependencies = [\"pytest\", \"hypothesis\"]\n";
+        let files: BTreeMap<String, String> =
+            [("pyproject.toml".to_string(), py.to_string())].into();
+        assert_eq!(
+            hatch_deps(&files, "test").unwrap().requirements,
+            ["pytest", "hypothesis"]
+        );
+        assert!(hatch_deps(&files, "hatch-test").is_none());
     }
 }

@@ -491,9 +491,17 @@ fn nox(cmd: &TestCommand, files: &BTreeMap<String, String>, is_test: IsTest) -> 
                 .join(" ")
         })
         .find(|c| is_test(c))?;
+    // What the session installs: `"."`/`"-e", "."` read off its literals; a package passed in
+    // a variable (`session.install(pkg, …)`, the `--installpkg dist/*.whl` idiom of hynek's
+    // projects) is the project built, as is a command that hands nox `--installpkg`.
+    let variable_pkg = regex::Regex::new(r"session\.install\(\s*[A-Za-z_]\w*\s*[,)]")
+        .expect("a valid pattern")
+        .is_match(body);
+    let installpkg = cmd.args().iter().any(|w| w.text() == "--installpkg");
     let install = call_args(body, "session.install(")
         .iter()
         .find_map(|a| install_of_args(a))
+        .or((variable_pkg || installpkg).then_some(Install::Built))
         .unwrap_or(Install::Checkout);
     Some(Delegation {
         runs: TestCommand::parse(&line).ok()?,

@@ -152,6 +152,33 @@ fn tox_env_variables_come_from_setenv_and_its_section_references() {
 }
 
 #[test]
+fn a_nox_session_installing_a_package_variable_tests_the_built_package() {
+    // environ-config 26.1's noxfile: `session.install(pkg, "--group", "tests")`, run by
+    // `nox --tags tests -- --installpkg dist/*.whl`.
+    let nox = "import nox\n\n@nox.session(python=ALL, tags=[\"tests\"])\ndef tests(session: nox.Session) -> None:\n    pkg, posargs = _get_pkg(session.posargs)\n    session.install(pkg, \"--group\", \"tests\")\n\n    session.run(\"pytest\", *posargs)\n";
+    let f = files(&[("noxfile.py", nox)]);
+    let (c, d) = resolve(
+        TestCommand::parse("uvx nox --python 3.11 --tags tests -- --installpkg dist/*.whl")
+            .unwrap(),
+        &f,
+        None,
+        &is_test,
+    );
+    let d = d.expect("resolved");
+    assert!(c.runs_pytest(), "{c:?}");
+    assert_eq!(d.install, Some(Install::Built));
+    // A session that installs only tools runs from the checkout.
+    let nox = "import nox\n\n@nox.session\ndef tests(session):\n    session.install(\"pytest\")\n    session.run(\"pytest\")\n";
+    let (_, d) = resolve(
+        TestCommand::parse("nox -s tests").unwrap(),
+        &files(&[("noxfile.py", nox)]),
+        None,
+        &is_test,
+    );
+    assert_eq!(d.expect("resolved").install, Some(Install::Checkout));
+}
+
+#[test]
 fn a_delegation_not_found_stands_in_for_python_m_pytest() {
     let f = files(&[("Makefile", "lint:\n\truff .\n")]);
     let (c, d) = resolve(
