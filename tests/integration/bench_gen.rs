@@ -93,8 +93,8 @@ async fn generates_validated_tasks_from_the_fixture() {
     );
 }
 
-#[tokio::test]
-async fn a_red_suite_is_refused_naming_the_failing_test() {
+/// A copy of the fixture with `edit` applied to its test file.
+fn fixture_with_tests(edit: impl Fn(&str) -> String) -> tempfile::TempDir {
     let repo = tempfile::tempdir().unwrap();
     for (rel, bytes) in read_tree(&fixture()).unwrap() {
         let p = repo.path().join(&rel);
@@ -103,11 +103,44 @@ async fn a_red_suite_is_refused_naming_the_failing_test() {
     }
     let t = repo.path().join("tests/test_core.py");
     let text = std::fs::read_to_string(&t).unwrap();
-    std::fs::write(
-        &t,
-        text.replace("assert clamp(5, 0, 10) == 5", "assert clamp(5, 0, 10) == 6"),
-    )
-    .unwrap();
+    let edited = edit(&text);
+    assert_ne!(edited, text, "the edit changed nothing");
+    std::fs::write(&t, edited).unwrap();
+    repo
+}
+
+#[tokio::test]
+async fn a_red_test_is_pre_existing_and_a_red_suite_is_refused() {
+    // One test red on the original (as a real library's test that needs a network or a tool):
+    // tasks are made, the test is named in the report and is in no task.
+    let red = "tests/test_core.py::test_clamp_inside";
+    let repo = fixture_with_tests(|t| {
+        t.replace("assert clamp(5, 0, 10) == 5", "assert clamp(5, 0, 10) == 6")
+    });
+    let out = tempfile::tempdir().unwrap();
+    let o = gen_tasks(&args(
+        repo.path().to_path_buf(),
+        out.path().to_path_buf(),
+        2,
+    ))
+    .await
+    .expect("one red test is pre-existing, not a dead end");
+    assert_eq!(o.report.failing_baseline_tests, vec![red.to_string()]);
+    let tasks = read_tasks(&o.tasks_path).unwrap();
+    assert!(!tasks.is_empty(), "{:?}", o.report);
+    for t in &tasks {
+        assert!(
+            !t.fail_to_pass.iter().any(|id| id == red)
+                && !t.pass_to_pass.iter().any(|id| id == red),
+            "the red test is part of {}: {:?} / {:?}",
+            t.instance_id,
+            t.fail_to_pass,
+            t.pass_to_pass
+        );
+    }
+
+    // Most of the suite red: the environment is wrong, no baseline, each test named.
+    let repo = fixture_with_tests(|t| t.replace("():\n", "():\n    assert False\n"));
     let out = tempfile::tempdir().unwrap();
     let err = match gen_tasks(&args(
         repo.path().to_path_buf(),
@@ -120,8 +153,6 @@ async fn a_red_suite_is_refused_naming_the_failing_test() {
         Err(e) => format!("{e:#}"),
     };
     assert!(err.contains("fails before any mutation"), "{err}");
-    assert!(
-        err.contains("tests/test_core.py::test_clamp_inside"),
-        "{err}"
-    );
+    assert!(err.contains(red), "{err}");
+    assert!(err.contains("tests/test_core.py::test_describe"), "{err}");
 }
