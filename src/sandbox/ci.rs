@@ -102,10 +102,12 @@ pub fn read_files<'a>(
     out
 }
 
-/// One workflow job's view: its script lines in order, env `PYTHONPATH`, setup-python versions.
+/// One workflow job's view: its script lines in order (each with the literal env the
+/// workflow, the job and its step set for it), env `PYTHONPATH`, setup-python versions.
 #[derive(Debug, Default)]
 struct Job {
     lines: Vec<String>,
+    envs: Vec<Vec<(String, String)>>,
     pythonpath: Vec<String>,
     versions: Vec<String>,
 }
@@ -115,6 +117,50 @@ fn scalar(v: &Value) -> Option<String> {
         Value::String(s) => Some(s.trim().to_string()),
         Value::Number(n) => Some(n.to_string()),
         _ => None,
+    }
+}
+
+/// An `env:` mapping's variables with literal values, laid over `base` (a later level wins).
+/// `${{ … }}` values (secrets, contexts) are left out: only the runner knows them.
+/// `PYTHONPATH` is left out too (it is read into directories, [`env_pythonpath`]), and so are
+/// the runner's own (`PATH`, `HOME`, `GITHUB_*`, …).
+fn literal_env(base: &[(String, String)], v: Option<&Value>) -> Vec<(String, String)> {
+    let mut out = base.to_vec();
+    for (k, v) in v.and_then(Value::as_mapping).into_iter().flatten() {
+        let (Some(k), Some(v)) = (k.as_str(), scalar_or_bool(v)) else {
+            continue;
+        };
+        let name_ok = !k.is_empty()
+            && !k.starts_with(|c: char| c.is_ascii_digit())
+            && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        // The runner's own variables describe its machine, not the sandbox.
+        let runners = [
+            "PATH",
+            "HOME",
+            "PWD",
+            "SHELL",
+            "USER",
+            "TMPDIR",
+            "PYTHONPATH",
+        ];
+        if !name_ok
+            || runners.contains(&k)
+            || k.starts_with("GITHUB_")
+            || k.starts_with("RUNNER_")
+            || v.contains("${{")
+        {
+            continue;
+        }
+        out.retain(|(n, _)| n != k);
+        out.push((k.to_string(), v));
+    }
+    out
+}
+
+fn scalar_or_bool(v: &Value) -> Option<String> {
+    match v {
+        Value::Bool(b) => Some(b.to_string()),
+        other => scalar(other),
     }
 }
 
@@ -154,6 +200,7 @@ fn jobs_of(workflow: &str) -> Vec<Job> {
         return Vec::new();
     };
     let global_pp = env_pythonpath(doc.get("env"));
+    let global_env = literal_env(&[], doc.get("env"));
     let Some(jobs) = doc.get("jobs").and_then(Value::as_mapping) else {
         return Vec::new();
     };
@@ -164,6 +211,7 @@ fn jobs_of(workflow: &str) -> Vec<Job> {
             ..Job::default()
         };
         j.pythonpath.extend(env_pythonpath(job.get("env")));
+        let job_env = literal_env(&global_env, job.get("env"));
         let matrix = job.get("strategy").and_then(|s| s.get("matrix"));
         for step in job
             .get("steps")
@@ -179,11 +227,13 @@ fn jobs_of(workflow: &str) -> Vec<Job> {
             }
             if let Some(run) = step.get("run").and_then(Value::as_str) {
                 let pp = env_pythonpath(step.get("env"));
+                let env = literal_env(&job_env, step.get("env"));
                 for l in script_lines(run) {
                     if !pp.is_empty() && is_test_cmd(&l) {
                         j.pythonpath.extend(pp.clone());
                     }
                     j.lines.push(l);
+                    j.envs.push(env.clone());
                 }
             }
         }
@@ -422,8 +472,25 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
                 .max()
                 .map(|(_, v)| v);
             let cmd = TestCommand::parse(&line).unwrap_or_else(|_| TestCommand::shell_only(&line));
-            let (cmd, delegation) =
+            let (mut cmd, delegation) =
                 ci_resolve::resolve(cmd, files, newest.as_deref(), &is_test_cmd);
+            // The env the workflow sets around the line is how CI runs it (termcolor's
+            // `FORCE_COLOR: 1` decides what its tests expect); the line's own assignments win.
+            let mut added = Vec::new();
+            for (k, v) in job.envs[ti].iter().rev() {
+                if !cmd.env.iter().any(|(n, _)| n == k) {
+                    cmd = cmd.with_env(k, v);
+                    added.push(k.clone());
+                }
+            }
+            if !added.is_empty() {
+                let mut names = added;
+                names.reverse();
+                p.notes.push(format!(
+                    "the workflow's env for that step: {}",
+                    names.join(", ")
+                ));
+            }
             let installs: Option<Install> = job.lines[..ti].iter().find_map(|l| install_of_line(l));
             // What the line itself puts on PYTHONPATH (`PYTHONPATH=src pytest`).
             let inline_pp: Vec<String> = cmd
@@ -568,6 +635,71 @@ jobs:
         env:
           PYTHONPATH: src
 "#;
+
+    #[test]
+    fn the_workflow_env_around_the_test_step_reaches_the_command() {
+        // termcolor: `env: FORCE_COLOR: 1` at the top decides what its tests expect.
+        let wf = r#"
+env:
+  FORCE_COLOR: 1
+  LANG: C
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    env:
+      TZ: "Europe/Paris"
+      LANG: C.UTF-8
+    steps:
+      - run: pip install tox
+      - run: MODE=fast ./runtests.sh
+        env:
+          TOKEN: ${{ secrets.TOKEN }}
+          MODE: slow
+          COLORS: "a b 'c'"
+          DEBUG: true
+          PATH: /opt/runner/bin
+          GITHUB_STEP_SUMMARY: /tmp/s
+"#;
+        let p = plan(&files(&[(".github/workflows/ci.yml", wf)]));
+        let cmd = p.test_cmd.clone().unwrap();
+        let names: Vec<&str> = cmd.env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            ["FORCE_COLOR", "TZ", "LANG", "COLORS", "DEBUG", "MODE"],
+            "{p:?}"
+        );
+        assert!(p.notes.iter().any(|n| n.contains("FORCE_COLOR")), "{p:?}");
+        // What a shell does with the rendered command: the step's values, the line's own
+        // assignment over the step's, no secret expression.
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("runtests.sh");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\nprintf '%s|' \"$FORCE_COLOR\" \"$LANG\" \"$TZ\" \"$COLORS\" \"$DEBUG\" \"$MODE\" \"${TOKEN-unset}\"\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let ws = dir.path().to_string_lossy().to_string();
+        let line = cmd.shell(&crate::testcmd::Run {
+            workspace: &ws,
+            options: &[],
+            selection: &[],
+        });
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&line)
+            .current_dir(dir.path())
+            .env_remove("TOKEN")
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "1|C.UTF-8|Europe/Paris|a b 'c'|true|fast|unset|",
+            "{line}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 
     #[test]
     fn a_tox_env_that_cannot_be_read_still_tests_an_installed_package() {
