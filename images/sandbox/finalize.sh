@@ -58,6 +58,10 @@ echo "patchloop: baseline $(g rev-parse --short HEAD)"
 if [ -f /opt/patchloop/install-fallback ]; then
     echo "patchloop: install fallback: $(cat /opt/patchloop/install-fallback)"
 fi
+# What the install layer changed in the environment, and why.
+if [ -f /opt/patchloop/install-notes ]; then
+    sed 's/^/patchloop: install: /' /opt/patchloop/install-notes
+fi
 # What the dependencies layer installed and left out (prepare labels the image with it).
 if [ -f /opt/patchloop/deps.json ]; then
     # printf, not echo: dash's echo would unescape the JSON's backslashes.

@@ -14,6 +14,40 @@ chown 1000:1000 "$prefix"
 find . \( -type f -o -type l \) -print | sort >/tmp/patchloop-before
 touch /tmp/patchloop-stamp
 
+# A test dependency may have brought the project's own release from the registry into the venv
+# (Twisted needs Automat, pytest needs pluggy, jaraco.context needs backports.tarfile). It would
+# come first on sys.path and shadow the checkout, and pip (as the sandbox user) cannot replace
+# it, where CI's install of the project does: remove it first, as root. The names: the sdist's
+# PKG-INFO, pyproject's [project], setup.cfg's [metadata]; after the install, what it installed.
+own_names() {
+    [ -f PKG-INFO ] && sed -n 's/^Name: *//p' PKG-INFO | head -1
+    /opt/venv/bin/python -I - <<'PY' 2>/dev/null || true
+import configparser, tomllib
+try:
+    print(tomllib.load(open("pyproject.toml", "rb")).get("project", {}).get("name", ""))
+except Exception:
+    pass
+cp = configparser.ConfigParser(interpolation=None)
+try:
+    cp.read("setup.cfg")
+    print(cp.get("metadata", "name", fallback=""))
+except Exception:
+    pass
+PY
+    find "$prefix" -path '*.dist-info/METADATA' -exec sed -n 's/^Name: *//p' {} \;
+}
+remove_registry_copy() {
+    for name in $(own_names | sort -u); do
+        case "$name" in *[!A-Za-z0-9._-]*) continue ;; esac
+        if /opt/venv/bin/pip show -q "$name" >/dev/null 2>&1; then
+            version=$(/opt/venv/bin/pip show "$name" 2>/dev/null | sed -n 's/^Version: *//p')
+            /opt/venv/bin/pip uninstall -y -q "$name" >/dev/null 2>&1 &&
+                echo "removed $name $version from the environment (a dependency installed it; the checkout is the project)" | tee -a /opt/patchloop/install-notes
+        fi
+    done
+}
+remove_registry_copy
+
 backend=/opt/patchloop/build-backend
 # The project's build backend as CI's build isolation has it (deps.py installed the newest its
 # `[build-system] requires` allows there), else the environment's own.
@@ -30,6 +64,7 @@ elif editable; then
 fi
 if [ -n "$installed" ]; then
     echo "patchloop: editable install ok ($installed)"
+    remove_registry_copy
     for dir in $(find "$prefix" -type d \( -name site-packages -o -name dist-packages \)); do
         echo "import site; site.addsitedir('$dir')" >>"$site/patchloop-editable.pth"
     done

@@ -479,3 +479,41 @@ async fn a_version_file_the_build_writes_again_reaches_the_workspace() {
         "{text}\n{out}"
     );
 }
+
+/// A test dependency that depends on the project itself (Twisted on Automat, pytest on pluggy)
+/// brings the project's registry release into the venv, first on sys.path: the checkout must
+/// be what the tests import, as after CI's install of the project. Needs PyPI (`build`, which
+/// requires `pyproject_hooks`, the fixture's name).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_registry_copy_a_dependency_brings_does_not_shadow_the_checkout() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("prepare-deps-own-release");
+    write(
+        &root,
+        "pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools>=64\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"pyproject_hooks\"\nversion = \"0.0.1\"\ndependencies = [\"build>=1\"]\n\n[tool.setuptools]\npy-modules = [\"pyproject_hooks\"]\n",
+    );
+    write(&root, "pyproject_hooks.py", "MARK = 'checkout'\n");
+    write(
+        &root,
+        "tests/test_mark.py",
+        "import pyproject_hooks\n\n\ndef test_the_checkout_is_imported():\n    assert getattr(pyproject_hooks, 'MARK', pyproject_hooks.__file__) == 'checkout'\n",
+    );
+    let (img, out) = prepare_at(&root).await;
+    let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let _images = Images(vec![img.tag.clone()]);
+    assert!(
+        out.contains("removed pyproject_hooks"),
+        "prepare does not say it removed the registry copy:\n{out}"
+    );
+    // Run from `/`: no checkout directory is put first on sys.path, only the install decides.
+    let o = run_in(
+        &img.tag,
+        "cd / && /opt/venv/bin/python -m pytest -q -p no:cacheprovider /workspace/tests 2>&1; echo rc=$?",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("1 passed") && text.contains("rc=0"),
+        "{text}\n{out}"
+    );
+}
