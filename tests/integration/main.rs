@@ -25,6 +25,7 @@ mod env_runner;
 mod eval_hidden;
 mod eval_oracle;
 mod eval_viewer;
+mod field_subset;
 mod fix_commands;
 mod fix_env;
 mod github_act;
