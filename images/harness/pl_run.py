@@ -65,6 +65,9 @@ args = [
 ] + cfg["args"] + cfg["ids"]
 # Registered as an object (not `-p`): a `-p` module already imported triggers an assertion-rewrite
 # warning, which a project's `filterwarnings = error` would turn into a failed run.
+# sys.argv as `python -m pytest ARGS` (and run_tests' `python -c … ARGS`) have it: a test that
+# reads sys.argv (a CLI's `main(argv=None)`) must see the same in every run.
+sys.argv[1:] = args
 rc = int(pytest.main(args, plugins=[guard]))
 
 
