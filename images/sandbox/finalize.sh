@@ -30,7 +30,10 @@ fi
 # Whatever remains is the baseline, including files the install generated that .gitignore names.
 g add -A -f
 g commit -q --no-verify --allow-empty -m "patchloop baseline"
-printf '%s\n' '__pycache__/' '*.py[cod]' '.pytest_cache/' '*.egg-info/' >>.git/info/exclude
+# What test runs leave behind (bytecode, caches, coverage data, tox/nox envs) is never a
+# patch; an sdist ships no .gitignore to say so.
+printf '%s\n' '__pycache__/' '*.py[cod]' '.pytest_cache/' '*.egg-info/' '.coverage' '.coverage.*' \
+    'coverage.xml' 'htmlcov/' '.hypothesis/' '.mypy_cache/' '.tox/' '.nox/' >>.git/info/exclude
 
 left=$(g status --porcelain --ignored)
 if [ -n "$left" ]; then

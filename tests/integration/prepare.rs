@@ -505,7 +505,11 @@ async fn prepared_image_works_in_a_hardened_episode_container() {
 
     let edit = c
         .exec(ExecRequest::shell(
-            "sed -i 's/a \\* b/b * a/' calc/ops.py && python -c 'import calc'",
+            // What a test run with coverage or Hypothesis leaves behind is not part of a
+            // patch (an sdist ships no .gitignore to say so).
+            "sed -i 's/a \\* b/b * a/' calc/ops.py && python -c 'import calc' \
+             && printf 'SQLite format 3\\000' > .coverage && touch .coverage.host.1 coverage.xml \
+             && mkdir -p htmlcov .hypothesis/examples .tox/py && touch htmlcov/index.html .hypothesis/examples/x .tox/py/log",
         ))
         .await
         .unwrap();
