@@ -130,7 +130,8 @@ pub fn default_env() -> Vec<String> {
         "GIT_EDITOR=true",
         "GIT_PAGER=cat",
         "PAGER=cat",
-        "TERM=dumb",
+        // No TERM: GitHub's runners set none, and `TERM=dumb` turns colour off in libraries
+        // whose tests expect it with a mocked tty (termcolor).
     ]
     .into_iter()
     .map(String::from)

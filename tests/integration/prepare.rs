@@ -497,6 +497,22 @@ async fn prepared_image_works_in_a_hardened_episode_container() {
         .unwrap();
     assert!(tests.status.success(), "{}", tests.output.render());
 
+    // The environment is CI's: no `TERM=dumb` (termcolor's tests expect colour on a mocked
+    // tty), one string hash for every run.
+    let env = c
+        .exec(ExecRequest::shell(
+            // What a test process sees (bash keeps an unexported TERM of its own).
+            "python3 -c 'import os; e = os.environ; print(\"TERM=%s PYTHONHASHSEED=%s\" % (e.get(\"TERM\", \"unset\"), e.get(\"PYTHONHASHSEED\", \"unset\")))'",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        env.output.render().trim(),
+        "TERM=unset PYTHONHASHSEED=0",
+        "{}",
+        env.output.render()
+    );
+
     let write_tests = c
         .exec(ExecRequest::shell("echo x >> tests/test_ops.py"))
         .await
