@@ -125,10 +125,47 @@ def cmd_snapshot(inp):
                 else:
                     data = _read_regular(full)
                     digest = hashlib.sha256(data).hexdigest() if data is not None else "special file"
+                    if data is not None and name.endswith(".pyc") and _compiled_from_source(full, data):
+                        digest = "compiled from its source"
             except OSError as e:
                 digest = "unreadable: %s" % e
             out[rel] = digest
     return out
+
+
+def _compiled_from_source(pyc, data):
+    """Whether a `__pycache__/M.cpython-XY.pyc` is derived data of `M.py` beside it: its code
+    is what compiling the source gives, or the import system would not use it for that source
+    (a stale timestamp or source hash). A test's subprocess that ignores PYTHONDONTWRITEBYTECODE
+    (`python -I`) writes such files again after a patch. A .pyc Python would load in place of
+    its source with other code (a crafted one) stays a file whose change counts. Never raises;
+    an unreadable or malformed .pyc is not derived."""
+    try:
+        import importlib.util
+        import marshal
+        if os.path.basename(os.path.dirname(pyc)) != "__pycache__" or data[:4] != importlib.util.MAGIC_NUMBER:
+            return False
+        module = os.path.basename(pyc).split(".")[0]
+        src = os.path.join(os.path.dirname(os.path.dirname(pyc)), module + ".py")
+        if os.path.islink(src):
+            return False
+        text = _read_regular(src)
+        if text is None:
+            return False
+        flags = int.from_bytes(data[4:8], "little")
+        if flags == 0:
+            st = os.stat(src)
+            used = (data[8:12] == (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+                    and data[12:16] == (st.st_size & 0xFFFFFFFF).to_bytes(4, "little"))
+        elif flags & 2:
+            used = data[8:16] == importlib.util.source_hash(text)
+        else:
+            used = True
+        if not used:
+            return True
+        return marshal.loads(data[16:]) == compile(text, src, "exec", dont_inherit=True)
+    except Exception:
+        return False
 
 
 def _read_regular(path):

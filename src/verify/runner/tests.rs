@@ -277,3 +277,65 @@ fn second_runner_output_needs_exactly_one_nonce_line() {
     let twice = format!("{ok}{ok}");
     assert!(parse_second(&twice, "k1").problem.is_some());
 }
+
+/// `pl_tool.py snapshot` under this machine's `python3 -I`: a `.pyc` compiled from its source
+/// (or one the import system would not use for it) is derived data, digested as such; a
+/// `.pyc` Python would load in place of its source with other code keeps its own digest, so
+/// a run that writes one still counts as a change.
+#[test]
+fn a_pyc_compiled_from_its_source_is_derived_a_crafted_one_is_not() {
+    use std::io::Write;
+    let ws = tempfile::tempdir().unwrap();
+    // Writes the three .pyc files with CPython's own helpers.
+    let setup = r#"
+import importlib._bootstrap_external as be, os, py_compile, sys
+ws = sys.argv[1]
+for name in ("good", "stale", "crafted"):
+    os.makedirs(os.path.join(ws, "pkg"), exist_ok=True)
+    with open(os.path.join(ws, "pkg", name + ".py"), "w") as f:
+        f.write("def f():\n    return 1\n")
+    py_compile.compile(os.path.join(ws, "pkg", name + ".py"),
+                       cfile=os.path.join(ws, "pkg", "__pycache__", name + ".cpython-311.pyc"))
+# The source changed after it was compiled (another size): the .pyc is never used.
+with open(os.path.join(ws, "pkg", "stale.py"), "w") as f:
+    f.write("def f():\n    return 22\n")
+# Other code under the header of the source's own stat: Python would load it.
+src = os.path.join(ws, "pkg", "crafted.py")
+st = os.stat(src)
+code = compile("def f():\n    return 2\n", src, "exec")
+with open(os.path.join(ws, "pkg", "__pycache__", "crafted.cpython-311.pyc"), "wb") as f:
+    f.write(be._code_to_timestamp_pyc(code, int(st.st_mtime), st.st_size))
+"#;
+    let ok = std::process::Command::new("python3")
+        .args(["-I", "-c", setup])
+        .arg(ws.path())
+        .status()
+        .expect("python3 is needed for this test");
+    assert!(ok.success());
+    let mut child = std::process::Command::new("python3")
+        .args([
+            "-I",
+            "-B",
+            "-c",
+            crate::verify::harness::PL_TOOL,
+            "snapshot",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = serde_json::json!({"workspace": ws.path(), "tests_dirs": []});
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let snap: BTreeMap<String, String> = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    let digest = |n: &str| snap[&format!("pkg/__pycache__/{n}.cpython-311.pyc")].clone();
+    assert_eq!(digest("good"), "compiled from its source", "{snap:?}");
+    assert_eq!(digest("stale"), "compiled from its source", "{snap:?}");
+    assert_eq!(digest("crafted").len(), 64, "{snap:?}");
+}
