@@ -43,27 +43,6 @@ impl Shape for Block {
         }
         out
     }
-
-    fn label(&self, site: &Site) -> String {
-        span_label(site)
-    }
-
-    fn limits(&self, site: &Site, src: &str) -> (Vec<String>, u32) {
-        (definition_heads(site, src), span_tokens(site))
-    }
-
-    fn fill(
-        &self,
-        text: &str,
-        site: &Site,
-        lines: &[String],
-    ) -> Result<(Vec<String>, usize), ParseError> {
-        gap_lines(text, site, lines, usize::MAX)
-    }
-
-    fn one_line(&self) -> bool {
-        false
-    }
 }
 
 impl Shape for Insert {
@@ -94,10 +73,6 @@ impl Shape for Insert {
     ) -> Result<(Vec<String>, usize), ParseError> {
         gap_lines(text, site, lines, INSERT_LINES)
     }
-
-    fn one_line(&self) -> bool {
-        false
-    }
 }
 
 impl Shape for Body {
@@ -109,31 +84,10 @@ impl Shape for Body {
             .into_iter()
             .collect()
     }
-
-    fn label(&self, site: &Site) -> String {
-        span_label(site)
-    }
-
-    fn limits(&self, site: &Site, src: &str) -> (Vec<String>, u32) {
-        (definition_heads(site, src), span_tokens(site))
-    }
-
-    fn fill(
-        &self,
-        text: &str,
-        site: &Site,
-        lines: &[String],
-    ) -> Result<(Vec<String>, usize), ParseError> {
-        gap_lines(text, site, lines, usize::MAX)
-    }
-
-    fn one_line(&self) -> bool {
-        false
-    }
 }
 
 /// `path:line-end (shape)`.
-fn span_label(site: &Site) -> String {
+pub(super) fn span_label(site: &Site) -> String {
     format!(
         "{}:{}-{} ({})",
         site.path,
@@ -145,14 +99,14 @@ fn span_label(site: &Site) -> String {
 
 /// A block's or a body's token cap: [`TOKENS_PER_LINE`] per masked line (two at least), at
 /// most [`MAX_FILL_TOKENS`].
-fn span_tokens(site: &Site) -> u32 {
+pub(super) fn span_tokens(site: &Site) -> u32 {
     (TOKENS_PER_LINE * (site.end + 1 - site.line).max(2) as u32).min(MAX_FILL_TOKENS)
 }
 
 /// A block or body fill stops where the next definition at its function's level (or the
 /// module's) would start: lines past the gap are thrown away ([`fill_lines`]), and at ~20
 /// generated tokens/s on a CPU each one is waited for.
-fn definition_heads(site: &Site, src: &str) -> Vec<String> {
+pub(super) fn definition_heads(site: &Site, src: &str) -> Vec<String> {
     let own = src
         .lines()
         .nth(site.func.0.saturating_sub(1))
@@ -174,7 +128,7 @@ fn definition_heads(site: &Site, src: &str) -> Vec<String> {
 /// The lines a multi-line fill means ([`fill_lines`]) at the gap's indentation (its first
 /// masked line's; an insert's, the line it precedes), `most` at most; they replace the
 /// masked lines.
-fn gap_lines(
+pub(super) fn gap_lines(
     text: &str,
     site: &Site,
     lines: &[String],

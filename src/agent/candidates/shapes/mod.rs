@@ -20,22 +20,32 @@ pub trait Shape: Sync {
     /// Its sites in one ranked function, most suspicious first. `found`: the sites found
     /// before it (earlier functions and shapes).
     fn sites(&self, f: &Func<'_>, found: &[Site]) -> Vec<Site>;
-    /// `path:line` or `path:line-end`, as the trajectory names a site.
-    fn label(&self, site: &Site) -> String;
-    /// What a request for `site` may generate: its stop strings and token cap. Pure.
-    fn limits(&self, site: &Site, src: &str) -> (Vec<String>, u32);
+    /// `path:line` or `path:line-end`, as the trajectory names a site. By default a span's
+    /// (the multi-line shapes; `line` and `insert` name theirs otherwise).
+    fn label(&self, site: &Site) -> String {
+        block::span_label(site)
+    }
+    /// What a request for `site` may generate: its stop strings and token cap. Pure. By
+    /// default a span's: up to the next definition, tokens for its lines.
+    fn limits(&self, site: &Site, src: &str) -> (Vec<String>, u32) {
+        (block::definition_heads(site, src), block::span_tokens(site))
+    }
     /// The lines a fill at `site` means in place of its masked ones (`lines`: the file's),
     /// and the last line they replace (past `site.end` when the fill completes a statement
-    /// the masked line starts). Pure.
+    /// the masked line starts). Pure. By default a span's: the whole fill.
     fn fill(
         &self,
         text: &str,
         site: &Site,
         lines: &[String],
-    ) -> Result<(Vec<String>, usize), ParseError>;
+    ) -> Result<(Vec<String>, usize), ParseError> {
+        block::gap_lines(text, site, lines, usize::MAX)
+    }
     /// It masks one line: a greedy fill that departs from it is walked along it and spliced
     /// into it (the `walk` and `splice` draw sources).
-    fn one_line(&self) -> bool;
+    fn one_line(&self) -> bool {
+        false
+    }
 }
 
 /// Each configured shape's behaviour.
