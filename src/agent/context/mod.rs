@@ -546,17 +546,9 @@ pub fn render(plan: &ContextPlan, files: &BTreeMap<String, String>, budget: usiz
             "\nFailing test {} ({}:{}, read-only: do not edit):\n",
             loc.name, loc.path, loc.start
         );
-        if room < head.len() + 80 {
+        if !push_excerpt(&mut out, &head, src, loc, room) {
             break;
         }
-        out.push_str(&head);
-        out.push_str(&excerpt(
-            src,
-            loc.start,
-            loc.end,
-            loc.frame_line,
-            room - head.len(),
-        ));
     }
     if !code.is_empty() {
         out.push_str("\nCode the failing test runs (not a test; the bug is likely here):\n");
@@ -567,20 +559,29 @@ pub fn render(plan: &ContextPlan, files: &BTreeMap<String, String>, budget: usiz
         };
         let head = format!("{}:\n", loc.label());
         let room = budget.saturating_sub(out.len());
-        if room < head.len() + 80 {
+        if !push_excerpt(&mut out, &head, src, loc, room) {
             break;
         }
-        out.push_str(&head);
-        out.push_str(&excerpt(
-            src,
-            loc.start,
-            loc.end,
-            loc.frame_line,
-            room - head.len(),
-        ));
     }
     focus.code = code;
     Context { text: out, focus }
+}
+
+/// `head` and the excerpt of `loc` in `src` appended to `out` within `room` bytes; false (and
+/// nothing appended) when not even the head and a few lines fit.
+fn push_excerpt(out: &mut String, head: &str, src: &str, loc: &Location, room: usize) -> bool {
+    if room < head.len() + 80 {
+        return false;
+    }
+    out.push_str(head);
+    out.push_str(&excerpt(
+        src,
+        loc.start,
+        loc.end,
+        loc.frame_line,
+        room - head.len(),
+    ));
+    true
 }
 
 /// Every function definition of `src` (pre-order: an enclosing one before those inside it),
