@@ -426,28 +426,15 @@ fn only_testid_splits_test_ids() {
     )
     .unwrap();
     let mut found = Vec::new();
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            let rel = p.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
-            if !rel.ends_with(".rs")
-                || rel == "testid.rs"
-                || rel == "tidy.rs"
-                || rel.ends_with("tests.rs")
-            {
-                continue;
-            }
-            let text = std::fs::read_to_string(&p).unwrap();
-            let code = non_test_code(&text);
-            for (n, line) in code.lines().enumerate() {
-                if pattern.is_match(line) {
-                    found.push(format!("{rel}:{}: {}", n + 1, line.trim()));
-                }
+    for p in rs_files_under(&src) {
+        let rel = p.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+        if rel == "testid.rs" || rel == "tidy.rs" || rel.ends_with("tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        for (n, line) in non_test_code(&text).lines().enumerate() {
+            if pattern.is_match(line) {
+                found.push(format!("{rel}:{}: {}", n + 1, line.trim()));
             }
         }
     }
