@@ -116,6 +116,7 @@ fn scalar(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.trim().to_string()),
         Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }
 }
@@ -127,7 +128,7 @@ fn scalar(v: &Value) -> Option<String> {
 fn literal_env(base: &[(String, String)], v: Option<&Value>) -> Vec<(String, String)> {
     let mut out = base.to_vec();
     for (k, v) in v.and_then(Value::as_mapping).into_iter().flatten() {
-        let (Some(k), Some(v)) = (k.as_str(), scalar_or_bool(v)) else {
+        let (Some(k), Some(v)) = (k.as_str(), scalar(v)) else {
             continue;
         };
         let name_ok = !k.is_empty()
@@ -155,13 +156,6 @@ fn literal_env(base: &[(String, String)], v: Option<&Value>) -> Vec<(String, Str
         out.push((k.to_string(), v));
     }
     out
-}
-
-fn scalar_or_bool(v: &Value) -> Option<String> {
-    match v {
-        Value::Bool(b) => Some(b.to_string()),
-        other => scalar(other),
-    }
 }
 
 fn env_pythonpath(v: Option<&Value>) -> Vec<String> {
