@@ -9,7 +9,8 @@
 //! task's image, hardened like the verifier's (the same `ContainerPolicy`, tests read-only, no
 //! step loop), applies the patch with the verifier's `git apply`, writes the check to `/tmp`
 //! and runs it with the image's test command under an empty `pytest.ini` (the project's
-//! pytest configuration and conftests do not apply to it). The check is an evaluation
+//! pytest configuration and conftests do not apply to it), the checkout first on `sys.path`
+//! as pytest puts it for the project's own tests. The check is an evaluation
 //! measure, not a security layer: code under test runs in the same process as the check.
 //!
 //! `patchloop bench hidden` validates the checks the same way: each must fail on the buggy
@@ -173,8 +174,11 @@ async fn run_in(
     let junit_path = format!("{DIR}/junit.xml");
     let run = c
         .exec(
+            // The checkout first on sys.path, as the project's own tests find it (pytest puts
+            // their rootdir there): a check must import the patched code even where the image
+            // installs none (funcy) or a dependency installed a registry copy (Automat).
             ExecRequest::shell(format!(
-                "cd /workspace && {}",
+                "cd /workspace && export PYTHONPATH=/workspace${{PYTHONPATH:+:$PYTHONPATH}} && {}",
                 test_cmd.shell(&crate::testcmd::Run {
                     workspace: crate::sandbox::WORKSPACE,
                     options: &[

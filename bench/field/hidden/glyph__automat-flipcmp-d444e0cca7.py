@@ -1,24 +1,14 @@
 """Hidden check: findMachines / findMachinesViaWrapper yield each MethodicalMachine once"""
 
-import os
 import sys
 import textwrap
 
 import pytest
 
-# Twisted pulls Automat from PyPI into the image, which shadows the checkout; the project's
-# tests reach the checkout through pytest's rootdir on sys.path, so the check does the same
-# from the directory it runs in (the checkout).
-_ROOT = os.getcwd()
-if os.path.isfile(os.path.join(_ROOT, "automat", "_discover.py")):
-    sys.path.insert(0, _ROOT)
-    for _name in [m for m in sys.modules if m == "automat" or m.startswith("automat.")]:
-        del sys.modules[_name]
-
 pytest.importorskip("twisted")
 
-from automat import MethodicalMachine  # noqa: E402
-from automat._discover import findMachines, findMachinesViaWrapper, wrapFQPN  # noqa: E402
+from automat import MethodicalMachine
+from automat._discover import findMachines, findMachinesViaWrapper, wrapFQPN
 
 
 @pytest.fixture

@@ -1,20 +1,8 @@
 """Hidden check: itn encodes zero as an octal number field, so zero-valued header fields are written"""
 
 import io
-import os
-import sys
 
-# The image also holds backports.tarfile 1.2.0 from PyPI (a dependency of jaraco.context),
-# which shadows the project's editable install; the project's tests reach the checkout
-# through its root conftest.py (rootdir on sys.path), so the check does the same from the
-# directory it runs in (the checkout).
-_ROOT = os.getcwd()
-if os.path.isfile(os.path.join(_ROOT, "backports", "tarfile", "__init__.py")):
-    sys.path.insert(0, _ROOT)
-    for _name in [m for m in sys.modules if m == "backports" or m.startswith("backports.")]:
-        del sys.modules[_name]
-
-from backports import tarfile  # noqa: E402
+from backports import tarfile
 
 
 def test_itn_zero_is_octal_in_every_format():
