@@ -82,7 +82,9 @@ async fn a_check_fails_on_the_bug_and_passes_with_the_fix() {
     assert_eq!(skipped.status, HiddenCheck::Error, "{skipped:?}");
     // The project's pytest configuration and conftests do not apply: the check runs under
     // its own empty ini (a project ini with `-x`/filterwarnings=error would change it).
-    let cfg = "import os\n\ndef test_own_rootdir(pytestconfig):\n    assert str(pytestconfig.rootpath) == '/tmp/patchloop-hidden'\n    assert os.getcwd() == '/workspace'\n";
+    // The checkout comes before site-packages on sys.path, as for the project's own tests (a
+    // registry copy of the project, or none installed, must not decide what the check imports).
+    let cfg = "import os, sys\n\ndef test_own_rootdir(pytestconfig):\n    assert str(pytestconfig.rootpath) == '/tmp/patchloop-hidden'\n    assert os.getcwd() == '/workspace'\n    site = min(i for i, p in enumerate(sys.path) if p.endswith('-packages'))\n    assert '/workspace' in sys.path[:site], sys.path\n";
     let own = run_check(&docker, &image, &t.patch, cfg, &run_id)
         .await
         .unwrap();
