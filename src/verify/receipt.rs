@@ -633,11 +633,15 @@ pub fn render_markdown(r: &Receipt) -> String {
         }
         s.push('\n');
     }
-    let lists: [(&str, &Vec<String>); 2] = [
+    let lists: [(&str, &Vec<String>); 3] = [
         ("Flipping between runs", &r.decision.flaky_ids),
         (
             "Failing before the patch (reported, not counted)",
             &r.decision.pre_existing_failures,
+        ),
+        (
+            "Not collected by the hardened run before the patch (not checked)",
+            &r.decision.not_collected,
         ),
     ];
     for (title, ids) in lists {

@@ -158,6 +158,9 @@ pub struct Decision {
     pub regressions: Vec<String>,
     pub not_reproduced: Vec<String>,
     pub unknown_ids: Vec<String>,
+    /// Explicit pass-to-pass ids the unpatched run did not collect: not enforced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_collected: Vec<String>,
     /// Failing (or flipping) before the patch, outside the fail-to-pass set: reported only.
     pub pre_existing_failures: Vec<String>,
     /// The pass-to-pass set actually enforced.
@@ -174,6 +177,7 @@ impl Decision {
             regressions: Vec::new(),
             not_reproduced: Vec::new(),
             unknown_ids: Vec::new(),
+            not_collected: Vec::new(),
             pre_existing_failures: Vec::new(),
             pass_to_pass: Vec::new(),
         }
@@ -202,6 +206,24 @@ fn all_ids(runs: &[RunRecord]) -> BTreeSet<String> {
 }
 
 pub fn decide(inp: &Inputs) -> Decision {
+    let mut d = decide_runs(inp);
+    // A pass-to-pass id the unpatched harness run did not collect (a linter plugin's item that
+    // only the project's own command enables) cannot be checked on either side: named in the
+    // receipt, not enforced (an explicit id neither passing nor failing before counts for
+    // nothing). The unpatched tree decides it, so a patch cannot make one.
+    if d.unknown_ids.is_empty() && inp.before.iter().all(|r| r.results.is_some()) {
+        let before_ids = all_ids(inp.before);
+        d.not_collected = inp
+            .pass_to_pass
+            .iter()
+            .filter(|id| !before_ids.contains(id.as_str()))
+            .cloned()
+            .collect();
+    }
+    d
+}
+
+fn decide_runs(inp: &Inputs) -> Decision {
     if let Some(v) = inp.violations.first() {
         let mut d = Decision::new(
             Verdict::Policy,
@@ -243,15 +265,11 @@ pub fn decide(inp: &Inputs) -> Decision {
         );
     }
     let before_ids = all_ids(inp.before);
-    let targets: Vec<&String> = inp
+    let unknown: Vec<String> = inp
         .fail_to_pass
         .iter()
-        .chain(inp.pass_to_pass.iter())
-        .collect();
-    let unknown: Vec<String> = targets
-        .iter()
         .filter(|id| !before_ids.contains(id.as_str()))
-        .map(|s| s.to_string())
+        .cloned()
         .collect();
     if !unknown.is_empty() {
         let mut d = Decision::new(

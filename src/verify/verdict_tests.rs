@@ -197,6 +197,29 @@ fn not_reproducible_and_unknown_ids() {
 }
 
 #[test]
+fn an_explicit_pass_to_pass_id_the_unpatched_run_did_not_collect_is_named_not_fatal() {
+    let p2p = [P.to_string(), "conftest.py::ruff::format".to_string()];
+    let decide_p2p = |after: &[RunRecord]| {
+        decide(&Inputs {
+            violations: &[],
+            setup_error: None,
+            fail_to_pass: &[F.to_string()],
+            pass_to_pass: &p2p,
+            before: &before3(),
+            after,
+        })
+    };
+    let d = decide_p2p(&after3(&[(F, Passed), (P, Passed)]));
+    assert_eq!(d.verdict, Verdict::Verified, "{}", d.reason);
+    assert_eq!(d.not_collected, ["conftest.py::ruff::format"]);
+    assert_eq!(d.pass_to_pass, [P]);
+    // The collected ones are still enforced.
+    let d = decide_p2p(&after3(&[(F, Passed), (P, Failed)]));
+    assert_ne!(d.verdict, Verdict::Verified);
+    assert_eq!(d.regressions, [P]);
+}
+
+#[test]
 fn tampering_beats_passing_results() {
     let mut after = after3(&[(F, Passed), (P, Passed)]);
     after[0].guard = GuardStatus::Tampered {

@@ -140,6 +140,28 @@ async fn verify_command_end_to_end() {
     assert_eq!(r.code, 2);
     assert_eq!(r.receipt["unknown_ids"][0], "tests/test_calc.py::test_nope");
 
+    // An explicit pass-to-pass id the hardened run cannot collect (a linter plugin's item
+    // that only the project's command enables) no longer ends the run with pytest's "not
+    // found": named in the receipt, not enforced; the collectable ones still are.
+    let r = verify(
+        &tmp.path().join("not-collected"),
+        &fix,
+        &[
+            "--fail-to-pass",
+            add,
+            "--pass-to-pass",
+            "tests/test_calc.py::test_mul",
+            "conftest.py::ruff::format",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stderr, r.md);
+    assert_eq!(r.receipt["verdict"], "verified");
+    assert_eq!(
+        r.receipt["not_collected"],
+        serde_json::json!(["conftest.py::ruff::format"])
+    );
+    assert!(r.md.contains("conftest.py::ruff::format"), "{}", r.md);
+
     // Tampering with a test: exit 1, the rule is named.
     let tamper =
         std::fs::read_to_string(corpus().join("tamper/edit_test_expectation/patch.diff")).unwrap();
