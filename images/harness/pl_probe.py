@@ -12,9 +12,10 @@
 #   cover {"workspace", "paths", "args", "ids", "targets", "deadline_s"}
 #       fault localization (src/agent/localize.rs), in the episode's container: runs `ids`
 #       (the target tests' files) under a line tracer, one coverage set per test, and folds
-#       them into a spectrum: {"failed", "passed", "lines": {path: [[line, ef, ep], ...]}}, ef
-#       and ep the failing targets and passing tests that ran the line (non-test files only;
-#       other failing or skipped tests count on neither side).
+#       them into a spectrum: {"failed", "passed", "lines": {path: [[line, ef, ep, first], ...]}},
+#       ef and ep the failing targets and passing tests that ran the line (non-test files only,
+#       the tests' child Python processes included; other failing or skipped tests count on
+#       neither side), first the earliest a failing target reached it (0..1 of its run).
 # Output: one line `@@PATCHLOOP-PROBE@@ <nonce> <json>` on a private copy of stdout taken before
 # any project code ran; the process then os._exit()s. Not an integrity layer: the code under
 # test shares this process (the capability scan flags a patch that reaches for it).
@@ -126,25 +127,31 @@ def canon(v, depth=0):
     return repr(v)
 
 
+# Shared with the tracer of the tests' child processes (SUBCOVER), which runs it from source.
+IS_TEST_FILE = """
 def is_test_file(rel):
     parts = rel.split(os.sep)
     base = parts[-1]
     return (any(p in ("test", "tests", "testing") for p in parts[:-1])
             or base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py")
+"""
+exec(IS_TEST_FILE)
 
-
-def cover():
-    """Per-test line coverage of the workspace's non-test code, folded into a spectrum: for
-    each line, how many target (failing) tests and how many passing tests ran it. Other
-    failing or skipped tests are left out of both counts."""
-    import threading
-    import time
-
-    deadline = time.monotonic() + float(cfg.get("deadline_s", 60))
-    root = os.path.realpath(ws) + os.sep
-    targets = set(cfg["targets"])
-    keep = {}
-    hits = set()
+# `sitecustomize` of the tests' child Python processes during `cover` (a CLI test that runs
+# `python -m pkg` or the project's console script executes the code under test in a child):
+# the same line tracer, its hits written at exit to PL_COVER_DIR/<test number>.<pid> as
+# `path<TAB>line` lines; then the sitecustomize it shadows, if any. A child started with `-I`
+# or `-E` ignores PYTHONPATH and is not traced.
+SUBCOVER = """
+import os, sys
+""" + IS_TEST_FILE + """
+def _pl_subcover():
+    out, test = os.environ.get("PL_COVER_DIR"), os.environ.get("PL_COVER_TEST")
+    root = os.environ.get("PL_COVER_ROOT")
+    if not (out and test and root):
+        return
+    import atexit, threading
+    hits, keep = {}, {}
 
     def rel_of(fn):
         r = keep.get(fn, 0)
@@ -160,14 +167,146 @@ def cover():
 
     def local(frame, event, arg):
         if event == "line":
-            hits.add((frame.f_code.co_filename, frame.f_lineno))
+            k = (frame.f_code.co_filename, frame.f_lineno)
+            if k not in hits:
+                hits[k] = len(hits)
         return local
 
     def on_call(frame, event, arg):
         if rel_of(frame.f_code.co_filename) is None:
             return None
-        hits.add((frame.f_code.co_filename, frame.f_lineno))
+        k = (frame.f_code.co_filename, frame.f_lineno)
+        if k not in hits:
+            hits[k] = len(hits)
         return local
+
+    def dump():
+        sys.settrace(None)
+        try:
+            with open(os.path.join(out, "%s.%d" % (test, os.getpid())), "w") as f:
+                for (fn, ln) in hits:
+                    f.write("%s\\t%d\\n" % (keep[fn], ln))
+        except OSError:
+            pass
+
+    atexit.register(dump)
+    threading.settrace(on_call)
+    sys.settrace(on_call)
+
+
+_pl_subcover()
+del _pl_subcover
+
+
+def _pl_chain():
+    import importlib.machinery, importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    rest = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is not None and spec.loader is not None:
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+
+
+_pl_chain()
+del _pl_chain
+"""
+
+
+def fill_dirs(files, need):
+    """Where the passing side comes from when the targets' files define fewer than `need`
+    tests (a regression file of three tests leaves every line of the machinery they share at
+    the top score): the nearest test directory above each file (`tests`, `test`, `testing`),
+    else the file's own folder; none for a file at the top. `nearest` ranks their tests after
+    the files' own, by directory distance."""
+    count = 0
+    for f in files:
+        try:
+            with open(os.path.join(ws, f), encoding="utf-8", errors="replace") as fh:
+                count += len(re.findall(r"^\s*(?:async\s+)?def test", fh.read(), re.M))
+        except OSError:
+            pass
+    if count >= need:
+        return []
+    out = []
+    for f in files:
+        parts = f.split("/")[:-1]
+        up = [k for k in range(len(parts), 0, -1) if parts[k - 1] in ("test", "tests", "testing")]
+        d = "/".join(parts[:up[0]]) if up else "/".join(parts)
+        if d and d not in out and not any(f2.startswith(d + "/") for f2 in out):
+            out.append(d)
+    return out
+
+
+def cover():
+    """Per-test line coverage of the workspace's non-test code, folded into a spectrum: for
+    each line, how many target (failing) tests and how many passing tests ran it. Other
+    failing or skipped tests are left out of both counts."""
+    import threading
+    import time
+
+    deadline = time.monotonic() + float(cfg.get("deadline_s", 60))
+    root = os.path.realpath(ws) + os.sep
+    targets = set(cfg["targets"])
+    keep = {}
+    hits = {}
+
+    def rel_of(fn):
+        r = keep.get(fn, 0)
+        if r == 0:
+            p = os.path.realpath(fn)
+            r = None
+            if p.startswith(root) and p.endswith(".py") and "site-packages" not in p:
+                rel = p[len(root):]
+                if not is_test_file(rel):
+                    r = rel
+            keep[fn] = r
+        return r
+
+    # Each line's position among the lines the test ran first (insertion order): among
+    # functions the spectrum cannot tell apart, the one a failing run reached first is where
+    # the run went wrong; the others ran because of it.
+    def local(frame, event, arg):
+        if event == "line":
+            k = (frame.f_code.co_filename, frame.f_lineno)
+            if k not in hits:
+                hits[k] = len(hits)
+        return local
+
+    def on_call(frame, event, arg):
+        if rel_of(frame.f_code.co_filename) is None:
+            return None
+        k = (frame.f_code.co_filename, frame.f_lineno)
+        if k not in hits:
+            hits[k] = len(hits)
+        return local
+
+    # The tests' child Python processes trace themselves (SUBCOVER) into `subdir`.
+    import tempfile
+
+    subdir = tempfile.mkdtemp(prefix="pl-cover-")
+    with open(os.path.join(subdir, "sitecustomize.py"), "w") as f:
+        f.write(SUBCOVER)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [subdir] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    os.environ["PL_COVER_DIR"] = subdir
+    os.environ["PL_COVER_ROOT"] = root
+
+    def child_hits(n):
+        """(file, line) the children of test number `n` ran, in file order."""
+        out = []
+        for name in sorted(os.listdir(subdir)):
+            if not name.startswith("%d." % n):
+                continue
+            try:
+                with open(os.path.join(subdir, name)) as f:
+                    for row in f:
+                        rel, _, ln = row.rstrip("\n").partition("\t")
+                        if ln.isdigit() and not is_test_file(rel):
+                            out.append((os.path.join(root, rel), int(ln)))
+            except OSError:
+                continue
+        return out
 
     pytest, runner, why = load_pytest()
     failed_ids, skipped_ids, ran = set(), set(), {}
@@ -176,6 +315,7 @@ def cover():
     # of a large suite (tracing every test of a 700-test file took 46 s).
     sample = int(cfg.get("sample", 0))
     collected = {"items": 0, "kept": 0}
+    counter = [0]
 
     def nearest(items):
         where = {}
@@ -184,15 +324,28 @@ def cover():
             where[it.nodeid] = (f, rest.rpartition("::")[0], i)
         tpos = [where[t] for t in targets if t in where]
 
+        def apart(a, b):
+            """Directory steps between two files' folders."""
+            x, y = a.split("/")[:-1], b.split("/")[:-1]
+            k = 0
+            while k < min(len(x), len(y)) and x[k] == y[k]:
+                k += 1
+            return len(x) + len(y) - 2 * k
+
         def key(it):
             f, cls, i = where[it.nodeid]
-            near = [(c != cls, abs(i - j)) for (tf, c, j) in tpos if tf == f]
-            return min(near) if near else (True, len(items))
+            near = [(0, c != cls, abs(i - j)) for (tf, c, j) in tpos if tf == f]
+            if near:
+                return min(near)
+            return (1, min([apart(f, tf) for (tf, _, _) in tpos] or [0]), i)
         return sorted((it for it in items if it.nodeid not in targets), key=key)
 
     class Spectrum:
         @pytest.hookimpl(trylast=True)
         def pytest_collection_modifyitems(self, session, config, items):
+            # A fill directory holding a target's file collects that file a second time.
+            seen = set()
+            items[:] = [it for it in items if not (it.nodeid in seen or seen.add(it.nodeid))]
             collected["items"] = len(items)
             if sample <= 0 or len(items) <= sample + len(targets):
                 collected["kept"] = len(items)
@@ -209,6 +362,8 @@ def cover():
             if time.monotonic() > deadline:
                 item.session.shouldstop = "patchloop: coverage deadline"
             hits.clear()
+            n = counter[0] = counter[0] + 1
+            os.environ["PL_COVER_TEST"] = str(n)
             threading.settrace(on_call)
             sys.settrace(on_call)
             try:
@@ -216,7 +371,12 @@ def cover():
             finally:
                 sys.settrace(None)
                 threading.settrace(None)
-                ran[item.nodeid] = frozenset(hits)
+                os.environ.pop("PL_COVER_TEST", None)
+                for k in child_hits(n):
+                    if rel_of(k[0]) is not None and k not in hits:
+                        hits[k] = len(hits)
+                total = max(len(hits), 1)
+                ran[item.nodeid] = {k: i / total for k, i in hits.items()}
 
         def pytest_runtest_logreport(self, report):
             if report.failed:
@@ -225,7 +385,8 @@ def cover():
                 skipped_ids.add(report.nodeid)
 
     args = ["-q", "-p", "no:cacheprovider", "--rootdir", ws, "-o", "addopts=",
-            "-W", "ignore"] + list(cfg.get("args", [])) + list(cfg["ids"])
+            "-W", "ignore", "--continue-on-collection-errors"] + list(cfg.get("args", [])) \
+        + list(cfg["ids"]) + fill_dirs(cfg["ids"], sample)
     try:
         rc = int(pytest.main(args, plugins=[Spectrum()]))
     except BaseException as e:  # noqa: B036  what ran before a session-ending test still counts
@@ -243,12 +404,15 @@ def cover():
         else:
             col = 1
             np += 1
-        for fn, ln in lines:
-            c = counts.setdefault((keep[fn], ln), [0, 0])
+        for (fn, ln), at in lines.items():
+            # [ef, ep, earliest position in a failing run (0 = its first line, 1 = last)]
+            c = counts.setdefault((keep[fn], ln), [0, 0, 1.0])
             c[col] += 1
+            if col == 0:
+                c[2] = min(c[2], at)
     out = {}
-    for (rel, ln), (ef, ep) in counts.items():
-        out.setdefault(rel, []).append([ln, ef, ep])
+    for (rel, ln), (ef, ep, first) in counts.items():
+        out.setdefault(rel, []).append([ln, ef, ep, round(first, 6)])
     for v in out.values():
         v.sort()
     emit({"failed": nf, "passed": np, "lines": out, "rc": rc, "runner": runner,
@@ -606,7 +770,8 @@ def shadow():
                 sys.setprofile(None)
 
     args = ["-q", "-p", "no:cacheprovider", "--rootdir", ws, "-o", "addopts=",
-            "-W", "ignore"] + list(cfg.get("args", [])) + list(cfg["ids"])
+            "-W", "ignore", "--continue-on-collection-errors"] + list(cfg.get("args", [])) \
+        + list(cfg["ids"]) + fill_dirs(cfg["ids"], sample)
     try:
         rc = int(pytest.main(args, plugins=[Shadow()]))
     except BaseException as e:  # noqa: B036

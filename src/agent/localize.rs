@@ -35,8 +35,8 @@ pub struct Spectrum {
     pub failed: u32,
     /// Other tests that passed.
     pub passed: u32,
-    /// Per file (workspace-relative): `[line, ef, ep]` for every executed line.
-    pub lines: BTreeMap<String, Vec<(usize, u32, u32)>>,
+    /// Per file (workspace-relative): every executed line.
+    pub lines: BTreeMap<String, Vec<LineHit>>,
     /// Tests the run reached.
     #[serde(default)]
     pub ran: u32,
@@ -48,6 +48,42 @@ pub struct Spectrum {
     pub runner: String,
     #[serde(default)]
     pub runner_why: String,
+}
+
+/// One executed line of a spectrum; `[line, ef, ep, first]` on the wire (`first` may be
+/// absent: then nothing is known of the order).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(from = "LineWire")]
+pub struct LineHit {
+    pub line: usize,
+    /// Failing targets that ran it.
+    pub ef: u32,
+    /// Passing tests that ran it.
+    pub ep: u32,
+    /// How early a failing target first reached it: 0 its run's first line, 1 its last.
+    pub first: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum LineWire {
+    Ordered((usize, u32, u32, f64)),
+    Plain((usize, u32, u32)),
+}
+
+impl From<LineWire> for LineHit {
+    fn from(w: LineWire) -> LineHit {
+        let (line, ef, ep, first) = match w {
+            LineWire::Ordered(t) => t,
+            LineWire::Plain((l, f, p)) => (l, f, p, 1.0),
+        };
+        LineHit {
+            line,
+            ef,
+            ep,
+            first,
+        }
+    }
 }
 
 /// How the ranking was made: the receipt and the trajectory say which.
@@ -182,18 +218,31 @@ pub fn ochiai(ef: u32, ep: u32, failed: u32) -> f64 {
     f64::from(ef) / (f64::from(failed) * f64::from(ef + ep)).sqrt()
 }
 
-/// The functions of `spectrum`, best first. Lines outside any function (module level: import
-/// time) and files not in `files` are not ranked. Ties go to the functions `prefer` names
-/// (the traceback's and the test's own calls), then to those whose name the failing lines
-/// use (`named`, see [`names_on`]), then to the fewest passing tests, then to the smaller
-/// function. Pure.
+/// The functions of `spectrum`, best first. A line counts for the outermost function that
+/// holds it (a closure is its enclosing function's code); a line outside every function (a
+/// lambda in a module-level table, import-time code) counts for its statement, a `<module>`
+/// location. Files not in `files` are not ranked. Ties go to the functions `prefer` names (the
+/// traceback's and the test's own calls), then to those whose name the failing lines use
+/// (`named`, see [`names_on`]), then to functions over module statements, then to a callee
+/// over a caller whose every best line only calls it, then to the one a failing run reached
+/// first (the spectrum cannot tell a cause from what it set off, the order
+/// can), then to the fewest passing tests, then to the smaller. Pure.
 pub fn rank(
     spectrum: &Spectrum,
     files: &BTreeMap<String, String>,
     prefer: &[Location],
     named: &[String],
 ) -> Vec<Ranked> {
-    let mut out: Vec<(Ranked, u32)> = Vec::new();
+    /// A ranked unit's tie-breaks: the fewest passing tests and the earliest reach among its
+    /// best lines.
+    struct Order {
+        ep: u32,
+        first: f64,
+        /// Every best line calls a function of the same score (`self.evict()` in `put`): the
+        /// line is suspicious because of where it leads, so the callee goes first.
+        relay: bool,
+    }
+    let mut out: Vec<(Ranked, Order)> = Vec::new();
     for (path, lines) in &spectrum.lines {
         if context::is_test_path(path) {
             continue;
@@ -202,37 +251,82 @@ pub fn rank(
             continue;
         };
         let defs = context::functions(path, src);
-        // Per innermost function: its scored lines and each line's passing-test count.
-        let mut per: BTreeMap<usize, Vec<(usize, f64, u32)>> = BTreeMap::new();
-        for &(line, ef, ep) in lines {
-            let s = ochiai(ef, ep, spectrum.failed);
+        let outermost = |line: usize| {
+            defs.iter()
+                .filter(|d| (d.start..=d.end).contains(&line))
+                .max_by_key(|d| d.end - d.start)
+        };
+        let loose: Vec<usize> = lines
+            .iter()
+            .filter(|h| ochiai(h.ef, h.ep, spectrum.failed) > 0.0 && outermost(h.line).is_none())
+            .map(|h| h.line)
+            .collect();
+        let statements = context::module_statements(path, src, &loose);
+        // Per unit (its first and last line): the location and its scored lines.
+        let mut per: BTreeMap<(usize, usize), (Location, Vec<(LineHit, f64)>)> = BTreeMap::new();
+        for h in lines {
+            let s = ochiai(h.ef, h.ep, spectrum.failed);
             if s <= 0.0 {
                 continue;
             }
-            let innermost = defs
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| (d.start..=d.end).contains(&line))
-                .min_by_key(|(_, d)| d.end - d.start);
-            if let Some((i, _)) = innermost {
-                per.entry(i).or_default().push((line, s, ep));
-            }
-        }
-        for (i, scored) in per {
-            let r = Ranked {
-                loc: defs[i].clone(),
-                lines: scored.iter().map(|(l, s, _)| (*l, *s)).collect(),
+            let Some(loc) = outermost(h.line).or_else(|| statements.get(&h.line)) else {
+                continue;
             };
-            // The tie-break: the fewest passing tests on a best-scoring line.
-            let hot = r.hot();
-            let ep = scored
-                .iter()
-                .filter(|(l, _, _)| hot.contains(l))
-                .map(|(_, _, ep)| *ep)
-                .min()
-                .unwrap_or(u32::MAX);
-            out.push((r, ep));
+            per.entry((loc.start, loc.end))
+                .or_insert_with(|| (loc.clone(), Vec::new()))
+                .1
+                .push((*h, s));
         }
+        for (loc, scored) in per.into_values() {
+            let r = Ranked {
+                loc,
+                lines: scored.iter().map(|(h, s)| (h.line, *s)).collect(),
+            };
+            let hot = r.hot();
+            let best = scored.iter().filter(|(h, _)| hot.contains(&h.line));
+            let order = Order {
+                ep: best.clone().map(|(h, _)| h.ep).min().unwrap_or(u32::MAX),
+                first: best.map(|(h, _)| h.first).fold(1.0, f64::min),
+                relay: false,
+            };
+            out.push((r, order));
+        }
+    }
+    let short = |r: &Ranked| -> String {
+        r.loc
+            .name
+            .rsplit('.')
+            .next()
+            .unwrap_or(&r.loc.name)
+            .to_string()
+    };
+    let relays: Vec<bool> = out
+        .iter()
+        .map(|(r, _)| {
+            let peers: Vec<String> = out
+                .iter()
+                .filter(|(o, _)| {
+                    o.loc.name != "<module>"
+                        && !(o.loc.path == r.loc.path && o.loc.start == r.loc.start)
+                        && (o.score() - r.score()).abs() <= SAME_SCORE
+                })
+                .map(|(o, _)| short(o))
+                .collect();
+            let src = files.get(&r.loc.path).map(String::as_str).unwrap_or("");
+            let lines: Vec<&str> = src.lines().collect();
+            let hot = r.hot();
+            !peers.is_empty()
+                && !hot.is_empty()
+                && hot.iter().all(|&l| {
+                    let text = lines.get(l.wrapping_sub(1)).copied().unwrap_or("");
+                    CALLS
+                        .captures_iter(text.split('#').next().unwrap_or(""))
+                        .any(|c| peers.iter().any(|p| p == &c[1]))
+                })
+        })
+        .collect();
+    for ((_, o), relay) in out.iter_mut().zip(relays) {
+        o.relay = relay;
     }
     let preferred = |r: &Ranked| {
         prefer
@@ -243,19 +337,32 @@ pub fn rank(
         let short = r.loc.name.rsplit('.').next().unwrap_or(&r.loc.name);
         named.iter().any(|n| n == short)
     };
-    out.sort_by(|(a, aep), (b, bep)| {
+    let is_function = |r: &Ranked| r.loc.name != "<module>";
+    out.sort_by(|(a, ao), (b, bo)| {
         b.score()
             .partial_cmp(&a.score())
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(preferred(b).cmp(&preferred(a)))
             .then(is_named(b).cmp(&is_named(a)))
-            .then(aep.cmp(bep))
+            .then(is_function(b).cmp(&is_function(a)))
+            .then(ao.relay.cmp(&bo.relay))
+            .then(
+                ao.first
+                    .partial_cmp(&bo.first)
+                    .unwrap_or(std::cmp::Ordering::Equal),
+            )
+            .then(ao.ep.cmp(&bo.ep))
             .then((a.loc.end - a.loc.start).cmp(&(b.loc.end - b.loc.start)))
             .then(a.loc.path.cmp(&b.loc.path))
             .then(a.loc.start.cmp(&b.loc.start))
     });
     out.into_iter().map(|(r, _)| r).collect()
 }
+
+/// A call on a line: the called name (`self.evict()` → `evict`).
+static CALLS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(").expect("static regex")
+});
 
 /// The names `lines` (a failing test's lines where it failed) use as attributes or calls:
 /// `assert excepting.__name__ == ...` names `__name__`. Every test runs the same dozen
@@ -266,15 +373,32 @@ pub fn names_on(lines: &[&str]) -> Vec<String> {
         regex::Regex::new(r"\.([A-Za-z_][A-Za-z0-9_]*)|\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
             .expect("static regex")
     });
+    // A comparison dispatches to a method: `assert iface >= iface` names `__ge__`.
+    static OP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:^|[^<>=!-])(<=|>=|==|!=|<|>)(?:[^<>=]|$)").expect("static regex")
+    });
     let mut out: Vec<String> = Vec::new();
+    let mut add = |n: &str| {
+        if !out.iter().any(|o| o == n) {
+            out.push(n.to_string());
+        }
+    };
     for line in lines {
         let code = line.split('#').next().unwrap_or("");
         for c in NAME.captures_iter(code) {
-            if let Some(m) = c.get(1).or(c.get(2))
-                && !out.iter().any(|n| n == m.as_str())
-            {
-                out.push(m.as_str().to_string());
+            if let Some(m) = c.get(1).or(c.get(2)) {
+                add(m.as_str());
             }
+        }
+        for c in OP.captures_iter(code) {
+            add(match &c[1] {
+                "<=" => "__le__",
+                ">=" => "__ge__",
+                "==" => "__eq__",
+                "!=" => "__ne__",
+                "<" => "__lt__",
+                _ => "__gt__",
+            });
         }
     }
     out
@@ -363,11 +487,23 @@ class K:
         Spectrum {
             failed,
             passed,
-            lines: [("pkg/core.py".to_string(), lines.to_vec())].into(),
+            lines: [("pkg/core.py".to_string(), hits(lines))].into(),
             ran: failed + passed,
             collected: failed + passed,
             ..Spectrum::default()
         }
+    }
+
+    fn hits(lines: &[(usize, u32, u32)]) -> Vec<LineHit> {
+        lines
+            .iter()
+            .map(|&(line, ef, ep)| LineHit {
+                line,
+                ef,
+                ep,
+                first: 1.0,
+            })
+            .collect()
     }
 
     fn files() -> BTreeMap<String, String> {
@@ -470,17 +606,29 @@ class K:
         ]);
         assert_eq!(
             n,
-            ["__name__", "total"],
+            ["__name__", "__eq__", "total"],
             "`key=len` passes len, calls nothing"
         );
         assert!(names_on(&["x = 1"]).is_empty());
+        // Comparisons name the methods they dispatch to; arrows and shifts are no comparison.
+        assert_eq!(
+            names_on(&["    self.assertTrue(iface >= iface)"]),
+            ["assertTrue", "__ge__"]
+        );
+        assert_eq!(names_on(&["assert a < b != c"]), ["__lt__", "__ne__"]);
+        assert!(
+            names_on(&["def f(x) -> int: return x >> 2 << 1"])
+                .iter()
+                .all(|n| n == "f")
+        );
     }
 
     #[test]
     fn test_files_unknown_files_and_non_pytest_targets_are_not_ranked() {
         let mut s = spectrum(&[(4, 1, 0)], 1, 0);
-        s.lines.insert("tests/test_core.py".into(), vec![(3, 1, 0)]);
-        s.lines.insert("pkg/unread.py".into(), vec![(3, 1, 0)]);
+        s.lines
+            .insert("tests/test_core.py".into(), hits(&[(3, 1, 0)]));
+        s.lines.insert("pkg/unread.py".into(), hits(&[(3, 1, 0)]));
         let r = rank(&s, &files(), &[], &[]);
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].loc.path, "pkg/core.py");
@@ -494,5 +642,118 @@ class K:
         );
         assert!(test_files(&["src/lib.rs::tests::x".into()]).is_empty());
         assert!(test_files(&[]).is_empty());
+    }
+
+    #[test]
+    fn the_wire_gives_each_line_with_or_without_its_first_reach() {
+        let s: Spectrum = serde_json::from_str(
+            r#"{"failed": 1, "passed": 2, "lines": {"a.py": [[3, 1, 0, 0.25], [4, 1, 2]]}}"#,
+        )
+        .unwrap();
+        let l = &s.lines["a.py"];
+        assert_eq!((l[0].line, l[0].ef, l[0].ep, l[0].first), (3, 1, 0, 0.25));
+        assert_eq!((l[1].line, l[1].ep, l[1].first), (4, 2, 1.0));
+        assert!(serde_json::from_str::<Spectrum>(r#"{"lines": {"a.py": [[3, 1]]}}"#).is_err());
+    }
+
+    const TABLE: &str = "\
+import datetime
+
+FORMATS = {
+    \"%d\": lambda d: \"%02d\" % d.day,
+    \"%j\": lambda d: \"%03d\"
+    % (d.toordinal() - 1),
+}
+
+
+def render(d, spec):
+    def one(k):
+        return FORMATS[k](d)
+    return \"\".join(one(k) for k in spec.split())
+
+
+def outer_unrelated(x):
+    return x
+";
+
+    #[test]
+    fn a_closure_counts_for_its_function_and_a_table_lambda_for_its_statement() {
+        let files: BTreeMap<String, String> =
+            [("pkg/fmt.py".to_string(), TABLE.to_string())].into();
+        // The `%j` lambda's lines run in the failing test only; `one` (nested in `render`)
+        // and `render` in every test.
+        let s = Spectrum {
+            failed: 1,
+            passed: 2,
+            lines: [(
+                "pkg/fmt.py".to_string(),
+                hits(&[
+                    (5, 1, 0),
+                    (6, 1, 0),
+                    (10, 1, 2),
+                    (11, 1, 2),
+                    (12, 1, 2),
+                    (13, 1, 2),
+                    (16, 0, 1),
+                ]),
+            )]
+            .into(),
+            ..Spectrum::default()
+        };
+        let r = rank(&s, &files, &[], &[]);
+        let units: Vec<(&str, usize, usize)> = r
+            .iter()
+            .map(|r| (r.loc.name.as_str(), r.loc.start, r.loc.end))
+            .collect();
+        // The table statement spans lines 3-7; `one` is not a unit of its own.
+        assert_eq!(units, [("<module>", 3, 7), ("render", 10, 13)]);
+        assert_eq!(r[0].hot(), [5, 6]);
+        // At an equal score, a function goes before a module statement.
+        let even = Spectrum {
+            lines: [("pkg/fmt.py".to_string(), hits(&[(5, 1, 0), (12, 1, 0)]))].into(),
+            ..s
+        };
+        let r = rank(&even, &files, &[], &[]);
+        assert_eq!(r[0].loc.name, "render");
+        assert_eq!(r[1].loc.name, "<module>");
+    }
+
+    #[test]
+    fn among_equal_scores_the_function_a_failing_run_reached_first_leads() {
+        let at = |line, first| LineHit {
+            line,
+            ef: 1,
+            ep: 0,
+            first,
+        };
+        let s = |join_first, helper_first| Spectrum {
+            failed: 1,
+            passed: 1,
+            lines: [(
+                "pkg/core.py".to_string(),
+                vec![at(4, join_first), at(10, helper_first)],
+            )]
+            .into(),
+            ..Spectrum::default()
+        };
+        let names = |s: &Spectrum| -> Vec<String> {
+            rank(s, &files(), &[], &[])
+                .into_iter()
+                .map(|r| r.loc.name)
+                .collect()
+        };
+        // join is the larger function: by size alone helper leads; reached first, join does.
+        assert_eq!(names(&s(1.0, 1.0)), ["helper", "join"]);
+        assert_eq!(names(&s(0.1, 0.6)), ["join", "helper"]);
+        assert_eq!(names(&s(0.7, 0.2)), ["helper", "join"]);
+        // A caller whose best line only calls a tied function does not lead it, however
+        // early: `K.m`'s line 15 is `return helper(1)`.
+        let relay = Spectrum {
+            failed: 1,
+            passed: 1,
+            lines: [("pkg/core.py".to_string(), vec![at(15, 0.1), at(10, 0.5)])].into(),
+            ..Spectrum::default()
+        };
+        assert_eq!(names(&relay), ["helper", "K.m"]);
     }
 }

@@ -242,7 +242,7 @@ async fn localize(
         .filter(|(p, l)| {
             !files.contains_key(*p)
                 && !crate::agent::context::is_test_path(p)
-                && l.iter().any(|(_, ef, _)| *ef > 0)
+                && l.iter().any(|h| h.ef > 0)
         })
         .map(|(p, _)| p.clone())
         .collect();

@@ -82,11 +82,8 @@ async fn a_large_test_file_is_sampled_around_the_failing_test() {
     assert_eq!(s.ran as usize, 1 + localize::PASSING_SAMPLE, "{s:?}");
     assert_eq!(s.failed, 1);
     // The four passing clamp tests are the nearest: all in the sample.
-    let clamp_line = s.lines["pkg/m.py"]
-        .iter()
-        .find(|(l, _, _)| *l == 2)
-        .unwrap();
-    assert_eq!(*clamp_line, (2, 1, 4), "{s:?}");
+    let clamp_line = s.lines["pkg/m.py"].iter().find(|h| h.line == 2).unwrap();
+    assert_eq!((clamp_line.ef, clamp_line.ep), (1, 4), "{s:?}");
     let files = [(
         "pkg/m.py".to_string(),
         std::fs::read_to_string(repo.join("pkg/m.py")).unwrap(),
@@ -170,6 +167,85 @@ async fn a_pinned_old_pytest_still_localizes_parametrized_and_class_tests() {
         let ranked = localize::rank(&s, &files, &[], &[]);
         assert_eq!(ranked[0].loc.name, want, "{fixture}: {ranked:?}");
     }
+}
+
+/// Issue #41: a CLI test runs the code under test in a child process (`python -m pkg`), and
+/// its file holds two tests. The child traces itself (the tracer's `sitecustomize`), and the
+/// passing side is filled from the nearest test directory, so the function only the failing
+/// run's child executes ranks first; without either, nothing (or everything) would.
+#[tokio::test]
+async fn a_child_process_is_traced_and_a_small_test_file_borrows_its_neighbours() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("agent-localize-child");
+    for d in ["pkg", "tests/cli"] {
+        std::fs::create_dir_all(repo.join(d)).unwrap();
+    }
+    let files = [
+        (
+            "pyproject.toml",
+            "[project]\nname = \"pkg\"\nversion = \"0\"\n",
+        ),
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/fmt.py",
+            "def shout(s):\n    return s.upper() + \"!\"\n\n\ndef whisper(s):\n    return s.lower() + \"..\"\n",
+        ),
+        (
+            "pkg/__main__.py",
+            "import sys\n\nfrom pkg.fmt import shout, whisper\n\n\ndef main(argv):\n    mode, text = argv\n    print(shout(text) if mode == \"shout\" else whisper(text))\n\n\nmain(sys.argv[1:])\n",
+        ),
+        (
+            "tests/cli/test_cli.py",
+            "import subprocess\nimport sys\n\n\ndef run(*a):\n    return subprocess.run([sys.executable, \"-m\", \"pkg\", *a], capture_output=True, text=True).stdout\n\n\ndef test_whisper():\n    assert run(\"whisper\", \"Hi\") == \"hi...\\n\"\n\n\ndef test_shout():\n    assert run(\"shout\", \"hi\") == \"HI!\\n\"\n",
+        ),
+        (
+            "tests/test_fmt.py",
+            "from pkg.fmt import shout\n\n\ndef test_a():\n    assert shout(\"a\") == \"A!\"\n\n\ndef test_b():\n    assert shout(\"b\") == \"B!\"\n\n\ndef test_c():\n    assert shout(\"\") == \"!\"\n",
+        ),
+    ];
+    for (path, text) in files {
+        std::fs::write(repo.join(path), text).unwrap();
+    }
+    let d = docker::connect().await.unwrap();
+    let img = prepare(
+        &d,
+        &PrepareOptions {
+            path: repo.clone(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let policy = ContainerPolicy {
+        read_only_paths: img.tests_dirs.clone(),
+        ..ContainerPolicy::default()
+    };
+    let c = Container::start(&d, &img.tag, &policy, "agent-localize-child", "episode")
+        .await
+        .unwrap();
+    let target = "tests/cli/test_cli.py::test_whisper".to_string();
+    let s = localize::spectrum(&c, &img.test_cmd, std::slice::from_ref(&target), false).await;
+    c.remove().await.unwrap();
+    let _ = std::process::Command::new("docker")
+        .args(["rmi", "-f", &img.tag])
+        .output();
+    let s = s.unwrap();
+    assert_eq!(s.failed, 1, "{s:?}");
+    // test_shout beside it, and the three of tests/test_fmt.py.
+    assert_eq!(s.passed, 4, "{s:?}");
+    let whisper = s.lines["pkg/fmt.py"].iter().find(|h| h.line == 6);
+    assert_eq!(whisper.map(|h| (h.ef, h.ep)), Some((1, 0)), "{s:?}");
+    let files: std::collections::BTreeMap<String, String> = ["pkg/fmt.py", "pkg/__main__.py"]
+        .iter()
+        .map(|p| {
+            (
+                p.to_string(),
+                std::fs::read_to_string(repo.join(p)).unwrap(),
+            )
+        })
+        .collect();
+    let ranked = localize::rank(&s, &files, &[], &[]);
+    assert_eq!(ranked[0].loc.name, "whisper", "{ranked:?}");
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {

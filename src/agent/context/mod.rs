@@ -21,7 +21,9 @@ use tree_sitter::Tree;
 mod syntax;
 
 pub(crate) use syntax::parse;
-use syntax::{Call, all_defs, calls, enclosing_def, find_def, find_def_anywhere, imports};
+use syntax::{
+    Call, all_defs, calls, enclosing_def, find_def, find_def_anywhere, imports, outer_statement,
+};
 
 /// Default size of the rendered context, bytes.
 pub const DEFAULT_BUDGET: usize = 3 * 1024;
@@ -598,6 +600,31 @@ pub fn functions(path: &str, src: &str) -> Vec<Location> {
             end: d.end,
             name: d.name,
             frame_line: None,
+        })
+        .collect()
+}
+
+/// For each line, the statement outside any function that holds it (module level or a class
+/// body), as a `<module>` location: code that runs at import, or a lambda a table holds.
+/// Keyed by each of `lines` that has one. Pure.
+pub fn module_statements(path: &str, src: &str, lines: &[usize]) -> BTreeMap<usize, Location> {
+    let Some(tree) = parse(src) else {
+        return BTreeMap::new();
+    };
+    lines
+        .iter()
+        .filter_map(|&line| {
+            let (start, end) = outer_statement(&tree, line)?;
+            Some((
+                line,
+                Location {
+                    path: path.to_string(),
+                    start,
+                    end,
+                    name: "<module>".into(),
+                    frame_line: None,
+                },
+            ))
         })
         .collect()
 }

@@ -89,6 +89,30 @@ pub(super) fn all_defs<'t>(tree: &'t Tree, src: &str) -> Vec<Def<'t>> {
     out
 }
 
+/// The statement outside any function that holds `line`, 1-based inclusive: a module-level
+/// one, or one in a class body (a table of lambdas, a constant, a class attribute). None
+/// inside a function or outside every statement.
+pub(super) fn outer_statement(tree: &Tree, line: usize) -> Option<(usize, usize)> {
+    let span = |n: Node| (n.start_position().row + 1, n.end_position().row + 1);
+    let mut scope = tree.root_node();
+    loop {
+        let mut cursor = scope.walk();
+        let hit = scope
+            .named_children(&mut cursor)
+            .find(|c| (span(*c).0..=span(*c).1).contains(&line))?;
+        let inner = if hit.kind() == "decorated_definition" {
+            hit.child_by_field_name("definition")?
+        } else {
+            hit
+        };
+        match inner.kind() {
+            "function_definition" => return None,
+            "class_definition" => scope = inner.child_by_field_name("body")?,
+            _ => return Some(span(hit)),
+        }
+    }
+}
+
 /// `def name` (inside `class` when given) at module or class level.
 pub(super) fn find_def<'t>(
     tree: &'t Tree,
