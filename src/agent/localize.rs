@@ -218,6 +218,9 @@ pub fn ochiai(ef: u32, ep: u32, failed: u32) -> f64 {
     f64::from(ef) / (f64::from(failed) * f64::from(ef + ep)).sqrt()
 }
 
+/// A ranked unit in the making: its location and its scored lines.
+type Unit = (Location, Vec<(LineHit, f64)>);
+
 /// The functions of `spectrum`, best first. A line counts for the outermost function that
 /// holds it (a closure is its enclosing function's code); a line outside every function (a
 /// lambda in a module-level table, import-time code) counts for its statement, a `<module>`
@@ -263,7 +266,7 @@ pub fn rank(
             .collect();
         let statements = context::module_statements(path, src, &loose);
         // Per unit (its first and last line): the location and its scored lines.
-        let mut per: BTreeMap<(usize, usize), (Location, Vec<(LineHit, f64)>)> = BTreeMap::new();
+        let mut per: BTreeMap<(usize, usize), Unit> = BTreeMap::new();
         for h in lines {
             let s = ochiai(h.ef, h.ep, spectrum.failed);
             if s <= 0.0 {
