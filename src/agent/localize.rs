@@ -5,11 +5,12 @@
 //! comparison, a wrong default, an off-by-one in a loop bound), and a small model shown the
 //! wrong functions cannot fix it. So once per repair, after the reproduction, the target
 //! tests' files run once more in the episode's container under a line tracer
-//! (`pl_probe.py cover`), and
+//! (`pl_probe.py cover`; the tests' child Python processes trace themselves, and a file with
+//! few tests borrows its test directory's for the passing side), and
 //! each line the repository's non-test code executed is scored by Ochiai:
 //! `ef / sqrt(F * (ef + ep))`, where `ef`/`ep` are the failing/passing tests that ran it and
-//! `F` all failing ones. A function scores its best line. The tests that fail for another
-//! reason (pre-existing failures) count on neither side.
+//! `F` all failing ones. A function (or a module-level statement) scores its best line. The
+//! tests that fail for another reason (pre-existing failures) count on neither side.
 //!
 //! The ranking picks the candidates' suspects and the lines `infill` masks, and heads the
 //! loop's context. Best effort: a project that is not Python, a run past its deadline, or a
