@@ -128,7 +128,10 @@ def run_one(node_id):
                 return na("pytest marks")
             res = unittest.TestResult()
             try:
-                obj(parts[2]).run(res)
+                # Through a suite, as pytest and unittest's own runner do: it calls the
+                # class's setUpClass and the module's setUpModule (and their tear-downs);
+                # a bare TestCase.run skips them and fails a test that relies on them.
+                unittest.TestSuite([obj(parts[2])]).run(res)
             except BaseException as e:  # noqa: B036
                 return failed(e)
             if res.skipped:

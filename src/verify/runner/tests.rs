@@ -267,6 +267,33 @@ fn outcome_stream_is_cross_checked_with_junit() {
     assert_eq!(parse_stream(&late, "n1").problems.len(), 1);
 }
 
+/// A unittest case whose module or class sets the stage (`setUpModule` makes the directory
+/// CPython's test_tarfile writes into; `setUpClass` an attribute) runs with it under pytest,
+/// so the second runner must run it too, or it calls a correct patch tampering.
+#[test]
+fn the_second_runner_runs_module_and_class_fixtures_as_pytest_does() {
+    let ws = tempfile::tempdir().unwrap();
+    let none = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.path().join("tests")).unwrap();
+    std::fs::write(
+        ws.path().join("tests/test_fx.py"),
+        "import os\nimport tempfile\nimport unittest\n\nDIR = os.path.join(tempfile.gettempdir(), 'pl-second-fx-%d' % os.getpid())\n\n\ndef setUpModule():\n    os.makedirs(DIR)\n\n\ndef tearDownModule():\n    os.rmdir(DIR)\n\n\nclass T(unittest.TestCase):\n    @classmethod\n    def setUpClass(cls):\n        cls.name = 'ready'\n\n    def test_module_stage(self):\n        self.assertTrue(os.path.isdir(DIR))\n\n    def test_class_stage(self):\n        self.assertEqual(self.name, 'ready')\n\n    def test_really_fails(self):\n        self.assertEqual(1, 2)\n",
+    )
+    .unwrap();
+    let ids = [
+        "tests/test_fx.py::T::test_module_stage",
+        "tests/test_fx.py::T::test_class_stage",
+        "tests/test_fx.py::T::test_really_fails",
+    ];
+    let out = second_here(ws.path(), none.path(), &ids);
+    let run = parse_second(&out, "n1");
+    assert!(run.problem.is_none(), "{out}");
+    let outcome = |id: &str| run.results[id].outcome.clone();
+    assert_eq!(outcome(ids[0]), "passed", "{out}");
+    assert_eq!(outcome(ids[1]), "passed", "{out}");
+    assert_eq!(outcome(ids[2]), "failed", "{out}");
+}
+
 #[test]
 fn second_runner_output_needs_exactly_one_nonce_line() {
     let ok = "noise\n@@PATCHLOOP-SECOND@@ k1 {\"t.py::a\": {\"outcome\": \"passed\", \"detail\": \"\"}}\n";
