@@ -770,8 +770,7 @@ def shadow():
                 sys.setprofile(None)
 
     args = ["-q", "-p", "no:cacheprovider", "--rootdir", ws, "-o", "addopts=",
-            "-W", "ignore", "--continue-on-collection-errors"] + list(cfg.get("args", [])) \
-        + list(cfg["ids"]) + fill_dirs(cfg["ids"], sample)
+            "-W", "ignore"] + list(cfg.get("args", [])) + list(cfg["ids"])
     try:
         rc = int(pytest.main(args, plugins=[Shadow()]))
     except BaseException as e:  # noqa: B036
