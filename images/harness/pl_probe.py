@@ -644,7 +644,6 @@ def shadow():
     busy = [False]
     real = {}
     funcs = {}
-    started = set()
     notes = set()
 
     def function_of(code):
@@ -734,6 +733,19 @@ def shadow():
                                       "call": _call_text(fns[i]["qualname"], a2, kw2)})
         points.append(entry)
 
+    resume_at = {}
+
+    def first_entry(frame):
+        """A generator frame about to run its first instruction: `f_lasti` is -1 (Python
+        <= 3.10) or at the code's first RESUME (3.11+); a resumed one stands past a yield."""
+        code = frame.f_code
+        at = resume_at.get(code)
+        if at is None:
+            import dis
+            at = resume_at[code] = next(
+                (i.offset for i in dis.get_instructions(code) if i.opname == "RESUME"), -1)
+        return frame.f_lasti < 0 or frame.f_lasti <= at
+
     def prof(frame, event, arg):
         if event != "call" or busy[0]:
             return
@@ -744,10 +756,11 @@ def shadow():
         hit = targets.get((path, code.co_name, code.co_firstlineno))
         if hit is None or time.monotonic() > deadline:
             return
-        if code.co_flags & 0x20:  # a generator: only its first frame entry is a call
-            if id(frame) in started:
-                return
-            started.add(id(frame))
+        # A generator: only its first frame entry is a call; later ones resume it. Told by
+        # where the frame stands (a finished generator's frame address is reused by the next
+        # one's, so remembering frame ids hid every call after the first).
+        if code.co_flags & 0x20 and not first_entry(frame):
+            return
         busy[0] = True
         sys.setprofile(None)
         try:

@@ -42,6 +42,12 @@ class Sorter:
         return sorted(xs, reverse=not self.reverse)
 "#;
 
+/// A generator with an off-by-one: it drops the last window.
+const GEN: &str = r#"def windows(xs, n):
+    for i in range(len(xs) - n):
+        yield xs[i:i + n]
+"#;
+
 const TEST: &str = r#"from lib import Sorter, first, level, order
 
 
@@ -60,6 +66,27 @@ def test_level():
 def test_sorter():
     assert Sorter().order([3, 1, 2]) == [1, 2, 3]
 "#;
+
+const GEN_TEST: &str = r#"from gen import windows
+
+
+def test_windows():
+    got = [list(windows(xs, n)) for xs, n in (([1, 2, 3], 2), ([1, 2, 3, 4], 3), ([5, 6], 1))]
+    assert got == [[[1, 2], [2, 3]], [[1, 2, 3], [2, 3, 4]], [[5], [6]]]
+"#;
+
+/// `windows`' genuine fix, written as a loop with a new condition (so the probe runs on it).
+const WINDOWS_FIXED: &str = "diff --git a/gen.py b/gen.py
+--- a/gen.py
++++ b/gen.py
+@@ -1,3 +1,5 @@
+ def windows(xs, n):
+-    for i in range(len(xs) - n):
++    i = 0
++    while i + n <= len(xs):
+         yield xs[i:i + n]
++        i += 1
+";
 
 const IDS: [&str; 4] = [
     "tests/test_lib.py::test_order",
@@ -147,6 +174,7 @@ async fn run(d: &bollard::Docker, patch: &str, ids: &[&str], fit: FitOptions) ->
     let t = Instant::now();
     let base = tempfile::tempdir().unwrap();
     std::fs::write(base.path().join("lib.py"), LIB).unwrap();
+    std::fs::write(base.path().join("gen.py"), GEN).unwrap();
     let r = verify(d, &req, &DirTree(base.path().to_path_buf())).await;
     let secs = t.elapsed().as_secs_f64();
     eprintln!(
@@ -174,6 +202,8 @@ async fn fitted_patches_break_relations_genuine_fixes_keep_them() {
     std::fs::create_dir_all(dir.path().join("tests")).unwrap();
     std::fs::write(dir.path().join("lib.py"), LIB).unwrap();
     std::fs::write(dir.path().join("tests/test_lib.py"), TEST).unwrap();
+    std::fs::write(dir.path().join("gen.py"), GEN).unwrap();
+    std::fs::write(dir.path().join("tests/test_gen.py"), GEN_TEST).unwrap();
     fixture_image(&d, dir.path(), TAG).await;
     // The probe alone: the pure layers are measured on their own elsewhere.
     let probe_only = FitOptions {
@@ -318,6 +348,32 @@ async fn fitted_patches_break_relations_genuine_fixes_keep_them() {
         "the workspace changed"
     );
     let _ = c.remove().await;
+
+    // A generator called three times in one test: each call is an input of its own (a
+    // finished generator's frame address is reused by the next one's, which once hid every
+    // call after the first).
+    let (windowed, _) = run(
+        &d,
+        WINDOWS_FIXED,
+        &["tests/test_gen.py::test_windows"],
+        FitOptions {
+            layers: false,
+            ..FitOptions::default()
+        },
+    )
+    .await;
+    assert_eq!(
+        windowed.decision.verdict,
+        Verdict::Verified,
+        "{}",
+        windowed.decision.reason
+    );
+    let l = layer(&windowed, "beyond_tested_points");
+    assert!(
+        l.detail
+            .starts_with("3 tested input(s) of 1 changed function(s)"),
+        "{l:?}"
+    );
 
     remove_image(&d, TAG).await;
     eprintln!(
