@@ -122,6 +122,11 @@ def run_one(node_id):
     obj = getattr(mod, parts[1], None)
     if obj is None:
         return failed(AttributeError("%s has no %s" % (parts[0], parts[1])))
+    # A conftest that acts on every test (an autouse fixture; a configure or session hook
+    # that patches what the tests import, as backports.tarfile's `findfile` swap) acts on
+    # unittest cases too: without pytest that stage is missing, and the case proves nothing.
+    if autouse:
+        return na("autouse fixture or setup hook in %s" % autouse)
     if len(parts) == 3:
         if isinstance(obj, type) and issubclass(obj, unittest.TestCase):
             if marked(obj) or marked(getattr(obj, parts[2], None)):
@@ -143,8 +148,6 @@ def run_one(node_id):
             if res.testsRun != 1:
                 return failed(RuntimeError("unittest ran %d tests" % res.testsRun))
             return {"outcome": "passed", "detail": "unittest"}
-        if autouse:
-            return na("autouse fixture or setup hook in %s" % autouse)
         if not isinstance(obj, type) or any(
                 hasattr(obj, h) for h in ("setup_method", "teardown_method", "setup_class",
                                           "teardown_class", "setup", "teardown")):
@@ -155,8 +158,6 @@ def run_one(node_id):
             return na("the class needs arguments: %s" % e)
         fn = getattr(inst, parts[2], None)
     else:
-        if autouse:
-            return na("autouse fixture or setup hook in %s" % autouse)
         fn = obj
     if not callable(fn) or marked(fn):
         return na("pytest marks" if callable(fn) else "not callable")

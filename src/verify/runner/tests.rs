@@ -292,6 +292,17 @@ fn the_second_runner_runs_module_and_class_fixtures_as_pytest_does() {
     assert_eq!(outcome(ids[0]), "passed", "{out}");
     assert_eq!(outcome(ids[1]), "passed", "{out}");
     assert_eq!(outcome(ids[2]), "failed", "{out}");
+    // A conftest hook that acts on every test (backports.tarfile's swaps `findfile` in
+    // `pytest_configure`) acts on unittest cases too: without it they prove nothing.
+    std::fs::write(
+        ws.path().join("conftest.py"),
+        "def pytest_configure():\n    pass\n",
+    )
+    .unwrap();
+    let out = second_here(ws.path(), none.path(), &ids[..1]);
+    let run = parse_second(&out, "n1");
+    assert_eq!(run.results[ids[0]].outcome, "not_applicable", "{out}");
+    assert!(run.results[ids[0]].detail.contains("conftest.py"), "{out}");
 }
 
 #[test]
