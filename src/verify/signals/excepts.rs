@@ -144,6 +144,17 @@ impl Ctx<'_> {
         if miss && lookup {
             return None;
         }
+        // `try: iter(x)` / `except TypeError: return False`: the EAFP protocol test (asking
+        // an object whether it supports a protocol by trying the protocol's builtin). The
+        // builtin's error is the answer to the question the code asks, not a failure hidden.
+        if !types.is_empty()
+            && types.iter().all(|t| PROBE_ERRORS.contains(&t.as_str()))
+            && n.parent()
+                .and_then(|t| t.child_by_field_name("body"))
+                .is_some_and(|b| self.protocol_probe(b))
+        {
+            return None;
+        }
         let [one] = stmts.as_slice() else { return None };
         match one.kind() {
             "pass_statement" | "continue_statement" | "break_statement" if !miss => {
@@ -175,6 +186,63 @@ impl Ctx<'_> {
         }
     }
 }
+
+impl Ctx<'_> {
+    /// A try body that is one protocol builtin applied to names alone (`iter(x)`,
+    /// `n = len(self.items)`, `operator.index(v)`): nothing else runs in it.
+    fn protocol_probe(&self, body: Node) -> bool {
+        let kids = named_kids(body);
+        let [stmt] = kids.as_slice() else {
+            return false;
+        };
+        if stmt.kind() != "expression_statement" {
+            return false;
+        }
+        let Some(mut e) = named_kids(*stmt).into_iter().next() else {
+            return false;
+        };
+        if e.kind() == "assignment" {
+            match e.child_by_field_name("right") {
+                Some(r) => e = r,
+                None => return false,
+            }
+        }
+        if e.kind() != "call" {
+            return false;
+        }
+        let probe = e
+            .child_by_field_name("function")
+            .and_then(|f| pysrc::dotted(self.post, f))
+            .is_some_and(|f| {
+                let (module, name) = f.rsplit_once('.').unwrap_or(("", &f));
+                PROBES.contains(&name) && matches!(module, "" | "builtins" | "operator" | "os")
+            });
+        let plain_args = e.child_by_field_name("arguments").is_some_and(|a| {
+            named_kids(a)
+                .into_iter()
+                .all(|x| matches!(x.kind(), "identifier" | "attribute"))
+        });
+        probe && plain_args
+    }
+}
+
+/// Builtins that answer "does this object support the protocol?" by raising.
+const PROBES: &[&str] = &[
+    "iter",
+    "aiter",
+    "len",
+    "hash",
+    "float",
+    "int",
+    "complex",
+    "index",
+    "memoryview",
+    "reversed",
+    "fspath",
+];
+
+/// What a protocol builtin raises for an object that does not support it.
+const PROBE_ERRORS: &[&str] = &["TypeError", "ValueError", "AttributeError", "OverflowError"];
 
 /// Exceptions that mean the code is wrong, not that an input is: catching one where the
 /// code failed hides the failure.

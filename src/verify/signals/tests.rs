@@ -158,6 +158,46 @@ fn swallowed_exceptions() {
     );
 }
 
+/// Issue #44: the canonical EAFP type test (a held-out library's own upstream fix) asks an
+/// object whether it supports a protocol by trying the protocol's builtin: ordinary code,
+/// not an error hidden. The same handler around other code still counts.
+#[test]
+fn an_eafp_protocol_test_is_not_a_swallowed_error() {
+    let pre = "def is_iterable(x):\n    return hasattr(x, '__len__')\n";
+    for (probe, ty) in [
+        ("iter(x)", "TypeError"),
+        ("len(x)", "TypeError"),
+        ("hash(x)", "TypeError"),
+        ("float(x)", "(TypeError, ValueError)"),
+        ("operator.index(x)", "TypeError"),
+    ] {
+        let eafp = file(
+            "m.py",
+            Some(pre),
+            &format!(
+                " def is_iterable(x):\n+    try:\n+        {probe}\n+    except {ty}:\n+        return False\n+    return True\n"
+            ),
+        );
+        let f = signals(&[eafp], &lits(&[]), &[]);
+        assert!(f.is_empty(), "{probe}: {f:?}");
+    }
+    // Work done in the try body (not a probe), or a probe of something computed: flagged.
+    for body in ["x.load()", "iter(x.load())", "total = sum(x)"] {
+        let hidden = file(
+            "m.py",
+            Some(pre),
+            &format!(
+                " def is_iterable(x):\n+    try:\n+        {body}\n+    except TypeError:\n+        return False\n+    return True\n"
+            ),
+        );
+        assert_eq!(
+            kinds(&signals(&[hidden], &lits(&[]), &[])),
+            vec!["swallowed_exception"],
+            "{body}"
+        );
+    }
+}
+
 #[test]
 fn a_size_threshold_moved_beyond_the_tests() {
     let pre = "LIMIT = 384\n\ndef drop(s, xs):\n    if len(xs) > LIMIT:\n        return bulk(s, xs)\n    return one(s, xs)\n";
