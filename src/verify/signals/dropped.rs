@@ -30,8 +30,10 @@ impl<'a> Ctx<'a> {
             // Helpers of this file the new body calls carry what moved into them.
             let mut seen = BTreeSet::from([d.qualname.clone()]);
             let mut queue = vec![nb];
+            let mut called = BTreeSet::new();
             while let Some(b) = queue.pop() {
                 for name in called_names(self.post, b) {
+                    called.insert(name.clone());
                     for h in self
                         .post_defs
                         .iter()
@@ -47,6 +49,19 @@ impl<'a> Ctx<'a> {
                             queue.push(hb);
                         }
                     }
+                }
+            }
+            // One call further into the patch's other files: a class moved into a helper
+            // module and built there by a factory is still built.
+            for (src, h) in self
+                .elsewhere
+                .iter()
+                .filter(|(_, h)| called.contains(&h.name))
+            {
+                if let Some(hb) = h.body() {
+                    let u = uses(src, hb, h);
+                    now.names.extend(u.names);
+                    now.constructed.extend(u.constructed);
                 }
             }
             let then = uses(pre, ob, old);

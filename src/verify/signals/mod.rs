@@ -116,17 +116,29 @@ pub type TestLiterals = BTreeMap<Lit, String>;
 /// outside the tests.
 pub fn signals(files: &[ChangedFile], tests: &TestLiterals, data_files: &[String]) -> Vec<Finding> {
     let mut out = Vec::new();
-    for f in files {
-        let Some(post) = Source::parse(&f.post) else {
+    let posts: Vec<Option<Source>> = files.iter().map(|f| Source::parse(&f.post)).collect();
+    let defs: Vec<(usize, &Source, Def)> = posts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.as_ref().map(|p| (i, p)))
+        .flat_map(|(i, p)| p.defs().into_iter().map(move |d| (i, p, d)))
+        .collect();
+    for (i, f) in files.iter().enumerate() {
+        let Some(post) = posts[i].as_ref() else {
             continue;
         };
         let pre = f.pre.as_deref().and_then(Source::parse);
         let mut ctx = Ctx {
             f,
-            post: &post,
+            post,
             pre: pre.as_ref(),
             post_defs: post.defs(),
             pre_defs: pre.as_ref().map(|p| p.defs()).unwrap_or_default(),
+            elsewhere: defs
+                .iter()
+                .filter(|(j, _, d)| *j != i && !d.method)
+                .map(|(_, src, d)| (*src, d))
+                .collect(),
             tests,
             consts: BTreeMap::new(),
             hash_vars: BTreeSet::new(),
@@ -159,6 +171,8 @@ struct Ctx<'a> {
     pre: Option<&'a Source>,
     post_defs: Vec<Def<'a>>,
     pre_defs: Vec<Def<'a>>,
+    /// Module-level functions of the patch's other files (a helper the code moved into).
+    elsewhere: Vec<(&'a Source, &'a Def<'a>)>,
     tests: &'a TestLiterals,
     /// Module-level names the patch binds to a literal (a table under a name).
     consts: BTreeMap<String, Lit>,

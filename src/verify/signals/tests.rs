@@ -360,6 +360,36 @@ fn dropped_parameters_attributes_and_classes() {
     assert!(signals(&[fix], &lits(&[]), &[]).is_empty());
 }
 
+/// Issue #44: a class moved into a helper module the patch writes, built there by a
+/// keyword-only factory the function now calls: the same object is built, one call further.
+/// A helper in another changed file that does not build it still leaves it dropped.
+#[test]
+fn a_class_built_by_a_helper_in_another_changed_file_is_not_dropped() {
+    let pre = "class _UnboundTTLCache:\n    pass\n\n\ndef ttl_cache(maxsize, ttl):\n    return _UnboundTTLCache(ttl)\n";
+    let moved = changed(
+        pre,
+        "from ._cache import make_unbound\n\n\ndef ttl_cache(maxsize, ttl):\n    return make_unbound(ttl=ttl)\n",
+    );
+    let helper = |body: &str| ChangedFile {
+        path: "_cache.py".into(),
+        pre: None,
+        post: format!(
+            "class _UnboundTTLCache:\n    pass\n\n\ndef make_unbound(*, ttl):\n    {body}\n"
+        ),
+        added: (1..=6).collect(),
+        removed: BTreeSet::new(),
+    };
+    let f = signals(
+        &[moved.clone(), helper("return _UnboundTTLCache(ttl)")],
+        &lits(&[]),
+        &[],
+    );
+    assert!(f.is_empty(), "{f:?}");
+    let f = signals(&[moved, helper("return dict()")], &lits(&[]), &[]);
+    assert_eq!(kinds(&f), vec!["dropped_feature"], "{f:?}");
+    assert!(f[0].detail.contains("`_UnboundTTLCache(...)`"), "{f:?}");
+}
+
 /// Pre and post texts, with the changed lines read from them as the verifier does.
 fn changed(pre: &str, post: &str) -> ChangedFile {
     let (removed, added) = crate::verify::fit::line_changes(pre, post);
