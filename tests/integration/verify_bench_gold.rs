@@ -1,9 +1,9 @@
 //! The generalisation layers on the benches' own gold patches: every task of the mutation
-//! bench and of the real-bug bench is fixed by its gold patch, so the pure layers (structural
+//! bench, the real-bug bench and the field corpus is fixed by its gold patch, so the pure layers (structural
 //! signals, oracle surface) must find nothing on any of them. A finding here is a false flag
 //! that would turn a correct repair into `needs_review` (toolz's twice-defined
 //! `_check_sigspec` was one). No Docker: the trees come from the snapshots in
-//! `bench/sources` and `bench/real/sources`.
+//! `bench/sources`, `bench/real/sources` and `bench/field/sources`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -76,6 +76,19 @@ fn the_mutation_benchs_gold_patches_are_not_flagged() {
 fn the_real_benchs_gold_patches_are_not_flagged() {
     let (n, flagged) = flags("bench/real/tasks.jsonl", "bench/real/sources");
     assert!(n >= 24, "{n} tasks");
+    assert!(
+        flagged.is_empty(),
+        "{} of {n}:\n{}",
+        flagged.len(),
+        flagged.join("\n")
+    );
+}
+
+/// The field corpus (issue 41): libraries nobody tuned on, with their own ways of writing code.
+#[test]
+fn the_field_corpus_gold_patches_are_not_flagged() {
+    let (n, flagged) = flags("bench/field/tasks.jsonl", "bench/field/sources");
+    assert!(n >= 40, "{n} tasks");
     assert!(
         flagged.is_empty(),
         "{} of {n}:\n{}",
