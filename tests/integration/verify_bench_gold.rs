@@ -1,8 +1,8 @@
 //! The generalisation layers on the benches' own gold patches: every task of the mutation
-//! bench, the real-bug bench and the field corpus is fixed by its gold patch, so the pure layers (structural
-//! signals, oracle surface) must find nothing on any of them. A finding here is a false flag
-//! that would turn a correct repair into `needs_review` (toolz's twice-defined
-//! `_check_sigspec` was one). No Docker: the trees come from the snapshots in
+//! bench, the real-bug bench and the field corpus is fixed by its gold patch, so the pure
+//! layers (structural signals, oracle surface) must find nothing on any of them. A finding
+//! here is a false flag that would turn a correct repair into `needs_review` (toolz's
+//! twice-defined `_check_sigspec` was one). No Docker: the trees come from the snapshots in
 //! `bench/sources`, `bench/real/sources` and `bench/field/sources`.
 
 use std::collections::{BTreeMap, BTreeSet};
