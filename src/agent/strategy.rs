@@ -118,6 +118,12 @@ impl RepairStrategy for Candidates {
                     if !p.faithful.dropped.is_empty() {
                         n.push_str(&format!("; drops {}", p.faithful.dropped.join(", ")));
                     }
+                    if !p.faithful.dropped_here.is_empty() {
+                        n.push_str(&format!(
+                            "; leaves out {}",
+                            p.faithful.dropped_here.join(", ")
+                        ));
+                    }
                     if !p.fitted.is_empty() {
                         n.push_str(&format!("; looks fitted: {}", p.fitted.join(", ")));
                     }

@@ -15,14 +15,19 @@ pub struct Faithfulness {
     /// edit drops (a parameter no longer used anywhere in its function, a call no other call
     /// replaces).
     pub dropped: Vec<String>,
+    /// Parameters the replaced lines used that the new lines do not, though the function
+    /// still uses them elsewhere (`RRCache(128, choice)` → `RRCache(128, 128)`: `choice` is
+    /// still read in another branch). Ranking only: a real fix may drop a name from a line.
+    pub dropped_here: Vec<String>,
     /// Tokens removed plus tokens added between the replaced lines and the new ones.
     pub distance: usize,
 }
 
 impl Faithfulness {
-    /// Sort key, most faithful first: nothing dropped, then the smallest token distance.
-    pub fn key(&self) -> (usize, usize) {
-        (self.dropped.len(), self.distance)
+    /// Sort key, most faithful first: nothing dropped from the function, then nothing
+    /// dropped from the replaced lines, then the smallest token distance.
+    pub fn key(&self) -> (usize, usize, usize) {
+        (self.dropped.len(), self.dropped_here.len(), self.distance)
     }
 }
 
@@ -162,9 +167,13 @@ pub fn assess(edits: &[FileEdit], files: &BTreeMap<String, String>) -> Faithfuln
             None => String::new(),
         };
         let (used_before, used_after) = (names(&old_body), names(&new_body));
+        let (line_before, line_after) = (names(&removed), names(&added));
         for p in params(&head) {
             if used_before.contains(&p) && !used_after.contains(&p) {
                 f.dropped.push(format!("parameter {p} of {}", d.name));
+            } else if line_before.contains(&p) && !line_after.contains(&p) {
+                f.dropped_here
+                    .push(format!("parameter {p} of the replaced lines"));
             }
         }
     }
@@ -206,6 +215,43 @@ class Cached:
             &files(),
         );
         assert!(f.dropped.is_empty(), "{f:?}");
+    }
+
+    /// Issue #44: two passing candidates for a swapped-arguments bug, the fill that keeps the
+    /// masked line's parameter and a splice that puts a number where it went; the function
+    /// still reads the parameter in another branch, so only the line lost it.
+    #[test]
+    fn a_parameter_the_replaced_line_used_ranks_its_keeper_first() {
+        let src = "\
+def rr_cache(maxsize=128, choice=None):
+    if callable(maxsize):
+        return wrap(RRCache(choice, 128))
+    return wrap(RRCache(maxsize, choice))
+";
+        let files: BTreeMap<String, String> = [("c.py".to_string(), src.to_string())].into();
+        let with = |to: &str| {
+            assess(
+                &[FileEdit {
+                    path: "c.py".into(),
+                    content: src.replacen("RRCache(choice, 128)", to, 1),
+                }],
+                &files,
+            )
+        };
+        let (fill, splice) = (with("RRCache(128, choice)"), with("RRCache(128, 128)"));
+        assert!(
+            fill.dropped.is_empty() && fill.dropped_here.is_empty(),
+            "{fill:?}"
+        );
+        assert!(
+            splice.dropped.is_empty(),
+            "still read in the other branch: {splice:?}"
+        );
+        assert_eq!(
+            splice.dropped_here,
+            ["parameter choice of the replaced lines"]
+        );
+        assert!(fill.key() < splice.key(), "{fill:?} vs {splice:?}");
     }
 
     #[test]
