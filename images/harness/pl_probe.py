@@ -127,32 +127,21 @@ def canon(v, depth=0):
     return repr(v)
 
 
-# Shared with the tracer of the tests' child processes (SUBCOVER), which runs it from source.
-IS_TEST_FILE = """
+# The line tracer of `cover`, shared with the tests' child processes (SUBCOVER), which run it
+# from source. `hits` maps (file, line) to its position among the lines the run reached first
+# (insertion order): among functions the spectrum cannot tell apart, the one a failing run
+# reached first is where the run went wrong; the others ran because of it.
+TRACER = """
 def is_test_file(rel):
     parts = rel.split(os.sep)
     base = parts[-1]
     return (any(p in ("test", "tests", "testing") for p in parts[:-1])
             or base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py")
-"""
-exec(IS_TEST_FILE)
 
-# `sitecustomize` of the tests' child Python processes during `cover` (a CLI test that runs
-# `python -m pkg` or the project's console script executes the code under test in a child):
-# the same line tracer, its hits written at exit to PL_COVER_DIR/<test number>.<pid> as
-# `path<TAB>line` lines; then the sitecustomize it shadows, if any. A child started with `-I`
-# or `-E` ignores PYTHONPATH and is not traced.
-SUBCOVER = """
-import os, sys
-""" + IS_TEST_FILE + """
-def _pl_subcover():
-    out, test = os.environ.get("PL_COVER_DIR"), os.environ.get("PL_COVER_TEST")
-    root = os.environ.get("PL_COVER_ROOT")
-    if not (out and test and root):
-        return
-    import atexit, threading
-    hits, keep = {}, {}
 
+def make_tracer(root, hits, keep):
+    \"\"\"(the trace function, `rel_of`): lines of non-test `.py` files under `root` go to
+    `hits`; `keep` caches each file's workspace-relative path (None: not traced).\"\"\"
     def rel_of(fn):
         r = keep.get(fn, 0)
         if r == 0:
@@ -179,6 +168,27 @@ def _pl_subcover():
         if k not in hits:
             hits[k] = len(hits)
         return local
+
+    return on_call, rel_of
+"""
+exec(TRACER)
+
+# `sitecustomize` of the tests' child Python processes during `cover` (a CLI test that runs
+# `python -m pkg` or the project's console script executes the code under test in a child):
+# the same line tracer, its hits written at exit to PL_COVER_DIR/<test number>.<pid> as
+# `path<TAB>line` lines; then the sitecustomize it shadows, if any. A child started with `-I`
+# or `-E` ignores PYTHONPATH and is not traced.
+SUBCOVER = """
+import os, sys
+""" + TRACER + """
+def _pl_subcover():
+    out, test = os.environ.get("PL_COVER_DIR"), os.environ.get("PL_COVER_TEST")
+    root = os.environ.get("PL_COVER_ROOT")
+    if not (out and test and root):
+        return
+    import atexit, threading
+    hits, keep = {}, {}
+    on_call, _ = make_tracer(root, hits, keep)
 
     def dump():
         sys.settrace(None)
@@ -233,7 +243,7 @@ def fill_dirs(files, need):
         parts = f.split("/")[:-1]
         up = [k for k in range(len(parts), 0, -1) if parts[k - 1] in ("test", "tests", "testing")]
         d = "/".join(parts[:up[0]]) if up else "/".join(parts)
-        if d and d not in out and not any(f2.startswith(d + "/") for f2 in out):
+        if d and d not in out:
             out.append(d)
     return out
 
@@ -250,36 +260,7 @@ def cover():
     targets = set(cfg["targets"])
     keep = {}
     hits = {}
-
-    def rel_of(fn):
-        r = keep.get(fn, 0)
-        if r == 0:
-            p = os.path.realpath(fn)
-            r = None
-            if p.startswith(root) and p.endswith(".py") and "site-packages" not in p:
-                rel = p[len(root):]
-                if not is_test_file(rel):
-                    r = rel
-            keep[fn] = r
-        return r
-
-    # Each line's position among the lines the test ran first (insertion order): among
-    # functions the spectrum cannot tell apart, the one a failing run reached first is where
-    # the run went wrong; the others ran because of it.
-    def local(frame, event, arg):
-        if event == "line":
-            k = (frame.f_code.co_filename, frame.f_lineno)
-            if k not in hits:
-                hits[k] = len(hits)
-        return local
-
-    def on_call(frame, event, arg):
-        if rel_of(frame.f_code.co_filename) is None:
-            return None
-        k = (frame.f_code.co_filename, frame.f_lineno)
-        if k not in hits:
-            hits[k] = len(hits)
-        return local
+    on_call, rel_of = make_tracer(root, hits, keep)
 
     # The tests' child Python processes trace themselves (SUBCOVER) into `subdir`.
     import tempfile
