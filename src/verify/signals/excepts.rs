@@ -147,13 +147,26 @@ impl Ctx<'_> {
         // `try: iter(x)` / `except TypeError: return False`: the EAFP protocol test (asking
         // an object whether it supports a protocol by trying the protocol's builtin). The
         // builtin's error is the answer to the question the code asks, not a failure hidden.
+        // Not when it replaces the function's explicit type test of the same object
+        // (`isinstance(base, list)` → `iter(base)`): that widens what the code accepts to
+        // anything with the protocol, the feature the test was.
         if !types.is_empty()
             && types.iter().all(|t| PROBE_ERRORS.contains(&t.as_str()))
-            && n.parent()
+            && let Some(probed) = n
+                .parent()
                 .and_then(|t| t.child_by_field_name("body"))
-                .is_some_and(|b| self.protocol_probe(b))
+                .and_then(|b| self.protocol_probe(b))
         {
-            return None;
+            let test = format!("isinstance({probed},");
+            let dropped_test = match (self.pre, def) {
+                (Some(pre), Some(d)) => self.pre_def(d).is_some_and(|old| {
+                    pre.text(old.node).contains(&test) && !self.post.text(d.node).contains(&test)
+                }),
+                _ => false,
+            };
+            if !dropped_test {
+                return None;
+            }
         }
         let [one] = stmts.as_slice() else { return None };
         match one.kind() {
@@ -189,26 +202,22 @@ impl Ctx<'_> {
 
 impl Ctx<'_> {
     /// A try body that is one protocol builtin applied to names alone (`iter(x)`,
-    /// `n = len(self.items)`, `operator.index(v)`): nothing else runs in it.
-    fn protocol_probe(&self, body: Node) -> bool {
+    /// `n = len(self.items)`, `operator.index(v)`): nothing else runs in it. The probed
+    /// object's text.
+    fn protocol_probe(&self, body: Node) -> Option<String> {
         let kids = named_kids(body);
         let [stmt] = kids.as_slice() else {
-            return false;
+            return None;
         };
         if stmt.kind() != "expression_statement" {
-            return false;
+            return None;
         }
-        let Some(mut e) = named_kids(*stmt).into_iter().next() else {
-            return false;
-        };
+        let mut e = named_kids(*stmt).into_iter().next()?;
         if e.kind() == "assignment" {
-            match e.child_by_field_name("right") {
-                Some(r) => e = r,
-                None => return false,
-            }
+            e = e.child_by_field_name("right")?;
         }
         if e.kind() != "call" {
-            return false;
+            return None;
         }
         let probe = e
             .child_by_field_name("function")
@@ -217,12 +226,11 @@ impl Ctx<'_> {
                 let (module, name) = f.rsplit_once('.').unwrap_or(("", &f));
                 PROBES.contains(&name) && matches!(module, "" | "builtins" | "operator" | "os")
             });
-        let plain_args = e.child_by_field_name("arguments").is_some_and(|a| {
-            named_kids(a)
-                .into_iter()
-                .all(|x| matches!(x.kind(), "identifier" | "attribute"))
-        });
-        probe && plain_args
+        let args = named_kids(e.child_by_field_name("arguments")?);
+        let plain = args
+            .iter()
+            .all(|x| matches!(x.kind(), "identifier" | "attribute"));
+        (probe && plain).then(|| args.first().map(|a| self.post.text(*a).to_string()))?
     }
 }
 

@@ -181,6 +181,18 @@ fn an_eafp_protocol_test_is_not_a_swallowed_error() {
         let f = signals(&[eafp], &lits(&[]), &[]);
         assert!(f.is_empty(), "{probe}: {f:?}");
     }
+    // Replacing the function's explicit type test of the same object widens what it
+    // accepts (jmespath's projection over any iterable instead of lists): flagged.
+    let narrowed = "def project(base):\n    if not isinstance(base, list):\n        return None\n    return [b for b in base]\n";
+    let widened = file(
+        "m.py",
+        Some(narrowed),
+        " def project(base):\n+    try:\n+        elements = iter(base)\n+    except TypeError:\n+        return None\n+    return [b for b in elements]\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[widened], &lits(&[]), &[])),
+        vec!["swallowed_exception"]
+    );
     // Work done in the try body (not a probe), or a probe of something computed: flagged.
     for body in ["x.load()", "iter(x.load())", "total = sum(x)"] {
         let hidden = file(
