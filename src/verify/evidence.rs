@@ -7,7 +7,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// The generalisation layers: they ask whether the patch fixed the code or fitted the tests
-/// (the integrity layers ask whether the tests ran honestly).
+/// (the integrity layers ask whether the tests ran honestly). Each is implemented once behind
+/// [`super::layers::EvidenceLayer`] and listed in [`super::layers::LAYERS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Layer {
@@ -25,14 +26,6 @@ pub enum Layer {
 }
 
 impl Layer {
-    pub const ALL: [Layer; 5] = [
-        Layer::BeyondTestedPoints,
-        Layer::OracleSurface,
-        Layer::HiddenTargets,
-        Layer::StructuralSignals,
-        Layer::ModelReview,
-    ];
-
     pub fn as_str(&self) -> &'static str {
         match self {
             Layer::BeyondTestedPoints => "beyond_tested_points",

@@ -15,218 +15,20 @@
 //! Every finding makes a passing patch `needs_review` (see `verdict::with_fit`); none is
 //! proof of gaming, each names its evidence (file:line, the literal, the input).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
-use serde::Serialize;
+pub use super::layers::{FitInput, FitOptions, FitReport, line_changes};
 
-use super::diff::{ChangeKind, FilePatch};
-use super::evidence::{Finding, Layer};
 use super::exec::{apply_patch, apply_patch_reverse, tool};
 use super::oracle::{self, TestSource};
-use super::policy::{self, PolicyConfig};
-use super::probe;
+use super::policy::PolicyConfig;
 use super::scan;
-use super::signals::{self, ChangedFile};
 use crate::sandbox::{Sandbox, WORKSPACE};
 
-/// What the pure layers read.
-#[derive(Debug, Clone, Default)]
-pub struct FitInput {
-    /// Every non-test Python file the patch changes or adds, before and after.
-    pub files: Vec<ChangedFile>,
-    /// The failing tests' files.
-    pub tests: Vec<TestSource>,
-    pub fail_to_pass: Vec<String>,
-    /// Non-Python files the patch adds outside the tests (data an answer table may hide in).
-    pub data_files: Vec<String>,
-}
-
-impl FitInput {
-    /// From the patch (`diff::parse`), the sources read before it by pre-patch path and after
-    /// it by post-patch path (`None`: unreadable), and the failing tests' files.
-    pub fn new(
-        patch: &[FilePatch],
-        pre: &BTreeMap<String, Option<String>>,
-        post: &BTreeMap<String, Option<String>>,
-        tests: Vec<TestSource>,
-        fail_to_pass: &[String],
-        tests_dirs: &[String],
-    ) -> FitInput {
-        let cfg = PolicyConfig {
-            tests_dirs: tests_dirs.to_vec(),
-            ..PolicyConfig::default()
-        };
-        let mut files = Vec::new();
-        let mut data_files = Vec::new();
-        for f in patch {
-            let Some(new) = f.new_path.clone() else {
-                continue;
-            };
-            if f.kind == ChangeKind::Deleted || policy::is_test_path(&new, &cfg) {
-                continue;
-            }
-            if !new.ends_with(".py") {
-                if f.kind == ChangeKind::Added {
-                    data_files.push(new);
-                }
-                continue;
-            }
-            let Some(Some(text)) = post.get(&new) else {
-                continue;
-            };
-            let old = match f.kind {
-                ChangeKind::Added => None,
-                _ => f.old_path.clone().or_else(|| Some(new.clone())),
-            };
-            let before = old.and_then(|o| pre.get(&o).cloned().flatten());
-            files.push(changed_file(new, before, text.clone()));
-        }
-        FitInput {
-            files,
-            tests,
-            fail_to_pass: fail_to_pass.to_vec(),
-            data_files,
-        }
-    }
-}
-
-impl FitInput {
-    /// From whole-file edits (path, content before — `None`: a new file —, content after),
-    /// as a repair strategy holds a candidate before any diff exists. Non-Python files are
-    /// data files when new, else ignored.
-    pub fn of_edits(
-        edits: &[(String, Option<String>, String)],
-        tests: Vec<TestSource>,
-        fail_to_pass: &[String],
-    ) -> FitInput {
-        let mut files = Vec::new();
-        let mut data_files = Vec::new();
-        for (path, pre, post) in edits {
-            if !path.ends_with(".py") {
-                if pre.is_none() {
-                    data_files.push(path.clone());
-                }
-                continue;
-            }
-            files.push(changed_file(path.clone(), pre.clone(), post.clone()));
-        }
-        FitInput {
-            files,
-            tests,
-            fail_to_pass: fail_to_pass.to_vec(),
-            data_files,
-        }
-    }
-}
-
-/// A changed Python file with its changed lines read from the two texts.
-fn changed_file(path: String, pre: Option<String>, post: String) -> ChangedFile {
-    let (removed, added) = line_changes(pre.as_deref().unwrap_or(""), &post);
-    ChangedFile {
-        path,
-        pre,
-        post,
-        added,
-        removed,
-    }
-}
-
-/// Removed lines (pre numbering) and added lines (post numbering) of code, 1-based, from the
-/// two texts themselves: a patch's hunk headers may be off (`git apply` tolerates offsets),
-/// the texts are what ran. Blank and comment-only lines change no behaviour.
-pub fn line_changes(pre: &str, post: &str) -> (BTreeSet<usize>, BTreeSet<usize>) {
-    let code = |l: &str| {
-        let t = l.trim();
-        !t.is_empty() && !t.starts_with('#')
-    };
-    let (mut removed, mut added) = (BTreeSet::new(), BTreeSet::new());
-    for c in similar::TextDiff::from_lines(pre, post).iter_all_changes() {
-        match c.tag() {
-            similar::ChangeTag::Delete if code(c.value()) => {
-                removed.extend(c.old_index().map(|i| i + 1));
-            }
-            similar::ChangeTag::Insert if code(c.value()) => {
-                added.extend(c.new_index().map(|i| i + 1));
-            }
-            _ => {}
-        }
-    }
-    (removed, added)
-}
-
-/// What the generalisation layers found, and what each of them looked at.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct FitReport {
-    pub findings: Vec<Finding>,
-    /// Per layer that ran: what it covered (`2 file(s), 14 test literals`).
-    pub notes: BTreeMap<Layer, String>,
-    /// Per layer that was asked for but could not run: why (it then decides nothing).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub not_run: BTreeMap<Layer, String>,
-    /// Time in the layers, milliseconds.
-    pub ms: u64,
-}
-
-impl FitReport {
-    pub fn of(&self, layer: Layer) -> impl Iterator<Item = &Finding> {
-        self.findings.iter().filter(move |f| f.layer == layer)
-    }
-
-    /// Add a layer's result (the dynamic part, a review, held-out tests).
-    pub fn merge(&mut self, layer: Layer, note: String, findings: Vec<Finding>, ms: u64) {
-        self.notes.insert(layer, note);
-        self.findings.extend(findings);
-        self.ms += ms;
-    }
-}
-
-/// The pure layers: structural signals and the oracle surface.
+/// The pure layers ([`super::layers::assess`]): structural signals and the oracle surface.
 pub fn assess(input: &FitInput) -> FitReport {
-    let started = Instant::now();
-    let mut report = FitReport::default();
-    let literals = oracle::test_literals(&input.tests, &input.fail_to_pass);
-    let found = signals::signals(&input.files, &literals, &input.data_files);
-    report.notes.insert(
-        Layer::StructuralSignals,
-        format!(
-            "{} changed file(s), {} literal(s) of the failing tests",
-            input.files.len(),
-            literals.len()
-        ),
-    );
-    report.findings.extend(found);
-    // The package: top-level names of the changed files' modules.
-    let tops: BTreeSet<String> = input
-        .files
-        .iter()
-        .flat_map(|f| oracle::modules_of(&f.path))
-        .filter_map(|m| m.split('.').next().map(str::to_string))
-        .collect();
-    let package = |m: &str| {
-        let top = m.trim_start_matches('.').split('.').next().unwrap_or("");
-        m.starts_with('.') || tops.contains(top)
-    };
-    let judges = oracle::judges(&input.tests, &input.fail_to_pass, &package);
-    let oracle_findings = oracle::findings(&judges, &input.files);
-    report.notes.insert(
-        Layer::OracleSurface,
-        if judges.is_empty() {
-            "the failing tests judge with no name of the package".to_string()
-        } else {
-            format!(
-                "the failing tests judge with {}",
-                judges
-                    .iter()
-                    .map(|j| format!("`{}.{}` ({})", j.module, j.name, j.how))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        },
-    );
-    report.findings.extend(oracle_findings);
-    report.ms = started.elapsed().as_millis() as u64;
-    report
+    super::layers::assess(input, &FitOptions::default())
 }
 
 /// Read one set of workspace files through the sandbox's read-only helper.
@@ -289,29 +91,19 @@ pub async fn assess_candidate(
         .filter_map(|(path, text)| Some(TestSource { text: text?, path }))
         .collect();
     let input = FitInput::new(&files, &pre, &post, tests, fail_to_pass, tests_dirs);
-    let mut report = assess(&input);
-    if probe {
-        let renamed: BTreeMap<String, String> = files
-            .iter()
-            .filter_map(|f| Some((f.new_path.clone()?, f.old_path.clone()?)))
-            .collect();
-        let (targets, mut notes) = probe::targets(&input.files, &renamed);
-        let t = Instant::now();
-        match probe::neighbourhood(c, test_cmd, patch, applied, fail_to_pass, &targets).await {
-            Ok((found, note)) => {
-                notes.insert(0, note);
-                report.merge(
-                    Layer::BeyondTestedPoints,
-                    notes.join("; "),
-                    found,
-                    t.elapsed().as_millis() as u64,
-                );
-            }
-            Err(e) => {
-                report.not_run.insert(Layer::BeyondTestedPoints, e);
-            }
-        }
-    }
+    let opts = FitOptions {
+        probe,
+        ..FitOptions::default()
+    };
+    let run = super::layers::RunInput {
+        sandbox: c,
+        patch,
+        files: &files,
+        applied,
+        test_cmd,
+        review: None,
+    };
+    let mut report = super::layers::run(&input, &opts, &run).await;
     report.ms = started.elapsed().as_millis() as u64;
     Ok(report)
 }
@@ -319,6 +111,8 @@ pub async fn assess_candidate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verify::evidence::Layer;
+    use std::collections::BTreeSet;
 
     #[test]
     fn line_changes_come_from_the_texts_not_the_hunk_headers() {

@@ -91,6 +91,7 @@ pub mod harness;
 pub mod holdout;
 pub mod junit;
 pub mod junit_run;
+pub mod layers;
 pub mod oracle;
 pub mod outcome;
 pub mod policy;
@@ -181,7 +182,7 @@ mod tests {
         let g = file_graph();
         assert!(g["runner"].contains("receipt") && g["receipt"].contains("fit"));
         // Module directories are nodes too, both ways.
-        assert!(g["scan"].contains("policy") && g["fit"].contains("signals"));
+        assert!(g["scan"].contains("policy") && g["layers"].contains("signals"));
         // Depth-first with colours: grey on the stack, black done.
         fn visit<'a>(
             g: &'a BTreeMap<String, BTreeSet<String>>,

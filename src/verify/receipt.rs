@@ -231,8 +231,8 @@ fn layers(
             }
         },
     });
-    for l in FitLayer::ALL {
-        out.push(fit_layer(l, fit, hidden));
+    for l in crate::verify::layers::LAYERS.iter() {
+        out.push(fit_layer(l.layer(), fit, hidden));
     }
     out
 }

@@ -15,7 +15,6 @@ use super::harness::{self, HarnessConfig};
 use super::junit_run;
 use super::policy::{self, BaseTree, PolicyConfig, Violation};
 use super::receipt::{self, ImageInfo, PatchInfo, Receipt, ReceiptInputs};
-use super::review::ReviewModel;
 use super::scan;
 use super::verdict::{self, Decision, Inputs, Phase, RunRecord, RunScope, Verdict};
 use crate::sandbox::container::Container;
@@ -60,44 +59,7 @@ pub struct VerifyRequest {
     pub fit: FitOptions,
 }
 
-/// Which generalisation layers verification runs. The default runs the pure layers and the
-/// probe of behaviour beyond the tested points; the model review only when a model is given.
-#[derive(Debug, Clone)]
-pub struct FitOptions {
-    /// Structural signals and the oracle surface (pure, ~1 ms a file).
-    pub layers: bool,
-    /// Behaviour beyond the tested points: two more runs of the failing tests.
-    pub probe: bool,
-    /// The model review (`verify.review_model`); `None`: off.
-    pub review: Option<ReviewModel>,
-    /// Findings the caller already made about the patch, judged like the structural
-    /// signals' (the repair search's candidate that stops using a parameter or a callee of
-    /// the code it replaced: it passes the tests, and a feature may be gone).
-    pub given: Vec<super::evidence::Finding>,
-}
-
-impl Default for FitOptions {
-    fn default() -> Self {
-        FitOptions {
-            layers: true,
-            probe: true,
-            review: None,
-            given: Vec::new(),
-        }
-    }
-}
-
-impl FitOptions {
-    /// Only the integrity layers (the tamper corpora's pre-#23 behaviour, a quick check).
-    pub fn off() -> Self {
-        FitOptions {
-            layers: false,
-            probe: false,
-            review: None,
-            given: Vec::new(),
-        }
-    }
-}
+pub use crate::verify::layers::FitOptions;
 
 /// Which tests the re-runs select. `All`: every run is the whole suite. `FailToPass`: each
 /// phase's first run is the whole suite and the other runs only the fail-to-pass tests, so

@@ -5,7 +5,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use patchloop::verify::evidence::Layer;
 use patchloop::verify::fit::FitInput;
 use patchloop::verify::oracle::{self, TestSource};
 use serde::Deserialize;
@@ -144,7 +143,10 @@ pub struct Row {
 /// The columns: the generalisation layers, then `verdict` (not `verified` end to end, when
 /// the table comes from full verifications).
 pub fn columns() -> Vec<String> {
-    Layer::ALL.iter().map(|l| l.as_str().to_string()).collect()
+    patchloop::verify::layers::LAYERS
+        .iter()
+        .map(|l| l.layer().as_str().to_string())
+        .collect()
 }
 
 impl Table {
