@@ -381,9 +381,9 @@ fn files_inside_a_module_import_downhill_only() {
     );
     assert!(graphs["agent/candidates"]["runner"].contains("infill"));
     // A directory module is one node made of all its files: `verify/runner/generalisation.rs`
-    // reaching `verify::probe` is `runner`'s edge.
+    // reaching `verify::layers` is `runner`'s edge.
     assert!(
-        graphs["verify"]["runner"].contains("probe"),
+        graphs["verify"]["runner"].contains("layers"),
         "{:?}",
         graphs["verify"]
     );
