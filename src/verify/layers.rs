@@ -415,38 +415,37 @@ fn record(report: &mut FitReport, layer: Layer, outcome: Outcome, ms: u64) {
 
 /// The pure layers `opts` asks for on `fit`.
 pub fn assess(fit: &FitInput, opts: &FitOptions) -> FitReport {
+    pure_pass(fit, opts).0
+}
+
+/// The pure layers `opts` asks for, each assessed once, and the asked layers that need a
+/// sandbox instead.
+fn pure_pass(fit: &FitInput, opts: &FitOptions) -> (FitReport, Vec<&'static dyn EvidenceLayer>) {
     let mut report = FitReport::default();
-    for l in LAYERS.iter().filter(|l| l.asked(opts)) {
+    let mut dynamic = Vec::new();
+    for &l in LAYERS.iter().filter(|l| l.asked(opts)) {
         let started = Instant::now();
-        if let Some(o) = l.assess(fit) {
-            record(
-                &mut report,
-                l.layer(),
-                o,
-                started.elapsed().as_millis() as u64,
-            );
+        match l.assess(fit) {
+            Some(o) => record(&mut report, l.layer(), o, ms_since(started)),
+            None => dynamic.push(l),
         }
     }
-    report
+    (report, dynamic)
+}
+
+fn ms_since(t: Instant) -> u64 {
+    t.elapsed().as_millis() as u64
 }
 
 /// Every layer `opts` asks for: the pure ones, the caller's own findings (`opts.given`,
 /// judged like the structural signals'), then the dynamic ones in `run`'s sandbox.
 pub async fn run(fit: &FitInput, opts: &FitOptions, input: &RunInput<'_>) -> FitReport {
-    let mut report = assess(fit, opts);
+    let (mut report, dynamic) = pure_pass(fit, opts);
     report.findings.extend(opts.given.iter().cloned());
-    for l in LAYERS.iter().filter(|l| l.asked(opts)) {
-        if l.assess(fit).is_some() {
-            continue;
-        }
+    for l in dynamic {
         let started = Instant::now();
         let o = l.run(fit, input).await;
-        record(
-            &mut report,
-            l.layer(),
-            o,
-            started.elapsed().as_millis() as u64,
-        );
+        record(&mut report, l.layer(), o, ms_since(started));
     }
     report
 }
