@@ -304,29 +304,37 @@ pub fn rank(
             .unwrap_or(&r.loc.name)
             .to_string()
     };
+    // Each ranked file's lines, split once.
+    let lines: BTreeMap<&str, Vec<&str>> = out
+        .iter()
+        .filter_map(|(r, _)| {
+            let src = files.get(&r.loc.path)?;
+            Some((r.loc.path.as_str(), src.lines().collect()))
+        })
+        .collect();
     let relays: Vec<bool> = out
         .iter()
         .map(|(r, _)| {
-            let peers: Vec<String> = out
-                .iter()
-                .filter(|(o, _)| {
-                    o.loc.name != "<module>"
-                        && !(o.loc.path == r.loc.path && o.loc.start == r.loc.start)
-                        && (o.score() - r.score()).abs() <= SAME_SCORE
-                })
-                .map(|(o, _)| short(o))
-                .collect();
-            let src = files.get(&r.loc.path).map(String::as_str).unwrap_or("");
-            let lines: Vec<&str> = src.lines().collect();
+            let text = |l: usize| {
+                let line = lines
+                    .get(r.loc.path.as_str())
+                    .and_then(|ls| ls.get(l.wrapping_sub(1)).copied())
+                    .unwrap_or("");
+                line.split('#').next().unwrap_or("")
+            };
             let hot = r.hot();
-            !peers.is_empty()
-                && !hot.is_empty()
-                && hot.iter().all(|&l| {
-                    let text = lines.get(l.wrapping_sub(1)).copied().unwrap_or("");
-                    CALLS
-                        .captures_iter(text.split('#').next().unwrap_or(""))
-                        .any(|c| peers.iter().any(|p| p == &c[1]))
+            // A tied function (not this one, not a module statement) called on the line.
+            let calls_a_peer = |l: usize| {
+                CALLS.captures_iter(text(l)).any(|c| {
+                    out.iter().any(|(o, _)| {
+                        o.loc.name != "<module>"
+                            && !(o.loc.path == r.loc.path && o.loc.start == r.loc.start)
+                            && (o.score() - r.score()).abs() <= SAME_SCORE
+                            && short(o) == c[1]
+                    })
                 })
+            };
+            !hot.is_empty() && hot.iter().all(|&l| calls_a_peer(l))
         })
         .collect();
     for ((_, o), relay) in out.iter_mut().zip(relays) {
