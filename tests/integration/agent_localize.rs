@@ -48,35 +48,13 @@ async fn a_large_test_file_is_sampled_around_the_failing_test() {
     }
     std::fs::write(repo.join("tests/test_m.py"), t).unwrap();
 
-    let d = docker::connect().await.unwrap();
-    let img = prepare(
-        &d,
-        &PrepareOptions {
-            path: repo.clone(),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
-    let policy = ContainerPolicy {
-        read_only_paths: img.tests_dirs.clone(),
-        ..ContainerPolicy::default()
-    };
-    let c = Container::start(&d, &img.tag, &policy, "agent-localize", "episode")
-        .await
-        .unwrap();
     let target = "tests/test_m.py::test_clamp_high".to_string();
-    let t0 = std::time::Instant::now();
-    let s = localize::spectrum(&c, &img.test_cmd, std::slice::from_ref(&target), false).await;
+    let (s, took) = trace(&repo, "agent-localize", std::slice::from_ref(&target)).await;
     // Printed, not asserted (timings are noisy here): `-- --nocapture` shows it.
     eprintln!(
         "localization of 1 failing test in a 705-test file: {:.2} s",
-        t0.elapsed().as_secs_f64()
+        took.as_secs_f64()
     );
-    c.remove().await.unwrap();
-    let _ = std::process::Command::new("docker")
-        .args(["rmi", "-f", &img.tag])
-        .output();
     let s = s.unwrap();
     assert_eq!(s.collected, 705, "{s:?}");
     assert_eq!(s.ran as usize, 1 + localize::PASSING_SAMPLE, "{s:?}");
@@ -101,7 +79,6 @@ async fn a_large_test_file_is_sampled_around_the_failing_test() {
 #[tokio::test]
 async fn a_pinned_old_pytest_still_localizes_parametrized_and_class_tests() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let d = docker::connect().await.unwrap();
     let old = [
         "tests/test_caches.py::test_evicts_oldest[LRU]",
         "tests/test_caches.py::test_evicts_oldest[FIFO]",
@@ -136,25 +113,8 @@ async fn a_pinned_old_pytest_still_localizes_parametrized_and_class_tests() {
         if let Some(pin) = pin {
             std::fs::write(repo.join("requirements-test.txt"), pin).unwrap();
         }
-        let img = prepare(
-            &d,
-            &PrepareOptions {
-                path: repo.clone(),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap_or_else(|e| panic!("prepare {fixture}: {e}"));
-        let policy = ContainerPolicy {
-            read_only_paths: img.tests_dirs.clone(),
-            ..ContainerPolicy::default()
-        };
-        let c = Container::start(&d, &img.tag, &policy, "agent-localize-old", "episode")
-            .await
-            .unwrap();
         let targets: Vec<String> = targets.into_iter().map(String::from).collect();
-        let s = localize::spectrum(&c, &img.test_cmd, &targets, false).await;
-        c.remove().await.unwrap();
+        let (s, _) = trace(&repo, "agent-localize-old", &targets).await;
         let s = s.unwrap_or_else(|e| panic!("{fixture}: {e}"));
         assert_eq!(s.runner, "harness", "{fixture}: {s:?}");
         assert!(s.runner_why.contains("pytest"), "{fixture}: {s:?}");
@@ -206,29 +166,8 @@ async fn a_child_process_is_traced_and_a_small_test_file_borrows_its_neighbours(
     for (path, text) in files {
         std::fs::write(repo.join(path), text).unwrap();
     }
-    let d = docker::connect().await.unwrap();
-    let img = prepare(
-        &d,
-        &PrepareOptions {
-            path: repo.clone(),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
-    let policy = ContainerPolicy {
-        read_only_paths: img.tests_dirs.clone(),
-        ..ContainerPolicy::default()
-    };
-    let c = Container::start(&d, &img.tag, &policy, "agent-localize-child", "episode")
-        .await
-        .unwrap();
     let target = "tests/cli/test_cli.py::test_whisper".to_string();
-    let s = localize::spectrum(&c, &img.test_cmd, std::slice::from_ref(&target), false).await;
-    c.remove().await.unwrap();
-    let _ = std::process::Command::new("docker")
-        .args(["rmi", "-f", &img.tag])
-        .output();
+    let (s, _) = trace(&repo, "agent-localize-child", std::slice::from_ref(&target)).await;
     let s = s.unwrap();
     assert_eq!(s.failed, 1, "{s:?}");
     // test_shout beside it, and the three of tests/test_fmt.py.
@@ -246,6 +185,40 @@ async fn a_child_process_is_traced_and_a_small_test_file_borrows_its_neighbours(
         .collect();
     let ranked = localize::rank(&s, &files, &[], &[]);
     assert_eq!(ranked[0].loc.name, "whisper", "{ranked:?}");
+}
+
+/// Prepare `repo`, trace `targets` in an episode container of its image (`name` the run's
+/// label), and remove both; with the time the trace took.
+async fn trace(
+    repo: &std::path::Path,
+    name: &str,
+    targets: &[String],
+) -> (Result<localize::Spectrum, String>, std::time::Duration) {
+    let d = docker::connect().await.unwrap();
+    let img = prepare(
+        &d,
+        &PrepareOptions {
+            path: repo.to_path_buf(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("prepare {name}: {e}"));
+    let policy = ContainerPolicy {
+        read_only_paths: img.tests_dirs.clone(),
+        ..ContainerPolicy::default()
+    };
+    let c = Container::start(&d, &img.tag, &policy, name, "episode")
+        .await
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let s = localize::spectrum(&c, &img.test_cmd, targets, false).await;
+    let took = t0.elapsed();
+    c.remove().await.unwrap();
+    let _ = std::process::Command::new("docker")
+        .args(["rmi", "-f", &img.tag])
+        .output();
+    (s, took)
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {

@@ -6,26 +6,33 @@ use crate::sandbox::{CappedOutput, ExecRequest, ExecResult, ExecStatus, SandboxE
 /// `pl_second.py` under this machine's `python3 -I`, with `shadow` on sys.path ahead of
 /// the workspace as an installed copy of the project is (site- or dist-packages).
 fn second_here(ws: &std::path::Path, shadow: &std::path::Path, ids: &[&str]) -> String {
-    use std::io::Write;
     let wrapper = format!(
         "import sys\nsys.path.insert(0, {:?})\nexec(compile({:?}, 'pl_second', 'exec'), {{'__name__': '__main__'}})\n",
         shadow.display().to_string(),
         harness::PL_SECOND
     );
+    let input = serde_json::json!({"workspace": ws, "paths": [], "ids": ids, "nonce": "n1"});
+    String::from_utf8_lossy(&python_here(&["-c", &wrapper], &input)).into_owned()
+}
+
+/// `python3 -I -B ARGS` on this machine with `input` as JSON on stdin, as the harness's
+/// scripts run in a container; its stdout.
+fn python_here(args: &[&str], input: &serde_json::Value) -> Vec<u8> {
+    use std::io::Write;
     let mut child = std::process::Command::new("python3")
-        .args(["-I", "-B", "-c", &wrapper])
+        .args(["-I", "-B"])
+        .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("python3 is needed for this test");
-    let input = serde_json::json!({"workspace": ws, "paths": [], "ids": ids, "nonce": "n1"});
     child
         .stdin
         .take()
         .unwrap()
         .write_all(input.to_string().as_bytes())
         .unwrap();
-    String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout).into_owned()
+    child.wait_with_output().unwrap().stdout
 }
 
 #[test]
@@ -322,7 +329,6 @@ fn second_runner_output_needs_exactly_one_nonce_line() {
 /// a run that writes one still counts as a change.
 #[test]
 fn a_pyc_compiled_from_its_source_is_derived_a_crafted_one_is_not() {
-    use std::io::Write;
     let ws = tempfile::tempdir().unwrap();
     // Writes the three .pyc files with CPython's own helpers.
     let setup = r#"
@@ -350,28 +356,10 @@ with open(os.path.join(ws, "pkg", "__pycache__", "crafted.cpython-311.pyc"), "wb
         .status()
         .expect("python3 is needed for this test");
     assert!(ok.success());
-    let mut child = std::process::Command::new("python3")
-        .args([
-            "-I",
-            "-B",
-            "-c",
-            crate::verify::harness::PL_TOOL,
-            "snapshot",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     let input = serde_json::json!({"workspace": ws.path(), "tests_dirs": []});
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let snap: BTreeMap<String, String> = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    let stdout = python_here(&["-c", crate::verify::harness::PL_TOOL, "snapshot"], &input);
+    let snap: BTreeMap<String, String> = serde_json::from_slice(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&stdout)));
     let digest = |n: &str| snap[&format!("pkg/__pycache__/{n}.cpython-311.pyc")].clone();
     assert_eq!(digest("good"), "compiled from its source", "{snap:?}");
     assert_eq!(digest("stale"), "compiled from its source", "{snap:?}");
