@@ -33,6 +33,8 @@ pub enum StopReason {
     /// The candidate strategy (not the loop) found no candidate that passes (it never ends a
     /// loop episode).
     NoCandidate,
+    /// The stage's share of the wall time is spent (the search goes on with the next stage).
+    StageShare,
     Error,
 }
 
@@ -49,6 +51,7 @@ impl StopReason {
             StopReason::ModelRefusal => "model_refusal",
             StopReason::QuotaExceeded => "quota_exceeded",
             StopReason::NoCandidate => "no_candidate",
+            StopReason::StageShare => "stage_share",
             StopReason::Error => "error",
         }
     }
@@ -137,6 +140,8 @@ pub struct Ledger {
     budgets: Budgets,
     started: Instant,
     book: Mutex<Book>,
+    /// When the running stage's share of the wall time ends (`None`: no stage share).
+    stage_end: Mutex<Option<Instant>>,
 }
 
 impl Ledger {
@@ -145,20 +150,26 @@ impl Ledger {
             budgets,
             started: Instant::now(),
             book: Mutex::new(Book::default()),
+            stage_end: Mutex::new(None),
         }
     }
 
-    pub fn budgets(&self) -> &Budgets {
-        &self.budgets
+    /// The running stage may spend `share` more of the wall time (`None`: the rest of it).
+    /// Its model calls are then refused with [`StopReason::StageShare`] once the share is
+    /// spent, and bounded by it; the repair's own caps still come first.
+    pub fn set_stage_share(&self, share: Option<Duration>) {
+        let end = share.map(|d| Instant::now() + d);
+        *self.stage_end.lock().unwrap_or_else(|e| e.into_inner()) = end;
     }
 
-    fn book(&self) -> std::sync::MutexGuard<'_, Book> {
-        // A panic while holding the lock cannot leave the book half-written (plain adds).
-        self.book.lock().unwrap_or_else(|e| e.into_inner())
+    fn stage_left(&self) -> Option<Duration> {
+        let end = *self.stage_end.lock().unwrap_or_else(|e| e.into_inner());
+        end.map(|e| e.saturating_duration_since(Instant::now()))
     }
 
-    /// The first cap that is used up, if any: asked before each model call.
-    pub fn check(&self) -> Option<StopReason> {
+    /// The first of the repair's caps that is used up, if any, the stage's share left out:
+    /// what the search asks before it starts the next stage.
+    pub fn check_repair(&self) -> Option<StopReason> {
         let total = self.book().total;
         let b = &self.budgets;
         if self.started.elapsed() >= b.max_wall {
@@ -172,8 +183,34 @@ impl Ledger {
         }
     }
 
-    /// Wall time left (a model call is bounded by it).
+    pub fn budgets(&self) -> &Budgets {
+        &self.budgets
+    }
+
+    fn book(&self) -> std::sync::MutexGuard<'_, Book> {
+        // A panic while holding the lock cannot leave the book half-written (plain adds).
+        self.book.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The first cap that is used up, if any, the running stage's share last: asked before
+    /// each model call.
+    pub fn check(&self) -> Option<StopReason> {
+        self.check_repair().or_else(|| {
+            self.stage_left()
+                .is_some_and(|d| d.is_zero())
+                .then_some(StopReason::StageShare)
+        })
+    }
+
+    /// Wall time left, for the repair and within the running stage's share (a model call is
+    /// bounded by it).
     pub fn wall_left(&self) -> Duration {
+        let repair = self.budgets.max_wall.saturating_sub(self.started.elapsed());
+        self.stage_left().map_or(repair, |s| s.min(repair))
+    }
+
+    /// Wall time left for the repair, whatever the running stage's share.
+    pub fn repair_left(&self) -> Duration {
         self.budgets.max_wall.saturating_sub(self.started.elapsed())
     }
 
@@ -402,6 +439,11 @@ pub struct Attempt {
     /// Its outcome when it proposes nothing (`no_patch`, `not_passing`, `no_suspect`).
     pub nothing: Outcome,
     pub detail: Detail,
+    /// What it tried, for a later stage's prompt (the candidates' digest; empty: nothing).
+    pub digest: String,
+    /// Edits it checked that no earlier candidate of its run had made (a `sampled` pass
+    /// with none has nothing new to draw).
+    pub fresh: usize,
 }
 
 impl Attempt {
@@ -413,6 +455,8 @@ impl Attempt {
             dirty: false,
             nothing: Outcome::NoPatch,
             detail,
+            digest: String::new(),
+            fresh: 0,
         }
     }
 }
@@ -479,6 +523,40 @@ mod tests {
             max_wall: Duration::ZERO,
             ..b
         });
+        assert_eq!(l.check(), Some(StopReason::TimeLimit));
+    }
+
+    #[test]
+    fn a_stage_share_stops_the_stage_not_the_repair() {
+        let l = Ledger::new(Budgets::default());
+        l.set_stage_share(Some(Duration::ZERO));
+        assert_eq!(l.check(), Some(StopReason::StageShare));
+        assert_eq!(l.check_repair(), None, "the repair goes on");
+        assert_eq!(l.wall_left(), Duration::ZERO);
+        assert!(l.repair_left() > Duration::from_secs(1));
+        assert_eq!(
+            StopReason::StageShare.cap(),
+            None,
+            "not a cap of the repair"
+        );
+        l.set_stage_share(Some(Duration::from_secs(60)));
+        assert_eq!(l.check(), None);
+        assert!(
+            l.wall_left() <= Duration::from_secs(60),
+            "bounded by the share"
+        );
+        l.set_stage_share(None);
+        assert_eq!(l.check(), None);
+        assert!(
+            l.wall_left() > Duration::from_secs(60),
+            "the repair's time again"
+        );
+        // A cap of the repair comes before the share.
+        let l = Ledger::new(Budgets {
+            max_wall: Duration::ZERO,
+            ..Budgets::default()
+        });
+        l.set_stage_share(Some(Duration::ZERO));
         assert_eq!(l.check(), Some(StopReason::TimeLimit));
     }
 

@@ -18,7 +18,7 @@ pub use crate::config::repair::Strategy;
 #[derive(Clone, Copy)]
 pub struct Start<'a> {
     pub sandbox: &'a dyn Sandbox,
-    /// The loop's first prompt.
+    /// The loop's first prompt (with what earlier stages tried, when they did).
     pub task: &'a str,
     /// The candidates' inputs: targets, report, context, files, fault localization.
     pub problem: &'a Problem,
@@ -45,6 +45,12 @@ pub struct Infrastructure {
 #[async_trait]
 pub trait RepairStrategy: Send + Sync {
     fn kind(&self) -> Strategy;
+    /// Why it would draw nothing here, if so: the search then skips it and says why (the
+    /// model has no fill-in-the-middle, the localization left no site of its shapes). Pure.
+    fn declines(&self, _model: &dyn crate::agent::model::Model, _s: &Start<'_>) -> Option<String> {
+        None
+    }
+
     /// One attempt with `model` (every call metered); its trajectory nodes hang under `node`.
     async fn attempt(
         &self,
@@ -58,18 +64,60 @@ pub trait RepairStrategy: Send + Sync {
 /// The implementation of a configured strategy.
 pub fn of(kind: Strategy) -> &'static dyn RepairStrategy {
     match kind {
-        Strategy::Candidates => &Candidates,
+        Strategy::Candidates => &Candidates(Strategy::Candidates),
+        Strategy::Shapes => &Candidates(Strategy::Shapes),
+        Strategy::Sampled => &Candidates(Strategy::Sampled),
         Strategy::Loop => &Loop,
     }
 }
 
-/// Rules, then fills or chat samples, each checked in the sandbox ([`candidates::run`]).
-pub struct Candidates;
+/// The candidates' stage a strategy runs as (`None`: the loop).
+pub fn stage_of(kind: Strategy, pass: usize) -> Option<candidates::Stage> {
+    match kind {
+        Strategy::Candidates => Some(candidates::Stage::First),
+        Strategy::Shapes => Some(candidates::Stage::Shapes),
+        Strategy::Sampled => Some(candidates::Stage::Sampled { pass }),
+        Strategy::Loop => None,
+    }
+}
+
+/// Rules, then fills or chat samples, each checked in the sandbox ([`candidates::run`]); the
+/// stage ([`Start::candidates`]' `stage`) says which of them.
+pub struct Candidates(Strategy);
 
 #[async_trait]
 impl RepairStrategy for Candidates {
     fn kind(&self) -> Strategy {
-        Strategy::Candidates
+        self.0
+    }
+
+    fn declines(&self, model: &dyn crate::agent::model::Model, s: &Start<'_>) -> Option<String> {
+        use candidates::{EditFormat, Stage};
+        let cfg = s.candidates;
+        if cfg.stage == Stage::First {
+            return None;
+        }
+        if cfg.format != EditFormat::Infill {
+            return Some(format!(
+                "it draws fills, and the edit format is {}",
+                cfg.format.as_str()
+            ));
+        }
+        if !model.supports_infill() {
+            return Some("the model has no fill-in-the-middle".into());
+        }
+        let shapes = cfg.stage_shapes();
+        if shapes.is_empty() {
+            return Some("the first stage filled every multi-line shape".into());
+        }
+        if candidates::infill_sites(&s.problem.ranked, &s.problem.files, &shapes).is_empty() {
+            let names: Vec<&str> = shapes.iter().map(|x| x.as_str()).collect();
+            return Some(format!(
+                "the fault localization left no site for {}",
+                names.join(", ")
+            ));
+        }
+        None
     }
 
     async fn attempt(
@@ -149,6 +197,17 @@ impl RepairStrategy for Candidates {
             passing: proposals.len(),
         };
         let mut a = Attempt::new(stop, note, detail);
+        a.digest = c.digest();
+        a.fresh = c
+            .candidates
+            .iter()
+            .filter(|x| {
+                matches!(
+                    x.status,
+                    Outcome::Failing | Outcome::Partial | Outcome::Passing
+                )
+            })
+            .count();
         a.nothing = if c.candidates.is_empty() && c.note.is_some() && c.budget.is_none() {
             Outcome::NoSuspect
         } else {

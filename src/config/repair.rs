@@ -22,9 +22,17 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
     /// K localized edits sampled from one prompt, each fast-checked in a checkpoint of one
-    /// container; the passing ones are verified, smallest diff first.
+    /// container; the passing ones are verified, smallest diff first. With `infill`: the
+    /// rules, then greedy fills of the configured shapes (one line by default) with their
+    /// splices and walks.
     #[default]
     Candidates,
+    /// Multi-line fills (block, insert, body) at the best sites, for a fix one line cannot
+    /// express (a `try` body, a new guard, a restructured loop). Needs fill-in-the-middle.
+    Shapes,
+    /// Fills drawn at the temperature, several per site (line, block and insert shapes),
+    /// each with its own seed, while its share of the budget lasts. Needs fill-in-the-middle.
+    Sampled,
     /// The agent loop with the tools (view, search, edit, run the tests).
     Loop,
 }
@@ -33,6 +41,8 @@ impl Strategy {
     pub fn as_str(&self) -> &'static str {
         match self {
             Strategy::Candidates => "candidates",
+            Strategy::Shapes => "shapes",
+            Strategy::Sampled => "sampled",
             Strategy::Loop => "loop",
         }
     }
@@ -155,10 +165,12 @@ impl Default for Repair {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RepairFile {
-    /// Strategies tried in order on each model until one gives a verified patch:
-    /// `candidates`, `loop`. Default: chosen per tier by the model's size read from its name
-    /// — up to 3B the candidates alone, a larger or escalated model the loop, a model of
-    /// unknown size the candidates then the loop (the receipt says which and why).
+    /// Strategies (the search's stages) tried in order on each model until one gives a
+    /// verified patch: `candidates`, `shapes`, `sampled`, `loop`; each gets a share of the
+    /// wall time left when it starts, and `sampled` runs again while time is left and its
+    /// last pass drew something new. Default: chosen per tier by the model's size read from
+    /// its name — up to 3B or unknown size all four in that order, a larger or escalated
+    /// model the loop (the receipt says which ran, which were skipped and why).
     pub strategies: Option<Vec<Strategy>>,
     /// Model specs escalated to, in order, when every strategy failed on the model before
     /// (e.g. [ollama:qwen2.5-coder:14b]). Default: none.
@@ -190,9 +202,9 @@ pub struct RepairFile {
 /// The repair flags shared by `fix` and `eval` (each unset flag leaves the configured value).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RepairArgs {
-    /// Strategies in order, comma-separated: candidates, loop [default: the config's
-    /// repair.strategies, else per tier by model size: ≤ 3B candidates, larger or escalated
-    /// the loop, unknown size candidates then the loop].
+    /// Strategies (stages) in order, comma-separated: candidates, shapes, sampled, loop
+    /// [default: the config's repair.strategies, else per tier by model size: ≤ 3B or
+    /// unknown size all four, larger or escalated the loop].
     #[arg(long = "strategy", value_enum, value_delimiter = ',')]
     pub strategies: Vec<Strategy>,
     /// A model spec to escalate to when every strategy failed on the models before
@@ -239,22 +251,26 @@ impl RepairArgs {
     }
 }
 
+const STRATEGY_NAMES: &str = "candidates, shapes, sampled and/or loop";
+
 /// Comma-separated strategies (the action's `strategies` input). Pure.
 pub fn parse_strategies(s: &str) -> Result<Vec<Strategy>, String> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         out.push(match part {
             "candidates" => Strategy::Candidates,
+            "shapes" => Strategy::Shapes,
+            "sampled" => Strategy::Sampled,
             "loop" => Strategy::Loop,
             other => {
                 return Err(format!(
-                    "unknown strategy `{other}`: use candidates and/or loop, comma-separated"
+                    "unknown strategy `{other}`: use {STRATEGY_NAMES}, comma-separated"
                 ));
             }
         });
     }
     if out.is_empty() {
-        return Err("no strategy given: use candidates and/or loop".into());
+        return Err(format!("no strategy given: use {STRATEGY_NAMES}"));
     }
     Ok(out)
 }
@@ -269,9 +285,13 @@ mod tests {
             parse_strategies("candidates, loop").unwrap(),
             [Strategy::Candidates, Strategy::Loop]
         );
+        assert_eq!(
+            parse_strategies("shapes,sampled").unwrap(),
+            [Strategy::Shapes, Strategy::Sampled]
+        );
         let e = parse_strategies("candidates,agentless").unwrap_err();
         assert!(
-            e.contains("`agentless`") && e.contains("candidates and/or loop"),
+            e.contains("`agentless`") && e.contains("sampled and/or loop"),
             "{e}"
         );
         assert!(parse_strategies(" , ").is_err());

@@ -21,11 +21,7 @@ fn strategy_and_escalation_inputs_reach_the_config_and_bad_ones_name_the_input()
     let bad = |k: &str| (k == "INPUT_STRATEGIES").then(|| "agentless".to_string());
     let e = inputs_from_env(bad).unwrap_err();
     assert_eq!(e.key, "strategies");
-    assert!(
-        e.message.contains("candidates and/or loop"),
-        "{}",
-        e.message
-    );
+    assert!(e.message.contains("sampled and/or loop"), "{}", e.message);
     // The file spelling.
     let f = parse_file(
         "p.yml",

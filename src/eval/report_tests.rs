@@ -148,6 +148,7 @@ fn strategies_are_summed_per_tier() {
         candidates: cands,
         passing,
         why: String::new(),
+        ..RepairAttempt::default()
     };
     let mut rs = vec![result("t1", 0, false), result("t2", 0, true)];
     rs[0].attempts = vec![att(1, "loop", "big", "not_verified", 0, 0)];

@@ -168,6 +168,24 @@ pub fn run_spec(
     })
 }
 
+/// The stages each model tier is to run, as printed before the run (`sampled` may run again
+/// after them while time is left; the receipt says what ran and what was skipped).
+fn planned_stages(plan: &Plan, models: &[&dyn model::Model]) -> String {
+    models
+        .iter()
+        .enumerate()
+        .map(|(tier, m)| {
+            let kinds = match plan.routed {
+                true => super::plan::routed(tier, &m.spec()).0,
+                false => plan.strategies.clone(),
+            };
+            let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+            format!("{}: {}", m.spec(), names.join(" → "))
+        })
+        .collect::<Vec<_>>()
+        .join(", then ")
+}
+
 /// Run the plan (the receipt goes next to the patch).
 async fn run_and_print_plan(
     docker: &bollard::Docker,
@@ -175,16 +193,7 @@ async fn run_and_print_plan(
     models: &[&dyn model::Model],
     plan: &Plan,
 ) -> anyhow::Result<RepairResult> {
-    let strategies: Vec<&str> = plan.strategies.iter().map(|s| s.as_str()).collect();
-    eprintln!(
-        "repair: strategies {} on {}",
-        strategies.join(" → "),
-        models
-            .iter()
-            .map(|m| m.spec())
-            .collect::<Vec<_>>()
-            .join(", then ")
-    );
+    eprintln!("repair: {}", planned_stages(plan, models));
     if plan.verify_reruns > 0 {
         eprintln!(
             "verification: {} runs before and after the patch, in fresh containers",

@@ -130,7 +130,7 @@ pub fn build(
         return Err(err(
             "repair.strategies",
             source("repair.strategies", false),
-            "no strategy: list candidates and/or loop".into(),
+            "no strategy: list candidates, shapes, sampled and/or loop".into(),
         ));
     }
     let positive = |key: &'static str, v: u64| -> Result<(), PlanError> {
@@ -243,30 +243,173 @@ pub fn size_of(spec: &str) -> Option<f64> {
 pub const SMALL_MODEL_B: f64 = 3.0;
 
 /// The strategies of a tier when none are configured, and why: a small model (≤ 3B by its
-/// name) on the first tier runs the candidates alone (on the benchmark the loop after them
-/// resolved 0 of 8 with a model of the same size, spending most of the budget); an escalated
-/// tier or a larger model runs the loop with the ranked context; a first model of unknown
-/// size (a hosted API, a test double) both, candidates first. Pure.
+/// name) or one of unknown size (a hosted API, a test double) on the first tier runs every
+/// stage of the anytime search ([`ANYTIME`]); a larger model or an escalated tier runs the
+/// loop with the ranked context. Pure.
 pub fn routed(tier: usize, spec: &str) -> (Vec<Strategy>, String) {
     let size = size_of(spec);
     match (tier, size) {
         (_, Some(b)) if b <= SMALL_MODEL_B => (
-            vec![Strategy::Candidates],
-            format!("a small model ({b}B): the candidates alone"),
+            ANYTIME.to_vec(),
+            format!("a small model ({b}B): the anytime search"),
         ),
         (0, Some(b)) => (
             vec![Strategy::Loop],
             format!("a larger model ({b}B): the loop with the ranked context"),
         ),
         (0, None) => (
-            vec![Strategy::Candidates, Strategy::Loop],
-            "a model of unknown size: the candidates, then the loop".into(),
+            ANYTIME.to_vec(),
+            "a model of unknown size: the anytime search".into(),
         ),
         (t, _) => (
             vec![Strategy::Loop],
             format!("an escalated tier ({t}): the loop with the ranked context"),
         ),
     }
+}
+
+/// The anytime search's stages, in order: rules and greedy one-line fills, multi-line
+/// shapes, sampled fills, the loop.
+pub const ANYTIME: [Strategy; 4] = [
+    Strategy::Candidates,
+    Strategy::Shapes,
+    Strategy::Sampled,
+    Strategy::Loop,
+];
+
+/// A stage's share of the wall time left when it starts, when a later stage is still to
+/// run (the last one to run gets the rest). What a stage leaves unused goes to the next.
+pub fn share_of(kind: Strategy) -> f64 {
+    match kind {
+        Strategy::Candidates => 0.35,
+        Strategy::Shapes => 0.35,
+        Strategy::Sampled => 0.6,
+        Strategy::Loop => 0.5,
+    }
+}
+
+/// One tier's schedule of stages: each listed stage once, in order; then, on the last tier,
+/// `sampled` again (its next pass, new seeds) while the pass before drew an edit not checked
+/// before — until the budget ends it. The search asks [`Stages::next`] and reports back.
+#[derive(Debug, Clone)]
+pub struct Stages {
+    kinds: Vec<Strategy>,
+    at: usize,
+    /// Whether `sampled` may run again after the list (the last tier).
+    again: bool,
+    sampled_passes: usize,
+    /// New edits of the last `sampled` pass.
+    sampled_fresh: usize,
+    ran: Vec<Strategy>,
+    declined: Vec<Strategy>,
+}
+
+impl Stages {
+    pub fn new(kinds: Vec<Strategy>, last_tier: bool) -> Stages {
+        Stages {
+            kinds,
+            at: 0,
+            again: last_tier,
+            sampled_passes: 0,
+            sampled_fresh: 0,
+            ran: Vec::new(),
+            declined: Vec::new(),
+        }
+    }
+
+    /// The next stage and its pass (the `sampled` stage's seeds), if any.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<(Strategy, usize)> {
+        if let Some(&k) = self.kinds.get(self.at) {
+            self.at += 1;
+            return Some((k, self.pass(k)));
+        }
+        self.sampled_again()
+            .then_some((Strategy::Sampled, self.sampled_passes))
+    }
+
+    fn pass(&self, k: Strategy) -> usize {
+        if k == Strategy::Sampled {
+            self.sampled_passes
+        } else {
+            0
+        }
+    }
+
+    fn sampled_again(&self) -> bool {
+        self.again && self.sampled_passes > 0 && self.sampled_fresh > 0
+    }
+
+    /// `kind` ran and checked `fresh` edits no earlier candidate of its run had made.
+    pub fn ran(&mut self, kind: Strategy, fresh: usize) {
+        if kind == Strategy::Sampled {
+            self.sampled_passes += 1;
+            self.sampled_fresh = fresh;
+        }
+        self.ran.push(kind);
+    }
+
+    pub fn declined(&mut self, kind: Strategy) {
+        self.declined.push(kind);
+    }
+
+    /// The share of `left` the stage about to run gets: [`share_of`] while a later listed
+    /// stage may still run, else none (the rest of the budget). Pure.
+    pub fn share(&self, kind: Strategy, left: Duration) -> Option<Duration> {
+        let later = self.kinds[self.at.min(self.kinds.len())..]
+            .iter()
+            .any(|k| !self.declined.contains(k));
+        later.then(|| left.mul_f64(share_of(kind)))
+    }
+
+    /// Why the schedule ran out (every stage ran or declined), for the receipt. Pure.
+    pub fn why_done(&self) -> String {
+        let mut ran: Vec<String> = Vec::new();
+        for k in &self.ran {
+            let n = self.ran.iter().filter(|x| *x == k).count();
+            let name = if n > 1 {
+                format!("{} ×{n}", k.as_str())
+            } else {
+                k.as_str().to_string()
+            };
+            if !ran.contains(&name) {
+                ran.push(name);
+            }
+        }
+        let mut s = if ran.is_empty() {
+            "no stage ran".to_string()
+        } else {
+            format!("every stage ran ({})", ran.join(", "))
+        };
+        if !self.declined.is_empty() {
+            let d: Vec<&str> = self.declined.iter().map(|k| k.as_str()).collect();
+            s.push_str(&format!("; declined: {}", d.join(", ")));
+        }
+        if self.sampled_passes > 0 && self.sampled_fresh == 0 {
+            s.push_str("; the last sampled pass drew no new edit");
+        }
+        s
+    }
+}
+
+/// Bytes of the candidate stages' digest the loop's first prompt shows at most.
+const DIGEST_BYTES: usize = 4096;
+
+/// What the candidate stages tried, as the loop's first prompt adds it. Pure.
+pub fn digest(tried: &[String]) -> String {
+    let mut s = String::from(
+        "What the candidate stages already tried (every one was checked with the tests; do not repeat them):\n\n",
+    );
+    s.push_str(&tried.join("\n\n"));
+    if s.len() > DIGEST_BYTES {
+        let mut cut = DIGEST_BYTES;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push_str("\n…");
+    }
+    s
 }
 
 impl RepairPlan {
@@ -440,19 +583,105 @@ mod tests {
             assert_eq!(size_of(spec), b, "{spec}");
         }
         let s = |t, spec| routed(t, spec).0;
-        assert_eq!(s(0, "openai:qwen2.5-coder-1.5b"), [Strategy::Candidates]);
-        assert_eq!(s(1, "ollama:qwen2.5-coder:0.5b"), [Strategy::Candidates]);
+        assert_eq!(s(0, "openai:qwen2.5-coder-1.5b"), ANYTIME);
+        assert_eq!(s(1, "ollama:qwen2.5-coder:0.5b"), ANYTIME);
         assert_eq!(s(0, "ollama:qwen2.5-coder:14b"), [Strategy::Loop]);
         assert_eq!(s(1, "openai:gpt-4o"), [Strategy::Loop]);
-        assert_eq!(
-            s(0, "openai:gpt-4o"),
-            [Strategy::Candidates, Strategy::Loop]
-        );
+        assert_eq!(s(0, "openai:gpt-4o"), ANYTIME);
         assert!(
             routed(0, "openai:qwen2.5-coder-1.5b")
                 .1
                 .contains("small model (1.5B)")
         );
+    }
+
+    /// Drives a schedule as the search does: each stage reports what it drew.
+    fn drive(st: &mut Stages, fresh: &[usize], declines: &[Strategy]) -> Vec<(Strategy, usize)> {
+        let mut ran = Vec::new();
+        let mut sampled = fresh.iter();
+        while let Some((k, pass)) = st.next() {
+            if declines.contains(&k) {
+                st.declined(k);
+                continue;
+            }
+            let n = match k {
+                Strategy::Sampled => *sampled.next().unwrap_or(&0),
+                _ => 1,
+            };
+            st.ran(k, n);
+            ran.push((k, pass));
+            assert!(ran.len() < 50, "the schedule does not end: {ran:?}");
+        }
+        ran
+    }
+
+    #[test]
+    fn the_stages_run_in_order_then_sampled_again_while_it_draws_new_edits() {
+        use Strategy::*;
+        let mut st = Stages::new(ANYTIME.to_vec(), true);
+        let ran = drive(&mut st, &[5, 3, 0], &[]);
+        assert_eq!(
+            ran,
+            [
+                (Candidates, 0),
+                (Shapes, 0),
+                (Sampled, 0),
+                (Loop, 0),
+                (Sampled, 1),
+                (Sampled, 2)
+            ]
+        );
+        assert_eq!(
+            st.why_done(),
+            "every stage ran (candidates, shapes, sampled ×3, loop); the last sampled pass drew no new edit"
+        );
+        // Not the last tier: no second pass (escalation comes next).
+        let mut st = Stages::new(ANYTIME.to_vec(), false);
+        assert_eq!(drive(&mut st, &[5], &[]).len(), 4);
+        // Declined stages are named, and a declined sampled never comes back.
+        let mut st = Stages::new(ANYTIME.to_vec(), true);
+        let ran = drive(&mut st, &[], &[Shapes, Sampled]);
+        assert_eq!(ran, [(Candidates, 0), (Loop, 0)]);
+        assert_eq!(
+            st.why_done(),
+            "every stage ran (candidates, loop); declined: shapes, sampled"
+        );
+    }
+
+    #[test]
+    fn a_stage_gets_its_share_while_a_later_one_may_run_and_the_last_the_rest() {
+        use Strategy::*;
+        let left = Duration::from_secs(200);
+        let mut st = Stages::new(ANYTIME.to_vec(), true);
+        assert_eq!(st.next(), Some((Candidates, 0)));
+        assert_eq!(st.share(Candidates, left), Some(left.mul_f64(0.35)));
+        st.ran(Candidates, 1);
+        assert_eq!(st.next(), Some((Shapes, 0)));
+        st.ran(Shapes, 1);
+        assert_eq!(st.next(), Some((Sampled, 0)));
+        assert_eq!(st.share(Sampled, left), Some(left.mul_f64(0.6)));
+        st.ran(Sampled, 2);
+        assert_eq!(st.next(), Some((Loop, 0)));
+        assert_eq!(
+            st.share(Loop, left),
+            None,
+            "the last listed stage: the rest"
+        );
+        st.ran(Loop, 0);
+        assert_eq!(st.next(), Some((Sampled, 1)));
+        assert_eq!(st.share(Sampled, left), None);
+        // A later stage that declined does not hold a share back.
+        let mut st = Stages::new(vec![Candidates, Shapes], true);
+        st.next();
+        st.declined(Shapes);
+        assert_eq!(st.share(Candidates, left), None);
+    }
+
+    #[test]
+    fn the_digest_is_bounded() {
+        let d = digest(&["[candidates] ".to_string() + &"x".repeat(10_000)]);
+        assert!(d.len() <= DIGEST_BYTES + 8, "{}", d.len());
+        assert!(d.starts_with("What the candidate stages already tried"));
     }
 
     #[test]

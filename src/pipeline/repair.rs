@@ -239,6 +239,7 @@ mod tests {
             strategy: None,
             stop: None,
             detail: String::new(),
+            search: Default::default(),
             spent: Default::default(),
             wall: Default::default(),
             episode_wall: Default::default(),

@@ -34,6 +34,8 @@ pub struct RepairResult {
     /// the cap that left no room for one (`None`: nothing was failing, no attempt ran).
     pub stop: Option<StopReason>,
     pub detail: String,
+    /// The stages skipped and why the search ended (also in the receipt, when there is one).
+    pub search: crate::verify::attempts::SearchRecord,
     /// Everything the search spent (the ledger's totals), and loop steps.
     pub spent: Spend,
     /// The search's own wall time (reproduction, attempts, verification).
@@ -78,6 +80,7 @@ impl RepairResult {
             strategy: None,
             stop: None,
             detail: String::new(),
+            search: Default::default(),
             spent: Spend::default(),
             wall: Duration::ZERO,
             episode_wall: Duration::ZERO,
@@ -110,7 +113,10 @@ impl RepairResult {
         let by = match (self.strategy, self.attempts.len()) {
             (Some(st), n) => format!("strategy {} (attempt {n} of the search), ", st.as_str()),
             (None, 0) => String::new(),
-            (None, n) => format!("{n} attempts, "),
+            (None, _) => {
+                let ran: Vec<&str> = self.attempts.iter().map(|a| a.strategy.as_str()).collect();
+                format!("stages {} ran, ", ran.join(" → "))
+            }
         };
         let stats = format!(
             "{by}stop reason {stop}, {} steps, {} tokens, ${:.4}, {:.1}s, model {}",

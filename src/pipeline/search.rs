@@ -43,6 +43,9 @@ struct Search {
     verify_wall: Duration,
     /// The workspace holds the last attempt's edits.
     dirty: bool,
+    /// Stages skipped, and why the search ended (the receipt's record of the search).
+    skipped: Vec<crate::verify::attempts::SkippedStage>,
+    ended: String,
 }
 
 impl Search {
@@ -81,6 +84,8 @@ impl Search {
             candidates: a.detail.drawn(),
             passing: a.detail.passing(),
             why: String::new(),
+            share_ms: None,
+            stop: a.stop.as_str().into(),
         }
     }
 
@@ -134,35 +139,62 @@ pub(super) async fn search(
     };
     let episode = plan.episode_for(&st, policy);
     let mut traj = plan.open_trajectory(sandbox, &describe.join(" → "), &episode, policy, &st)?;
-    let start = strategy::Start {
-        sandbox,
-        task: &st.task,
-        problem: &st.problem,
-        failing: &st.failing,
-        episode: &episode,
-        candidates: &plan.candidates,
-        ledger: &ledger,
-    };
     let mut s = Search::default();
+    let last_tier = models.len().saturating_sub(1);
     'tiers: for (tier, model) in models.iter().enumerate() {
         let (kinds, why) = match plan.routed {
             true => plan::routed(tier, &model.spec()),
             false => (plan.strategies.clone(), String::new()),
         };
-        for kind in kinds {
+        let mut stages = plan::Stages::new(kinds, tier == last_tier);
+        // What the candidate stages tried, for the loop's first prompt.
+        let mut tried: Vec<String> = Vec::new();
+        while let Some((kind, pass)) = stages.next() {
             let strategy = strategy::of(kind);
-            if let Some(cap) = ledger.check() {
+            if let Some(cap) = ledger.check_repair() {
                 s.stop = Some(cap);
                 s.detail = format!("the budget is spent ({cap}) before {}", kind.as_str());
+                s.ended = format!("the budget is spent ({cap})");
                 if s.attempts.is_empty() {
                     s.outcome = Outcome::Budget;
                 }
                 break 'tiers;
             }
+            let candidates = crate::agent::candidates::CandidateConfig {
+                stage: strategy::stage_of(kind, pass).unwrap_or_default(),
+                ..plan.candidates.clone()
+            };
+            let task = match (kind, tried.is_empty()) {
+                (crate::config::repair::Strategy::Loop, false) => {
+                    format!("{}\n\n{}", st.task, plan::digest(&tried))
+                }
+                _ => st.task.clone(),
+            };
+            let start = strategy::Start {
+                sandbox,
+                task: &task,
+                problem: &st.problem,
+                failing: &st.failing,
+                episode: &episode,
+                candidates: &candidates,
+                ledger: &ledger,
+            };
+            if let Some(reason) = strategy.declines(*model, &start) {
+                tracing::info!("stage {kind} skipped: {reason}");
+                stages.declined(kind);
+                s.skipped.push(crate::verify::attempts::SkippedStage {
+                    tier,
+                    strategy: kind,
+                    why: reason,
+                });
+                continue;
+            }
+            let share = stages.share(kind, ledger.repair_left());
             let mut head = NodeRecord::attempt(tier, &describe[tier], kind);
             head.detail = s.reset(sandbox).await?;
             traj.node(&head);
             let (t0, before) = (Instant::now(), ledger.total());
+            ledger.set_stage_share(share);
             let a = strategy
                 .attempt(
                     &Metered::new(*model, &ledger, tier),
@@ -170,19 +202,30 @@ pub(super) async fn search(
                     &head.id,
                     &mut traj,
                 )
-                .await
-                .map_err(|e| plan.infrastructure(e))?;
+                .await;
+            // Verification (and its model review) is not the stage's to cut short.
+            ledger.set_stage_share(None);
+            let a = a.map_err(|e| plan.infrastructure(e))?;
+            stages.ran(kind, a.fresh);
+            if !a.digest.is_empty() {
+                tried.push(format!("[{}] {}", kind.as_str(), a.digest));
+            }
             let j = judge.attempt(sandbox, &a, &head, tier, &mut traj).await?;
             let spent = ledger.total().since(&before);
             let mut rec = s.fold(&head, strategy, a, j, spent, t0.elapsed());
             rec.why.clone_from(&why);
+            rec.share_ms = share.map(|d| d.as_millis() as u64);
             head.status = rec.result.as_str().into();
             (head.tokens, head.model_ms) = (rec.tokens, rec.model_ms);
             traj.node(&head);
             s.attempts.push(rec);
             if s.winner.is_some() {
+                s.ended = "verified".into();
                 break 'tiers;
             }
+        }
+        if tier == last_tier && s.ended.is_empty() {
+            s.ended = stages.why_done();
         }
     }
     finish(s, &judge, &st, &ledger, &describe).await
@@ -205,7 +248,16 @@ async fn finish(
         s.verify_wall += wall;
         s.receipt = Some(r);
     }
-    let stopped_by = ledger.check().filter(|_| s.winner.is_none());
+    let stopped_by = ledger.check_repair().filter(|_| s.winner.is_none());
+    if s.ended.is_empty()
+        && let Some(cap) = stopped_by
+    {
+        s.ended = format!("the budget is spent ({cap})");
+    }
+    let search = crate::verify::attempts::SearchRecord {
+        skipped: std::mem::take(&mut s.skipped),
+        ended: std::mem::take(&mut s.ended),
+    };
     if let Some(r) = &mut s.receipt {
         if let Some(c) = &plan.env_check {
             let check = format!("environment check: {c}");
@@ -215,6 +267,7 @@ async fn finish(
             });
         }
         r.repair = s.attempts.clone();
+        r.search = Some(search.clone());
         r.spend = Some(ledger.report(stopped_by));
         if !st.problem.localization.is_empty() {
             r.localization = Some(st.problem.localization.clone());
@@ -248,6 +301,7 @@ async fn finish(
         strategy: s.winner.map(|(kind, _, _)| kind),
         stop: s.stop,
         detail: s.detail,
+        search,
         spent,
         wall: ledger.elapsed(),
         episode_wall: Duration::ZERO,

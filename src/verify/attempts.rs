@@ -30,6 +30,29 @@ pub struct RepairAttempt {
     /// tier), e.g. `a small model (1.5B): the candidates alone`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub why: String,
+    /// The share of the wall time it was given (none: the rest of the budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share_ms: Option<u64>,
+    /// Why it ended (`submitted`, `no_candidate`, `stage_share`, `time_limit`, …).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stop: String,
+}
+
+/// A stage the search did not run on a tier, and why.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SkippedStage {
+    pub tier: usize,
+    pub strategy: Strategy,
+    pub why: String,
+}
+
+/// How the search went as a whole: the stages it skipped and why it ended.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SearchRecord {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedStage>,
+    /// `verified`, `budget spent (time_limit)`, or every stage having run or declined.
+    pub ended: String,
 }
 
 /// The ledger's figures for the receipt and the job summary.

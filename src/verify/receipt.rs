@@ -372,6 +372,9 @@ pub struct Receipt {
     /// (filled by the pipeline; empty when the verifier ran alone, e.g. `patchloop verify`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub repair: Vec<RepairAttempt>,
+    /// The stages the search skipped and why it ended (filled by the pipeline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<super::attempts::SearchRecord>,
     /// What the whole search spent against its budget, in total and per model tier (filled
     /// by the pipeline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -507,6 +510,7 @@ pub fn build(inp: ReceiptInputs) -> Receipt {
         total_ms: inp.total_ms,
         tests_ms,
         repair: Vec::new(),
+        search: None,
         spend: None,
         localization: None,
     }
@@ -679,6 +683,9 @@ pub fn render_markdown(r: &Receipt) -> String {
         let _ = writeln!(s, "**Fault localization**: {l}.\n");
     }
     render_attempts(&mut s, &r.repair);
+    if let Some(x) = &r.search {
+        render_search(&mut s, x);
+    }
     let _ = writeln!(s, "<details><summary>Patch and environment</summary>\n");
     let _ = writeln!(
         s,
@@ -779,15 +786,24 @@ fn render_attempts(s: &mut String, attempts: &[RepairAttempt]) {
     for a in attempts {
         let model = a.model.split(" at ").next().unwrap_or("").trim();
         let strategy = match a.strategy {
-            Strategy::Candidates => {
-                format!("candidates ({} drawn, {} passed)", a.candidates, a.passing)
-            }
+            Strategy::Candidates | Strategy::Shapes | Strategy::Sampled => format!(
+                "{} ({} drawn, {} passed)",
+                a.strategy.as_str(),
+                a.candidates,
+                a.passing
+            ),
             other => other.as_str().to_string(),
         };
-        let strategy = match a.why.as_str() {
+        let mut strategy = match a.why.as_str() {
             "" => strategy,
             why => format!("{strategy}; routed: {why}"),
         };
+        if let Some(ms) = a.share_ms {
+            strategy.push_str(&format!("; share {:.0} s", ms as f64 / 1000.0));
+        }
+        if !a.stop.is_empty() {
+            strategy.push_str(&format!("; ended: {}", a.stop));
+        }
         let _ = writeln!(
             s,
             "| {} | `{}` | {} | `{}` | {} | {:.1} s | {:.1} s |",
@@ -801,6 +817,21 @@ fn render_attempts(s: &mut String, attempts: &[RepairAttempt]) {
         );
     }
     s.push('\n');
+}
+
+fn render_search(s: &mut String, x: &super::attempts::SearchRecord) {
+    for k in &x.skipped {
+        let _ = writeln!(
+            s,
+            "- skipped `{}` on tier {}: {}",
+            k.strategy.as_str(),
+            k.tier,
+            md_escape(&k.why)
+        );
+    }
+    if !x.ended.is_empty() {
+        let _ = writeln!(s, "\n**The search ended**: {}.\n", md_escape(&x.ended));
+    }
 }
 
 /// Findings listed in the Markdown receipt (all are in the JSON).

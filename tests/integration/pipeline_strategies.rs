@@ -278,8 +278,8 @@ async fn infill_draws_until_k_pass_and_the_most_faithful_passing_fill_is_verifie
 async fn unconfigured_strategies_are_routed_by_model_size_and_the_receipt_says_why() {
     let (_image, d, img, _out, mut p) = setup("strategy-routed").await;
     p.routed = true;
-    // A small model by its name: the candidates alone (no loop turns are scripted; a loop
-    // would end in an error the attempts would show).
+    // A small model by its name: the anytime search's stages. Its chat replies fail and no
+    // loop turn is scripted (the loop ends on the exhausted script); the fill stages decline.
     let tiny = scripted(&candidates_yaml(&[WRONG, WRONG]), "tiny-0.5b");
     let big = scripted(&candidates_yaml(&[]), "big-14b");
     let tiers: [&dyn Model; 2] = [&tiny, &big];
@@ -291,20 +291,40 @@ async fn unconfigured_strategies_are_routed_by_model_size_and_the_receipt_says_w
         .iter()
         .map(|a| (a.tier, a.strategy.as_str(), a.why.as_str()))
         .collect();
+    let small = "a small model (0.5B): the anytime search";
     assert_eq!(
         tried,
         [
-            (
-                0,
-                "candidates",
-                "a small model (0.5B): the candidates alone"
-            ),
+            (0, "candidates", small),
+            (0, "loop", small),
             (
                 1,
                 "loop",
                 "an escalated tier (1): the loop with the ranked context"
             ),
         ],
+        "{}",
+        o.one_line()
+    );
+    // The candidates had a share (a later stage was to run); the tier's last stage had the rest.
+    assert!(o.attempts[0].share_ms.is_some(), "{:?}", o.attempts[0]);
+    assert!(o.attempts[1].share_ms.is_none(), "{:?}", o.attempts[1]);
+    assert_eq!(o.attempts[0].stop, "no_candidate");
+    // The stages it skipped, and why, are in the receipt.
+    let search = &o.search;
+    let skipped: Vec<(usize, &str, &str)> = search
+        .skipped
+        .iter()
+        .map(|k| (k.tier, k.strategy.as_str(), k.why.as_str()))
+        .collect();
+    let why = "it draws fills, and the edit format is function";
+    assert_eq!(skipped, [(0, "shapes", why), (0, "sampled", why)]);
+    assert!(
+        search.ended.starts_with("every stage ran (loop)"),
+        "{search:?}"
+    );
+    assert!(
+        o.one_line().contains("stages candidates → loop → loop ran"),
         "{}",
         o.one_line()
     );

@@ -110,6 +110,93 @@ impl CandidatesOutcome {
     }
 }
 
+/// Candidates' diffs a digest shows at most (the partial ones first), and bytes of each.
+const DIGEST_DIFFS: usize = 2;
+const DIGEST_DIFF_BYTES: usize = 800;
+
+impl CandidatesOutcome {
+    /// What the candidates tried, for the loop's first prompt: how many were drawn by
+    /// outcome and shape, the sites filled most, and the diffs of the closest ones (partial
+    /// fixes first, then the latest failing ones), so the loop neither repeats them nor
+    /// starts from nothing. Empty when nothing was drawn. Pure.
+    pub fn digest(&self) -> String {
+        use std::collections::BTreeMap;
+        if self.candidates.is_empty() {
+            return String::new();
+        }
+        let mut by_status: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut by_shape: BTreeMap<String, usize> = BTreeMap::new();
+        let mut sites: BTreeMap<&str, usize> = BTreeMap::new();
+        for c in &self.candidates {
+            *by_status.entry(c.status.as_str()).or_default() += 1;
+            let shape = match &c.origin {
+                Origin::Fill { at, shape, .. } => {
+                    *sites.entry(at.as_str()).or_default() += 1;
+                    shape.clone()
+                }
+                Origin::Rule { .. } => "rule".into(),
+                Origin::Chat { .. } => "chat".into(),
+                Origin::Loop => "loop".into(),
+            };
+            *by_shape.entry(shape).or_default() += 1;
+        }
+        fn join<K: std::fmt::Display>(m: &BTreeMap<K, usize>) -> String {
+            m.iter()
+                .map(|(k, n)| format!("{n} {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        let mut top: Vec<(&str, usize)> = sites.into_iter().collect();
+        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let mut s = format!(
+            "Earlier stages tried {} candidate edits ({}; by kind: {}), none verified.",
+            self.candidates.len(),
+            join(&by_status),
+            join(&by_shape)
+        );
+        if !top.is_empty() {
+            let at: Vec<String> = top
+                .iter()
+                .take(5)
+                .map(|(a, n)| format!("{a} ×{n}"))
+                .collect();
+            s.push_str(&format!(" Sites filled most: {}.", at.join(", ")));
+        }
+        let mut shown: Vec<&Candidate> = self
+            .candidates
+            .iter()
+            .filter(|c| c.status == Outcome::Partial && !c.diff.is_empty())
+            .collect();
+        shown.extend(
+            self.candidates
+                .iter()
+                .rev()
+                .filter(|c| c.status == Outcome::Failing && !c.diff.is_empty()),
+        );
+        for c in shown.into_iter().take(DIGEST_DIFFS) {
+            let what = if c.status == Outcome::Partial {
+                format!("fixes {} of the failing tests", c.fixed.len())
+            } else {
+                "still fails".to_string()
+            };
+            let mut d = c.diff.clone();
+            if d.len() > DIGEST_DIFF_BYTES {
+                let mut cut = DIGEST_DIFF_BYTES;
+                while !d.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                d.truncate(cut);
+                d.push_str("\n…");
+            }
+            s.push_str(&format!(
+                "\n\nThis one {what}:\n```diff\n{}\n```",
+                d.trim_end()
+            ));
+        }
+        s
+    }
+}
+
 /// A passing candidate with what ranks it.
 #[derive(Debug)]
 pub struct Passing<'a> {

@@ -56,6 +56,40 @@ pub fn infill_plan(sites: &[Site]) -> Vec<(usize, usize)> {
     plan
 }
 
+/// Sites of each shape the `sampled` stage draws at (its best ones).
+pub const SAMPLED_SITES: usize = 6;
+/// Samples of a site per pass of the `sampled` stage, back to back (the server's prompt
+/// cache serves the site's prompt from the second one on).
+pub const SAMPLES_PER_PASS: usize = 4;
+/// Sample numbers the first stage uses (0: greedy, then [`RESAMPLES`] sampled ones): the
+/// `sampled` stage's seeds come after them.
+const FIRST_STAGE_SAMPLES: usize = 1 + RESAMPLES;
+
+/// The `sampled` stage's draws over `sites` (grouped by shape, as [`infill_sites`] orders
+/// them) in its pass `pass`, as (site index, sample): the best [`SAMPLED_SITES`] of each
+/// shape, the shapes taking turns (the best line, the best block, the best insert, the
+/// second line, …), each site [`SAMPLES_PER_PASS`] times back to back, with sample numbers
+/// no earlier pass or stage used (so seeds, and replies, are new). Pure.
+pub fn sampled_plan(sites: &[Site], pass: usize) -> Vec<(usize, usize)> {
+    let mut by_shape: Vec<Vec<usize>> = Vec::new();
+    for (i, s) in sites.iter().enumerate() {
+        match by_shape.last_mut() {
+            Some(g) if sites[g[0]].shape == s.shape => g.push(i),
+            _ => by_shape.push(vec![i]),
+        }
+    }
+    let first = FIRST_STAGE_SAMPLES + pass * SAMPLES_PER_PASS;
+    let mut plan = Vec::new();
+    for rank in 0..SAMPLED_SITES {
+        for g in &by_shape {
+            if let Some(&at) = g.get(rank) {
+                plan.extend((first..first + SAMPLES_PER_PASS).map(|sample| (at, sample)));
+            }
+        }
+    }
+    plan
+}
+
 /// Lines of the file above the function, and below it, around an infill's gap.
 pub(super) const INFILL_ABOVE: usize = 20;
 pub(super) const INFILL_BELOW: usize = 5;

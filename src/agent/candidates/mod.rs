@@ -59,7 +59,9 @@ pub use edits::{
     line_edits, parse_reply, search_replace_blocks,
 };
 pub use faithful::Faithfulness;
-pub use infill::{apply_infill, infill_context, infill_draw, infill_draws, infill_sites};
+pub use infill::{
+    apply_infill, infill_context, infill_draw, infill_draws, infill_sites, sampled_plan,
+};
 pub use prompt::prompt;
 pub use propagate::{Propagated, combine, propagate};
 pub use rules::rule_edits;
@@ -87,6 +89,49 @@ pub struct CandidateConfig {
     pub overlap: Option<bool>,
     /// Temperature of every sample but the first (which is greedy).
     pub temperature: f64,
+    /// Which stage of the search this run is: what it draws ([`Stage`]).
+    pub stage: Stage,
+}
+
+/// What one run of the candidate strategy draws: the search's stages that use it
+/// (`pipeline::search` runs them in turn, each on its share of the budget).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Stage {
+    /// The rules, then fills of the configured shapes: every site greedy (with splices and
+    /// walks), the best ones sampled twice. A model without fill-in-the-middle: the chat
+    /// prompt's samples.
+    #[default]
+    First,
+    /// Fills of the multi-line shapes the first stage did not fill ([`MULTI_LINE`]): every
+    /// site greedy, the best ones sampled twice. No rules.
+    Shapes,
+    /// Sampled fills only, of the line, block and insert shapes at their best sites
+    /// ([`infill::sampled_plan`]), each pass with seeds after every earlier pass's (`pass`: 0
+    /// for the first). No rules.
+    Sampled { pass: usize },
+}
+
+/// The shapes the `shapes` stage fills (those the first stage did not).
+pub const MULTI_LINE: [InfillShape; 3] =
+    [InfillShape::Block, InfillShape::Insert, InfillShape::Body];
+/// The shapes the `sampled` stage draws from: a body's fill is long, and its greedy one has
+/// been checked by `shapes`.
+pub const SAMPLED_SHAPES: [InfillShape; 3] =
+    [InfillShape::Line, InfillShape::Block, InfillShape::Insert];
+
+impl CandidateConfig {
+    /// The shapes this run fills: the configured ones in the first stage, the multi-line
+    /// ones not configured in `shapes`, [`SAMPLED_SHAPES`] in `sampled`.
+    pub fn stage_shapes(&self) -> Vec<InfillShape> {
+        match self.stage {
+            Stage::First => self.shapes.clone(),
+            Stage::Shapes => MULTI_LINE
+                .into_iter()
+                .filter(|s| !self.shapes.contains(s))
+                .collect(),
+            Stage::Sampled { .. } => SAMPLED_SHAPES.to_vec(),
+        }
+    }
 }
 
 /// Replies drawn at most per candidate asked for: a small model's replies are often unusable
@@ -102,6 +147,7 @@ impl Default for CandidateConfig {
             parallel: 1,
             overlap: None,
             temperature: 0.8,
+            stage: Stage::First,
         }
     }
 }

@@ -307,7 +307,7 @@ async fn open(
     // Fill-in-the-middle on the most suspicious lines when the model has it and the fault
     // localization scored lines; else the chat prompt (`infill`'s fallback is `lines`).
     if cfg.format == EditFormat::Infill && r.model.supports_infill() {
-        round.sites = infill_sites(&problem.ranked, &problem.files, &cfg.shapes);
+        round.sites = infill_sites(&problem.ranked, &problem.files, &cfg.stage_shapes());
     }
     let mut queue = sources::plan(round);
     let mut first = None;

@@ -1951,3 +1951,92 @@ async fn a_rule_candidate_that_fails_leaves_the_fills_to_draw() {
     assert!(c[1..].iter().any(|c| c.status == Outcome::Passing), "{c:?}");
     assert!(model.0.load(std::sync::atomic::Ordering::SeqCst) > 0);
 }
+
+fn site_of(shape: InfillShape, line: usize) -> Site {
+    Site {
+        path: "m.py".into(),
+        line,
+        end: line,
+        shape,
+        func: (1, 40),
+        score: 1.0,
+    }
+}
+
+#[test]
+fn the_sampled_stage_takes_turns_between_shapes_with_seeds_no_earlier_pass_used() {
+    use InfillShape::*;
+    // As infill_sites orders them: grouped by shape.
+    let sites = vec![
+        site_of(Line, 3),
+        site_of(Line, 5),
+        site_of(Block, 3),
+        site_of(Insert, 5),
+    ];
+    let p0 = sampled_plan(&sites, 0);
+    let at: Vec<usize> = p0.iter().map(|d| d.0).step_by(SAMPLES_PER_PASS).collect();
+    assert_eq!(
+        at,
+        [0, 2, 3, 1],
+        "best line, best block, best insert, second line"
+    );
+    assert_eq!(p0.len(), sites.len() * SAMPLES_PER_PASS);
+    // Back to back per site, never greedy, never the first stage's resamples (1, 2).
+    assert_eq!(&p0[..4], &[(0, 3), (0, 4), (0, 5), (0, 6)]);
+    let p1 = sampled_plan(&sites, 1);
+    let seeds0: std::collections::BTreeSet<usize> = p0.iter().map(|d| d.1).collect();
+    assert!(p1.iter().all(|d| !seeds0.contains(&d.1)), "{p1:?}");
+    assert!(p0.iter().all(|d| d.1 > RESAMPLES));
+    // Every draw is a sampled one (sampling() makes 0 greedy).
+    assert!(p0.iter().all(|d| sampling(d.1, 0.8).temperature > 0.0));
+    assert!(sampled_plan(&[], 0).is_empty());
+}
+
+#[test]
+fn each_stage_fills_its_own_shapes() {
+    use InfillShape::*;
+    let mut c = CandidateConfig::default();
+    assert_eq!(c.stage_shapes(), [Line]);
+    c.stage = Stage::Shapes;
+    assert_eq!(c.stage_shapes(), [Block, Insert, Body]);
+    c.shapes = vec![Line, Block, Insert, Body];
+    assert!(
+        c.stage_shapes().is_empty(),
+        "the first stage filled them all"
+    );
+    c.stage = Stage::Sampled { pass: 2 };
+    assert_eq!(c.stage_shapes(), [Line, Block, Insert]);
+}
+
+#[test]
+fn the_digest_names_what_was_tried_and_shows_the_closest_diffs() {
+    let mut out = CandidatesOutcome::default();
+    assert_eq!(out.digest(), "", "nothing drawn, nothing to say");
+    let fill = |at: &str, shape: &str| crate::agent::origin::Origin::Fill {
+        at: at.into(),
+        shape: shape.into(),
+        draw: crate::agent::origin::Draw::Greedy,
+    };
+    let mut a = Candidate::blank(0, 0);
+    a.status = Outcome::Failing;
+    a.origin = fill("m.py:3", "line");
+    a.diff = "--- a/m.py\n+++ b/m.py\n-x = 1\n+x = 2\n".into();
+    let mut b = Candidate::blank(1, 0);
+    b.status = Outcome::Partial;
+    b.origin = fill("m.py:3", "block");
+    b.fixed = vec!["t::a".into()];
+    b.diff = "--- a/m.py\n+++ b/m.py\n-y = 1\n+y = 0\n".into();
+    let mut c = Candidate::blank(2, 0);
+    c.status = Outcome::NotApplied;
+    c.origin = fill("m.py:9", "line");
+    out.candidates = vec![a, b, c];
+    let d = out.digest();
+    assert!(d.contains("tried 3 candidate edits"), "{d}");
+    assert!(d.contains("1 failing") && d.contains("1 partial"), "{d}");
+    assert!(d.contains("2 line") && d.contains("1 block"), "{d}");
+    assert!(d.contains("m.py:3 ×2"), "{d}");
+    // The partial one first, then the failing one.
+    let (p, f) = (d.find("+y = 0").unwrap(), d.find("+x = 2").unwrap());
+    assert!(p < f, "{d}");
+    assert!(d.contains("fixes 1 of the failing tests"), "{d}");
+}

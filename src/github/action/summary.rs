@@ -20,7 +20,7 @@ pub fn attempts_table(attempts: &[crate::verify::receipt::RepairAttempt]) -> Str
         "| tier | model | strategy | result | tokens | model time | time | cost | candidates |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for a in attempts {
-        let cands = if a.strategy == crate::config::repair::Strategy::Candidates {
+        let cands = if a.strategy != crate::config::repair::Strategy::Loop {
             format!("{} ({} passed)", a.candidates, a.passing)
         } else {
             "—".into()

@@ -17,6 +17,7 @@ fn the_summary_lists_every_attempt_with_its_spend() {
             candidates: 4,
             passing: 0,
             why: String::new(),
+            ..RepairAttempt::default()
         },
         RepairAttempt {
             tier: 1,

@@ -2,8 +2,8 @@
 //! shape after shape ([`infill_plan`]). Its [`ask`] and [`read`] are every fill's (the
 //! sources' defaults): one request per draw, answered once per run ([`FillMemo`]).
 
-use super::super::infill::{apply_infill, infill_context, infill_plan};
-use super::super::{Problem, Site};
+use super::super::infill::{apply_infill, infill_context, infill_plan, sampled_plan};
+use super::super::{Problem, Site, Stage};
 use super::{Draw, DrawSource, How, Read, Reply, Round, sampling};
 use crate::agent::model::{Infill, Model, ModelError, Sampling, Usage};
 use crate::agent::origin::Origin;
@@ -16,8 +16,11 @@ impl DrawSource for Fill {
     }
 
     fn plan(&self, round: &Round<'_>) -> Vec<Draw> {
-        infill_plan(&round.sites)
-            .into_iter()
+        let plan = match round.config.stage {
+            Stage::First | Stage::Shapes => infill_plan(&round.sites),
+            Stage::Sampled { pass } => sampled_plan(&round.sites, pass),
+        };
+        plan.into_iter()
             .map(|(at, sample)| {
                 let how = if sample == 0 {
                     How::Greedy
