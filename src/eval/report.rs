@@ -55,6 +55,9 @@ pub struct RunSummary {
     /// The funnel section (`eval::funnel::render`) over first attempts; empty for runs that
     /// recorded none.
     pub funnel: String,
+    /// Wall time around the model per resolved task ([`resolved_time_section`]); empty when
+    /// nothing was resolved or no timings were recorded.
+    pub resolved_time: String,
 }
 
 /// One bench's first attempts.
@@ -106,6 +109,8 @@ pub struct StrategyRow {
     pub verified: usize,
     pub tokens: u64,
     pub model_ms: u64,
+    /// The attempts' wall time (model, candidate checks, tools; not verification).
+    pub wall_ms: u64,
     pub candidates: usize,
     pub passing: usize,
 }
@@ -209,6 +214,7 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
             }
             row.tokens += a.tokens;
             row.model_ms += a.model_ms;
+            row.wall_ms += a.wall_ms;
             row.candidates += a.candidates;
             row.passing += a.passing;
         }
@@ -292,7 +298,73 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
         hidden_failures,
         has_hidden_stage: results.iter().any(|r| r.hidden_check.is_some()),
         funnel: funnel_section(results),
+        resolved_time: resolved_time_section(results),
     }
+}
+
+/// Per resolved first attempt: its wall time against what it could not do without (the
+/// model's time and the test runs its verification needs), and where the rest went:
+/// prepare, localization, the search around the model (candidate checks, tools, stages'
+/// bookkeeping) and verification besides its test runs. Pure.
+pub fn resolved_time_section(results: &[EpisodeResult]) -> String {
+    struct Row<'a> {
+        id: &'a str,
+        wall: f64,
+        model: f64,
+        tests: f64,
+        prepare: f64,
+        localization: f64,
+        search: f64,
+        verify_rest: f64,
+    }
+    let s_of = |ms: u64| ms as f64 / 1000.0;
+    let rows: Vec<Row> = results
+        .iter()
+        .filter(|r| r.attempt == 0 && r.resolved)
+        .filter_map(|r| {
+            let t = r.timings?;
+            let localization = s_of(r.funnel.as_ref().map_or(0, |f| f.localization_ms));
+            let model = s_of(r.model_ms);
+            let wall = s_of(r.wall_ms);
+            Some(Row {
+                id: &r.instance_id,
+                wall,
+                model,
+                tests: s_of(t.tests_ms),
+                prepare: s_of(t.prepare_ms),
+                localization,
+                search: (s_of(t.episode_ms) - model - localization).max(0.0),
+                verify_rest: (s_of(t.verify_ms) - s_of(t.tests_ms)).max(0.0),
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let ratio = |r: &Row| r.wall / (r.model + r.tests).max(0.001);
+    let mut ratios: Vec<f64> = rows.iter().map(ratio).collect();
+    ratios.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let median = ratios[ratios.len() / 2];
+    let mut s = format!(
+        "\n## Wall time per resolved task ({} tasks)\n\nMedian wall / (model time + verification's test runs): **{median:.2}x**. The search is the candidate checks, tools and the stages' bookkeeping around the model.\n\n| task | wall | model | verification tests | ratio | prepare | localization | search around the model | verification besides tests |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        rows.len()
+    );
+    for r in &rows {
+        let _ = writeln!(
+            s,
+            "| {} | {:.1} s | {:.1} s | {:.1} s | {:.2}x | {:.1} s | {:.1} s | {:.1} s | {:.1} s |",
+            r.id,
+            r.wall,
+            r.model,
+            r.tests,
+            ratio(r),
+            r.prepare,
+            r.localization,
+            r.search,
+            r.verify_rest
+        );
+    }
+    s
 }
 
 /// The funnel over first attempts ([`crate::eval::funnel`]).
@@ -495,6 +567,7 @@ pub fn render_markdown(a: &RunSummary, vs: &[RunSummary]) -> String {
             t.tests / n
         );
     }
+    s.push_str(&a.resolved_time);
     counts(&mut s, "Stop reasons", &a.stop_reasons);
     counts(&mut s, "Verdicts", &a.verdicts);
     if !a.pass_k.is_empty() {
@@ -559,13 +632,13 @@ pub fn render_markdown(a: &RunSummary, vs: &[RunSummary]) -> String {
 /// The per strategy × tier table as Markdown.
 pub fn strategy_table(rows: &[StrategyRow]) -> String {
     let mut s = String::from(
-        "| tier | strategy | model | attempts | verified | tokens | model time | candidates (passing) |\n\
-         |---:|---|---|---:|---:|---:|---:|---:|\n",
+        "| tier | strategy | model | attempts | verified | tokens | model time | wall time | candidates (passing) |\n\
+         |---:|---|---|---:|---:|---:|---:|---:|---:|\n",
     );
     for row in rows {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {:.1} s | {} |",
+            "| {} | {} | {} | {} | {} | {} | {:.1} s | {:.1} s | {} |",
             row.tier,
             row.strategy,
             row.models.join(", "),
@@ -573,6 +646,7 @@ pub fn strategy_table(rows: &[StrategyRow]) -> String {
             row.verified,
             row.tokens,
             row.model_ms as f64 / 1000.0,
+            row.wall_ms as f64 / 1000.0,
             if row.candidates > 0 {
                 format!("{} ({})", row.candidates, row.passing)
             } else {

@@ -55,6 +55,42 @@ fn timings_give_the_ratio_and_the_overhead() {
 }
 
 #[test]
+fn each_resolved_task_gets_its_wall_time_against_model_and_verification_tests() {
+    use crate::eval::results::Timings;
+    let mut rs = vec![
+        result("fast", 0, true),
+        result("slow", 0, true),
+        result("unresolved", 0, false),
+    ];
+    // wall = prepare + episode + verification; the episode holds localization, the model's
+    // time and the search around it.
+    for (r, (episode, model)) in rs.iter_mut().zip([(6000, 4000), (30_000, 5000), (9, 9)]) {
+        r.model_ms = model;
+        r.wall_ms = 1000 + episode + 3000;
+        r.timings = Some(Timings {
+            prepare_ms: 1000,
+            episode_ms: episode,
+            verify_ms: 3000,
+            tests_ms: 2000,
+        });
+    }
+    let md = resolved_time_section(&rs);
+    assert!(md.contains("(2 tasks)"), "{md}");
+    assert!(!md.contains("unresolved"), "{md}");
+    // fast: 10 s / (4 + 2) = 1.67x; slow: 34 s / (5 + 2) = 4.86x; the median of two is the upper.
+    assert!(
+        md.contains("| fast | 10.0 s | 4.0 s | 2.0 s | 1.67x | 1.0 s | 0.0 s | 2.0 s | 1.0 s |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| slow | 34.0 s | 5.0 s | 2.0 s | 4.86x |"),
+        "{md}"
+    );
+    assert!(md.contains("**4.86x**"), "{md}");
+    assert_eq!(resolved_time_section(&rs[2..]), "", "nothing resolved");
+}
+
+#[test]
 fn attempts_give_pass_k() {
     let rs = vec![
         result("t1", 0, true),
@@ -182,11 +218,11 @@ fn strategies_are_summed_per_tier() {
     );
     let md = render_markdown(&sum, &[]);
     assert!(
-        md.contains("| 0 | candidates | small, small2 | 2 | 1 | 200 | 3.0 s | 6 (2) |"),
+        md.contains("| 0 | candidates | small, small2 | 2 | 1 | 200 | 3.0 s | 4.0 s | 6 (2) |"),
         "{md}"
     );
     assert!(
-        md.contains("| 1 | loop | big | 1 | 0 | 200 | 1.5 s | — |"),
+        md.contains("| 1 | loop | big | 1 | 0 | 200 | 1.5 s | 2.0 s | — |"),
         "{md}"
     );
     // an arm compared with a run without attempts shows its own breakdown
@@ -195,7 +231,7 @@ fn strategies_are_summed_per_tier() {
     assert!(!md.contains("## Strategies"), "{md}");
     assert!(
         md.contains("Strategies of `r`:\n\n| tier | strategy |")
-            && md.contains("| 1 | loop | big | 1 | 0 | 200 | 1.5 s | — |"),
+            && md.contains("| 1 | loop | big | 1 | 0 | 200 | 1.5 s | 2.0 s | — |"),
         "{md}"
     );
 }
