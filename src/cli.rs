@@ -163,6 +163,10 @@ pub enum BenchCommand {
     /// Validate hidden checks (`hidden/<instance id>.py` beside the tasks file): each must fail
     /// on the task's buggy tree and pass with its gold patch, in the containers `eval` uses.
     Hidden(crate::eval::hidden::ValidateArgs),
+    /// Coverage@k of an eval run's candidates: each passing one gets the task's hidden check,
+    /// and a bug counts as covered at draw k of a shape (or stage) when one of its first k
+    /// draws passes both. Writes RESULTS/RUN/coverage.{json,md} and prints the tables.
+    Coverage(crate::eval::coverage::CoverageArgs),
 }
 
 /// How a command ended, mapped to the documented exit codes (errors are exit 2).
@@ -340,6 +344,11 @@ async fn dispatch(command: Command) -> anyhow::Result<CommandOutcome> {
                 );
             }
             Ok(outcome(bad.is_empty()))
+        }
+        Command::Bench(BenchCommand::Coverage(args)) => {
+            let c = crate::eval::coverage::cli(&args).await?;
+            println!("{}", crate::eval::coverage::render(&c));
+            Ok(CommandOutcome::Success)
         }
         Command::Eval(args) => crate::eval::run::cli(*args).await.map(outcome),
         Command::Replay { file, lines } => {
