@@ -485,3 +485,77 @@ async fn every_request_of_candidates_and_review_is_booked_by_the_ledger() {
     assert_eq!(o.spent.calls, requests.len());
     drop(out);
 }
+
+/// The missing even-length case as new lines before `return ordered[mid]`: only an `insert`
+/// site there makes it pass (a block or body filled with it loses the odd case's return).
+const INSERTED: &str =
+    "    if len(ordered) % 2 == 0:\n        return (ordered[mid - 1] + ordered[mid]) / 2\n";
+
+fn every_fill(text: &str, n: usize) -> String {
+    let mut y = String::from("turns: []\ninfills:\n");
+    for _ in 0..n {
+        y.push_str(&format!("  - {}\n", serde_json::to_string(text).unwrap()));
+    }
+    y
+}
+
+/// The later stages of the anytime search alone, against the real daemon: `shapes` fills
+/// multi-line sites (the fix is an insert), `sampled` draws the line, block and insert sites
+/// at the temperature only; each stage's candidates hang under its own attempt node.
+#[tokio::test]
+async fn the_shapes_and_sampled_stages_fill_multi_line_sites_and_say_so() {
+    let (_image, d, img, out, mut p) = setup("strategy-stages").await;
+    p.candidates.format = patchloop::config::repair::EditFormat::Infill;
+    p.strategies = vec![Strategy::Shapes, Strategy::Sampled];
+    let model = scripted(&every_fill(INSERTED, 80), "stages");
+    let o = pipeline::run(&d, &img, &model, &p).await.unwrap();
+    assert!(o.fixed(), "{}", o.one_line());
+    assert!(
+        o.patch.contains("+    if len(ordered) % 2 == 0:"),
+        "{}",
+        o.patch
+    );
+    let tried: Vec<(&str, &str)> = o
+        .attempts
+        .iter()
+        .map(|a| (a.strategy.as_str(), a.result.as_str()))
+        .collect();
+    assert_eq!(
+        tried,
+        [("shapes", "verified")],
+        "verified: sampled never ran"
+    );
+    assert_eq!(o.search.ended, "verified");
+    let traj = jsonl(&out.path().join("trajectory.jsonl"));
+    let n = nodes(&traj);
+    let shapes: Vec<&str> = n
+        .iter()
+        .filter(|x| x["node"] == "candidate")
+        .map(|x| x["origin"]["shape"].as_str().unwrap())
+        .collect();
+    assert!(shapes.iter().all(|s| *s != "line"), "{shapes:?}");
+    assert_eq!(shapes.last(), Some(&"insert"), "{shapes:?}");
+
+    // `sampled` alone: every draw sampled, the first one at the insert site's the fix.
+    let out2 = tempfile::tempdir().unwrap();
+    let mut p2 = plan(out2.path(), &img.test_cmd, "strategy-stages-sampled");
+    p2.candidates.format = patchloop::config::repair::EditFormat::Infill;
+    p2.strategies = vec![Strategy::Sampled];
+    let model = scripted(&every_fill(INSERTED, 200), "sampled");
+    let o = pipeline::run(&d, &img, &model, &p2).await.unwrap();
+    assert!(o.fixed(), "{}", o.one_line());
+    let traj = jsonl(&out2.path().join("trajectory.jsonl"));
+    let n = nodes(&traj);
+    let cands: Vec<&Value> = n.iter().filter(|x| x["node"] == "candidate").collect();
+    assert!(!cands.is_empty());
+    for c in &cands {
+        assert!(c["id"].as_str().unwrap().starts_with("t0.sampled.c"), "{c}");
+        assert_eq!(c["origin"]["draw"], "sampled", "{c}");
+    }
+    assert!(
+        cands
+            .iter()
+            .any(|c| c["origin"]["shape"] == "insert" && c["status"] == "verified"),
+        "{cands:?}"
+    );
+}
