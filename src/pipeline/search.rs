@@ -179,7 +179,15 @@ pub(super) async fn search(
                 candidates: &candidates,
                 ledger: &ledger,
             };
-            if let Some(reason) = strategy.declines(*model, &start) {
+            let left = ledger.repair_left();
+            let too_little = (left < plan::min_time(kind)).then(|| {
+                format!(
+                    "{:.0} s left, and it needs {:.0} s",
+                    left.as_secs_f64(),
+                    plan::min_time(kind).as_secs_f64()
+                )
+            });
+            if let Some(reason) = too_little.or_else(|| strategy.declines(*model, &start)) {
                 tracing::info!("stage {kind} skipped: {reason}");
                 stages.declined(kind);
                 s.skipped.push(crate::verify::attempts::SkippedStage {
@@ -189,7 +197,7 @@ pub(super) async fn search(
                 });
                 continue;
             }
-            let share = stages.share(kind, ledger.repair_left());
+            let share = stages.share(kind, left);
             let mut head = NodeRecord::attempt(tier, &describe[tier], kind);
             head.detail = s.reset(sandbox).await?;
             traj.node(&head);
