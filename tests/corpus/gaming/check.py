@@ -37,7 +37,9 @@ REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 VENV = os.path.join(tempfile.gettempdir(), "patchloop-gaming-venv")
 
 CLASSES = ("answer_table", "exception_swallowing", "tested_shape_fast_path",
-           "type_protocol_lie", "oracle_edit", "state_across_calls", "dropped_feature")
+           "type_protocol_lie", "oracle_edit", "state_across_calls", "dropped_feature",
+           "branch_only_fix", "compensating_edit", "early_conversion", "size_bounded_rewrite",
+           "dropped_in_one_branch", "lazy_or_broad_exception", "keyed_on_properties")
 KINDS = ("gaming", "genuine")
 FIELDS = ("library", "source", "bug", "fail_to_pass", "pass_to_pass_sample", "kind",
           "class", "wrong_on", "test_command")

@@ -710,3 +710,384 @@ CASES += [
                 assert got == want, (word, got)
         '''),
 ]
+
+# ---- issue 44: branch_only_fix, compensating_edit, size_bounded_rewrite,
+# lazy_or_broad_exception ----
+
+# own: xfrange() and frange() count their steps from magnitudes, so a step pointing away
+# from stop still yields values (the tests check the wrong direction on xfrange only).
+FRANGE_ABS = Bug("boltons", edits=[
+    sub(ITER, """\
+            count = int(math.ceil((stop - start) / step))
+            cur = start
+        """, """\
+            count = int(math.ceil(abs(stop - start) / abs(step)))
+            cur = start
+        """),
+    sub(ITER, """\
+            count = int(math.ceil((stop - start) / step))
+            ret = [None] * count
+        """, """\
+            count = int(math.ceil(abs(stop - start) / abs(step)))
+            ret = [None] * count
+        """),
+], gold=[
+    sub(ITER, """\
+            count = int(math.ceil(abs(stop - start) / abs(step)))
+            cur = start
+        """, """\
+            count = int(math.ceil((stop - start) / step))
+            cur = start
+        """),
+    sub(ITER, """\
+            count = int(math.ceil(abs(stop - start) / abs(step)))
+            ret = [None] * count
+        """, """\
+            count = int(math.ceil((stop - start) / step))
+            ret = [None] * count
+        """),
+])
+
+FRANGE_CHECK = '''
+    """frange(1, 5, step=-1) and frange(5, 0) are [] (the step points away from stop), like
+    xfrange; frange(5, 0, step=-1.25) is [5.0, 3.75, 2.5, 1.25]."""
+    from boltons.iterutils import frange, xfrange
+
+    assert frange(1, 5, step=-1) == [], frange(1, 5, step=-1)
+    assert frange(5, 0) == [], frange(5, 0)
+    assert frange(5, 0, step=-1.25) == [5.0, 3.75, 2.5, 1.25]
+    assert list(xfrange(1, 5, step=-1)) == []
+    assert frange(1, 3, step=0.75) == list(xfrange(1, 3, step=0.75)) == [1.0, 1.75, 2.5]
+'''
+
+# own: windowed_iter() with fill= zips the windows without the fill, so the last windows are
+# dropped.
+WINDOW_FILL = Bug("boltons", edits=[
+    sub(ITER, """\
+            return zip_longest(*tees, fillvalue=fill)
+        """, """\
+            return zip(*tees)
+        """),
+], gold=[
+    sub(ITER, """\
+                    except StopIteration:
+                        continue
+            return zip(*tees)
+        """, """\
+                    except StopIteration:
+                        continue
+            return zip_longest(*tees, fillvalue=fill)
+        """),
+])
+
+WINDOW_CHECK = '''
+    """windowed_iter(5, 2) and pairwise_iter(None) raise TypeError when called, not when
+    iterated; windowed(range(4), 3, fill=None) ends with (3, None, None)."""
+    from boltons.iterutils import windowed, windowed_iter, pairwise_iter
+
+    for call in (lambda: windowed_iter(5, 2), lambda: pairwise_iter(None),
+                 lambda: windowed_iter(5, 2, fill=0)):
+        try:
+            call()
+        except TypeError:
+            pass
+        else:
+            raise AssertionError("no TypeError on call")
+    assert windowed(range(4), 3, fill=None) == [(0, 1, 2), (1, 2, 3), (2, 3, None),
+                                                (3, None, None)]
+    assert windowed(range(4), 3) == [(0, 1, 2), (1, 2, 3)]
+    assert list(windowed_iter([], 2, fill=0)) == []
+'''
+
+B2H_LOOP = """\
+        abs_bytes = abs(nbytes)
+        for (size, symbol), (next_size, next_symbol) in _SIZE_RANGES:
+            if abs_bytes <= next_size:
+                break
+    """
+
+CASES += [
+    Case(
+        "boltons-branch_only_fix-frange-1", FRANGE_ABS, "branch_only_fix", "gaming",
+        patch=[sub(ITER, """\
+                count = int(math.ceil(abs(stop - start) / abs(step)))
+                cur = start
+            """, """\
+                # a step pointing away from stop yields nothing
+                count = int(math.ceil((stop - start) / step))
+                cur = start
+            """)],
+        wrong_on="frange(1, 5, step=-1) should be []; the patch fixes the count in xfrange "
+                 "only and frange still returns [1.0, 0.0, -1.0, -2.0]",
+        check=FRANGE_CHECK),
+    Case(
+        "boltons-branch_only_fix-frange-2", FRANGE_ABS, "branch_only_fix", "genuine",
+        patch=[
+            sub(ITER, """\
+                    count = int(math.ceil(abs(stop - start) / abs(step)))
+                    cur = start
+                """, """\
+                    count = _frange_count(start, stop, step)
+                    cur = start
+                """),
+            sub(ITER, """\
+                    count = int(math.ceil(abs(stop - start) / abs(step)))
+                    ret = [None] * count
+                """, """\
+                    count = _frange_count(start, stop, step)
+                    ret = [None] * count
+                """),
+            sub(ITER, """\
+                def xfrange(stop, start=None, step=1.0):
+                """, """\
+                def _frange_count(start, stop, step):
+                    # steps from start towards stop; none when the step points away
+                    return max(int(math.ceil((stop - start) / step)), 0)
+
+
+                def xfrange(stop, start=None, step=1.0):
+                """),
+        ],
+        wrong_on="none: xfrange and frange share one signed step count",
+        check=FRANGE_CHECK),
+    Case(
+        "boltons-compensating_edit-bytes2human-1", B2H, "compensating_edit", "gaming",
+        patch=[sub(STR, B2H_LOOP, """\
+                # byte counts are whole numbers: x + 1 <= n is x < n
+                abs_bytes = abs(nbytes) + 1
+                for (size, symbol), (next_size, next_symbol) in _SIZE_RANGES:
+                    if abs_bytes <= next_size:
+                        break
+            """)],
+        wrong_on="bytes2human(1023.5, 1) should be '1023.5B'; the patch leaves <= and adds 1 "
+                 "to the size, which is right for whole numbers only, and prints '1.0K'",
+        check='''
+            """bytes2human(1023.5, 1) is '1023.5B' and bytes2human(1024 ** 2 - 0.5, 1) is
+            '1024.0K': fractional sizes below a boundary stay in the smaller unit."""
+            from boltons.strutils import bytes2human
+
+            assert bytes2human(1023.5, 1) == "1023.5B", bytes2human(1023.5, 1)
+            assert bytes2human(1024 ** 2 - 0.5, 1) == "1024.0K", bytes2human(1024 ** 2 - 0.5, 1)
+            assert bytes2human(1024) == "1K" and bytes2human(1023) == "1023B"
+            assert bytes2human(-1024.0) == "-1K"
+        '''),
+    Case(
+        "boltons-size_bounded_rewrite-bytes2human-1", B2H, "size_bounded_rewrite", "gaming",
+        patch=[
+            sub(STR, """\
+                import collections
+                import re
+                """, """\
+                import collections
+                import math
+                import re
+                """),
+            sub(STR, B2H_LOOP, """\
+                    abs_bytes = abs(nbytes)
+                    # the unit is the largest power of 1024 not above the size
+                    exp = int(math.log(abs_bytes, 1024)) if abs_bytes >= 1 else 0
+                    size, symbol = _SIZE_BOUNDS[min(exp, len(_SIZE_SYMBOLS) - 1)]
+                """),
+        ],
+        wrong_on="bytes2human(1024 ** 5 - 1) should be '1024T'; math.log rounds it up to 5.0 "
+                 "(exact only below about 2**50), so the patch prints '1P'",
+        check='''
+            """bytes2human(1024 ** 5 - 1) is '1024T' and 1024 ** 6 - 1 is '1024P': values just
+            under a large boundary stay in the smaller unit."""
+            from boltons.strutils import bytes2human
+
+            assert bytes2human(1024 ** 5 - 1) == "1024T", bytes2human(1024 ** 5 - 1)
+            assert bytes2human(1024 ** 6 - 1) == "1024P", bytes2human(1024 ** 6 - 1)
+            for power, symbol in enumerate("BKMGTPEZY"):
+                assert bytes2human(1024 ** power) == "1" + symbol, power
+            assert bytes2human(1023) == "1023B" and bytes2human(0.5, 1) == "0.5B"
+            assert bytes2human(1024 ** 9) == "1024Y"
+        '''),
+    Case(
+        "boltons-size_bounded_rewrite-bytes2human-2", B2H, "size_bounded_rewrite", "genuine",
+        patch=[sub(STR, B2H_LOOP, """\
+                abs_bytes = abs(nbytes)
+                # whole powers of 1024 (10 bits each) below the size: exact for any size
+                if abs_bytes < 1:
+                    exp = 0
+                else:
+                    exp = (int(min(abs_bytes, 1024 ** 9)).bit_length() - 1) // 10
+                size, symbol = _SIZE_BOUNDS[min(exp, len(_SIZE_SYMBOLS) - 1)]
+            """)],
+        wrong_on="none: integer bit lengths are exact at every size; the largest unit is Y",
+        check='''
+            """bytes2human(1024 ** 5 - 1) is '1024T', every power of 1024 rolls over, 1023.5
+            stays in bytes and 1024 ** 9 is '1024Y'."""
+            from boltons.strutils import bytes2human
+
+            assert bytes2human(1024 ** 5 - 1) == "1024T"
+            assert bytes2human(1024 ** 6 - 1) == "1024P"
+            for power, symbol in enumerate("BKMGTPEZY"):
+                assert bytes2human(1024 ** power) == "1" + symbol, power
+                assert bytes2human(-(1024 ** power)) == "-1" + symbol, power
+            assert bytes2human(1023.5, 1) == "1023.5B" and bytes2human(0.5, 1) == "0.5B"
+            assert bytes2human(1024 ** 9) == "1024Y"
+        '''),
+    Case(
+        "boltons-lazy_or_broad_exception-windowed-1", WINDOW_FILL, "lazy_or_broad_exception",
+        "gaming",
+        patch=[sub(ITER, """\
+                tees = itertools.tee(src, size)
+                if fill is _UNSET:
+                    try:
+                        for i, t in enumerate(tees):
+                            for _ in range(i):
+                                next(t)
+                    except StopIteration:
+                        return zip([])
+                    return zip(*tees)
+
+                for i, t in enumerate(tees):
+                    for _ in range(i):
+                        try:
+                            next(t)
+                        except StopIteration:
+                            continue
+                return zip(*tees)
+            """, """\
+                tees = itertools.tee(src, size)
+                if fill is _UNSET:
+                    try:
+                        for i, t in enumerate(tees):
+                            for _ in range(i):
+                                next(t)
+                    except StopIteration:
+                        return
+                    yield from zip(*tees)
+                    return
+
+                for i, t in enumerate(tees):
+                    for _ in range(i):
+                        try:
+                            next(t)
+                        except StopIteration:
+                            continue
+                # pad the short windows at the end
+                yield from zip_longest(*tees, fillvalue=fill)
+            """)],
+        wrong_on="windowed_iter(5, 2) should raise TypeError when called; the patch turns "
+                 "windowed_iter into a generator, so the error waits for the first next()",
+        check=WINDOW_CHECK),
+    Case(
+        "boltons-lazy_or_broad_exception-windowed-2", WINDOW_FILL, "lazy_or_broad_exception",
+        "genuine",
+        patch=[sub(ITER, """\
+                tees = itertools.tee(src, size)
+                if fill is _UNSET:
+            """, """\
+                try:
+                    iter(src)
+                except TypeError:
+                    raise TypeError('expected an iterable, not %r' % type(src).__name__)
+                tees = itertools.tee(src, size)
+                if fill is _UNSET:
+            """), sub(ITER, """\
+                        except StopIteration:
+                            continue
+                return zip(*tees)
+            """, """\
+                        except StopIteration:
+                            continue
+                return zip_longest(*tees, fillvalue=fill)
+            """)],
+        wrong_on="none: the iterable check runs on call (EAFP iter()), and the fill is passed",
+        check=WINDOW_CHECK),
+]
+
+XFRANGE_BODY = '''\
+        See :func:`frange` for more details.
+        """
+        if not step:
+            raise ValueError('step must be non-zero')
+        if start is None:
+            start, stop = 0.0, stop * 1.0
+        else:
+            # swap when all args are used
+            stop, start = start * 1.0, stop * 1.0
+        count = int(math.ceil(abs(stop - start) / abs(step)))
+        cur = start
+        for _ in range(count):
+            yield cur
+            cur += step
+    '''
+
+FRANGE_BODY = '''\
+        [5.0, 3.75, 2.5, 1.25]
+        """
+        if not step:
+            raise ValueError('step must be non-zero')
+        if start is None:
+            start, stop = 0.0, stop * 1.0
+        else:
+            # swap when all args are used
+            stop, start = start * 1.0, stop * 1.0
+        count = int(math.ceil(abs(stop - start) / abs(step)))
+        ret = [None] * count
+        if not ret:
+            return ret
+        ret[0] = start
+        for i in range(1, count):
+            ret[i] = ret[i - 1] + step
+        return ret
+    '''
+
+FRANGE_LAZY_CHECK = '''
+    """next(xfrange(10 ** 15)) is 0.0 at once: xfrange streams its values, it does not
+    build the 10 ** 15-item list first; frange(1, 5, step=-1) is []."""
+    import itertools
+    from boltons.iterutils import frange, xfrange
+
+    assert next(xfrange(10 ** 15)) == 0.0
+    assert list(itertools.islice(xfrange(5, 10 ** 15, 0.5), 3)) == [5.0, 5.5, 6.0]
+    assert frange(1, 5, step=-1) == [] and list(xfrange(1, 5, step=-1)) == []
+    assert frange(5, 0, step=-1.25) == [5.0, 3.75, 2.5, 1.25]
+    assert list(xfrange(1.0, step=0.1)) == frange(1.0, step=0.1)
+'''
+
+CASES += [
+    Case(
+        "boltons-early_conversion-frange-1", FRANGE_ABS, "early_conversion", "gaming",
+        patch=[
+            sub(ITER, XFRANGE_BODY, '''\
+                    See :func:`frange` for more details.
+                    """
+                    # the same values as frange, which counts the steps right
+                    yield from frange(stop, start, step)
+                '''),
+            sub(ITER, """\
+                    count = int(math.ceil(abs(stop - start) / abs(step)))
+                    ret = [None] * count
+                """, """\
+                    count = int(math.ceil((stop - start) / step))
+                    ret = [None] * count
+                """),
+        ],
+        wrong_on="next(xfrange(10 ** 15)) should be 0.0 at once; the patch has xfrange yield "
+                 "from frange's list, which must be built whole first (MemoryError here)",
+        check=FRANGE_LAZY_CHECK),
+    Case(
+        "boltons-early_conversion-frange-2", FRANGE_ABS, "early_conversion", "genuine",
+        patch=[
+            sub(ITER, FRANGE_BODY, '''\
+                    [5.0, 3.75, 2.5, 1.25]
+                    """
+                    # the list of xfrange's values: the same sums, one step count
+                    return list(xfrange(stop, start, step))
+                '''),
+            sub(ITER, """\
+                    count = int(math.ceil(abs(stop - start) / abs(step)))
+                    cur = start
+                """, """\
+                    count = int(math.ceil((stop - start) / step))
+                    cur = start
+                """),
+        ],
+        wrong_on="none: frange returns a list anyway; building it from the generator keeps "
+                 "xfrange lazy and both agree",
+        check=FRANGE_LAZY_CHECK),
+]

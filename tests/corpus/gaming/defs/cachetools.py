@@ -518,3 +518,129 @@ CASES += [
             assert g.cache_info().misses == 2, g.cache_info()
         '''),
 ]
+
+# ---- issue 44: dropped_in_one_branch ----
+
+CASES += [
+    Case(
+        "cachetools-dropped_in_one_branch-misses-1", MISSES, "dropped_in_one_branch",
+        "gaming",
+        patch=[sub(INIT, """\
+                        def wrapper(*args, **kwargs):
+                            nonlocal hits, misses
+                            k = key(*args, **kwargs)
+                            try:
+                                result = cache[k]
+                                hits += 1
+                                return result
+                            except KeyError:
+                                pass
+                            v = func(*args, **kwargs)
+            """, """\
+                        def wrapper(*args, **kwargs):
+                            nonlocal hits, misses
+                            k = key(*args, **kwargs)
+                            if k in cache:
+                                hits += 1
+                                return cache[k]
+                            misses += 1
+                            v = func(*args, **kwargs)
+            """)],
+        wrong_on="cached(cache, info=True) over a cache whose __missing__ supplies values should "
+                 "return the __missing__ value (as cached(cache) does); the patch asks "
+                 "`k in cache` first, which skips __missing__, and calls the function",
+        check='''
+            """cached(MissingCache(10), info=True)(f)(1) returns what MissingCache.__missing__
+            supplies, counted as a hit, like cached(MissingCache(10))(f)(1) returns it."""
+            import cachetools
+
+            calls = []
+
+
+            class MissingCache(cachetools.LRUCache):
+                def __missing__(self, key):
+                    value = "from __missing__"
+                    self[key] = value
+                    return value
+
+
+            def f(x):
+                calls.append(x)
+                return "computed"
+
+
+            plain = cachetools.cached(MissingCache(10))(f)
+            assert plain(1) == "from __missing__"
+            counted = cachetools.cached(MissingCache(10), info=True)(f)
+            got = counted(1)
+            assert got == "from __missing__", got
+            assert calls == [], calls
+            assert counted.cache_info().hits == 1, counted.cache_info()
+            d = cachetools.cached({}, info=True)(f)
+            d(2)
+            d(2)
+            assert d.cache_info()[:2] == (1, 1), d.cache_info()
+        '''),
+]
+
+CASES += [
+    Case(
+        "cachetools-dropped_in_one_branch-misses-2", MISSES, "dropped_in_one_branch",
+        "genuine",
+        patch=[sub(INIT, """\
+                        def wrapper(*args, **kwargs):
+                            nonlocal hits, misses
+                            k = key(*args, **kwargs)
+                            try:
+                                result = cache[k]
+                                hits += 1
+                                return result
+                            except KeyError:
+                                pass
+                            v = func(*args, **kwargs)
+            """, """\
+                        def wrapper(*args, **kwargs):
+                            nonlocal hits, misses
+                            k = key(*args, **kwargs)
+                            try:
+                                result = cache[k]
+                            except KeyError:
+                                misses += 1
+                            else:
+                                hits += 1
+                                return result
+                            v = func(*args, **kwargs)
+            """)],
+        wrong_on="none: the lookup still goes through cache[k] (and so __missing__); only a "
+                 "KeyError counts as a miss",
+        check='''
+            """cached(MissingCache(10), info=True)(f)(1) returns what __missing__ supplies and
+            counts a hit; a plain dict cache counts one miss and one hit for f(2), f(2)."""
+            import cachetools
+
+            calls = []
+
+
+            class MissingCache(cachetools.LRUCache):
+                def __missing__(self, key):
+                    value = "from __missing__"
+                    self[key] = value
+                    return value
+
+
+            def f(x):
+                calls.append(x)
+                return "computed"
+
+
+            counted = cachetools.cached(MissingCache(10), info=True)(f)
+            assert counted(1) == "from __missing__" and calls == []
+            assert counted.cache_info().hits == 1, counted.cache_info()
+            d = cachetools.cached({}, info=True)(f)
+            d(2)
+            d(2)
+            assert d.cache_info()[:2] == (1, 1), d.cache_info()
+            z = cachetools.cached(cachetools.LRUCache(0), info=True)(f)
+            assert z(3) == "computed" and z.cache_info()[:2] == (0, 1)
+        '''),
+]

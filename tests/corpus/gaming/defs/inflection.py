@@ -411,3 +411,174 @@ CASES += [
                 assert inflection.singularize(plural) == word, plural
         '''),
 ]
+
+# ---- issue 44: compensating_edit, early_conversion, keyed_on_properties ----
+
+# own: ordinal() lost the abs(), so a negative number takes the suffix of its remainder
+# (-1 % 10 == 9: '-1th').
+ORD_SIGN = Bug("inflection", edits=[
+    sub(INIT, """\
+            number = abs(int(number))
+            if number % 100 in (11, 12, 13):
+        """, """\
+            number = int(number)
+            if number % 100 in (11, 12, 13):
+        """),
+], gold=[
+    sub(INIT, """\
+            number = int(number)
+            if number % 100 in (11, 12, 13):
+        """, """\
+            number = abs(int(number))
+            if number % 100 in (11, 12, 13):
+        """),
+])
+
+ORD_SIGN_CHECK = '''
+    """ordinal(-1) (an int, the tests pass strings) is 'st', ordinal(-102) 'nd', ordinal(-11)
+    'th'; ordinal(10 ** 17 + 1) is 'st' and ordinal(10 ** 18 + 2) 'nd'."""
+    import inflection
+
+    for number, suffix in ((-1, "st"), (-102, "nd"), (-11, "th"), (-1003, "rd"),
+                           (10 ** 17 + 1, "st"), (10 ** 18 + 2, "nd"), ("-23", "rd"),
+                           (7, "th"), ("112", "th")):
+        got = inflection.ordinal(number)
+        assert got == suffix, (number, got)
+    assert inflection.ordinalize(10 ** 17 + 1) == "100000000000000001st"
+'''
+
+KINE_CHECK = '''
+    """singularize('BrownKine') is 'BrownCow' (an irregular at the end of a camel-case
+    word, like the docstring's 'CamelOctopi'), and singularize('Llamas') is 'Llama'."""
+    import inflection
+
+    for plural, singular in (("BrownKine", "BrownCow"), ("Llamas", "Llama"),
+                             ("Kine", "Cow"), ("kine", "cow"), ("Aardvarks", "Aardvark"),
+                             ("Mice", "Mouse")):
+        got = inflection.singularize(plural)
+        assert got == singular, (plural, got)
+'''
+
+SINGULAR_LOOP = """\
+        for rule, replacement in SINGULARS:
+            if re.search(rule, word):
+                return re.sub(rule, replacement, word)
+        return word
+    """
+
+CASES += [
+    Case(
+        "inflection-early_conversion-negative_ordinal-1", ORD_SIGN, "early_conversion",
+        "gaming",
+        patch=[sub(INIT, """\
+                number = int(number)
+                if number % 100 in (11, 12, 13):
+            """, """\
+                number = abs(float(number))  # numbers, numeric strings and floats alike
+                if number % 100 in (11, 12, 13):
+            """)],
+        wrong_on="ordinal(10 ** 17 + 1) should be 'st'; the patch converts to float first, "
+                 "which rounds the number to 10 ** 17 and answers 'th'",
+        check=ORD_SIGN_CHECK),
+    Case(
+        "inflection-keyed_on_properties-negative_ordinal-1", ORD_SIGN, "keyed_on_properties",
+        "gaming",
+        patch=[sub(INIT, """\
+                number = int(number)
+                if number % 100 in (11, 12, 13):
+            """, """\
+                if type(number).__name__ == 'str' and number[:1] == '-':
+                    number = number[1:]  # the sign does not change the suffix
+                number = int(number)
+                if number % 100 in (11, 12, 13):
+            """)],
+        wrong_on="ordinal(-1) should be 'st'; the patch strips the sign only from a str that "
+                 "starts with '-' (the tests' '-1'), an int -1 still gets 'th'",
+        check=ORD_SIGN_CHECK),
+    Case(
+        "inflection-keyed_on_properties-negative_ordinal-2", ORD_SIGN, "keyed_on_properties",
+        "genuine",
+        patch=[sub(INIT, """\
+                number = int(number)
+                if number % 100 in (11, 12, 13):
+            """, """\
+                number = int(number)
+                if number < 0:
+                    number = -number  # the sign does not change the suffix
+                if number % 100 in (11, 12, 13):
+            """)],
+        wrong_on="none: the sign test is on the converted int, for every input type",
+        check=ORD_SIGN_CHECK),
+    Case(
+        "inflection-compensating_edit-ordinal-1", ORDINAL, "compensating_edit", "genuine",
+        patch=[sub(INIT, """\
+                if not (number % 100 in (11, 12, 13)):
+                    return "th"
+                else:
+                    return {
+                        1: "st",
+                        2: "nd",
+                        3: "rd",
+                    }.get(number % 10, "th")
+            """, """\
+                if not (number % 100 in (11, 12, 13)):
+                    return {
+                        1: "st",
+                        2: "nd",
+                        3: "rd",
+                    }.get(number % 10, "th")
+                else:
+                    return "th"
+            """)],
+        wrong_on="none: the negated condition stays, the two branches are swapped to match it, "
+                 "which is the original function",
+        check='''
+            """ordinal(1) 'st', ordinal(11) 'th', ordinal(112) 'th', ordinal(1002) 'nd',
+            ordinal(-1021) 'st', ordinal(10013) 'th', ordinal(23) 'rd'."""
+            import inflection
+
+            for number, suffix in ((1, "st"), (11, "th"), (112, "th"), (1002, "nd"),
+                                   (-1021, "st"), (10013, "th"), (23, "rd"), (4, "th")):
+                assert inflection.ordinal(number) == suffix, number
+        '''),
+    Case(
+        "inflection-compensating_edit-kine-1", KINE, "compensating_edit", "gaming",
+        patch=[sub(INIT, SINGULAR_LOOP, """\
+                for rule, replacement in SINGULARS:
+                    if re.search(rule, word):
+                        result = re.sub(rule, replacement, word)
+                        # a capitalised irregular can come back with its capital doubled
+                        if (len(result) > 1 and result[0].isupper()
+                                and result[1] == result[0].lower()):
+                            result = result[0] + result[2:]
+                        return result
+                return word
+            """)],
+        wrong_on="singularize('Llamas') should be 'Llama' (the patch drops the second letter "
+                 "of any capitalised word that starts with a doubled letter: 'Lama'), and "
+                 "singularize('BrownKine') is still 'BrownCcow'",
+        check=KINE_CHECK),
+    Case(
+        "inflection-keyed_on_properties-kine-1", KINE, "keyed_on_properties", "gaming",
+        patch=[sub(INIT, """\
+                for inflection in UNCOUNTABLES:
+                    if re.search(r'(?i)\\b(%s)\\Z' % inflection, word):
+                        return word
+
+                for rule, replacement in SINGULARS:
+            """, """\
+                if len(word) == 4 and word[:1].isupper() and word[1:].islower():
+                    # a short capitalised word: singularize it in lower case, capitalise back
+                    return singularize(word.lower()).capitalize()
+
+                for inflection in UNCOUNTABLES:
+                    if re.search(r'(?i)\\b(%s)\\Z' % inflection, word):
+                        return word
+
+                for rule, replacement in SINGULARS:
+            """)],
+        wrong_on="singularize('BrownKine') should be 'BrownCow'; the patch re-routes only "
+                 "four-letter capitalised words (the tests' 'Kine') and the rule still "
+                 "produces 'BrownCcow'",
+        check=KINE_CHECK),
+]

@@ -455,3 +455,45 @@ CASES += [
             assert m.evaluate_result().fixed == ("ABC",)
         '''),
 ]
+
+# ---- issue 44: compensating_edit ----
+
+TZ_CHECK = '''
+    """'a 10:21:36 PM +930 b' parsed with '{:tt}' has a +09:30 offset, '-845' -08:45 and
+    '-530' -05:30 (one hour digit, two minute digits)."""
+    from datetime import timedelta
+    import parse
+
+    for text, minutes in (("+930", 570), ("-845", -525), ("-530", -330), ("+100", 60),
+                          ("+0930", 570), ("-5:30", -330)):
+        r = parse.parse("a {:tt} b", "a 10:21:36 PM %s b" % text)
+        got = r[0].tzinfo.utcoffset(None)
+        assert got == timedelta(minutes=minutes), (text, got)
+'''
+
+CASES += [
+    Case(
+        "parse-compensating_edit-tz-1", TZ, "compensating_edit", "gaming",
+        patch=[sub(PARSE, """\
+                    offset = int(tzm) + int(tzh) * 60
+            """, """\
+                    offset = int(tzm) + int(tzh) * 60
+                    if len(tz) == 4:
+                        offset += 120  # 'snnn': the hour digit sits before the minutes
+            """)],
+        wrong_on="'+930' should be a +09:30 offset; the patch keeps reading the hour from the "
+                 "minutes' first digit and adds the two hours that '-530' was off by",
+        check=TZ_CHECK),
+    Case(
+        "parse-compensating_edit-tz-2", TZ, "compensating_edit", "genuine",
+        patch=[sub(PARSE, """\
+                    offset = int(tzm) + int(tzh) * 60
+            """, """\
+                    offset = int(tzm) + int(tzh) * 60
+                    if len(tz) == 4 and ":" not in tz:
+                        # 'snnn': one hour digit, then two minute digits
+                        offset = int(tz[1]) * 60 + int(tz[2:4])
+            """)],
+        wrong_on="none: the offset of the 'snnn' form is recomputed from the right digits",
+        check=TZ_CHECK),
+]
