@@ -356,11 +356,13 @@ impl Stages {
             && !self.declined.contains(&Strategy::Sampled)
     }
 
-    /// `kind` ran and checked `fresh` edits no earlier candidate of its run had made.
-    pub fn ran(&mut self, kind: Strategy, fresh: usize) {
+    /// `kind` ran and checked `fresh` edits no earlier candidate of its run had made;
+    /// `cut_short`: its share ended it (a pass cut short had more to draw, so it counts as
+    /// fresh: on the real bench slow checks left some passes two draws).
+    pub fn ran(&mut self, kind: Strategy, fresh: usize, cut_short: bool) {
         if kind == Strategy::Sampled {
             self.sampled_passes += 1;
-            self.sampled_fresh = fresh;
+            self.sampled_fresh = if cut_short { fresh.max(1) } else { fresh };
         }
         self.ran.push(kind);
     }
@@ -624,7 +626,7 @@ mod tests {
                 Strategy::Sampled => *sampled.next().unwrap_or(&0),
                 _ => 1,
             };
-            st.ran(k, n);
+            st.ran(k, n, false);
             ran.push((k, pass));
             assert!(ran.len() < 50, "the schedule does not end: {ran:?}");
         }
@@ -655,11 +657,18 @@ mod tests {
         let mut st = Stages::new(ANYTIME.to_vec(), true);
         for _ in 0..4 {
             let (k, _) = st.next().unwrap();
-            st.ran(k, 1);
+            st.ran(k, 1, false);
         }
         assert_eq!(st.next(), Some((Sampled, 1)));
         st.declined(Sampled);
         assert_eq!(st.next(), None);
+        // A pass its share cut short had more to draw: it goes on, though nothing was new.
+        let mut st = Stages::new(vec![Sampled], true);
+        st.next();
+        st.ran(Sampled, 0, true);
+        assert_eq!(st.next(), Some((Sampled, 1)));
+        st.ran(Sampled, 0, false);
+        assert_eq!(st.next(), None, "ran dry");
         // Not the last tier: no second pass (escalation comes next).
         let mut st = Stages::new(ANYTIME.to_vec(), false);
         assert_eq!(drive(&mut st, &[5], &[]).len(), 4);
@@ -680,19 +689,19 @@ mod tests {
         let mut st = Stages::new(ANYTIME.to_vec(), true);
         assert_eq!(st.next(), Some((Candidates, 0)));
         assert_eq!(st.share(Candidates, left), Some(left.mul_f64(0.5)));
-        st.ran(Candidates, 1);
+        st.ran(Candidates, 1, false);
         assert_eq!(st.next(), Some((Shapes, 0)));
-        st.ran(Shapes, 1);
+        st.ran(Shapes, 1, false);
         assert_eq!(st.next(), Some((Sampled, 0)));
         assert_eq!(st.share(Sampled, left), Some(left.mul_f64(0.6)));
-        st.ran(Sampled, 2);
+        st.ran(Sampled, 2, false);
         assert_eq!(st.next(), Some((Loop, 0)));
         assert_eq!(
             st.share(Loop, left),
             None,
             "the last listed stage: the rest"
         );
-        st.ran(Loop, 0);
+        st.ran(Loop, 0, false);
         assert_eq!(st.next(), Some((Sampled, 1)));
         assert_eq!(st.share(Sampled, left), None);
         // A later stage that declined does not hold a share back.

@@ -214,7 +214,7 @@ pub(super) async fn search(
             // Verification (and its model review) is not the stage's to cut short.
             ledger.set_stage_share(None);
             let a = a.map_err(|e| plan.infrastructure(e))?;
-            stages.ran(kind, a.fresh);
+            stages.ran(kind, a.fresh, a.stop == StopReason::StageShare);
             if !a.digest.is_empty() {
                 tried.push(format!("[{}] {}", kind.as_str(), a.digest));
             }
