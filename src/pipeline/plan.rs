@@ -239,7 +239,7 @@ pub fn size_of(spec: &str) -> Option<f64> {
         .last()
 }
 
-/// Models up to this size (billions of parameters) run the candidates alone.
+/// Models up to this size (billions of parameters) run the anytime search on every tier.
 pub const SMALL_MODEL_B: f64 = 3.0;
 
 /// The strategies of a tier when none are configured, and why: a small model (≤ 3B by its

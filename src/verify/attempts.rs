@@ -27,7 +27,7 @@ pub struct RepairAttempt {
     #[serde(default)]
     pub passing: usize,
     /// Why this tier ran this strategy when none were configured (routing by model size and
-    /// tier), e.g. `a small model (1.5B): the candidates alone`.
+    /// tier), e.g. `a small model (1.5B): the anytime search`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub why: String,
     /// The share of the wall time it was given (none: the rest of the budget).

@@ -17,7 +17,7 @@
 //!
 //! Sampled requests (the candidate strategy's, [`Request::sample`]) are answered from
 //! `candidates` in order, and with an empty reply once those run out, so a script written for
-//! the loop plays the same under the default strategies (candidates, then the loop).
+//! the loop plays the same under the default stages (candidates, shapes, sampled, then the loop).
 
 use std::path::Path;
 use std::sync::Mutex;
