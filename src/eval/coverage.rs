@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 use serde::Serialize;
@@ -18,9 +18,6 @@ use serde::Serialize;
 use crate::agent::origin::Origin;
 use crate::bench::task::{Task, read_tasks};
 use crate::eval::hidden::{self, HiddenCheck};
-use crate::eval::plan;
-use crate::sandbox::prepare::{PrepareOptions, prepare};
-use crate::verify::PreparedImage;
 
 /// `patchloop bench coverage` flags.
 #[derive(Debug, Clone, clap::Args)]
@@ -245,26 +242,11 @@ async fn check_all(
     check: &str,
     draws: &mut [Drawn],
 ) -> anyhow::Result<()> {
-    let work = tempfile::tempdir().context("creating a work directory")?;
-    let tree: &Path = &work.path().join("tree");
-    let snapshot = plan::find_snapshot(&args.sources, task)?;
-    plan::materialize(&snapshot, task, tree)?;
-    hidden::take_hidden(tree, &task.hidden_test_files)?;
-    let prepared = prepare(
-        docker,
-        &PrepareOptions {
-            path: tree.to_path_buf(),
-            test_cmd: Some(task.test_command.clone()),
-            ..Default::default()
-        },
-    )
-    .await
-    .with_context(|| format!("preparing the image of {}", task.instance_id))?;
-    let image = PreparedImage::from(prepared.clone());
+    let image = hidden::TaskImage::prepare(docker, &args.sources, task).await?;
     let run_id = format!("bench-coverage-{}", std::process::id());
     let mut result = Ok(());
     for d in draws.iter_mut().filter(|d| d.passing) {
-        match hidden::run_check(docker, &image, &d.diff, check, &run_id).await {
+        match hidden::run_check(docker, &image.image, &d.diff, check, &run_id).await {
             Ok(run) => d.hidden = Some(run.status == HiddenCheck::Passed),
             Err(e) => {
                 result = Err(e);
@@ -272,13 +254,7 @@ async fn check_all(
             }
         }
     }
-    let _ = docker
-        .remove_image(
-            &prepared.tag,
-            None::<bollard::query_parameters::RemoveImageOptions>,
-            None,
-        )
-        .await;
+    image.remove(docker).await;
     result
 }
 

@@ -377,43 +377,15 @@ async fn validate_one(
     check: &str,
     run_id: &str,
 ) -> anyhow::Result<Validation> {
-    let work = tempfile::tempdir().context("creating a work directory")?;
-    let tree = work.path().join(format!(
-        "hidden-{}",
-        crate::eval::results::EpisodeResult::file_stem(&task.instance_id, 0)
-    ));
-    let snapshot = plan::find_snapshot(&args.sources, task)?;
-    plan::materialize(&snapshot, task, &tree)?;
-    // As in the eval: the image lacks the task's hidden test files.
-    take_hidden(&tree, &task.hidden_test_files)?;
-    let prepared = prepare(
-        docker,
-        &PrepareOptions {
-            path: tree.clone(),
-            test_cmd: Some(task.test_command.clone()),
-            ..Default::default()
-        },
-    )
-    .await
-    .with_context(|| format!("preparing the image of {}", task.instance_id))?;
-    let image = PreparedImage::from(prepared.clone());
+    let image = TaskImage::prepare(docker, &args.sources, task).await?;
     let runs = async {
-        let buggy = run_check(docker, &image, "", check, run_id).await?;
-        let gold = run_check(docker, &image, &task.patch, check, run_id).await?;
+        let buggy = run_check(docker, &image.image, "", check, run_id).await?;
+        let gold = run_check(docker, &image.image, &task.patch, check, run_id).await?;
         anyhow::Ok((buggy, gold))
     }
     .await;
     if !args.keep_images {
-        let removed = docker
-            .remove_image(
-                &prepared.tag,
-                None::<bollard::query_parameters::RemoveImageOptions>,
-                None,
-            )
-            .await;
-        if let Err(e) = removed {
-            tracing::warn!(error = %e, image = %prepared.tag, "could not remove the task image");
-        }
+        image.remove(docker).await;
     }
     let (buggy, gold) = runs?;
     let detail = match (buggy.status, gold.status) {
@@ -430,6 +402,60 @@ async fn validate_one(
         gold: gold.status,
         detail,
     })
+}
+
+/// A task's sandbox image as the eval prepares it (its hidden test files taken out), for
+/// running checks in: `bench hidden`'s validation, `bench coverage`'s candidates.
+pub struct TaskImage {
+    pub image: PreparedImage,
+    /// The tree it was built from lives as long as the image is used.
+    _work: tempfile::TempDir,
+}
+
+impl TaskImage {
+    pub async fn prepare(
+        docker: &bollard::Docker,
+        sources: &Path,
+        task: &Task,
+    ) -> anyhow::Result<TaskImage> {
+        let work = tempfile::tempdir().context("creating a work directory")?;
+        let tree = work.path().join(format!(
+            "hidden-{}",
+            crate::eval::results::EpisodeResult::file_stem(&task.instance_id, 0)
+        ));
+        let snapshot = plan::find_snapshot(sources, task)?;
+        plan::materialize(&snapshot, task, &tree)?;
+        // As in the eval: the image lacks the task's hidden test files.
+        take_hidden(&tree, &task.hidden_test_files)?;
+        let prepared = prepare(
+            docker,
+            &PrepareOptions {
+                path: tree.clone(),
+                test_cmd: Some(task.test_command.clone()),
+                ..Default::default()
+            },
+        )
+        .await
+        .with_context(|| format!("preparing the image of {}", task.instance_id))?;
+        Ok(TaskImage {
+            image: PreparedImage::from(prepared),
+            _work: work,
+        })
+    }
+
+    /// Remove the image (a failure is logged: the run's result does not depend on it).
+    pub async fn remove(self, docker: &bollard::Docker) {
+        let removed = docker
+            .remove_image(
+                &self.image.tag,
+                None::<bollard::query_parameters::RemoveImageOptions>,
+                None,
+            )
+            .await;
+        if let Err(e) = removed {
+            tracing::warn!(error = %e, image = %self.image.tag, "could not remove the task image");
+        }
+    }
 }
 
 /// Take the hidden test files out of `tree` (so the agent's image lacks them) and return them

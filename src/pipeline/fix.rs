@@ -175,10 +175,7 @@ fn planned_stages(plan: &Plan, models: &[&dyn model::Model]) -> String {
         .iter()
         .enumerate()
         .map(|(tier, m)| {
-            let kinds = match plan.routed {
-                true => super::plan::routed(tier, &m.spec()).0,
-                false => plan.strategies.clone(),
-            };
+            let (kinds, _) = plan.tier_strategies(tier, &m.spec());
             let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
             format!("{}: {}", m.spec(), names.join(" → "))
         })

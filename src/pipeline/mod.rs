@@ -165,6 +165,15 @@ impl Plan {
         }
     }
 
+    /// The stages tier `tier` (model `spec`) runs, and why when they were routed by the
+    /// model's size ([`plan::routed`]) rather than configured.
+    pub fn tier_strategies(&self, tier: usize, spec: &str) -> (Vec<Strategy>, String) {
+        match self.routed {
+            true => plan::routed(tier, spec),
+            false => (self.strategies.clone(), String::new()),
+        }
+    }
+
     /// The validated repair plan's settings: budgets, strategies, candidates, context size,
     /// re-runs and the verifier's policy (its test globs and allowed CI paths).
     pub fn with_plan(mut self, r: &plan::RepairPlan) -> Plan {

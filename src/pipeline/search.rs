@@ -142,10 +142,7 @@ pub(super) async fn search(
     let mut s = Search::default();
     let last_tier = models.len().saturating_sub(1);
     'tiers: for (tier, model) in models.iter().enumerate() {
-        let (kinds, why) = match plan.routed {
-            true => plan::routed(tier, &model.spec()),
-            false => (plan.strategies.clone(), String::new()),
-        };
+        let (kinds, why) = plan.tier_strategies(tier, &model.spec());
         let mut stages = plan::Stages::new(kinds, tier == last_tier);
         // What the candidate stages tried, for the loop's first prompt.
         let mut tried: Vec<String> = Vec::new();
