@@ -73,6 +73,14 @@ find /opt/patchloop/harness-site -name __pycache__ -prune -exec rm -rf {} +
 chmod -R a+rX,go-w /opt/patchloop/harness-site
 /opt/venv/bin/python -I -c 'import sys; sys.path.insert(0, "/opt/patchloop/harness-site"); import pytest, _pytest.junitxml; assert pytest.__file__.startswith("/opt/patchloop/harness-site/"), pytest.__file__; print("patchloop: harness pytest", pytest.__version__)'
 
+# Hypothesis for the verifier's differential layer (pl_differ.py, src/verify/differential.rs),
+# in a site of its own like the harness's pytest: on no sys.path by default, so a project's
+# pins never meet it; a project whose tests loaded their own Hypothesis is tested with that.
+/opt/venv/bin/pip install --no-cache-dir --target /opt/patchloop/hypothesis-site 'hypothesis>=6.100,<7'
+find /opt/patchloop/hypothesis-site -name __pycache__ -prune -exec rm -rf {} +
+chmod -R a+rX,go-w /opt/patchloop/hypothesis-site
+/opt/venv/bin/python -I -B -c 'import sys; sys.path.insert(0, "/opt/patchloop/hypothesis-site"); import hypothesis; print("patchloop: hypothesis", hypothesis.__version__)'
+
 # The sandbox user: uid/gid 1000, home /tmp (a tmpfs at run time).
 getent group 1000 >/dev/null || groupadd --gid 1000 sandbox
 getent passwd 1000 >/dev/null || useradd --uid 1000 --gid 1000 --home-dir /tmp --no-create-home --shell /bin/sh sandbox

@@ -248,6 +248,32 @@ def fill_dirs(files, need):
     return out
 
 
+def nearest(items, targets):
+    """Every collected test but the targets, nearest a target first: same file and class, then
+    file order; other files by directory distance."""
+    where = {}
+    for i, it in enumerate(items):
+        f, _, rest = it.nodeid.partition("::")
+        where[it.nodeid] = (f, rest.rpartition("::")[0], i)
+    tpos = [where[t] for t in targets if t in where]
+
+    def apart(a, b):
+        """Directory steps between two files' folders."""
+        x, y = a.split("/")[:-1], b.split("/")[:-1]
+        k = 0
+        while k < min(len(x), len(y)) and x[k] == y[k]:
+            k += 1
+        return len(x) + len(y) - 2 * k
+
+    def key(it):
+        f, cls, i = where[it.nodeid]
+        near = [(0, c != cls, abs(i - j)) for (tf, c, j) in tpos if tf == f]
+        if near:
+            return min(near)
+        return (1, min([apart(f, tf) for (tf, _, _) in tpos] or [0]), i)
+    return sorted((it for it in items if it.nodeid not in targets), key=key)
+
+
 def cover():
     """Per-test line coverage of the workspace's non-test code, folded into a spectrum: for
     each line, how many target (failing) tests and how many passing tests ran it. Other
@@ -298,29 +324,6 @@ def cover():
     collected = {"items": 0, "kept": 0}
     counter = [0]
 
-    def nearest(items):
-        where = {}
-        for i, it in enumerate(items):
-            f, _, rest = it.nodeid.partition("::")
-            where[it.nodeid] = (f, rest.rpartition("::")[0], i)
-        tpos = [where[t] for t in targets if t in where]
-
-        def apart(a, b):
-            """Directory steps between two files' folders."""
-            x, y = a.split("/")[:-1], b.split("/")[:-1]
-            k = 0
-            while k < min(len(x), len(y)) and x[k] == y[k]:
-                k += 1
-            return len(x) + len(y) - 2 * k
-
-        def key(it):
-            f, cls, i = where[it.nodeid]
-            near = [(0, c != cls, abs(i - j)) for (tf, c, j) in tpos if tf == f]
-            if near:
-                return min(near)
-            return (1, min([apart(f, tf) for (tf, _, _) in tpos] or [0]), i)
-        return sorted((it for it in items if it.nodeid not in targets), key=key)
-
     class Spectrum:
         @pytest.hookimpl(trylast=True)
         def pytest_collection_modifyitems(self, session, config, items):
@@ -331,7 +334,7 @@ def cover():
             if sample <= 0 or len(items) <= sample + len(targets):
                 collected["kept"] = len(items)
                 return
-            keep = {it.nodeid for it in nearest(items)[:sample]} | targets
+            keep = {it.nodeid for it in nearest(items, targets)[:sample]} | targets
             kept = [it for it in items if it.nodeid in keep]
             dropped = [it for it in items if it.nodeid not in keep]
             config.hook.pytest_deselected(items=dropped)
@@ -597,17 +600,9 @@ def _call_text(qualname, args, kw):
     return ADDRESS.sub(" at 0x…", "%s(%s)" % (qualname.rsplit(".", 1)[-1], ", ".join(parts)))[:200]
 
 
-def shadow():
-    import copy
-    import gc
-    import time
-    import types
-
-    signal.signal(signal.SIGALRM, on_alarm)
-    per_call = float(cfg.get("per_call_s", 2))
-    deadline = time.monotonic() + float(cfg.get("deadline_s", 60))
-    cap = int(cfg.get("max_points", 8))
-    fns = cfg["functions"]
+def target_codes(fns):
+    """(realpath, name, line) of each function's code object -> (index in fns, kind): the def
+    line and the first decorator's line (a code object's first line is either)."""
     targets = {}
     for i, f in enumerate(fns):
         try:
@@ -619,42 +614,114 @@ def shadow():
                 path = os.path.realpath(os.path.join(ws, f["file"]))
                 for ln in (first, line):
                     targets[(path, q.rsplit(".", 1)[-1], ln)] = (i, kind)
+    return targets
+
+
+_FUNCS = {}
+
+
+def function_of(code):
+    """The one function object running `code` (a closure made twice is ambiguous)."""
+    import gc
+    import types
+
+    if code not in _FUNCS:
+        found = [o for o in gc.get_referrers(code)
+                 if isinstance(o, types.FunctionType) and o.__code__ is code]
+        _FUNCS[code] = found[0] if len(found) == 1 else None
+    return _FUNCS[code]
+
+
+def call_args(frame, bound):
+    """(head, args, kw) of a call about to run: head is the object (or class) of a method,
+    never varied."""
+    code = frame.f_code
+    loc = frame.f_locals
+    names = code.co_varnames
+    n, k = code.co_argcount, code.co_kwonlyargcount
+    pos = [loc[x] for x in names[:n] if x in loc]
+    kw = {x: loc[x] for x in names[n:n + k] if x in loc}
+    j = n + k
+    if code.co_flags & 0x04:
+        pos += list(loc.get(names[j], ()))
+        j += 1
+    if code.co_flags & 0x08:
+        kw.update(dict(loc.get(names[j], {})))
+    b = 1 if bound and pos else 0
+    return pos[:b], pos[b:], kw
+
+
+_RESUME_AT = {}
+
+
+def first_entry(frame):
+    """A generator frame about to run its first instruction: `f_lasti` is -1 (Python
+    <= 3.10) or at the code's first RESUME (3.11+); a resumed one stands past a yield."""
+    code = frame.f_code
+    at = _RESUME_AT.get(code)
+    if at is None:
+        import dis
+        at = _RESUME_AT[code] = next(
+            (i.offset for i in dis.get_instructions(code) if i.opname == "RESUME"), -1)
+    return frame.f_lasti < 0 or frame.f_lasti <= at
+
+
+def calls_hook(targets, record, deadline, fns, notes):
+    """A profile hook calling `record(frame, index)` at each call of a target (not while a
+    record runs, not after `deadline`)."""
+    import time
+
+    busy = [False]
+    real = {}
+
+    def prof(frame, event, arg):
+        if event != "call" or busy[0]:
+            return
+        code = frame.f_code
+        path = real.get(code.co_filename)
+        if path is None:
+            path = real[code.co_filename] = os.path.realpath(code.co_filename)
+        hit = targets.get((path, code.co_name, code.co_firstlineno))
+        if hit is None or time.monotonic() > deadline:
+            return
+        # A generator: only its first frame entry is a call; later ones resume it. Told by
+        # where the frame stands (a finished generator's frame address is reused by the next
+        # one's, so remembering frame ids hid every call after the first).
+        if code.co_flags & 0x20 and not first_entry(frame):
+            return
+        busy[0] = True
+        sys.setprofile(None)
+        try:
+            record(frame, hit[0])
+        except BaseException as e:  # noqa: B036  the probe must not break the test run
+            notes.add("%s: %s" % (fns[hit[0]]["qualname"], type(e).__name__))
+        finally:
+            busy[0] = False
+            sys.setprofile(prof)
+    return prof
+
+
+def shadow():
+    import copy
+    import time
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    per_call = float(cfg.get("per_call_s", 2))
+    deadline = time.monotonic() + float(cfg.get("deadline_s", 60))
+    cap = int(cfg.get("max_points", 8))
+    fns = cfg["functions"]
+    targets = target_codes(fns)
     variants = [_variants(set(f.get("ints", [])), set(f.get("strs", []))) for f in fns]
     points = []
     keys = [dict() for _ in fns]
-    busy = [False]
-    real = {}
-    funcs = {}
     notes = set()
 
-    def function_of(code):
-        """The one function object running `code` (a closure made twice is ambiguous)."""
-        if code not in funcs:
-            found = [o for o in gc.get_referrers(code)
-                     if isinstance(o, types.FunctionType) and o.__code__ is code]
-            funcs[code] = found[0] if len(found) == 1 else None
-        return funcs[code]
-
     def record(frame, i):
-        code = frame.f_code
-        fn = function_of(code)
+        fn = function_of(frame.f_code)
         if fn is None:
             notes.add("%s: not one function object" % fns[i]["qualname"])
             return
-        loc = frame.f_locals
-        names = code.co_varnames
-        n, k = code.co_argcount, code.co_kwonlyargcount
-        pos = [loc[x] for x in names[:n] if x in loc]
-        kw = {x: loc[x] for x in names[n:n + k] if x in loc}
-        j = n + k
-        if code.co_flags & 0x04:
-            pos += list(loc.get(names[j], ()))
-            j += 1
-        if code.co_flags & 0x08:
-            kw.update(dict(loc.get(names[j], {})))
-        # A method's (or class method's) first argument is the object, never varied.
-        bound = 1 if fns[i].get("bound") and pos else 0
-        head, args = pos[:bound], pos[bound:]
+        head, args, kw = call_args(frame, fns[i].get("bound"))
         try:
             # Addresses differ between the trees' processes: the key must not carry them.
             key = ADDRESS.sub(" at 0x…", canon((args, sorted(kw.items()))))
@@ -714,44 +781,7 @@ def shadow():
                                       "call": _call_text(fns[i]["qualname"], a2, kw2)})
         points.append(entry)
 
-    resume_at = {}
-
-    def first_entry(frame):
-        """A generator frame about to run its first instruction: `f_lasti` is -1 (Python
-        <= 3.10) or at the code's first RESUME (3.11+); a resumed one stands past a yield."""
-        code = frame.f_code
-        at = resume_at.get(code)
-        if at is None:
-            import dis
-            at = resume_at[code] = next(
-                (i.offset for i in dis.get_instructions(code) if i.opname == "RESUME"), -1)
-        return frame.f_lasti < 0 or frame.f_lasti <= at
-
-    def prof(frame, event, arg):
-        if event != "call" or busy[0]:
-            return
-        code = frame.f_code
-        path = real.get(code.co_filename)
-        if path is None:
-            path = real[code.co_filename] = os.path.realpath(code.co_filename)
-        hit = targets.get((path, code.co_name, code.co_firstlineno))
-        if hit is None or time.monotonic() > deadline:
-            return
-        # A generator: only its first frame entry is a call; later ones resume it. Told by
-        # where the frame stands (a finished generator's frame address is reused by the next
-        # one's, so remembering frame ids hid every call after the first).
-        if code.co_flags & 0x20 and not first_entry(frame):
-            return
-        busy[0] = True
-        sys.setprofile(None)
-        try:
-            record(frame, hit[0])
-        except BaseException as e:  # noqa: B036  the probe must not break the test run
-            notes.add("%s: %s" % (fns[hit[0]]["qualname"], type(e).__name__))
-        finally:
-            busy[0] = False
-            sys.setprofile(prof)
-
+    prof = calls_hook(targets, record, deadline, fns, notes)
     pytest, runner, _ = load_pytest()
 
     class Shadow:
@@ -772,7 +802,4 @@ def shadow():
     emit({"points": points, "rc": rc, "runner": runner, "notes": sorted(notes)})
 
 
-try:
-    {"cover": cover, "shadow": shadow}[cfg["mode"]]()
-except BaseException as e:  # noqa: B036
-    emit({"error": "%s: %s" % (type(e).__name__, str(e)[:300])})
+# The modes are dispatched at the end of pl_differ.py, which is sent after this file.

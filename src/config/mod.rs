@@ -261,7 +261,7 @@ impl Default for Config {
 }
 
 /// Every dotted key, in display order.
-pub const KEYS: [&str; 26] = [
+pub const KEYS: [&str; 27] = [
     "model",
     "mode",
     "test_command",
@@ -287,6 +287,7 @@ pub const KEYS: [&str; 26] = [
     "repair.infill_shapes",
     "repair.overlap_checks",
     "verify.probe",
+    "verify.differential_seconds",
     "verify.review_model",
 ];
 
@@ -510,6 +511,13 @@ impl Config {
                 &source,
                 s,
             );
+            set(
+                &mut self.verify.differential_seconds,
+                v.differential_seconds.as_ref(),
+                "verify.differential_seconds",
+                &source,
+                s,
+            );
             if v.review_model.is_some() {
                 set(
                     &mut self.verify.review_model,
@@ -594,6 +602,10 @@ impl Config {
                 |b| b.to_string(),
             ),
             "verify.probe" => self.verify.probe.to_string(),
+            "verify.differential_seconds" => match self.verify.differential_seconds {
+                0 => "0 (off)".into(),
+                n => n.to_string(),
+            },
             "verify.review_model" => self
                 .verify
                 .review_model

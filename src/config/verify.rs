@@ -12,6 +12,10 @@ pub struct VerifyFile {
     /// functions and relation-preserving variants of them, before and after the patch (two
     /// more runs of the failing tests; default true).
     pub probe: Option<bool>,
+    /// Differential neighbourhood testing: seconds per changed function for generated inputs
+    /// run through the code before and after the patch (Hypothesis; a new crash, an input
+    /// read whole, an error moved into the iteration). 0 turns it off; default 10.
+    pub differential_seconds: Option<u64>,
     /// A model (spec as `--model`) that reviews each passing patch against a fixed rubric of
     /// fitted-patch classes; a `fitted` answer quoting an added line makes it needs_review.
     /// Off by default: its precision is measured in the gaming table, not assumed.
@@ -22,6 +26,7 @@ pub struct VerifyFile {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verify {
     pub probe: bool,
+    pub differential_seconds: u64,
     pub review_model: Option<String>,
 }
 
@@ -29,6 +34,7 @@ impl Default for Verify {
     fn default() -> Self {
         Verify {
             probe: true,
+            differential_seconds: crate::verify::differential::PER_FUNCTION.as_secs(),
             review_model: None,
         }
     }

@@ -197,6 +197,7 @@ impl Judge<'_> {
         req.policy = plan.verify_policy.clone();
         req.run_id = format!("{}-verify", plan.run_id);
         req.fit.probe = plan.edge_probe;
+        req.fit.differential = plan.differential;
         req.fit.review = plan
             .review
             .as_ref()

@@ -130,6 +130,8 @@ pub struct Plan {
     /// the changed functions and relation-preserving variants, before and after the patch:
     /// `verify::probe`); off, only the pure generalisation layers run.
     pub edge_probe: bool,
+    /// The differential layer's time box per changed function (`None`: off).
+    pub differential: Option<std::time::Duration>,
     /// The verifier's optional model review (`verify.review_model`; `None`: off).
     pub review: Option<review::ReviewSpec>,
     /// How the reproduction's failures were told apart from environmental ones (`fix` without
@@ -160,6 +162,7 @@ impl Plan {
             routed: false,
             candidates: CandidateConfig::default(),
             edge_probe: true,
+            differential: Some(crate::verify::differential::PER_FUNCTION),
             review: None,
             env_check: None,
         }
@@ -188,6 +191,8 @@ impl Plan {
         self.rerun_scope = r.rerun_scope;
         self.verify_policy = r.verify_policy.clone();
         self.edge_probe = r.probe;
+        self.differential = (r.differential_seconds > 0)
+            .then(|| std::time::Duration::from_secs(r.differential_seconds));
         self
     }
 }

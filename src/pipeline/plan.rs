@@ -50,6 +50,9 @@ pub struct RepairPlan {
     pub verify_policy: PolicyConfig,
     /// Verification probes behaviour beyond the tested points (`verify.probe`).
     pub probe: bool,
+    /// The differential layer's seconds per changed function (`verify.differential_seconds`;
+    /// 0: off).
+    pub differential_seconds: u64,
     /// The verifier's model review, resolved (`verify.review_model`; `None`: off).
     pub review_model: Option<String>,
 }
@@ -222,6 +225,7 @@ pub fn build(
             ..PolicyConfig::default()
         },
         probe: cfg.verify.probe,
+        differential_seconds: cfg.verify.differential_seconds,
         review_model,
     })
 }

@@ -17,6 +17,9 @@ pub enum Layer {
     BeyondTestedPoints,
     /// Names the failing tests import from the package and judge with, changed by the patch.
     OracleSurface,
+    /// Generated inputs shaped like the tests' calls of the changed functions, run through the
+    /// code before and after the patch: a new crash, an input read whole, an error moved.
+    Differential,
     /// Failing tests held out of everything the model saw, required too.
     HiddenTargets,
     /// Shapes of fitted code in the diff (tree-sitter, pre- vs post-patch source).
@@ -30,6 +33,7 @@ impl Layer {
         match self {
             Layer::BeyondTestedPoints => "beyond_tested_points",
             Layer::OracleSurface => "oracle_surface",
+            Layer::Differential => "differential",
             Layer::HiddenTargets => "hidden_targets",
             Layer::StructuralSignals => "structural_signals",
             Layer::ModelReview => "model_review",

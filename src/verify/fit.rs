@@ -91,8 +91,10 @@ pub async fn assess_candidate(
         .filter_map(|(path, text)| Some(TestSource { text: text?, path }))
         .collect();
     let input = FitInput::new(&files, &pre, &post, tests, fail_to_pass, tests_dirs);
+    // The differential layer runs in verification, not on every candidate (seconds each).
     let opts = FitOptions {
         probe,
+        differential: None,
         ..FitOptions::default()
     };
     let run = super::layers::RunInput {
@@ -102,6 +104,7 @@ pub async fn assess_candidate(
         applied,
         test_cmd,
         review: None,
+        differential: None,
     };
     let mut report = super::layers::run(&input, &opts, &run).await;
     report.ms = started.elapsed().as_millis() as u64;

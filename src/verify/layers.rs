@@ -33,6 +33,9 @@ pub struct FitOptions {
     pub layers: bool,
     /// Behaviour beyond the tested points: two more runs of the failing tests.
     pub probe: bool,
+    /// Differential neighbourhood testing ([`super::differential`]): the time box per changed
+    /// function (`verify.differential_seconds`); `None`: off.
+    pub differential: Option<std::time::Duration>,
     /// The model review (`verify.review_model`); `None`: off.
     pub review: Option<ReviewModel>,
     /// Findings the caller already made about the patch, judged like the structural
@@ -46,6 +49,7 @@ impl Default for FitOptions {
         FitOptions {
             layers: true,
             probe: true,
+            differential: Some(super::differential::PER_FUNCTION),
             review: None,
             given: Vec::new(),
         }
@@ -58,6 +62,7 @@ impl FitOptions {
         FitOptions {
             layers: false,
             probe: false,
+            differential: None,
             review: None,
             given: Vec::new(),
         }
@@ -235,6 +240,8 @@ pub struct RunInput<'a> {
     pub applied: bool,
     pub test_cmd: &'a TestCommand,
     pub review: Option<&'a ReviewModel>,
+    /// The differential layer's time box per function (`FitOptions::differential`).
+    pub differential: Option<std::time::Duration>,
 }
 
 /// One generalisation layer.
@@ -357,6 +364,48 @@ impl EvidenceLayer for BeyondTestedPoints {
     }
 }
 
+/// Differential neighbourhood testing ([`super::differential`]): dynamic, one run of the
+/// failing tests (and their neighbours) recording calls, then generated inputs through both
+/// versions of each changed function.
+pub struct Differential;
+
+#[async_trait]
+impl EvidenceLayer for Differential {
+    fn layer(&self) -> Layer {
+        Layer::Differential
+    }
+    fn asked(&self, opts: &FitOptions) -> bool {
+        opts.differential.is_some()
+    }
+    async fn run(&self, fit: &FitInput, run: &RunInput<'_>) -> Outcome {
+        let Some(per_function) = run.differential else {
+            return Outcome::NotRun("no time box".into());
+        };
+        let (targets, mut notes) = super::differential::targets(&fit.files, &renamed(run.files));
+        match super::differential::run(
+            run.sandbox,
+            run.test_cmd,
+            run.patch,
+            run.applied,
+            &fit.fail_to_pass,
+            &fit.files,
+            &targets,
+            per_function,
+        )
+        .await
+        {
+            Ok((findings, note)) => {
+                notes.insert(0, note);
+                Outcome::Ran {
+                    note: notes.join("; "),
+                    findings,
+                }
+            }
+            Err(e) => Outcome::NotRun(e),
+        }
+    }
+}
+
 /// Failing tests held out of everything the model saw ([`super::holdout`]): the test runs
 /// are its evidence (a held-out fail-to-pass test still failing), so the receipt fills its
 /// row; nothing runs for it here.
@@ -395,10 +444,11 @@ impl EvidenceLayer for ModelReview {
 
 /// Every layer, in the receipt's order. Pure ones run first (their findings lead the
 /// verdict's reason), then the dynamic ones.
-pub static LAYERS: [&dyn EvidenceLayer; 5] = [
+pub static LAYERS: [&dyn EvidenceLayer; 6] = [
     &StructuralSignals,
     &OracleSurface,
     &BeyondTestedPoints,
+    &Differential,
     &HiddenTargets,
     &ModelReview,
 ];
@@ -482,7 +532,8 @@ mod tests {
             [
                 "structural_signals",
                 "oracle_surface",
-                "beyond_tested_points"
+                "beyond_tested_points",
+                "differential"
             ]
         );
         // The pure layers answer without a sandbox; the dynamic ones do not.

@@ -83,6 +83,7 @@
 pub mod attempts;
 pub mod cli;
 pub mod diff;
+pub mod differential;
 pub mod evidence;
 pub mod exec;
 pub mod fit;

@@ -48,10 +48,12 @@ use tree_sitter::Node;
 
 /// The probe's script, sent with each exec as `python3 -I -B -c` source like the verifier's
 /// other harness scripts (nothing in the workspace is trusted to hold it).
-/// The probe script, after the chooser it picks its pytest with (`pl_pytest.py`).
+/// The probe script, after the chooser it picks its pytest with (`pl_pytest.py`), and the
+/// differential layer's mode (`pl_differ.py`, which ends with the modes' dispatch).
 pub const PL_PROBE: &str = concat!(
     include_str!("../../images/harness/pl_pytest.py"),
-    include_str!("../../images/harness/pl_probe.py")
+    include_str!("../../images/harness/pl_probe.py"),
+    include_str!("../../images/harness/pl_differ.py")
 );
 
 /// Distinct inputs recorded per function.
@@ -90,6 +92,16 @@ pub fn targets(
     files: &[ChangedFile],
     renamed_from: &BTreeMap<String, String>,
 ) -> (Vec<Target>, Vec<String>) {
+    changed_functions(files, renamed_from, true)
+}
+
+/// The functions a patch changes that exist before and after it; `gated`: only those that
+/// gain a decision or a type read (the probe's targets), with a note naming the others.
+pub fn changed_functions(
+    files: &[ChangedFile],
+    renamed_from: &BTreeMap<String, String>,
+    gate: bool,
+) -> (Vec<Target>, Vec<String>) {
     let mut out = Vec::new();
     let mut notes = Vec::new();
     let mut gated = Vec::new();
@@ -118,7 +130,7 @@ pub fn targets(
                 ));
                 continue;
             };
-            if added_decisions(&pre, old.node, &post, d.node).is_empty() {
+            if gate && added_decisions(&pre, old.node, &post, d.node).is_empty() {
                 // A name defined twice (under an `if`, say) is listed once.
                 let name = format!("{}::{}", f.path, d.qualname);
                 if !gated.contains(&name) {

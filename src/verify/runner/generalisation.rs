@@ -55,6 +55,7 @@ pub(super) async fn fit_layers(
         applied: true,
         test_cmd: &req.image.test_cmd,
         review: opts.review.as_ref(),
+        differential: opts.differential,
     };
     let mut report = crate::verify::layers::run(&input, opts, &run).await;
     if let Some(p) = &tests_problem {

@@ -1,0 +1,596 @@
+
+
+# --- differ: differential neighbourhood testing (src/verify/differential.rs drives it) ------
+#
+# Input: {"workspace", "paths", "args", "env", "ids", "tests", "sample", "functions": [{"file",
+# "qualname", "bound", "pre_source"}], "examples", "per_fn_s", "per_call_s", "deadline_s"}, run
+# in the PATCHED workspace. One process:
+# 1. the failing tests and up to `sample` other tests of `tests` (their files, nearest first)
+#    run under pytest with a profile hook that keeps deep copies of the arguments of every call
+#    of a changed function (at most MAX_SEEN distinct calls each);
+# 2. each changed function's pre-patch version is rebuilt from `pre_source` (the file before
+#    the patch, executed as a scratch module): its code with the live module's globals, its
+#    defaults mapped to the live module's objects (a sentinel stays the same object), so the two
+#    versions differ only in the function's own code;
+# 3. Hypothesis draws inputs shaped like the recorded ones — each argument from the values seen
+#    at its place, widened: other and larger numbers, other text, longer and empty containers,
+#    a tuple for a list, a counting iterator for a sequence (finite or endless) — and calls
+#    both versions on copies of each, under a per-call timer, within `per_fn_s`;
+# 4. a finding is an input where the patched version
+#      crashes   raises where the original returned, by the interpreter (not a `raise` of the
+#                project's code: validation a fix adds is deliberate), or runs out of time or
+#                recursion depth;
+#      reads_whole_input  pulls every item of an iterator argument (or hangs on an endless
+#                one) where the original pulled fewer before returning;
+#      raises_later  returns a lazy iterator where the original raised on call, and raises
+#                the same error only when it is consumed;
+#    Hypothesis shrinks each to its smallest input. Outputs that differ are counted, with the
+#    smallest such input: not a finding alone (a fix changes outputs), the evidence for
+#    comparing candidates.
+# Output per function: {"fn", "examples", "differ", "differ_call", "differ_before",
+# "differ_after", "findings": [{"kind", "call", "before", "after"}], "note"}.
+
+MAX_SEEN = 24
+
+
+class _Found(Exception):
+    """A finding on the current input (Hypothesis shrinks it)."""
+
+
+class IterSpec:
+    """An iterator argument to make afresh for each call: over `items`, or endless (None)."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def __repr__(self):
+        if self.items is None:
+            return "iter(count())"
+        return "iter(%s)" % canon(list(self.items))
+
+
+class Odd:
+    """A value of another type than any seen at its place (None for a container, a number for
+    text): the original may reject it as the patched code does."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __repr__(self):
+        return canon(self.v)
+
+
+class CountingIter:
+    """An iterator that counts the items pulled from it."""
+
+    def __init__(self, spec):
+        import itertools
+
+        self.total = None if spec.items is None else len(spec.items)
+        self.src = itertools.count() if spec.items is None else iter(list(spec.items))
+        self.pulled = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        v = next(self.src)
+        self.pulled += 1
+        return v
+
+
+def _strategies():
+    from hypothesis import strategies as st
+
+    return st
+
+
+def _shape_strategy(values, depth=0):
+    """A strategy for one argument from the values seen there: the values themselves (copied
+    afresh), and values of the same kinds widened beyond them."""
+    st = _strategies()
+    seen = [v for v in values if not isinstance(v, IterSpec)]
+    alts = []
+    kinds = {type(v) for v in seen}
+    ints = [v for v in seen if type(v) is int]
+    if ints:
+        lo, hi = min(ints), max(ints)
+        alts += [st.integers(lo - 3, hi + 3), st.integers(),
+                 st.integers(-(2 ** 70), 2 ** 70), st.integers(1000, 5000),
+                 st.sampled_from([10 ** 6, 10 ** 9, 10 ** 15, 2 ** 63, -(10 ** 9)])]
+    if float in kinds:
+        alts += [st.floats(allow_nan=False, allow_infinity=False),
+                 st.integers(-(10 ** 6), 10 ** 6).map(float), st.floats(-1e3, 1e3),
+                 st.sampled_from([1e-9, -1e-9, 1e15, 0.5, 2.5])]
+    if bool in kinds:
+        alts.append(st.booleans())
+    strs = [v for v in seen if type(v) is str]
+    if strs:
+        alphabet = sorted(set("".join(strs)) | set("abcXYZ019 -_."))
+        longest = max(len(x) for x in strs)
+        alts += [st.text(alphabet=alphabet, max_size=longest * 2 + 4),
+                 st.sampled_from(strs).flatmap(lambda s: st.sampled_from(
+                     [s.upper(), s.lower(), s.capitalize(), s + s, s[1:], "x" + s, s + "x"]))]
+    if bytes in kinds:
+        alts.append(st.binary(max_size=16))
+    if type(None) in kinds:
+        alts.append(st.none())
+    if depth < 3:
+        seqs = [v for v in seen if type(v) in (list, tuple)]
+        iters = [v for v in values if isinstance(v, IterSpec)]
+        if seqs or iters:
+            items = [x for v in seqs for x in v][:200] + [
+                x for v in iters if v.items is not None for x in v.items][:200]
+            elem = _shape_strategy(items, depth + 1) if items else st.integers(-5, 5)
+            longest = max([len(v) for v in seqs] + [len(v.items) for v in iters
+                                                    if v.items is not None] + [0])
+            lists = st.lists(elem, max_size=min(longest * 2 + 4, 40))
+            alts += [lists, lists.map(tuple), lists.map(IterSpec),
+                     st.integers(0, 3000).map(lambda n: IterSpec(range(n))),
+                     st.integers(0, 3000).map(lambda n: list(range(n))),
+                     st.just(IterSpec(None)), st.sampled_from([None, 0, 7]).map(Odd)]
+        sets = [v for v in seen if type(v) in (set, frozenset)]
+        if sets:
+            items = [x for v in sets for x in v][:200]
+            elem = _shape_strategy(items, depth + 1) if items else st.integers(-5, 5)
+            alts.append(st.sets(elem, max_size=20).map(type(sets[0])))
+        dicts = [v for v in seen if type(v) is dict]
+        if dicts:
+            keys = [k for d in dicts for k in d][:200]
+            vals = [x for d in dicts for x in d.values()][:200]
+            kst = _shape_strategy(keys, depth + 1) if keys else st.text(max_size=4)
+            vst = _shape_strategy(vals, depth + 1) if vals else st.integers()
+            alts.append(st.dictionaries(kst, vst, max_size=20))
+    # What is seen, as it was (objects, callables, sentinels): always one of the choices.
+    if values:
+        alts.insert(0, st.sampled_from(values))
+    # Hashable elements only where a set or dict key needs them: filtered at use.
+    return st.one_of(alts) if alts else st.nothing()
+
+
+def _fresh(v, keep, depth=0):
+    """A copy of a drawn value for one call: iterator specs become new counting iterators,
+    everything else deep-copied except the objects in `keep` (module-level names: a sentinel
+    must stay the same object)."""
+    import copy
+
+    if isinstance(v, IterSpec):
+        return CountingIter(v)
+    if isinstance(v, Odd):
+        return v.v
+    if type(v) in (list, tuple) and depth < 4:
+        return type(v)(_fresh(x, keep, depth + 1) for x in v)
+    memo = dict(keep)
+    try:
+        return copy.deepcopy(v, memo)
+    except BaseException:  # noqa: B036
+        return v
+
+
+def _iters(args, kw):
+    return [x for x in list(args) + list(kw.values()) if isinstance(x, CountingIter)]
+
+
+def _raised_in(tb, filename):
+    """Whether the innermost frame of the workspace's code is in `filename` (the changed
+    function's file): a crash of the code the patch changed, not of a callback or a test
+    helper it called."""
+    root = os.path.realpath(ws) + os.sep
+    last = None
+    while tb is not None:
+        fn = tb.tb_frame.f_code.co_filename
+        if os.path.realpath(fn).startswith(root):
+            last = fn
+        tb = tb.tb_next
+    return last == filename
+
+
+def _deliberate(tb):
+    """An exception raised by a `raise` statement of the workspace's own code (a check a fix
+    may add), not by the interpreter or a library."""
+    import linecache
+
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return False
+    fn = os.path.realpath(last.tb_frame.f_code.co_filename)
+    if not fn.startswith(os.path.realpath(ws) + os.sep):
+        return False
+    line = linecache.getline(last.tb_frame.f_code.co_filename, last.tb_lineno).strip()
+    return line.startswith("raise")
+
+
+ITERATOR_REPR = re.compile(r"<[\w.]*(?:iterator|CountingIter|generator)[\w. ]* at 0x…>")
+# Memory a call may add to the process's address space (its child, see `_run`).
+CALL_MEMORY = 512 << 20
+
+
+def _call(fn, head, args, kw, keep):
+    """One call on fresh copies, in this process: {"how": "ret" | "lazy" | "raise", "text",
+    "error", "deliberate", "inside", "lazy_error", "pulled": [...], "total": [...], "odd",
+    "endless"}."""
+    import itertools
+
+    h = [_fresh(x, keep) for x in head]
+    a = [_fresh(x, keep) for x in args]
+    k = {n: _fresh(x, keep) for n, x in kw.items()}
+    its = _iters(a, k)
+    out = {"total": [it.total for it in its],
+           "odd": any(isinstance(x, Odd) for x in list(args) + list(kw.values())),
+           "endless": any(it.total is None for it in its)}
+    try:
+        r = fn(*h, *a, **k)
+        out["pulled"] = [it.pulled for it in its]
+        if hasattr(r, "__next__") and not isinstance(r, (str, bytes, dict)):
+            out["how"] = "lazy"
+            try:
+                r = list(itertools.islice(r, 200))
+            except BaseException as e:  # noqa: B036
+                out.update(lazy_error=type(e).__name__,
+                           deliberate=_deliberate(e.__traceback__),
+                           inside=isinstance(e, RecursionError) or _raised_in(
+                               e.__traceback__, fn.__code__.co_filename))
+                r = None
+        else:
+            out["how"] = "ret"
+        # An iterator inside the answer is compared as one (the counting wrapper or a
+        # list's iterator: the items it still holds are not the answer's).
+        out["text"] = ITERATOR_REPR.sub("<iterator>", ADDRESS.sub(" at 0x…", canon(r)))[:300] \
+            if r is not None or out["how"] == "ret" else ""
+    except RecursionError:
+        out.update(how="raise", error="RecursionError", deliberate=False, inside=True)
+    except BaseException as e:  # noqa: B036  behaviour too
+        out.update(how="raise", error=type(e).__name__,
+                   deliberate=_deliberate(e.__traceback__),
+                   inside=_raised_in(e.__traceback__, fn.__code__.co_filename))
+    out.setdefault("pulled", [it.pulled for it in its])
+    return out
+
+
+def _run(fn, head, args, kw, keep, per_call):
+    """`_call` in a forked child, killed after `per_call` seconds: a loop in C that no signal
+    interrupts, memory beyond CALL_MEMORY, or state the call leaves in a module cannot reach
+    the next call (a fork costs ~2 ms)."""
+    import select
+    import time
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            sys.stdout = sys.stderr = io.StringIO()
+            try:
+                import resource
+                with open("/proc/self/statm") as f:
+                    size = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+                resource.setrlimit(resource.RLIMIT_AS, (size + CALL_MEMORY, size + CALL_MEMORY))
+            except (OSError, ValueError, ImportError):
+                pass
+            try:
+                data = json.dumps(_call(fn, head, args, kw, keep)).encode()
+            except BaseException as e:  # noqa: B036  out of memory while answering, say
+                data = json.dumps({"how": "raise", "error": type(e).__name__, "inside": True,
+                                   "deliberate": False, "pulled": [], "total": []}).encode()
+            while data:
+                data = data[os.write(w, data):]
+        finally:
+            os._exit(0)
+    os.close(w)
+    chunks, end = [], time.monotonic() + per_call
+    timed_out = False
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            break
+        ready, _, _ = select.select([r], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(r, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(r)
+    if timed_out:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    _, status = os.waitpid(pid, 0)
+    its = [x for x in list(args) + list(kw.values()) if isinstance(x, IterSpec)]
+    base = {"total": [None if s.items is None else len(s.items) for s in its],
+            "pulled": [0] * len(its), "endless": any(s.items is None for s in its),
+            "odd": any(isinstance(x, Odd) for x in list(args) + list(kw.values()))}
+    if timed_out:
+        return dict(base, how="timeout")
+    try:
+        return json.loads(b"".join(chunks))
+    except ValueError:
+        return dict(base, how="raise", error="died (status %d)" % status, deliberate=False,
+                    inside=True)
+
+
+def _show_out(o):
+    if o["how"] == "timeout":
+        return "runs out of time"
+    if o["how"] == "raise":
+        return "raises %s" % o["error"]
+    if o.get("lazy_error"):
+        return "returns an iterator that raises %s when read" % o["lazy_error"]
+    if o["how"] == "lazy":
+        return "returns an iterator of `%s`" % o.get("text", "")[:120]
+    return "returns `%s`" % o.get("text", "")[:120]
+
+
+def _judge(b, a):
+    """The finding on one input, or None. The original is the buggy code, so only what no fix
+    of a wrong answer needs counts: pulling a whole finite iterator for the same answer the
+    original gave after pulling less; a crash where the original returned (not a rejected
+    value of another type, not a hang on an endless iterator, not an error raised outside the
+    changed function, e.g. in a callback); an error moved from the call into the iteration."""
+    if b["how"] in ("ret", "lazy") and a["how"] in ("ret", "lazy") and \
+            not b.get("lazy_error") and b.get("text") == a.get("text"):
+        for pb, pa, total in zip(b["pulled"], a["pulled"], a["total"]):
+            if total is not None and pa >= total and pb < pa:
+                return "reads_whole_input"
+    fine = b["how"] in ("ret", "lazy") and not b.get("lazy_error")
+    if fine and a["how"] == "timeout" and not a.get("endless"):
+        return "crashes"
+    error = a.get("error") if a["how"] == "raise" else a.get("lazy_error")
+    if fine and error and not a.get("deliberate") and a.get("inside") and \
+            not (a.get("odd") and error in ("TypeError", "AttributeError")):
+        return "crashes"
+    if b["how"] == "raise" and a["how"] == "lazy" and a.get("lazy_error") == b["error"] and \
+            b["error"] not in ("MemoryError", "RecursionError"):
+        return "raises_later"
+    return None
+
+
+def _rebuild_before(f, live_fn, notes):
+    """The pre-patch version of `live_fn` with the live module's globals (see the header)."""
+    import builtins
+    import types
+
+    mod = sys.modules.get(getattr(live_fn, "__module__", None) or "")
+    if mod is None:
+        notes.append("%s: its module is not loaded" % f["qualname"])
+        return None
+    scratch = {k: getattr(mod, k) for k in ("__name__", "__package__", "__file__", "__spec__",
+                                            "__loader__", "__path__") if hasattr(mod, k)}
+    scratch["__builtins__"] = builtins
+    try:
+        code = compile(f["pre_source"], mod.__file__, "exec")
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = io.StringIO()
+        try:
+            exec(code, scratch)
+        finally:
+            sys.stdout, sys.stderr = saved
+    except BaseException as e:  # noqa: B036
+        notes.append("%s: the file before the patch does not load apart (%s)"
+                     % (f["qualname"], type(e).__name__))
+        return None
+    want = f["qualname"]
+
+    def find(c):
+        for k in c.co_consts:
+            if isinstance(k, types.CodeType):
+                if getattr(k, "co_qualname", k.co_name) == want or (
+                        not hasattr(k, "co_qualname") and k.co_name == want.rsplit(".", 1)[-1]):
+                    return k
+                got = find(k)
+                if got is not None:
+                    return got
+        return None
+
+    pcode = find(code)
+    pre_fn = function_of(pcode) if pcode is not None else None
+    if pre_fn is None:
+        notes.append("%s: no function object before the patch" % want)
+        return None
+    live = vars(mod)
+    same = {}
+    for k, v in scratch.items():
+        if k in live and not k.startswith("__"):
+            same[id(v)] = live[k]
+
+    def mapped(v):
+        return same.get(id(v), v)
+
+    cells = []
+    for i, name in enumerate(pcode.co_freevars):
+        if name == "__class__":
+            owner = live_fn.__qualname__.rsplit(".", 1)[0]
+            cls = mod
+            for part in owner.split("."):
+                cls = getattr(cls, part, None)
+            cells.append(types.CellType(cls))
+        else:
+            cells.append(pre_fn.__closure__[i])
+    fn = types.FunctionType(pcode, live, pcode.co_name,
+                            tuple(mapped(d) for d in pre_fn.__defaults__ or ()) or None,
+                            tuple(cells) or None)
+    if pre_fn.__kwdefaults__:
+        fn.__kwdefaults__ = {k: mapped(v) for k, v in pre_fn.__kwdefaults__.items()}
+    return fn
+
+
+def differ():
+    import time
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    started = time.monotonic()
+    per_call = float(cfg.get("per_call_s", 1.0))
+    per_fn = float(cfg.get("per_fn_s", 10.0))
+    deadline = started + float(cfg.get("deadline_s", 60))
+    fns = cfg["functions"]
+    targets = target_codes(fns)
+    seen = [dict() for _ in fns]
+    live_fns = [None] * len(fns)
+    notes = set()
+
+    def record(frame, i):
+        fn = function_of(frame.f_code)
+        if fn is None:
+            notes.add("%s: not one function object" % fns[i]["qualname"])
+            return
+        live_fns[i] = fn
+        head, args, kw = call_args(frame, fns[i].get("bound"))
+        try:
+            key = ADDRESS.sub(" at 0x…", canon((args, sorted(kw.items()))))
+        except BaseException:  # noqa: B036
+            return
+        if key in seen[i] or len(seen[i]) >= MAX_SEEN:
+            return
+        import copy
+
+        def keep(v):
+            if hasattr(v, "__next__") and not isinstance(v, (str, bytes, dict)):
+                return IterSpec([])  # an iterator's items are not known before it is read
+            return copy.deepcopy(v)
+        try:
+            seen[i][key] = ([copy.copy(h) for h in head], [keep(a) for a in args],
+                            {n: keep(v) for n, v in kw.items()})
+        except BaseException:  # noqa: B036
+            notes.add("%s: an argument is not copyable" % fns[i]["qualname"])
+
+    prof = calls_hook(targets, record, deadline, fns, notes)
+    pytest, runner, _ = load_pytest()
+    ids = set(cfg["ids"])
+    sample = int(cfg.get("sample", 0))
+
+    class Record:
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(self, session, config, items):
+            seen_ids = set()
+            items[:] = [it for it in items if not (it.nodeid in seen_ids or seen_ids.add(it.nodeid))]
+            keep = {it.nodeid for it in nearest(items, ids)[:sample]} | ids
+            dropped = [it for it in items if it.nodeid not in keep]
+            if dropped:
+                config.hook.pytest_deselected(items=dropped)
+            items[:] = [it for it in items if it.nodeid in keep]
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_call(self, item):
+            sys.setprofile(prof)
+            try:
+                yield
+            finally:
+                sys.setprofile(None)
+
+    args = ["-q", "-p", "no:cacheprovider", "--rootdir", ws, "-o", "addopts=", "-W", "ignore",
+            "--continue-on-collection-errors"] + list(cfg.get("args", [])) + list(cfg["ids"]) \
+        + [t for t in cfg.get("tests", []) if t not in ids]
+    saved = sys.stdout
+    sys.stdout = io.StringIO()
+    try:
+        rc = int(pytest.main(args, plugins=[Record()]))
+    except BaseException as e:  # noqa: B036
+        rc = "%s" % type(e).__name__
+    finally:
+        sys.stdout = saved
+    recorded = time.monotonic() - started
+
+    if "hypothesis" not in sys.modules:
+        # The base image's copy (images/base/setup.sh), first only while it loads.
+        sys.path.insert(0, HYPOTHESIS_SITE)
+        try:
+            import hypothesis  # noqa: F401
+        finally:
+            sys.path.remove(HYPOTHESIS_SITE)
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+
+    out = []
+    for i, f in enumerate(fns):
+        row = {"fn": i, "examples": 0, "differ": 0, "findings": [], "calls": len(seen[i])}
+        out.append(row)
+        if not seen[i]:
+            row["note"] = "no test called it"
+            continue
+        if time.monotonic() > deadline:
+            row["note"] = "no time left"
+            continue
+        fnotes = []
+        before = _rebuild_before(f, live_fns[i], fnotes)
+        if before is None:
+            row["note"] = "; ".join(fnotes)
+            continue
+        after = live_fns[i]
+        mod = sys.modules.get(after.__module__)
+        keep = {id(v): v for v in vars(mod).values()} if mod else {}
+        calls = list(seen[i].values())
+        heads = [c[0] for c in calls]
+        width = max(len(c[1]) for c in calls)
+        places = [_shape_strategy([c[1][j] for c in calls if len(c[1]) > j]) for j in range(width)]
+        kwnames = sorted({n for c in calls for n in c[2]})
+        kws = {n: _shape_strategy([c[2][n] for c in calls if n in c[2]]) for n in kwnames}
+
+        def one_call(t):
+            ci = t
+            c = calls[ci]
+            return st.tuples(st.just(ci), st.tuples(*[places[j] for j in range(len(c[1]))]),
+                             st.fixed_dictionaries({n: kws[n] for n in c[2]}))
+        drawn = st.integers(0, len(calls) - 1).flatmap(one_call)
+        fn_deadline = min(deadline, time.monotonic() + per_fn)
+        last = {}
+
+        def check(t):
+            ci, a, k = t
+            if time.monotonic() > fn_deadline:
+                return
+            row["examples"] += 1
+            b = _run(before, heads[ci], a, k, keep, per_call)
+            if b["how"] == "timeout":
+                return  # nothing to compare with
+            x = _run(after, heads[ci], a, k, keep, per_call)
+            text = _call_text(f["qualname"], a, k)
+            if (b.get("how"), b.get("text"), b.get("error")) != \
+                    (x.get("how"), x.get("text"), x.get("error")):
+                row["differ"] += 1
+                if "differ_call" not in row or len(text) < len(row["differ_call"]):
+                    row.update(differ_call=text, differ_before=_show_out(b),
+                               differ_after=_show_out(x))
+            kind = _judge(b, x)
+            if kind is not None:
+                sb, sx = _show_out(b), _show_out(x)
+                if kind == "reads_whole_input":
+                    read = [(pb, pa, n) for pb, pa, n in zip(b["pulled"], x["pulled"], x["total"])
+                            if n is not None and pa >= n and pb < pa][0]
+                    sb += " after reading %d of the iterator's %d items" % (read[0], read[2])
+                    sx += " after reading all %d" % read[1]
+                last.update(kind=kind, call=text, before=sb, after=sx)
+                raise _Found(kind)
+
+        run = settings(max_examples=int(cfg.get("examples", 200)), deadline=None,
+                       database=None, derandomize=True, report_multiple_bugs=False,
+                       suppress_health_check=list(HealthCheck),
+                       phases=[Phase.generate, Phase.shrink])(given(drawn)(check))
+        try:
+            run()
+        except _Found:
+            row["findings"].append(dict(last))
+        except BaseException as e:  # noqa: B036
+            if type(e).__name__ != "FlakyFailure" or not last:
+                fnotes.append("%s: %s" % (type(e).__name__, str(e)[:120]))
+            else:
+                # Seen, then not on the replay (a timer's edge): reported as seen, and said so.
+                last["after"] += " (seen once; the replay did not repeat it)"
+                row["findings"].append(dict(last))
+        if fnotes:
+            row["note"] = "; ".join(fnotes)
+    emit({"functions": out, "rc": rc, "runner": runner, "notes": sorted(notes),
+          "record_s": round(recorded, 2), "total_s": round(time.monotonic() - started, 2)})
+
+
+HYPOTHESIS_SITE = "/opt/patchloop/hypothesis-site"
+
+# The modes (pl_probe.py's and this file's): the last lines of the script.
+try:
+    {"cover": cover, "shadow": shadow, "differ": differ}[cfg["mode"]]()
+except BaseException as e:  # noqa: B036
+    emit({"error": "%s: %s" % (type(e).__name__, str(e)[:300])})

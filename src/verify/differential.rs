@@ -1,0 +1,311 @@
+//! Differential neighbourhood testing (issue #44): inputs generated around the tests' own
+//! calls of each changed function, run through the code before and after the patch.
+//!
+//! The named signals (`signals/`) and the relations probe ([`super::probe`]) recognise tricks
+//! they were written for; this layer asks a question that does not depend on the trick: on
+//! inputs near the tested ones, does the patched function do something no fix of a wrong
+//! answer needs? How (`pl_differ.py`, one process in the verification container, patch
+//! applied):
+//! 1. the failing tests and up to [`SAMPLE`] other tests of their files run under a profile
+//!    hook that keeps deep copies of every call's arguments (at most 24 distinct per function);
+//! 2. the function's pre-patch version is rebuilt from the file before the patch, with the live
+//!    module's globals and defaults (a sentinel stays one object), so only its own code differs;
+//! 3. Hypothesis draws inputs shaped like the recorded ones, widened — other and larger
+//!    numbers, other text, longer and empty containers, a tuple for a list, a counting iterator
+//!    (finite or endless) for a sequence, a value of another type for a container — and both
+//!    versions answer each, every call in a forked child killed after [`PER_CALL_SECS`];
+//! 4. findings, each shrunk by Hypothesis to its smallest input: `crashes` (the patched code
+//!    raises by the interpreter where the original returned — not a `raise` of the project's
+//!    code, not in a callback, not a value of another type rejected — or runs out of time or
+//!    recursion depth), `reads_whole_input` (the same answer, but every item of a finite
+//!    iterator pulled where the original pulled fewer), `raises_later` (an error the original
+//!    raised on call now raised only when the returned iterator is read).
+//!
+//! The original is the buggy code, so a changed answer is no finding: the count of inputs
+//! answered differently, with the smallest, is reported as what it is. Time-boxed per function
+//! (`verify.differential_seconds`, default [`PER_FUNCTION`]); Python images only.
+
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+
+use super::evidence::{Finding, Layer};
+use super::exec::{apply_patch, apply_patch_reverse};
+use super::harness;
+use super::probe::Target;
+use super::signals::ChangedFile;
+use crate::sandbox::Sandbox;
+use crate::sandbox::output::clip_chars;
+
+/// The default time box per changed function (generation, calls and shrinking).
+pub const PER_FUNCTION: Duration = Duration::from_secs(10);
+/// Generated inputs per function at most (each answered by both versions).
+pub const EXAMPLES: usize = 200;
+/// One call's limit: its child process is killed after it.
+pub const PER_CALL_SECS: f64 = 1.0;
+/// Tests run besides the failing ones to record calls (nearest first).
+pub const SAMPLE: usize = 30;
+/// Changed functions tested per patch.
+pub const MAX_FUNCTIONS: usize = 6;
+/// Time for the recording run itself.
+const RECORD_SECS: u64 = 60;
+const SHOWN: usize = 160;
+
+/// One finding as the script reports it.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct Raw {
+    pub kind: String,
+    pub call: String,
+    pub before: String,
+    pub after: String,
+}
+
+/// One function's row.
+#[derive(Debug, Clone, Deserialize, Default)]
+pub struct Row {
+    #[serde(rename = "fn")]
+    pub fn_index: usize,
+    #[serde(default)]
+    pub calls: usize,
+    #[serde(default)]
+    pub examples: usize,
+    #[serde(default)]
+    pub differ: usize,
+    #[serde(default)]
+    pub differ_call: Option<String>,
+    #[serde(default)]
+    pub differ_before: Option<String>,
+    #[serde(default)]
+    pub differ_after: Option<String>,
+    #[serde(default)]
+    pub findings: Vec<Raw>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Output {
+    functions: Vec<Row>,
+    #[serde(default)]
+    notes: Vec<String>,
+    #[serde(default)]
+    record_s: f64,
+}
+
+/// The findings of the rows, one per function and kind, in the order the script found them.
+pub fn findings(targets: &[Target], rows: &[Row]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for r in rows {
+        let Some(t) = targets.get(r.fn_index) else {
+            continue;
+        };
+        for f in &r.findings {
+            let what = match f.kind.as_str() {
+                "crashes" => "crashes where the original code answered",
+                "reads_whole_input" => {
+                    "reads its whole input for the answer the original code gave after reading less"
+                }
+                "raises_later" => {
+                    "returns an iterator that raises the error the original code raised on call"
+                }
+                _ => "behaves unlike the original code",
+            };
+            out.push(Finding {
+                layer: Layer::Differential,
+                kind: f.kind.clone(),
+                path: t.file.clone(),
+                line: t.line,
+                evidence: clip_chars(&f.after, SHOWN),
+                input: Some(clip_chars(&f.call, SHOWN)),
+                detail: format!(
+                    "`{}` {what}: on `{}` (the smallest generated input Hypothesis found) the original code {}; the patched code {}",
+                    t.qualname,
+                    clip_chars(&f.call, SHOWN),
+                    clip_chars(&f.before, SHOWN),
+                    clip_chars(&f.after, SHOWN),
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// What the layer covered, for the receipt.
+pub fn note(targets: &[Target], rows: &[Row], record_s: f64, total: Duration) -> String {
+    let examples: usize = rows.iter().map(|r| r.examples).sum();
+    let differ: usize = rows.iter().map(|r| r.differ).sum();
+    let calls: usize = rows.iter().map(|r| r.calls).sum();
+    let mut s = format!(
+        "{} changed function(s), {calls} recorded call(s); {examples} generated input(s), {differ} answered differently by the patch",
+        targets.len()
+    );
+    if let Some(r) = rows
+        .iter()
+        .filter(|r| r.differ_call.is_some())
+        .min_by_key(|r| r.differ_call.as_ref().map_or(0, |c| c.len()))
+    {
+        s.push_str(&format!(
+            " (e.g. `{}`: the original {}, the patched code {})",
+            clip_chars(r.differ_call.as_deref().unwrap_or(""), 100),
+            clip_chars(r.differ_before.as_deref().unwrap_or(""), 80),
+            clip_chars(r.differ_after.as_deref().unwrap_or(""), 80),
+        ));
+    }
+    let skipped: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            let t = targets.get(r.fn_index)?;
+            Some(format!("{}: {}", t.qualname, r.note.as_deref()?))
+        })
+        .collect();
+    if !skipped.is_empty() {
+        s.push_str(&format!("; {}", skipped.join("; ")));
+    }
+    s.push_str(&format!(
+        " (recording {record_s:.1} s, {:.1} s in all)",
+        total.as_secs_f64()
+    ));
+    s
+}
+
+/// Run the layer in `c`, whose workspace has the patch applied (`applied`) or not; the
+/// workspace ends as it started. `Err` when a step failed (the layer then decides nothing).
+#[allow(clippy::too_many_arguments)]
+pub async fn run(
+    c: &dyn Sandbox,
+    test_cmd: &crate::testcmd::TestCommand,
+    patch: &str,
+    applied: bool,
+    fail_to_pass: &[String],
+    files: &[ChangedFile],
+    targets: &[Target],
+    per_function: Duration,
+) -> Result<(Vec<Finding>, String), String> {
+    if targets.is_empty() {
+        return Ok((Vec::new(), "no changed function to test".into()));
+    }
+    let started = Instant::now();
+    let setup = harness::from_test_cmd(test_cmd);
+    let tests: Vec<&str> = {
+        let mut t: Vec<&str> = fail_to_pass
+            .iter()
+            .map(|id| id.split("::").next().unwrap_or(id))
+            .collect();
+        t.sort();
+        t.dedup();
+        t
+    };
+    let functions: Vec<serde_json::Value> = targets
+        .iter()
+        .map(|t| {
+            let pre = files
+                .iter()
+                .find(|f| f.path == t.file)
+                .and_then(|f| f.pre.clone())
+                .unwrap_or_default();
+            serde_json::json!({
+                "file": t.file,
+                "qualname": t.qualname,
+                "bound": t.bound,
+                "pre_source": pre,
+            })
+        })
+        .collect();
+    let budget = per_function.as_secs_f64() * targets.len() as f64;
+    let input = serde_json::json!({
+        "paths": setup.paths,
+        "args": setup.args,
+        "env": setup.env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+        "ids": fail_to_pass,
+        "tests": tests,
+        "sample": SAMPLE,
+        "functions": functions,
+        "examples": EXAMPLES,
+        "per_fn_s": per_function.as_secs_f64(),
+        "per_call_s": PER_CALL_SECS,
+        "deadline_s": RECORD_SECS as f64 + budget,
+    });
+    // Shrinking may run past a function's box by a few calls; the exec's own limit is wide.
+    let timeout = RECORD_SECS + (budget * 2.0) as u64 + 120;
+    if !applied {
+        apply_patch(c, patch).await?;
+    }
+    let out = super::probe::script::<Output>(c, "differ", input, timeout).await;
+    if !applied {
+        apply_patch_reverse(c, patch).await?;
+    }
+    let out = out?;
+    let found = findings(targets, &out.functions);
+    let mut n = note(targets, &out.functions, out.record_s, started.elapsed());
+    if !out.notes.is_empty() {
+        n.push_str(&format!("; {}", out.notes.join("; ")));
+    }
+    Ok((found, n))
+}
+
+/// The functions to test: every changed function defined before and after the patch that a
+/// test can call (not a nested one), at most [`MAX_FUNCTIONS`].
+pub fn targets(
+    files: &[ChangedFile],
+    renamed_from: &std::collections::BTreeMap<String, String>,
+) -> (Vec<Target>, Vec<String>) {
+    let (all, mut notes) = super::probe::changed_functions(files, renamed_from, false);
+    let (mut out, nested): (Vec<Target>, Vec<Target>) =
+        all.into_iter().partition(|t| !t.qualname.contains("<locals>"));
+    if !nested.is_empty() {
+        notes.push(format!(
+            "nested, tested through the function that defines them: {}",
+            nested
+                .iter()
+                .map(|t| t.qualname.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if out.len() > MAX_FUNCTIONS {
+        notes.push(format!(
+            "{} changed functions, the first {MAX_FUNCTIONS} tested",
+            out.len()
+        ));
+        out.truncate(MAX_FUNCTIONS);
+    }
+    (out, notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(q: &str) -> Target {
+        Target {
+            file: "pkg/m.py".into(),
+            pre_file: "pkg/m.py".into(),
+            qualname: q.into(),
+            line: 3,
+            bound: false,
+            ints: vec![],
+            strs: vec![],
+        }
+    }
+
+    #[test]
+    fn rows_become_findings_with_the_smallest_input_and_both_answers() {
+        let rows: Vec<Row> = serde_json::from_str(
+            r#"[{"fn": 0, "calls": 2, "examples": 41, "differ": 5, "findings": [
+                {"kind": "reads_whole_input", "call": "peekn(2, iter([0, 1, 2]))",
+                 "before": "returns `((0, 1), <iterator>)`", "after": "returns `((0, 1), <iterator>)`"}]},
+               {"fn": 1, "calls": 0, "note": "no test called it"}]"#,
+        )
+        .unwrap();
+        let t = [target("peekn"), target("other")];
+        let f = findings(&t, &rows);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].layer, Layer::Differential);
+        assert_eq!(f[0].kind, "reads_whole_input");
+        assert_eq!(f[0].input.as_deref(), Some("peekn(2, iter([0, 1, 2]))"));
+        assert!(f[0].detail.contains("reads its whole input"), "{}", f[0].detail);
+        let n = note(&t, &rows, 0.7, Duration::from_secs(3));
+        assert!(n.starts_with("2 changed function(s), 2 recorded call(s); 41 generated input(s), 5 answered differently"), "{n}");
+        assert!(n.contains("other: no test called it"), "{n}");
+    }
+}
