@@ -22,6 +22,9 @@ pub struct VerifyFile {
     pub review_model: Option<String>,
 }
 
+/// The differential layer's default seconds per changed function.
+pub const DIFFERENTIAL_SECONDS: u64 = 10;
+
 /// The merged `verify:` settings.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verify {
@@ -34,7 +37,7 @@ impl Default for Verify {
     fn default() -> Self {
         Verify {
             probe: true,
-            differential_seconds: crate::verify::differential::PER_FUNCTION.as_secs(),
+            differential_seconds: DIFFERENTIAL_SECONDS,
             review_model: None,
         }
     }

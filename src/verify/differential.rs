@@ -38,7 +38,7 @@ use crate::sandbox::Sandbox;
 use crate::sandbox::output::clip_chars;
 
 /// The default time box per changed function (generation, calls and shrinking).
-pub const PER_FUNCTION: Duration = Duration::from_secs(10);
+pub const PER_FUNCTION: Duration = Duration::from_secs(crate::config::verify::DIFFERENTIAL_SECONDS);
 /// Generated inputs per function at most (each answered by both versions).
 pub const EXAMPLES: usize = 200;
 /// One call's limit: its child process is killed after it.
@@ -186,15 +186,7 @@ pub async fn run(
     }
     let started = Instant::now();
     let setup = harness::from_test_cmd(test_cmd);
-    let tests: Vec<&str> = {
-        let mut t: Vec<&str> = fail_to_pass
-            .iter()
-            .map(|id| id.split("::").next().unwrap_or(id))
-            .collect();
-        t.sort();
-        t.dedup();
-        t
-    };
+    let tests = super::oracle::test_files(fail_to_pass);
     let functions: Vec<serde_json::Value> = targets
         .iter()
         .map(|t| {
@@ -250,8 +242,9 @@ pub fn targets(
     renamed_from: &std::collections::BTreeMap<String, String>,
 ) -> (Vec<Target>, Vec<String>) {
     let (all, mut notes) = super::probe::changed_functions(files, renamed_from, false);
-    let (mut out, nested): (Vec<Target>, Vec<Target>) =
-        all.into_iter().partition(|t| !t.qualname.contains("<locals>"));
+    let (mut out, nested): (Vec<Target>, Vec<Target>) = all
+        .into_iter()
+        .partition(|t| !t.qualname.contains("<locals>"));
     if !nested.is_empty() {
         notes.push(format!(
             "nested, tested through the function that defines them: {}",
@@ -303,7 +296,11 @@ mod tests {
         assert_eq!(f[0].layer, Layer::Differential);
         assert_eq!(f[0].kind, "reads_whole_input");
         assert_eq!(f[0].input.as_deref(), Some("peekn(2, iter([0, 1, 2]))"));
-        assert!(f[0].detail.contains("reads its whole input"), "{}", f[0].detail);
+        assert!(
+            f[0].detail.contains("reads its whole input"),
+            "{}",
+            f[0].detail
+        );
         let n = note(&t, &rows, 0.7, Duration::from_secs(3));
         assert!(n.starts_with("2 changed function(s), 2 recorded call(s); 41 generated input(s), 5 answered differently"), "{n}");
         assert!(n.contains("other: no test called it"), "{n}");

@@ -312,7 +312,7 @@ fn fit_layer(l: FitLayer, fit: Option<&FitReport>, hidden: &Hidden) -> Layer {
 }
 
 /// What `verified` means, in every receipt (docs/security.md says the same at length).
-pub const VERIFIED_COVERS: &str = "the failing tests fail in every run before the patch and pass in every run after it; no passing test regresses; the patch policy, the capability scan, the in-process guard, the outcome stream and workspace snapshots, and the second runner found no tampering; the generalisation layers (structural signals, oracle surface, behaviour beyond the tested points, held-out tests when given, a model review when configured) found no sign of a patch fitted to the tests";
+pub const VERIFIED_COVERS: &str = "the failing tests fail in every run before the patch and pass in every run after it; no passing test regresses; the patch policy, the capability scan, the in-process guard, the outcome stream and workspace snapshots, and the second runner found no tampering; the generalisation layers (structural signals, oracle surface, behaviour beyond the tested points, generated inputs through the code before and after the patch, held-out tests when given, a model review when configured) found no sign of a patch fitted to the tests";
 pub const VERIFIED_CANNOT: &str = "prove the patch right on inputs no test, variant or signal reaches; probe functions the patch adds, functions it changes without adding a decision or a type read, inputs the failing tests never pass to a changed function, or non-Python projects; recognise a fitted patch in a shape none of the layers names; vouch for behaviour the tests do not exercise";
 
 #[derive(Debug, Clone, Serialize)]
