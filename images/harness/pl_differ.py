@@ -14,19 +14,28 @@
 #    versions differ only in the function's own code;
 # 3. Hypothesis draws inputs shaped like the recorded ones — each argument from the values seen
 #    at its place, widened: other and larger numbers, other text, longer and empty containers,
-#    a tuple for a list, a counting iterator for a sequence (finite or endless) — and calls
-#    both versions on copies of each, under a per-call timer, within `per_fn_s`;
+#    a tuple for a list, a counting iterator for a sequence (finite or endless), a value of
+#    another type for a container, a mapping whose lookups raise ProbeError — besides the
+#    recorded calls themselves and each grown a thousandfold (ints times 1000, sequences
+#    repeated, also as iterators); both versions answer each input, every call in a forked
+#    child killed after `per_call_s` (a timeout is tried again with three times the time),
+#    all within `per_fn_s`;
 # 4. a finding is an input where the patched version
-#      crashes   raises where the original returned, by the interpreter (not a `raise` of the
-#                project's code: validation a fix adds is deliberate), or runs out of time or
-#                recursion depth;
-#      reads_whole_input  pulls every item of an iterator argument (or hangs on an endless
-#                one) where the original pulled fewer before returning;
+#      crashes   raises where the original answered, by the interpreter inside the changed
+#                code (not a `raise` of the project's code: validation a fix adds is
+#                deliberate; not in a callback; not a value of another type rejected; not
+#                memory or a C range on call; not on one of the module's own constants, a
+#                sentinel passed as itself), or runs out of time or recursion depth;
+#      reads_whole_input  pulls every item of a finite iterator argument for the answer the
+#                original gave after pulling fewer;
 #      raises_later  returns a lazy iterator where the original raised on call, and raises
-#                the same error only when it is consumed;
-#    Hypothesis shrinks each to its smallest input. Outputs that differ are counted, with the
-#    smallest such input: not a finding alone (a fix changes outputs), the evidence for
-#    comparing candidates.
+#                the same error only when it is read;
+#      swallows_input_error  answers where the original let an argument's own error
+#                (ProbeError) through;
+#      mutates_input  changes an argument in place that the original left as it was;
+#    Hypothesis shrinks each to its smallest input; one that does not replay is not counted.
+#    Outputs that differ are counted, with the smallest such input: not a finding alone (the
+#    original is the buggy code, a fix changes outputs).
 # Output per function: {"fn", "examples", "differ", "differ_call", "differ_before",
 # "differ_after", "findings": [{"kind", "call", "before", "after"}], "note"}.
 
@@ -58,6 +67,47 @@ class Odd:
 
     def __repr__(self):
         return canon(self.v)
+
+
+class ProbeError(RuntimeError):
+    """Raised by a faulty argument: an error no code under test knows by name."""
+
+
+class Faulty:
+    """A mapping argument whose lookups raise ProbeError (made afresh for each call)."""
+
+    def __init__(self, d):
+        self.d = d
+
+    def __repr__(self):
+        return "faulty(%s)" % canon(self.d)
+
+
+def _faulty_dict(d):
+    class FaultyDict(dict):
+        def __getitem__(self, k):
+            raise ProbeError("lookup of %r" % (k,))
+
+        def get(self, k, default=None):
+            raise ProbeError("lookup of %r" % (k,))
+
+    return FaultyDict(d)
+
+
+def _scaled(v, depth=0):
+    """A recorded value grown: ints a thousand times larger, sequences and iterators repeated
+    to a thousand times their length (at most 10000 items)."""
+    if depth > 3:
+        return v
+    if type(v) is int and v != 0:
+        return v * 1000
+    if type(v) in (list, tuple) and v:
+        n = max(1, min(1000, 10000 // len(v)))
+        return type(v)(list(v) * n)
+    if isinstance(v, IterSpec) and v.items:
+        items = list(v.items)
+        return IterSpec(items * max(1, min(1000, 10000 // len(items))))
+    return v
 
 
 class CountingIter:
@@ -141,6 +191,8 @@ def _shape_strategy(values, depth=0):
             kst = _shape_strategy(keys, depth + 1) if keys else st.text(max_size=4)
             vst = _shape_strategy(vals, depth + 1) if vals else st.integers()
             alts.append(st.dictionaries(kst, vst, max_size=20))
+            if depth == 0:
+                alts.append(st.sampled_from(dicts).map(Faulty))
     # What is seen, as it was (objects, callables, sentinels): always one of the choices.
     if values:
         alts.insert(0, st.sampled_from(values))
@@ -158,6 +210,8 @@ def _fresh(v, keep, depth=0):
         return CountingIter(v)
     if isinstance(v, Odd):
         return v.v
+    if isinstance(v, Faulty):
+        return _faulty_dict(_fresh(v.d, keep, depth + 1))
     if type(v) in (list, tuple) and depth < 4:
         return type(v)(_fresh(x, keep, depth + 1) for x in v)
     memo = dict(keep)
@@ -221,6 +275,12 @@ def _call(fn, head, args, kw, keep):
     out = {"total": [it.total for it in its],
            "odd": any(isinstance(x, Odd) for x in list(args) + list(kw.values())),
            "endless": any(it.total is None for it in its)}
+    given = list(a) + list(k.values())
+
+    def texts():
+        # Iterators are consumed by design; only other arguments count as changed.
+        return [None if isinstance(x, CountingIter) else _safe_canon(x) for x in given]
+    before_texts = texts()
     try:
         r = fn(*h, *a, **k)
         out["pulled"] = [it.pulled for it in its]
@@ -247,7 +307,16 @@ def _call(fn, head, args, kw, keep):
                    deliberate=_deliberate(e.__traceback__),
                    inside=_raised_in(e.__traceback__, fn.__code__.co_filename))
     out.setdefault("pulled", [it.pulled for it in its])
+    after_texts = texts()
+    out["mutated"] = [x is not None and x != y for x, y in zip(before_texts, after_texts)]
     return out
+
+
+def _safe_canon(x):
+    try:
+        return ADDRESS.sub(" at 0x…", canon(x, 0))[:2000]
+    except BaseException:  # noqa: B036
+        return None
 
 
 def _run(fn, head, args, kw, keep, per_call):
@@ -341,9 +410,20 @@ def _judge(b, a):
     if fine and a["how"] == "timeout" and not a.get("endless"):
         return "crashes"
     error = a.get("error") if a["how"] == "raise" else a.get("lazy_error")
+    # Memory counts only for an iterator's first items (a stream made a list); an answer
+    # that needs memory, or a number beyond a C type's range, for a large argument may be the
+    # fix using that argument (a precision the original ignored).
+    if error in ("MemoryError", "OverflowError") and a["how"] == "raise":
+        error = None
     if fine and error and not a.get("deliberate") and a.get("inside") and \
             not (a.get("odd") and error in ("TypeError", "AttributeError")):
         return "crashes"
+    if b.get("error") == "ProbeError" and a["how"] in ("ret", "lazy") and \
+            not a.get("lazy_error"):
+        return "swallows_input_error"
+    if b["how"] in ("ret", "lazy") and a["how"] in ("ret", "lazy") and any(
+            y and not x for x, y in zip(b.get("mutated", []), a.get("mutated", []))):
+        return "mutates_input"
     if b["how"] == "raise" and a["how"] == "lazy" and a.get("lazy_error") == b["error"] and \
             b["error"] not in ("MemoryError", "RecursionError"):
         return "raises_later"
@@ -417,6 +497,25 @@ def _rebuild_before(f, live_fn, notes):
     if pre_fn.__kwdefaults__:
         fn.__kwdefaults__ = {k: mapped(v) for k, v in pre_fn.__kwdefaults__.items()}
     return fn
+
+
+def _module_constants(mod):
+    """The str and int values the module binds at its top level (sentinels, markers)."""
+    out = set()
+    for v in (vars(mod).values() if mod is not None else ()):
+        if type(v) is str and v or type(v) is int and v not in (0, 1, -1):
+            out.add((type(v), v))
+    return out
+
+
+def _has_landmark(values, landmarks, depth=0):
+    for v in values:
+        if (type(v), v) in landmarks if type(v) in (str, int) else False:
+            return True
+        if depth < 2 and type(v) in (list, tuple):
+            if _has_landmark(v, landmarks, depth + 1):
+                return True
+    return False
 
 
 def differ():
@@ -524,6 +623,7 @@ def differ():
         mod = sys.modules.get(after.__module__)
         keep = {id(v): v for v in vars(mod).values()} if mod else {}
         calls = list(seen[i].values())
+        landmarks = _module_constants(mod)
         heads = [c[0] for c in calls]
         width = max(len(c[1]) for c in calls)
         places = [_shape_strategy([c[1][j] for c in calls if len(c[1]) > j]) for j in range(width)]
@@ -535,7 +635,19 @@ def differ():
             c = calls[ci]
             return st.tuples(st.just(ci), st.tuples(*[places[j] for j in range(len(c[1]))]),
                              st.fixed_dictionaries({n: kws[n] for n in c[2]}))
-        drawn = st.integers(0, len(calls) - 1).flatmap(one_call)
+        # The recorded calls as they were, and each grown a thousandfold (sizes no generated
+        # value reaches; sequences also as iterators).
+        def twin(ci, lazy):
+            def grow(x):
+                y = _scaled(x)
+                return IterSpec(list(y)) if lazy and type(y) in (list, tuple) and y else y
+            return (ci, tuple(grow(x) for x in calls[ci][1]),
+                    {n: grow(x) for n, x in calls[ci][2].items()})
+        which = st.integers(0, len(calls) - 1)
+        drawn = st.one_of(which.flatmap(one_call),
+                          which.map(lambda ci: (ci, tuple(calls[ci][1]), dict(calls[ci][2]))),
+                          which.map(lambda ci: twin(ci, False)),
+                          which.map(lambda ci: twin(ci, True)))
         fn_deadline = min(deadline, time.monotonic() + per_fn)
         last = {}
 
@@ -548,6 +660,10 @@ def differ():
             if b["how"] == "timeout":
                 return  # nothing to compare with
             x = _run(after, heads[ci], a, k, keep, per_call)
+            if x["how"] == "timeout":
+                # Out of time counts only when three times the time does not do either (a busy
+                # machine slows one call, not a loop that never ends).
+                x = _run(after, heads[ci], a, k, keep, per_call * 3)
             text = _call_text(f["qualname"], a, k)
             if (b.get("how"), b.get("text"), b.get("error")) != \
                     (x.get("how"), x.get("text"), x.get("error")):
@@ -556,6 +672,10 @@ def differ():
                     row.update(differ_call=text, differ_before=_show_out(b),
                                differ_after=_show_out(x))
             kind = _judge(b, x)
+            if kind == "crashes" and _has_landmark(list(a) + list(k.values()), landmarks):
+                # One of the module's own constants (a sentinel passed as itself): what the
+                # code does with it is the code's contract, not a neighbourhood of the tests.
+                kind = None
             if kind is not None:
                 sb, sx = _show_out(b), _show_out(x)
                 if kind == "reads_whole_input":
@@ -563,6 +683,11 @@ def differ():
                             if n is not None and pa >= n and pb < pa][0]
                     sb += " after reading %d of the iterator's %d items" % (read[0], read[2])
                     sx += " after reading all %d" % read[1]
+                if kind == "mutates_input":
+                    i = [j for j, (u, v) in enumerate(zip(b["mutated"], x["mutated"]))
+                         if v and not u][0]
+                    sb += ", leaving its arguments as they were"
+                    sx += " and changes argument %d in place" % (i + 1)
                 last.update(kind=kind, call=text, before=sb, after=sx)
                 raise _Found(kind)
 
@@ -575,12 +700,12 @@ def differ():
         except _Found:
             row["findings"].append(dict(last))
         except BaseException as e:  # noqa: B036
-            if type(e).__name__ != "FlakyFailure" or not last:
-                fnotes.append("%s: %s" % (type(e).__name__, str(e)[:120]))
+            if type(e).__name__ == "FlakyFailure" and last:
+                # Seen, then not on the replay (a timer's or memory's edge): not evidence.
+                fnotes.append("a %s on `%s` did not repeat, not counted"
+                              % (last["kind"], last["call"][:80]))
             else:
-                # Seen, then not on the replay (a timer's edge): reported as seen, and said so.
-                last["after"] += " (seen once; the replay did not repeat it)"
-                row["findings"].append(dict(last))
+                fnotes.append("%s: %s" % (type(e).__name__, str(e)[:120]))
         if fnotes:
             row["note"] = "; ".join(fnotes)
     emit({"functions": out, "rc": rc, "runner": runner, "notes": sorted(notes),

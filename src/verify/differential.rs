@@ -14,12 +14,19 @@
 //!    numbers, other text, longer and empty containers, a tuple for a list, a counting iterator
 //!    (finite or endless) for a sequence, a value of another type for a container — and both
 //!    versions answer each, every call in a forked child killed after [`PER_CALL_SECS`];
-//! 4. findings, each shrunk by Hypothesis to its smallest input: `crashes` (the patched code
-//!    raises by the interpreter where the original returned — not a `raise` of the project's
-//!    code, not in a callback, not a value of another type rejected — or runs out of time or
-//!    recursion depth), `reads_whole_input` (the same answer, but every item of a finite
+//!    The recorded calls themselves are drawn too, and each grown a thousandfold (ints times
+//!    1000, sequences repeated, also as iterators), and a mapping whose lookups raise an error
+//!    no code knows by name (`ProbeError`);
+//! 4. findings, each shrunk by Hypothesis to its smallest input and replayed (one that does
+//!    not repeat is not counted): `crashes` (the patched code raises by the interpreter where
+//!    the original returned — not a `raise` of the project's code, not in a callback, not a
+//!    value of another type rejected, not memory or a C range on call, not on one of the
+//!    module's own constants — or runs out of time, tried again with three times as long, or
+//!    out of recursion depth), `reads_whole_input` (the same answer, but every item of a finite
 //!    iterator pulled where the original pulled fewer), `raises_later` (an error the original
-//!    raised on call now raised only when the returned iterator is read).
+//!    raised on call now raised only when the returned iterator is read),
+//!    `swallows_input_error` (an answer where the original let the mapping's `ProbeError`
+//!    through), `mutates_input` (an argument changed in place that the original left alone).
 //!
 //! The original is the buggy code, so a changed answer is no finding: the count of inputs
 //! answered differently, with the smallest, is reported as what it is. Time-boxed per function
@@ -108,6 +115,10 @@ pub fn findings(targets: &[Target], rows: &[Row]) -> Vec<Finding> {
                 "raises_later" => {
                     "returns an iterator that raises the error the original code raised on call"
                 }
+                "swallows_input_error" => {
+                    "answers where the original code let an argument's own error through"
+                }
+                "mutates_input" => "changes an argument the original code left alone",
                 _ => "behaves unlike the original code",
             };
             out.push(Finding {
