@@ -431,7 +431,9 @@ def _judge(b, a, mutating=()):
     if b["how"] in ("ret", "lazy") and a["how"] in ("ret", "lazy") and \
             not b.get("lazy_error") and b.get("text") == a.get("text"):
         for pb, pa, total in zip(b["pulled"], a["pulled"], a["total"]):
-            if total is not None and pa >= total and pb < pa:
+            # The original read some and stopped (reading none, its answer did not depend on
+            # the input: `tail(0, it)` is `()` either way).
+            if total is not None and pa >= total and 0 < pb < pa:
                 return "reads_whole_input"
     fine = b["how"] in ("ret", "lazy") and not b.get("lazy_error")
     if fine and a["how"] == "timeout" and not a.get("endless"):
@@ -721,7 +723,7 @@ def differ():
                 sb, sx = _show_out(b), _show_out(x)
                 if kind == "reads_whole_input":
                     read = [(pb, pa, n) for pb, pa, n in zip(b["pulled"], x["pulled"], x["total"])
-                            if n is not None and pa >= n and pb < pa][0]
+                            if n is not None and pa >= n and 0 < pb < pa][0]
                     sb += " after reading %d of the iterator's %d items" % (read[0], read[2])
                     sx += " after reading all %d" % read[1]
                 if kind == "mutates_input":
