@@ -33,9 +33,6 @@
 #      swallows_input_error  answers where the original let an argument's own error
 #                (ProbeError) through;
 #      mutates_input  changes an argument in place that the original left as it was;
-#      shape_dependent  answers the input and the same values retyped (a list as a tuple or
-#                an iterator, an int as its float) differently where the original answered
-#                them alike, having changed the answer at the input (a fix for one shape);
 #    Hypothesis shrinks each to its smallest input; one that does not replay is not counted.
 #    Outputs that differ are counted, with the smallest such input: not a finding alone (the
 #    original is the buggy code, a fix changes outputs).
@@ -532,37 +529,6 @@ def _rebuild_before(f, live_fn, notes):
     return fn
 
 
-NUMERIC = re.compile(r"(\d)\.0(?![\d.])")
-
-
-def _alike(o, p):
-    """Two answers the same up to an int written as a float."""
-    if o["how"] != p["how"] or o.get("error") != p.get("error") or \
-            o.get("lazy_error") != p.get("lazy_error"):
-        return False
-    return NUMERIC.sub(r"\1", o.get("text") or "") == NUMERIC.sub(r"\1", p.get("text") or "")
-
-
-def _same(x, b):
-    """Whether the patched answer equals the original's at the drawn input (None: unknown)."""
-    return _alike(x, b)
-
-
-def _retyped(args, kw):
-    """(name, args, kw) variants keeping every value: each list or tuple argument as the other
-    and as an iterator, each int argument as its float."""
-    out = []
-    for name, conv in (("tuple", lambda v: tuple(v) if type(v) is list else v),
-                       ("list", lambda v: list(v) if type(v) is tuple else v),
-                       ("iterator", lambda v: IterSpec(list(v)) if type(v) in (list, tuple) else v),
-                       ("float", lambda v: float(v) if type(v) is int and abs(v) < 2 ** 53 else v)):
-        va = [conv(x) for x in args]
-        vk = {n: conv(x) for n, x in kw.items()}
-        if any(y is not x for y, x in zip(va, args)) or any(vk[n] is not kw[n] for n in kw):
-            out.append((name, va, vk))
-    return out
-
-
 def _module_constants(mod):
     """The str and int values the module binds at its top level (sentinels, markers)."""
     out = set()
@@ -747,21 +713,6 @@ def differ():
                     row.update(differ_call=text, differ_before=_show_out(b),
                                differ_after=_show_out(x))
             kind = _judge(b, x, mutating[ci])
-            if kind is None and b["how"] in ("ret", "lazy") and x["how"] in ("ret", "lazy"):
-                # The same values in another container of the protocol (a list as a tuple or
-                # an iterator) or an int as its float: the original answered them alike here;
-                # does the patched code? A fix for one shape only leaves the others broken.
-                for name, va, vk in _retyped(a, k):
-                    rb = _run(before, heads[ci], va, vk, keep, per_call)
-                    if not (_alike(rb, b) and rb["how"] in ("ret", "lazy")):
-                        continue
-                    rx = _run(after, heads[ci], va, vk, keep, per_call)
-                    if rx["how"] == "raise" and rx.get("error") == "TypeError":
-                        continue  # a type the patched code rejects is outside its domain
-                    if not _alike(rx, x) and _same(x, b) is False:
-                        kind = "shape_dependent"
-                        retyped = (name, _call_text(f["qualname"], va, vk), _show_out(rx))
-                        break
             if kind == "crashes" and _made(list(a) + list(k.values())):
                 kind = None
             if kind == "crashes" and _has_landmark(list(a) + list(k.values()), landmarks):
@@ -780,9 +731,6 @@ def differ():
                          if v and not u][0]
                     sb += ", leaving its arguments as they were"
                     sx += " and changes argument %d in place" % (i + 1)
-                if kind == "shape_dependent":
-                    sb += ", and the same for `%s` (%s)" % (retyped[1], retyped[0])
-                    sx += " but for `%s` it %s" % (retyped[1], retyped[2])
                 last.update(kind=kind, call=text, before=sb, after=sx)
                 raise _Found(kind)
 

@@ -26,10 +26,11 @@
 //!    iterator pulled where the original pulled fewer), `raises_later` (an error the original
 //!    raised on call now raised only when the returned iterator is read),
 //!    `swallows_input_error` (an answer where the original let the mapping's `ProbeError`
-//!    through), `mutates_input` (an argument changed in place that the original left alone),
-//!    `shape_dependent` (the original answered an input and the same values retyped — a list
-//!    as a tuple or an iterator, an int as its float — alike; the patched code changes the
-//!    answer for one and not the other: a fix for the tested shape only).
+//!    through), `mutates_input` (an argument changed in place that the original left alone).
+//!    Tried and dropped: the same values retyped (a list as a tuple, an int as its float)
+//!    answered unlike the drawn input where the original answered them alike — it caught no
+//!    gaming patch the probe does not, and flagged three legitimate fixes (slices echo their
+//!    input's type; `0 * -1.0` is `-0.0`).
 //!
 //! The original is the buggy code, so a changed answer is no finding: the count of inputs
 //! answered differently, with the smallest, is reported as what it is. Time-boxed per function
@@ -122,9 +123,6 @@ pub fn findings(targets: &[Target], rows: &[Row]) -> Vec<Finding> {
                     "answers where the original code let an argument's own error through"
                 }
                 "mutates_input" => "changes an argument the original code left alone",
-                "shape_dependent" => {
-                    "answers the same values in another container (or an int as its float) unlike them, where the original code answered them alike"
-                }
                 _ => "behaves unlike the original code",
             };
             out.push(Finding {
