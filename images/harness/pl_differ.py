@@ -129,12 +129,6 @@ class CountingIter:
         return v
 
 
-def _strategies():
-    from hypothesis import strategies as st
-
-    return st
-
-
 # Containers that are a recorded argument, or one converted (a tuple or an iterator of it) or
 # grown: a crash on them is a crash on the tests' own data. Containers Hypothesis put together
 # from recorded pieces may be malformed (an AST node with one child where the code takes two):
@@ -159,7 +153,7 @@ def _made(values):
 def _shape_strategy(values, depth=0):
     """A strategy for one argument from the values seen there: the values themselves (copied
     afresh), and values of the same kinds widened beyond them."""
-    st = _strategies()
+    from hypothesis import strategies as st
     seen = [v for v in values if not isinstance(v, IterSpec)]
     alts = []
     kinds = {type(v) for v in seen}
@@ -540,7 +534,7 @@ def _module_constants(mod):
 
 def _has_landmark(values, landmarks, depth=0):
     for v in values:
-        if (type(v), v) in landmarks if type(v) in (str, int) else False:
+        if type(v) in (str, int) and (type(v), v) in landmarks:
             return True
         if depth < 2 and type(v) in (list, tuple):
             if _has_landmark(v, landmarks, depth + 1):
