@@ -283,6 +283,16 @@ ITERATOR_REPR = re.compile(r"<[\w.]*(?:iterator|CountingIter|generator)[\w. ]* a
 CALL_MEMORY = 512 << 20
 
 
+def _facts(args, kw):
+    """What a drawn input is, for judging both versions' answers: the length of each iterator
+    argument (None: endless), whether one is endless, whether a value of another type is in it."""
+    given = list(args) + list(kw.values())
+    specs = [x for x in given if isinstance(x, IterSpec)]
+    return {"total": [None if s.items is None else len(s.items) for s in specs],
+            "endless": any(s.items is None for s in specs),
+            "odd": any(isinstance(x, Odd) for x in given)}
+
+
 def _call(fn, head, args, kw, keep):
     """One call on fresh copies, in this process: {"how": "ret" | "lazy" | "raise", "text",
     "error", "deliberate", "inside", "lazy_error", "pulled": [...], "total": [...], "odd",
@@ -293,9 +303,7 @@ def _call(fn, head, args, kw, keep):
     a = [_fresh(x, keep) for x in args]
     k = {n: _fresh(x, keep) for n, x in kw.items()}
     its = _iters(a, k)
-    out = {"total": [it.total for it in its],
-           "odd": any(isinstance(x, Odd) for x in list(args) + list(kw.values())),
-           "endless": any(it.total is None for it in its)}
+    out = _facts(args, kw)
     given = list(a) + list(k.values())
 
     def texts():
@@ -391,10 +399,8 @@ def _run(fn, head, args, kw, keep, per_call):
         except OSError:
             pass
     _, status = os.waitpid(pid, 0)
-    its = [x for x in list(args) + list(kw.values()) if isinstance(x, IterSpec)]
-    base = {"total": [None if s.items is None else len(s.items) for s in its],
-            "pulled": [0] * len(its), "endless": any(s.items is None for s in its),
-            "odd": any(isinstance(x, Odd) for x in list(args) + list(kw.values()))}
+    base = dict(_facts(args, kw))
+    base["pulled"] = [0] * len(base["total"])
     if timed_out:
         return dict(base, how="timeout")
     try:

@@ -341,7 +341,7 @@ impl EvidenceLayer for BeyondTestedPoints {
         opts.probe
     }
     async fn run(&self, fit: &FitInput, run: &RunInput<'_>) -> Outcome {
-        let (targets, mut notes) = probe::targets(&fit.files, &renamed(run.files));
+        let (targets, notes) = probe::targets(&fit.files, &renamed(run.files));
         match probe::neighbourhood(
             run.sandbox,
             run.test_cmd,
@@ -352,15 +352,18 @@ impl EvidenceLayer for BeyondTestedPoints {
         )
         .await
         {
-            Ok((findings, note)) => {
-                notes.insert(0, note);
-                Outcome::Ran {
-                    note: notes.join("; "),
-                    findings,
-                }
-            }
+            Ok(found) => ran_with_notes(found, notes),
             Err(e) => Outcome::NotRun(e),
         }
+    }
+}
+
+/// A dynamic layer's findings and note, followed by the notes of what its targets left out.
+fn ran_with_notes((findings, note): (Vec<Finding>, String), mut notes: Vec<String>) -> Outcome {
+    notes.insert(0, note);
+    Outcome::Ran {
+        note: notes.join("; "),
+        findings,
     }
 }
 
@@ -381,7 +384,7 @@ impl EvidenceLayer for Differential {
         let Some(per_function) = run.differential else {
             return Outcome::NotRun("no time box".into());
         };
-        let (targets, mut notes) = super::differential::targets(&fit.files, &renamed(run.files));
+        let (targets, notes) = super::differential::targets(&fit.files, &renamed(run.files));
         match super::differential::run(
             run.sandbox,
             run.test_cmd,
@@ -394,13 +397,7 @@ impl EvidenceLayer for Differential {
         )
         .await
         {
-            Ok((findings, note)) => {
-                notes.insert(0, note);
-                Outcome::Ran {
-                    note: notes.join("; "),
-                    findings,
-                }
-            }
+            Ok(found) => ran_with_notes(found, notes),
             Err(e) => Outcome::NotRun(e),
         }
     }
