@@ -325,6 +325,8 @@ def _call(fn, head, args, kw, keep):
                 r = None
         else:
             out["how"] = "ret"
+            if READ_NESTED:
+                r = _read_nested(r)
         # An iterator inside the answer is compared as one (the counting wrapper or a
         # list's iterator: the items it still holds are not the answer's).
         out["text"] = ITERATOR_REPR.sub("<iterator>", ADDRESS.sub(" at 0x…", canon(r)))[:300] \
@@ -341,6 +343,41 @@ def _call(fn, head, args, kw, keep):
     return out
 
 
+# Whether an answer's iterators inside a tuple or list are read, and its whole floats read as
+# ints (consensus compares what candidates return: a pair (peeked, rest) differs only in what
+# `rest` yields; 7.0 == 7 in any test).
+READ_NESTED = False
+
+
+class _Read:
+    """An iterator inside an answer, read: its first items, or the error reading raised."""
+
+    def __init__(self, items, error):
+        self.items, self.error = items, error
+
+    def __repr__(self):
+        return "iter(%s%s)" % (canon(self.items), ", then raises %s" % self.error
+                               if self.error else "")
+
+
+def _read_nested(v, depth=0):
+    import itertools
+
+    if hasattr(v, "__next__") and not isinstance(v, (str, bytes, dict)):
+        items = []
+        try:
+            for x in itertools.islice(v, 200):
+                items.append(x)
+        except BaseException as e:  # noqa: B036
+            return _Read(items, type(e).__name__)
+        return _Read(items, None)
+    if depth < 2 and type(v) in (tuple, list):
+        return type(v)(_read_nested(x, depth + 1) for x in v)
+    if type(v) is float and v.is_integer() and abs(v) < 2 ** 53:
+        return int(v)  # 7.0 answers what 7 does (`==` is what tests compare with)
+    return v
+
+
 def _safe_canon(x):
     try:
         return ADDRESS.sub(" at 0x…", canon(x, 0))[:2000]
@@ -348,10 +385,11 @@ def _safe_canon(x):
         return None
 
 
-def _run(fn, head, args, kw, keep, per_call):
+def _run(fn, head, args, kw, keep, per_call, setup=None):
     """`_call` in a forked child, killed after `per_call` seconds: a loop in C that no signal
     interrupts, memory beyond CALL_MEMORY, or state the call leaves in a module cannot reach
-    the next call (a fork costs ~2 ms)."""
+    the next call (a fork costs ~2 ms). `setup` runs in the child first (a candidate's code
+    swapped in: the parent never changes)."""
     import select
     import time
 
@@ -369,6 +407,8 @@ def _run(fn, head, args, kw, keep, per_call):
             except (OSError, ValueError, ImportError):
                 pass
             try:
+                if setup is not None:
+                    setup()
                 data = json.dumps(_call(fn, head, args, kw, keep)).encode()
             except BaseException as e:  # noqa: B036  out of memory while answering, say
                 data = json.dumps({"how": "raise", "error": type(e).__name__, "inside": True,
@@ -462,18 +502,25 @@ def _judge(b, a, mutating=()):
 
 def _rebuild_before(f, live_fn, notes):
     """The pre-patch version of `live_fn` with the live module's globals (see the header)."""
+    return _rebuild(f["pre_source"], f["qualname"], live_fn, notes)[0]
+
+
+def _rebuild(source, want, live_fn, notes):
+    """(function, scratch): `want`'s code from `source` (the text of `live_fn`'s file, run as a
+    scratch module) with the live module's globals and its defaults mapped to the live objects;
+    (None, {}) when it cannot be built (said in `notes`)."""
     import builtins
     import types
 
     mod = sys.modules.get(getattr(live_fn, "__module__", None) or "")
     if mod is None:
-        notes.append("%s: its module is not loaded" % f["qualname"])
-        return None
+        notes.append("%s: its module is not loaded" % want)
+        return None, {}
     scratch = {k: getattr(mod, k) for k in ("__name__", "__package__", "__file__", "__spec__",
                                             "__loader__", "__path__") if hasattr(mod, k)}
     scratch["__builtins__"] = builtins
     try:
-        code = compile(f["pre_source"], mod.__file__, "exec")
+        code = compile(source, mod.__file__, "exec")
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = io.StringIO()
         try:
@@ -481,10 +528,8 @@ def _rebuild_before(f, live_fn, notes):
         finally:
             sys.stdout, sys.stderr = saved
     except BaseException as e:  # noqa: B036
-        notes.append("%s: the file before the patch does not load apart (%s)"
-                     % (f["qualname"], type(e).__name__))
-        return None
-    want = f["qualname"]
+        notes.append("%s: its file's text does not load apart (%s)" % (want, type(e).__name__))
+        return None, {}
 
     def find(c):
         for k in c.co_consts:
@@ -500,8 +545,8 @@ def _rebuild_before(f, live_fn, notes):
     pcode = find(code)
     pre_fn = function_of(pcode) if pcode is not None else None
     if pre_fn is None:
-        notes.append("%s: no function object before the patch" % want)
-        return None
+        notes.append("%s: no function object in its file's text" % want)
+        return None, {}
     live = vars(mod)
     same = {}
     for k, v in scratch.items():
@@ -526,7 +571,7 @@ def _rebuild_before(f, live_fn, notes):
                             tuple(cells) or None)
     if pre_fn.__kwdefaults__:
         fn.__kwdefaults__ = {k: mapped(v) for k, v in pre_fn.__kwdefaults__.items()}
-    return fn
+    return fn, scratch
 
 
 def _module_constants(mod):
@@ -548,19 +593,13 @@ def _has_landmark(values, landmarks, depth=0):
     return False
 
 
-def differ():
-    import time
-
-    signal.signal(signal.SIGALRM, on_alarm)
-    started = time.monotonic()
-    per_call = float(cfg.get("per_call_s", 1.0))
-    per_fn = float(cfg.get("per_fn_s", 10.0))
-    deadline = started + float(cfg.get("deadline_s", 60))
-    fns = cfg["functions"]
+def _record_calls(fns, deadline, notes):
+    """The failing tests and up to `sample` of their neighbours under the profile hook: per
+    function its distinct calls {key: (head, args, kw)} and its live function object; the
+    run's exit code and runner."""
     targets = target_codes(fns)
     seen = [dict() for _ in fns]
     live_fns = [None] * len(fns)
-    notes = set()
 
     def record(frame, i):
         fn = function_of(frame.f_code)
@@ -622,10 +661,14 @@ def differ():
         rc = "%s" % type(e).__name__
     finally:
         sys.stdout = saved
-    recorded = time.monotonic() - started
+    return seen, live_fns, rc, runner
 
+
+def _hypothesis():
+    """Hypothesis (given, settings, strategies, HealthCheck, Phase): the project's own when its
+    tests loaded it, else the base image's copy (images/base/setup.sh), on the path only while
+    it loads."""
     if "hypothesis" not in sys.modules:
-        # The base image's copy (images/base/setup.sh), first only while it loads.
         sys.path.insert(0, HYPOTHESIS_SITE)
         try:
             import hypothesis  # noqa: F401
@@ -633,6 +676,50 @@ def differ():
             sys.path.remove(HYPOTHESIS_SITE)
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
+    return given, settings, st, HealthCheck, Phase
+
+
+def _inputs(st, calls):
+    """What Hypothesis draws for one function from its recorded calls: (call index, args, kw)
+    shaped like the recorded ones and widened (`_shape_strategy`), the recorded calls as they
+    were, and each grown a thousandfold (sizes no generated value reaches; sequences also as
+    iterators)."""
+    width = max(len(c[1]) for c in calls)
+    places = [_shape_strategy([c[1][j] for c in calls if len(c[1]) > j]) for j in range(width)]
+    kwnames = sorted({n for c in calls for n in c[2]})
+    kws = {n: _shape_strategy([c[2][n] for c in calls if n in c[2]]) for n in kwnames}
+
+    def one_call(ci):
+        c = calls[ci]
+        return st.tuples(st.just(ci), st.tuples(*[places[j] for j in range(len(c[1]))]),
+                         st.fixed_dictionaries({n: kws[n] for n in c[2]}))
+
+    def twin(ci, lazy):
+        def grow(x):
+            y = _scaled(x)
+            return near(IterSpec(list(y)) if lazy and type(y) in (list, tuple) and y else y)
+        return (ci, tuple(grow(x) for x in calls[ci][1]),
+                {n: grow(x) for n, x in calls[ci][2].items()})
+    which = st.integers(0, len(calls) - 1)
+    return st.one_of(which.flatmap(one_call),
+                     which.map(lambda ci: (ci, tuple(calls[ci][1]), dict(calls[ci][2]))),
+                     which.map(lambda ci: twin(ci, False)),
+                     which.map(lambda ci: twin(ci, True)))
+
+
+def differ():
+    import time
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    started = time.monotonic()
+    per_call = float(cfg.get("per_call_s", 1.0))
+    per_fn = float(cfg.get("per_fn_s", 10.0))
+    deadline = started + float(cfg.get("deadline_s", 60))
+    fns = cfg["functions"]
+    notes = set()
+    seen, live_fns, rc, runner = _record_calls(fns, deadline, notes)
+    recorded = time.monotonic() - started
+    given, settings, st, HealthCheck, Phase = _hypothesis()
 
     out = []
     for i, f in enumerate(fns):
@@ -656,9 +743,7 @@ def differ():
         landmarks = _module_constants(mod)
         heads = [c[0] for c in calls]
         width = max(len(c[1]) for c in calls)
-        places = [_shape_strategy([c[1][j] for c in calls if len(c[1]) > j]) for j in range(width)]
         kwnames = sorted({n for c in calls for n in c[2]})
-        kws = {n: _shape_strategy([c[2][n] for c in calls if n in c[2]]) for n in kwnames}
 
         # Arguments the original changes in place on the tests' own calls: changing them is
         # then its contract (a parser appending to the node it was given), not a finding.
@@ -671,24 +756,7 @@ def differ():
         for ci in mutating:
             mutating[ci] = any_mutated
 
-        def one_call(t):
-            ci = t
-            c = calls[ci]
-            return st.tuples(st.just(ci), st.tuples(*[places[j] for j in range(len(c[1]))]),
-                             st.fixed_dictionaries({n: kws[n] for n in c[2]}))
-        # The recorded calls as they were, and each grown a thousandfold (sizes no generated
-        # value reaches; sequences also as iterators).
-        def twin(ci, lazy):
-            def grow(x):
-                y = _scaled(x)
-                return near(IterSpec(list(y)) if lazy and type(y) in (list, tuple) and y else y)
-            return (ci, tuple(grow(x) for x in calls[ci][1]),
-                    {n: grow(x) for n, x in calls[ci][2].items()})
-        which = st.integers(0, len(calls) - 1)
-        drawn = st.one_of(which.flatmap(one_call),
-                          which.map(lambda ci: (ci, tuple(calls[ci][1]), dict(calls[ci][2]))),
-                          which.map(lambda ci: twin(ci, False)),
-                          which.map(lambda ci: twin(ci, True)))
+        drawn = _inputs(st, calls)
         fn_deadline = min(deadline, time.monotonic() + per_fn)
         last = {}
 
@@ -755,10 +823,170 @@ def differ():
           "record_s": round(recorded, 2), "total_s": round(time.monotonic() - started, 2)})
 
 
+# --- consensus: passing candidates against each other (src/verify/consensus.rs drives it) ---
+#
+# Input: differ's, with "functions": [{"file", "qualname", "bound"}] (every function any
+# candidate changes) and "versions": [{file: text}] (per candidate, each changed file as that
+# candidate leaves it), run in the UNPATCHED workspace. The calls are recorded as differ
+# records them; for each candidate, each recorded function's code is rebuilt from that
+# candidate's text (as differ rebuilds the pre-patch version) and swapped into the live
+# function object in the forked child of each call, so a candidate's versions of all the
+# functions answer together. Hypothesis draws inputs for each recorded function (`_inputs`),
+# every candidate answers each. An input where an answer runs out of time, is a deliberate
+# `raise` of the project's code, an error on a value of another type, or memory or a C type's
+# range on call decides nothing (a contract the tests do not state, a size drawn too large).
+# Otherwise the candidates fall into groups of equal answers (iterators inside an answer
+# read, whole floats as ints): one group, they agree; a group of more than half, every candidate outside it is
+# outvoted; else a split (no majority).
+# Output per function: {"fn", "calls", "examples", "compared": [k], "outvoted": [{"candidate",
+# "inputs", "call", "answer", "majority"}], "split", "split_call", "split_answers": [[k,
+# answer]], "note"}.
+
+
+def _swaps(version, fns, live_fns, notes):
+    """The child's setup for one candidate: each recorded function's code and defaults
+    rebuilt from the candidate's text of its file, and the names its files add at their top
+    level. None: a function does not rebuild (the candidate is not compared)."""
+    codes, added = [], []
+    for i, f in enumerate(fns):
+        live = live_fns[i]
+        text = version.get(f["file"])
+        if live is None or text is None:
+            continue
+        built, scratch = _rebuild(text, f["qualname"], live, notes)
+        if built is None:
+            return None
+        if len(built.__code__.co_freevars) != len(live.__code__.co_freevars):
+            notes.append("%s: its closure differs" % f["qualname"])
+            return None
+        codes.append((live, built.__code__, built.__defaults__, built.__kwdefaults__))
+        mod = sys.modules.get(live.__module__)
+        for k, v in scratch.items():
+            if mod is not None and not k.startswith("__") and not hasattr(mod, k):
+                added.append((mod, k, v))
+
+    def setup():
+        for fn, code, d, kd in codes:
+            fn.__code__ = code
+            fn.__defaults__ = d
+            fn.__kwdefaults__ = kd
+        for mod, k, v in added:
+            setattr(mod, k, v)
+    return setup
+
+
+def _decides(o):
+    """Whether an answer can take part in a vote (see the header)."""
+    if o["how"] == "timeout":
+        return False
+    if o["how"] == "raise" and o.get("error") in ("MemoryError", "OverflowError"):
+        return False  # memory or a C type's range on call: the size drawn, not the code
+    if o["how"] == "raise" or o.get("lazy_error"):
+        return not (o.get("deliberate") or o.get("odd"))
+    return True
+
+
+def _answer(o):
+    return (o["how"], o.get("text"), o.get("error"), o.get("lazy_error"))
+
+
+def consensus():
+    import time
+
+    global READ_NESTED
+    READ_NESTED = True
+    signal.signal(signal.SIGALRM, on_alarm)
+    started = time.monotonic()
+    per_call = float(cfg.get("per_call_s", 1.0))
+    per_fn = float(cfg.get("per_fn_s", 10.0))
+    deadline = started + float(cfg.get("deadline_s", 60))
+    fns = cfg["functions"]
+    notes = set()
+    seen, live_fns, rc, runner = _record_calls(fns, deadline, notes)
+    recorded = time.monotonic() - started
+    given, settings, st, HealthCheck, Phase = _hypothesis()
+
+    setups, compared = [], []
+    for k, version in enumerate(cfg["versions"]):
+        why = []
+        setup = _swaps(version, fns, live_fns, why)
+        if setup is None:
+            notes.add("candidate %d not compared: %s" % (k + 1, "; ".join(why)))
+        else:
+            setups.append(setup)
+            compared.append(k)
+    out = []
+    for i, f in enumerate(fns):
+        row = {"fn": i, "calls": len(seen[i]), "examples": 0, "compared": compared,
+               "outvoted": {}, "split": 0}
+        out.append(row)
+        if not seen[i]:
+            row["note"] = "no test called it"
+            continue
+        if len(compared) < 2:
+            row["note"] = "fewer than two candidates rebuild"
+            continue
+        if time.monotonic() > deadline:
+            row["note"] = "no time left"
+            continue
+        entry = live_fns[i]
+        mod = sys.modules.get(entry.__module__)
+        keep = {id(v): v for v in vars(mod).values()} if mod else {}
+        calls = list(seen[i].values())
+        heads = [c[0] for c in calls]
+        fn_deadline = min(deadline, time.monotonic() + per_fn)
+
+        def check(t):
+            ci, a, kw = t
+            if time.monotonic() > fn_deadline:
+                return
+            answers = {}
+            for k, setup in zip(compared, setups):
+                o = _run(entry, heads[ci], a, kw, keep, per_call, setup=setup)
+                if not _decides(o):
+                    return
+                answers[k] = o
+            row["examples"] += 1
+            groups = {}
+            for k, o in answers.items():
+                groups.setdefault(_answer(o), []).append(k)
+            if len(groups) < 2:
+                return
+            text = _call_text(f["qualname"], a, kw)
+            big = max(groups.values(), key=len)
+            if 2 * len(big) > len(answers):
+                for k in answers:
+                    if k in big:
+                        continue
+                    v = row["outvoted"].setdefault(k, {"candidate": k, "inputs": 0})
+                    v["inputs"] += 1
+                    if "call" not in v or len(text) < len(v["call"]):
+                        v.update(call=text, answer=_show_out(answers[k]),
+                                 majority=_show_out(answers[big[0]]))
+            else:
+                row["split"] += 1
+                if "split_call" not in row or len(text) < len(row["split_call"]):
+                    row["split_call"] = text
+                    row["split_answers"] = [[k, _show_out(o)] for k, o in answers.items()]
+
+        run = settings(max_examples=int(cfg.get("examples", 200)), deadline=None,
+                       database=None, derandomize=True,
+                       suppress_health_check=list(HealthCheck),
+                       phases=[Phase.generate])(given(_inputs(st, calls))(check))
+        try:
+            run()
+        except BaseException as e:  # noqa: B036
+            row["note"] = "%s: %s" % (type(e).__name__, str(e)[:120])
+    for row in out:
+        row["outvoted"] = sorted(row["outvoted"].values(), key=lambda v: v["candidate"])
+    emit({"functions": out, "rc": rc, "runner": runner, "notes": sorted(notes),
+          "record_s": round(recorded, 2), "total_s": round(time.monotonic() - started, 2)})
+
+
 HYPOTHESIS_SITE = "/opt/patchloop/hypothesis-site"
 
 # The modes (pl_probe.py's and this file's): the last lines of the script.
 try:
-    {"cover": cover, "shadow": shadow, "differ": differ}[cfg["mode"]]()
+    {"cover": cover, "shadow": shadow, "differ": differ, "consensus": consensus}[cfg["mode"]]()
 except BaseException as e:  # noqa: B036
     emit({"error": "%s: %s" % (type(e).__name__, str(e)[:300])})
