@@ -20,6 +20,9 @@ pub enum Layer {
     /// Generated inputs shaped like the tests' calls of the changed functions, run through the
     /// code before and after the patch: a new crash, an input read whole, an error moved.
     Differential,
+    /// The repair search's other passing candidates, run against the chosen one on generated
+    /// inputs: an answer the others agree against, or a disagreement with no majority.
+    Consensus,
     /// Failing tests held out of everything the model saw, required too.
     HiddenTargets,
     /// Shapes of fitted code in the diff (tree-sitter, pre- vs post-patch source).
@@ -34,6 +37,7 @@ impl Layer {
             Layer::BeyondTestedPoints => "beyond_tested_points",
             Layer::OracleSurface => "oracle_surface",
             Layer::Differential => "differential",
+            Layer::Consensus => "consensus",
             Layer::HiddenTargets => "hidden_targets",
             Layer::StructuralSignals => "structural_signals",
             Layer::ModelReview => "model_review",

@@ -15,6 +15,7 @@ use std::time::Instant;
 use async_trait::async_trait;
 use serde::Serialize;
 
+use super::consensus::Evidence;
 use super::diff::{ChangeKind, FilePatch};
 use super::evidence::{Finding, Layer};
 use super::oracle::{self, TestSource};
@@ -38,6 +39,10 @@ pub struct FitOptions {
     pub differential: Option<std::time::Duration>,
     /// The model review (`verify.review_model`); `None`: off.
     pub review: Option<ReviewModel>,
+    /// What the repair search's comparison of its passing candidates said about this one
+    /// ([`super::consensus`]); `None`: no comparison (one passing candidate, or a patch not
+    /// from the search).
+    pub consensus: Option<Evidence>,
     /// Findings the caller already made about the patch, judged like the structural
     /// signals' (the repair search's candidate that stops using a parameter or a callee of
     /// the code it replaced: it passes the tests, and a feature may be gone).
@@ -51,6 +56,7 @@ impl Default for FitOptions {
             probe: true,
             differential: Some(super::differential::PER_FUNCTION),
             review: None,
+            consensus: None,
             given: Vec::new(),
         }
     }
@@ -64,6 +70,7 @@ impl FitOptions {
             probe: false,
             differential: None,
             review: None,
+            consensus: None,
             given: Vec::new(),
         }
     }
@@ -250,8 +257,9 @@ pub trait EvidenceLayer: Sync {
     fn layer(&self) -> Layer;
     /// Whether `opts` asks for it.
     fn asked(&self, opts: &FitOptions) -> bool;
-    /// The pure part, from the sources alone; `None`: the layer needs a sandbox.
-    fn assess(&self, _fit: &FitInput) -> Option<Outcome> {
+    /// The pure part, from the sources alone (and what `opts` brings); `None`: the layer
+    /// needs a sandbox.
+    fn assess(&self, _fit: &FitInput, _opts: &FitOptions) -> Option<Outcome> {
         None
     }
     /// The dynamic part, in a sandbox of the prepared image.
@@ -271,7 +279,7 @@ impl EvidenceLayer for StructuralSignals {
     fn asked(&self, opts: &FitOptions) -> bool {
         opts.layers
     }
-    fn assess(&self, fit: &FitInput) -> Option<Outcome> {
+    fn assess(&self, fit: &FitInput, _opts: &FitOptions) -> Option<Outcome> {
         let literals = oracle::test_literals(&fit.tests, &fit.fail_to_pass);
         let findings = signals::signals(&fit.files, &literals, &fit.data_files);
         Some(Outcome::Ran {
@@ -297,7 +305,7 @@ impl EvidenceLayer for OracleSurface {
     fn asked(&self, opts: &FitOptions) -> bool {
         opts.layers
     }
-    fn assess(&self, fit: &FitInput) -> Option<Outcome> {
+    fn assess(&self, fit: &FitInput, _opts: &FitOptions) -> Option<Outcome> {
         let tops: BTreeSet<String> = fit
             .files
             .iter()
@@ -403,6 +411,34 @@ impl EvidenceLayer for Differential {
     }
 }
 
+/// Consensus among the repair search's passing candidates ([`super::consensus`]): ran in the
+/// search, before one was chosen; here its evidence about this patch is reported (pure).
+pub struct Consensus;
+
+#[async_trait]
+impl EvidenceLayer for Consensus {
+    fn layer(&self) -> Layer {
+        Layer::Consensus
+    }
+    fn asked(&self, opts: &FitOptions) -> bool {
+        opts.layers || opts.consensus.is_some()
+    }
+    fn assess(&self, _fit: &FitInput, opts: &FitOptions) -> Option<Outcome> {
+        Some(match &opts.consensus {
+            Some(Evidence {
+                failed: Some(why), ..
+            }) => Outcome::NotRun(format!("the comparison in the repair search failed: {why}")),
+            Some(e) => Outcome::Ran {
+                note: e.note.clone(),
+                findings: e.findings.clone(),
+            },
+            None => Outcome::NotRun(
+                "no other passing candidate to compare (one passed the tests in the repair search, or the patch is not from it)".into(),
+            ),
+        })
+    }
+}
+
 /// Failing tests held out of everything the model saw ([`super::holdout`]): the test runs
 /// are its evidence (a held-out fail-to-pass test still failing), so the receipt fills its
 /// row; nothing runs for it here.
@@ -441,11 +477,12 @@ impl EvidenceLayer for ModelReview {
 
 /// Every layer, in the receipt's order. Pure ones run first (their findings lead the
 /// verdict's reason), then the dynamic ones.
-pub static LAYERS: [&dyn EvidenceLayer; 6] = [
+pub static LAYERS: [&dyn EvidenceLayer; 7] = [
     &StructuralSignals,
     &OracleSurface,
     &BeyondTestedPoints,
     &Differential,
+    &Consensus,
     &HiddenTargets,
     &ModelReview,
 ];
@@ -472,7 +509,7 @@ fn pure_pass(fit: &FitInput, opts: &FitOptions) -> (FitReport, Vec<&'static dyn 
     let mut dynamic = Vec::new();
     for &l in LAYERS.iter().filter(|l| l.asked(opts)) {
         let started = Instant::now();
-        match l.assess(fit) {
+        match l.assess(fit, opts) {
             Some(o) => record(&mut report, l.layer(), o, ms_since(started)),
             None => dynamic.push(l),
         }
@@ -530,16 +567,57 @@ mod tests {
                 "structural_signals",
                 "oracle_surface",
                 "beyond_tested_points",
-                "differential"
+                "differential",
+                "consensus"
             ]
         );
         // The pure layers answer without a sandbox; the dynamic ones do not.
         let fit = FitInput::default();
         let pure: Vec<&str> = LAYERS
             .iter()
-            .filter(|l| l.assess(&fit).is_some())
+            .filter(|l| l.assess(&fit, &FitOptions::default()).is_some())
             .map(|l| l.layer().as_str())
             .collect();
-        assert_eq!(pure, ["structural_signals", "oracle_surface"]);
+        assert_eq!(pure, ["structural_signals", "oracle_surface", "consensus"]);
+    }
+
+    #[test]
+    fn the_consensus_layer_reports_what_the_search_found_and_says_when_nothing_was_compared() {
+        let finding = Finding {
+            layer: Layer::Consensus,
+            kind: "no_majority".into(),
+            path: "pkg/c.py".into(),
+            line: 3,
+            evidence: "raises TypeError".into(),
+            input: Some("f(129)".into()),
+            detail: "disagree".into(),
+        };
+        let opts = FitOptions {
+            consensus: Some(Evidence {
+                note: "2 passing candidate(s) compared".into(),
+                findings: vec![finding.clone()],
+                failed: None,
+            }),
+            ..FitOptions::default()
+        };
+        let r = assess(&FitInput::default(), &opts);
+        assert_eq!(r.of(Layer::Consensus).collect::<Vec<_>>(), [&finding]);
+        assert_eq!(
+            r.notes.get(&Layer::Consensus).map(String::as_str),
+            Some("2 passing candidate(s) compared")
+        );
+        let none = assess(&FitInput::default(), &FitOptions::default());
+        assert!(none.of(Layer::Consensus).next().is_none());
+        assert!(
+            none.not_run[&Layer::Consensus].contains("no other passing candidate"),
+            "{:?}",
+            none.not_run
+        );
+        // Only the layers switched off: the search's evidence still reaches the verdict.
+        let off = FitOptions {
+            consensus: opts.consensus.clone(),
+            ..FitOptions::off()
+        };
+        assert_eq!(assess(&FitInput::default(), &off).findings, [finding]);
     }
 }

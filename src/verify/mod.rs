@@ -82,6 +82,7 @@
 
 pub mod attempts;
 pub mod cli;
+pub mod consensus;
 pub mod diff;
 pub mod differential;
 pub mod evidence;

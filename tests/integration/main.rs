@@ -44,6 +44,7 @@ mod prepare;
 mod prepare_deps;
 mod verify_bench_gold;
 mod verify_cli;
+mod verify_consensus;
 mod verify_corpus;
 mod verify_gaming;
 mod verify_probe;
