@@ -388,6 +388,9 @@ pub struct Proposal {
     /// What of the replaced code it stops using (`callee isinstance`, `parameter ttl of get`):
     /// the verifier is told, and a verified patch with any is `needs_review`.
     pub drops: Vec<String>,
+    /// What comparing it with the attempt's other passing candidates found (the verifier's
+    /// consensus layer reports it); `None`: not compared.
+    pub consensus: Option<crate::verify::consensus::Evidence>,
 }
 
 /// What a strategy did besides proposing, for the receipt's record of the attempt: the search

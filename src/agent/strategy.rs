@@ -11,6 +11,7 @@ use crate::agent::episode::{self, EpisodeConfig};
 use crate::agent::origin::Origin;
 use crate::agent::trajectory::Trajectory;
 use crate::sandbox::Sandbox;
+use crate::verify::consensus::Evidence;
 
 pub use crate::config::repair::Strategy;
 
@@ -148,11 +149,30 @@ impl RepairStrategy for Candidates {
             tracing::info!("candidates: {n}");
         }
         // The passing ones, best first (`CandidatesOutcome::passing`: nothing the verifier's
-        // generalisation layers flag, then the most faithful, then the smallest).
-        let proposals: Vec<Proposal> = c
-            .passing(s.problem)
+        // generalisation layers flag, then the most faithful, then the smallest); two or more
+        // are compared on generated inputs, and one the others outvote goes after them.
+        let passing = c.passing(s.problem);
+        let compared = match s.candidates.consensus {
+            Some(per_function) => {
+                candidates::compare(
+                    s.sandbox,
+                    &s.episode.tools.test_cmd,
+                    s.problem,
+                    &passing,
+                    per_function,
+                )
+                .await
+            }
+            None => None,
+        };
+        let compared = compared.map(|r| {
+            r.inspect_err(|e| tracing::warn!("comparing the passing candidates failed: {e}"))
+        });
+        let ok = compared.as_ref().and_then(|r| r.as_ref().ok());
+        let proposals: Vec<Proposal> = candidates::order(&passing, ok)
             .into_iter()
-            .map(|p| Proposal {
+            .map(|i| (i, &passing[i]))
+            .map(|(i, p)| Proposal {
                 patch: p.candidate.diff.clone(),
                 checked: true,
                 origin: p.candidate.origin.clone(),
@@ -178,6 +198,11 @@ impl RepairStrategy for Candidates {
                     n
                 },
                 drops: p.faithful.dropped.clone(),
+                consensus: match &compared {
+                    Some(Ok(c)) => c.evidence(i),
+                    Some(Err(e)) => Some(Evidence::failed(e.clone())),
+                    None => None,
+                },
             })
             .collect();
         let stop = match (c.budget, proposals.is_empty()) {

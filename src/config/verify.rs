@@ -14,7 +14,8 @@ pub struct VerifyFile {
     pub probe: Option<bool>,
     /// Differential neighbourhood testing: seconds per changed function for generated inputs
     /// run through the code before and after the patch (Hypothesis; a new crash, an input
-    /// read whole, an error moved into the iteration). 0 turns it off; default 10.
+    /// read whole, an error moved into the iteration); also the repair search's comparison
+    /// of its passing candidates on such inputs. 0 turns both off; default 10.
     pub differential_seconds: Option<u64>,
     /// A model (spec as `--model`) that reviews each passing patch against a fixed rubric of
     /// fitted-patch classes; a `fitted` answer quoting an added line makes it needs_review.

@@ -172,7 +172,9 @@ impl Judge<'_> {
             // Tests of the loop alone: the episode container's run is the check.
             return Ok(j);
         }
-        let (receipt, wall) = self.verify(&p.patch, &drops_finding(p), tier).await;
+        let (receipt, wall) = self
+            .verify(&p.patch, &drops_finding(p), p.consensus.clone(), tier)
+            .await;
         j.outcome = Outcome::of_verdict(receipt.decision.verdict);
         j.receipt = Some(receipt);
         j.wall = wall;
@@ -180,8 +182,15 @@ impl Judge<'_> {
     }
 
     /// The verifier alone, in fresh containers, on the resolved targets. `found`: what the
-    /// search already found in the patch ([`drops_finding`]).
-    pub async fn verify(&self, patch: &str, found: &[Finding], tier: usize) -> (Receipt, Duration) {
+    /// search already found in the patch ([`drops_finding`]); `consensus`: what comparing it
+    /// with the other passing candidates found.
+    pub async fn verify(
+        &self,
+        patch: &str,
+        found: &[Finding],
+        consensus: Option<crate::verify::consensus::Evidence>,
+        tier: usize,
+    ) -> (Receipt, Duration) {
         let plan = self.plan;
         let started = Instant::now();
         let t = self.targets;
@@ -203,6 +212,7 @@ impl Judge<'_> {
             .as_ref()
             .map(|m| super::review::metered(m.clone(), self.ledger.clone(), tier));
         req.fit.given = found.to_vec();
+        req.fit.consensus = consensus;
         let receipt = super::verify(self.docker, &req, plan.base_repo.as_deref()).await;
         (receipt, started.elapsed())
     }

@@ -193,6 +193,8 @@ impl Plan {
         self.edge_probe = r.probe;
         self.differential = (r.differential_seconds > 0)
             .then(|| std::time::Duration::from_secs(r.differential_seconds));
+        // The candidates' comparison shares the differential layer's box and switch.
+        self.candidates.consensus = self.differential;
         self
     }
 }

@@ -249,7 +249,7 @@ async fn finish(
     plan.write_patch(&s.patch)?;
     if s.receipt.is_none() && plan.targets.is_given() && plan.verify_reruns > 0 {
         // An eval task is always judged, an empty patch too (the verifier says why it fails).
-        let (r, wall) = judge.verify(&s.patch, &[], 0).await;
+        let (r, wall) = judge.verify(&s.patch, &[], None, 0).await;
         s.verify_wall += wall;
         s.receipt = Some(r);
     }

@@ -24,6 +24,11 @@ const RIGHT_BUT_LONGER: &str = "```python\ndef median(values):\n    if not value
 /// Makes the even case pass and breaks the empty case (a test that passed before).
 const BREAKS_ANOTHER: &str = "```python\ndef median(values):\n    ordered = sorted(values)\n    mid = len(ordered) // 2\n    if len(ordered) % 2 == 1:\n        return ordered[mid]\n    return (ordered[mid - 1] + ordered[mid]) / 2\n```";
 
+/// Passes every test and is no median: the midrange `(min + max) / 2`, which equals the
+/// median on the tested lists ([3, 1, 2], [4, 1, 3, 2], [7]) and on no list like [1, 2, 3, 10].
+/// Its diff is one line: ranked by size alone, it would be chosen before RIGHT.
+const MIDRANGE: &str = "```python\ndef median(values):\n    if not values:\n        raise ValueError(\"median() of an empty sequence\")\n    ordered = sorted(values)\n    mid = len(ordered) // 2\n    return (ordered[0] + ordered[-1]) / 2\n```";
+
 const WRONG: &str =
     "```python\ndef median(values):\n    ordered = sorted(values)\n    return ordered[0]\n```";
 
@@ -558,4 +563,82 @@ async fn the_shapes_and_sampled_stages_fill_multi_line_sites_and_say_so() {
             .any(|c| c["origin"]["shape"] == "insert" && c["status"] == "verified"),
         "{cands:?}"
     );
+}
+
+/// Consensus among passing candidates, end to end in the search: three pass the tests, the
+/// two medians outvote the midrange (the smallest diff), and the verified winner's receipt
+/// carries the comparison; with only the midrange and one median there is no majority, and
+/// neither is posted as `verified`.
+#[tokio::test]
+async fn passing_candidates_are_compared_and_the_outvoted_one_is_not_chosen() {
+    let (_image, d, img, out, mut p) = setup("strategy-consensus").await;
+    p.strategies = vec![Strategy::Candidates];
+    p.candidates.count = 3;
+    let model = scripted(
+        &candidates_yaml(&[MIDRANGE, RIGHT, RIGHT_BUT_LONGER]),
+        "candidates",
+    );
+    let o = pipeline::run(&d, &img, &model, &p).await.unwrap();
+    assert!(o.fixed(), "{}", o.one_line());
+    assert!(
+        o.patch.contains("+    if len(ordered) % 2 == 1:") && !o.patch.contains("result ="),
+        "{}",
+        o.patch
+    );
+    let r = o.receipt.as_ref().unwrap();
+    assert_eq!((r.repair[0].candidates, r.repair[0].passing), (3, 3));
+    let row = r.layers.iter().find(|l| l.layer == "consensus").unwrap();
+    assert_eq!(row.status, "clean", "{row:?}");
+    assert!(
+        row.detail.starts_with(
+            "3 passing candidate(s) compared in the repair search on 1 changed function(s)"
+        ),
+        "{row:?}"
+    );
+    // Only the winner was verified: the midrange was outvoted and never went first.
+    let n = nodes(&jsonl(&out.path().join("trajectory.jsonl")));
+    let status = |id: &str| {
+        n.iter()
+            .find(|x| x["id"] == id)
+            .map(|x| x["status"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("no node {id}: {n:?}"))
+    };
+    assert_eq!(status("t0.candidates.c0"), "passing");
+    assert_eq!(status("t0.candidates.c1"), "verified");
+
+    // Two that disagree: each is `needs_review` with the input they disagree on.
+    let out2 = tempfile::tempdir().unwrap();
+    let mut p2 = plan(out2.path(), &img.test_cmd, "strategy-consensus-split");
+    p2.strategies = vec![Strategy::Candidates];
+    p2.candidates.count = 2;
+    let model = scripted(&candidates_yaml(&[MIDRANGE, RIGHT]), "candidates");
+    let o = pipeline::run(&d, &img, &model, &p2).await.unwrap();
+    assert!(!o.fixed(), "{}", o.one_line());
+    let r = o.receipt.as_ref().unwrap();
+    assert_eq!(r.decision.verdict.as_str(), "needs_review");
+    assert!(
+        r.decision.reason.contains("no_majority (consensus)"),
+        "{}",
+        r.decision.reason
+    );
+    let f = r.fit.as_ref().unwrap();
+    let split: Vec<_> = f
+        .findings
+        .iter()
+        .filter(|x| x.kind == "no_majority")
+        .collect();
+    assert_eq!(split.len(), 1, "{f:?}");
+    // The input shown: the two candidates answer it differently, checked in Python.
+    let call = split[0].input.clone().unwrap();
+    let check = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(format!(
+            "import statistics\n\
+             def median(v):\n    return statistics.median(v)\na = {call}\n\
+             def median(v):\n    s = sorted(v)\n    return (s[0] + s[-1]) / 2\nb = {call}\n\
+             assert a != b, (a, b)\n"
+        ))
+        .status()
+        .unwrap();
+    assert!(check.success(), "the candidates agree on {call}");
 }

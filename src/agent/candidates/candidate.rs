@@ -225,8 +225,108 @@ impl<'a> Passing<'a> {
 
 /// The verifier's pure layers on one candidate's edits (milliseconds; no container).
 fn fitted(c: &Candidate, problem: &Problem) -> Vec<String> {
-    let edits: Vec<(String, Option<String>, String)> = c
-        .edits
+    let input = crate::verify::fit::FitInput::of_edits(
+        &edits_of(c, problem),
+        problem.tests.clone(),
+        &problem.targets,
+    );
+    let mut kinds: Vec<String> = crate::verify::fit::assess(&input)
+        .findings
+        .into_iter()
+        .map(|f| f.kind)
+        .collect();
+    kinds.dedup();
+    kinds
+}
+
+/// The attempt's passing candidates compared on generated inputs
+/// ([`crate::verify::consensus`]).
+#[derive(Debug, Clone)]
+pub struct Compared {
+    pub consensus: crate::verify::consensus::Consensus,
+    /// Per passing candidate (in [`CandidatesOutcome::passing`]'s order), its index among
+    /// the compared ones: identical diffs share one; past
+    /// [`crate::verify::consensus::MAX_CANDIDATES`] distinct ones, `None`.
+    pub of: Vec<Option<usize>>,
+}
+
+impl Compared {
+    /// What the verifier is told about passing candidate `i`.
+    pub fn evidence(&self, i: usize) -> Option<crate::verify::consensus::Evidence> {
+        Some(self.consensus.evidence((*self.of.get(i)?)?))
+    }
+
+    fn outvoted(&self, i: usize) -> bool {
+        self.of
+            .get(i)
+            .copied()
+            .flatten()
+            .is_some_and(|k| self.consensus.outvoted(k) > 0)
+    }
+}
+
+/// Which passing candidates to compare: each distinct diff once, the best
+/// [`crate::verify::consensus::MAX_CANDIDATES`]; `None` when fewer than two. Pure.
+pub fn distinct(passing: &[Passing<'_>]) -> Option<(Vec<usize>, Vec<Option<usize>>)> {
+    let mut reps: Vec<usize> = Vec::new();
+    let mut of = Vec::with_capacity(passing.len());
+    for (i, p) in passing.iter().enumerate() {
+        let same = reps
+            .iter()
+            .position(|&r| passing[r].candidate.diff == p.candidate.diff);
+        of.push(same.or_else(|| {
+            (reps.len() < crate::verify::consensus::MAX_CANDIDATES).then(|| {
+                reps.push(i);
+                reps.len() - 1
+            })
+        }));
+    }
+    (reps.len() >= 2).then_some((reps, of))
+}
+
+/// Run the comparison of `passing` in `sandbox` (the unpatched checkout): `None` when there
+/// are fewer than two distinct candidates or no visible failing test to record calls with.
+pub async fn compare(
+    sandbox: &dyn crate::sandbox::Sandbox,
+    test_cmd: &crate::testcmd::TestCommand,
+    problem: &Problem,
+    passing: &[Passing<'_>],
+    per_function: Duration,
+) -> Option<Result<Compared, String>> {
+    if problem.targets.is_empty() {
+        return None;
+    }
+    let (reps, of) = distinct(passing)?;
+    let files: Vec<Vec<crate::verify::signals::ChangedFile>> = reps
+        .iter()
+        .map(|&r| changed_files(passing[r].candidate, problem))
+        .collect();
+    Some(
+        crate::verify::consensus::run(sandbox, test_cmd, &problem.targets, &files, per_function)
+            .await
+            .map(|consensus| Compared { consensus, of }),
+    )
+}
+
+/// The order the passing candidates are proposed in: their ranking
+/// ([`CandidatesOutcome::passing`]), except that one the others outvoted goes after those
+/// they did not — below the layers' findings and a dropped parameter or callee, which
+/// already make it `needs_review`. Pure.
+pub fn order(passing: &[Passing<'_>], compared: Option<&Compared>) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..passing.len()).collect();
+    idx.sort_by_key(|&i| {
+        (
+            passing[i].fitted.len(),
+            passing[i].faithful.dropped.len(),
+            compared.is_some_and(|c| c.outvoted(i)),
+        )
+    });
+    idx
+}
+
+/// A candidate's files as (path, text before — `None`: new —, text after).
+fn edits_of(c: &Candidate, problem: &Problem) -> Vec<(String, Option<String>, String)> {
+    c.edits
         .iter()
         .map(|e| {
             (
@@ -235,14 +335,81 @@ fn fitted(c: &Candidate, problem: &Problem) -> Vec<String> {
                 e.content.clone(),
             )
         })
-        .collect();
-    let input =
-        crate::verify::fit::FitInput::of_edits(&edits, problem.tests.clone(), &problem.targets);
-    let mut kinds: Vec<String> = crate::verify::fit::assess(&input)
-        .findings
-        .into_iter()
-        .map(|f| f.kind)
-        .collect();
-    kinds.dedup();
-    kinds
+        .collect()
+}
+
+/// A candidate's Python files before and after it (what the verifier's layers read).
+fn changed_files(c: &Candidate, problem: &Problem) -> Vec<crate::verify::signals::ChangedFile> {
+    crate::verify::fit::FitInput::of_edits(&edits_of(c, problem), Vec::new(), &[]).files
+}
+
+#[cfg(test)]
+mod consensus_tests {
+    use super::*;
+    use crate::verify::consensus::{Consensus, Outvoted, Row};
+
+    fn cand(index: usize, diff: &str) -> Candidate {
+        Candidate {
+            diff: diff.into(),
+            status: Outcome::Passing,
+            ..Candidate::blank(index, 0)
+        }
+    }
+
+    fn passing(c: &Candidate) -> Passing<'_> {
+        Passing {
+            candidate: c,
+            faithful: Faithfulness::default(),
+            fitted: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn identical_diffs_are_compared_once_and_one_distinct_candidate_is_not_compared() {
+        let cs = [cand(0, "a"), cand(1, "b"), cand(2, "a"), cand(3, "c")];
+        let p: Vec<Passing> = cs.iter().map(passing).collect();
+        let (reps, of) = distinct(&p).unwrap();
+        assert_eq!(reps, [0, 1, 3]);
+        assert_eq!(of, [Some(0), Some(1), Some(0), Some(2)]);
+        let same = [cand(0, "a"), cand(1, "a")];
+        let p: Vec<Passing> = same.iter().map(passing).collect();
+        assert!(distinct(&p).is_none());
+        // Past the cap, the rest are not compared (and not reordered).
+        let many: Vec<Candidate> = (0..8).map(|i| cand(i, &i.to_string())).collect();
+        let p: Vec<Passing> = many.iter().map(passing).collect();
+        let (reps, of) = distinct(&p).unwrap();
+        assert_eq!(reps.len(), crate::verify::consensus::MAX_CANDIDATES);
+        assert_eq!(of[7], None);
+    }
+
+    #[test]
+    fn an_outvoted_candidate_is_not_proposed_first_but_a_flagged_one_stays_behind_it() {
+        let cs = [cand(0, "wrong"), cand(1, "fix"), cand(2, "fix too")];
+        let mut p: Vec<Passing> = cs.iter().map(passing).collect();
+        let outvoted = |k: usize| Compared {
+            consensus: Consensus {
+                candidates: 3,
+                rows: vec![Row {
+                    compared: vec![0, 1, 2],
+                    outvoted: vec![Outvoted {
+                        candidate: k,
+                        inputs: 4,
+                        call: "f(20)".into(),
+                        answer: "returns `10`".into(),
+                        majority: "returns `5`".into(),
+                    }],
+                    ..Row::default()
+                }],
+                ..Consensus::default()
+            },
+            of: vec![Some(0), Some(1), Some(2)],
+        };
+        assert_eq!(order(&p, None), [0, 1, 2]);
+        assert_eq!(order(&p, Some(&outvoted(0))), [1, 2, 0]);
+        assert!(outvoted(0).evidence(0).is_some());
+        // A candidate the layers flag already goes last and is `needs_review`; being
+        // outvoted does not move an unflagged one below it.
+        p[2].fitted = vec!["test_literal_branch".into()];
+        assert_eq!(order(&p, Some(&outvoted(0))), [1, 0, 2]);
+    }
 }

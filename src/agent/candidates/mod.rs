@@ -52,7 +52,7 @@ mod suspects;
 mod tests;
 mod unused;
 
-pub use candidate::{Candidate, CandidatesOutcome, diff_size};
+pub use candidate::{Candidate, CandidatesOutcome, Compared, compare, diff_size, distinct, order};
 pub use check::fixed_targets;
 pub use edits::{
     Block, FileEdit, ParseError, RuleEdit, apply_function, apply_lines, apply_search_replace,
@@ -91,6 +91,10 @@ pub struct CandidateConfig {
     pub temperature: f64,
     /// Which stage of the search this run is: what it draws ([`Stage`]).
     pub stage: Stage,
+    /// Two or more passing candidates are compared on generated inputs
+    /// ([`crate::verify::consensus`]), this long per changed function (`None`: not compared;
+    /// the plan sets it from `verify.differential_seconds`).
+    pub consensus: Option<std::time::Duration>,
 }
 
 /// What one run of the candidate strategy draws: the search's stages that use it
@@ -148,6 +152,7 @@ impl Default for CandidateConfig {
             overlap: None,
             temperature: 0.8,
             stage: Stage::First,
+            consensus: Some(crate::verify::differential::PER_FUNCTION),
         }
     }
 }
