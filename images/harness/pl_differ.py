@@ -834,10 +834,12 @@ def differ():
 # functions answer together. Hypothesis draws inputs for each recorded function (`_inputs`),
 # every candidate answers each. An input where an answer runs out of time, is a deliberate
 # `raise` of the project's code, an error on a value of another type, or memory or a C type's
-# range on call decides nothing (a contract the tests do not state, a size drawn too large).
-# Otherwise the candidates fall into groups of equal answers (iterators inside an answer
-# read, whole floats as ints): one group, they agree; a group of more than half, every candidate outside it is
-# outvoted; else a split (no majority).
+# range on call decides nothing (a contract the tests do not state, a size drawn too large),
+# nor does an error on an input holding a drawn iterator or a value of another type (whether
+# it is accepted is the differential's question, asked against the original). Otherwise the
+# candidates fall into groups of equal answers (iterators inside an answer read, whole floats
+# as ints, every error alike): one group, they agree; a group of more than half, every
+# candidate outside it is outvoted; else a split (no majority).
 # Output per function: {"fn", "calls", "examples", "compared": [k], "outvoted": [{"candidate",
 # "inputs", "call", "answer", "majority"}], "split", "split_call", "split_answers": [[k,
 # answer]], "note"}.
@@ -887,7 +889,11 @@ def _decides(o):
 
 
 def _answer(o):
-    return (o["how"], o.get("text"), o.get("error"), o.get("lazy_error"))
+    """What a vote compares: the value returned (an iterator's items), or that it raised —
+    which error is not compared (two candidates failing on an input alike are not at odds)."""
+    if o["how"] == "raise" or o.get("lazy_error"):
+        return ("raise",)
+    return (o["how"], o.get("text"))
 
 
 def consensus():
@@ -946,6 +952,11 @@ def consensus():
                 if not _decides(o):
                     return
                 answers[k] = o
+            widened = any(isinstance(x, (IterSpec, Odd)) for x in list(a) + list(kw.values()))
+            if widened and any(_answer(o) == ("raise",) for o in answers.values()):
+                # Whether an iterator or another type is accepted at all is a contract the
+                # differential layer judges against the original; here only answers count.
+                return
             row["examples"] += 1
             groups = {}
             for k, o in answers.items():

@@ -16,9 +16,11 @@
 //!    strategies) and every candidate answers each. An input where an answer runs out of time,
 //!    is a deliberate `raise` of the project's code, is an error on a value of another type, or
 //!    is memory or a C type's range on call decides nothing (a contract the tests do not state,
-//!    a size drawn too large). Otherwise the candidates fall into
-//!    groups of equal answers: one group, they agree; a group of more than half, the others are
-//!    **outvoted**; else a **split** (no majority).
+//!    a size drawn too large), nor does an error on an input holding a drawn iterator or value
+//!    of another type (whether it is accepted is the differential layer's question, asked
+//!    against the original). Otherwise the candidates fall into groups of equal answers (every
+//!    error alike, whole floats as ints, iterators in an answer read): one group, they agree;
+//!    a group of more than half, the others are **outvoted**; else a **split** (no majority).
 //!
 //! What the search does with it ([`crate::agent::strategy`]): an outvoted candidate is not
 //! chosen first; the chosen one carries its findings to the verifier (this layer's row in the
