@@ -42,6 +42,7 @@ mod mcp_server;
 mod pipeline_strategies;
 mod prepare;
 mod prepare_deps;
+mod sandbox_test_ids;
 mod verify_bench_gold;
 mod verify_cli;
 mod verify_consensus;
