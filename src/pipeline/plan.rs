@@ -774,4 +774,29 @@ mod tests {
         assert_eq!(d.strategies, None);
         assert_eq!(p.candidates.count, 6);
     }
+
+    #[test]
+    fn the_differential_box_is_also_the_candidates_comparison_and_zero_turns_both_off() {
+        let on = build(&Config::default(), Some("m"), true, &opts(None)).unwrap();
+        let run = |r: &RepairPlan| {
+            super::super::Plan::new(
+                crate::agent::episode::EpisodeConfig {
+                    budgets: Default::default(),
+                    tools: Default::default(),
+                },
+                std::path::Path::new("/tmp"),
+                "t",
+            )
+            .with_plan(r)
+        };
+        let ten = Some(std::time::Duration::from_secs(10));
+        let p = run(&on);
+        assert_eq!((p.differential, p.candidates.consensus), (ten, ten));
+        let c = cfg(
+            "verify:\n  differential_seconds: 0\n",
+            Source::Repo(".github/patchloop.yml".into()),
+        );
+        let p = run(&build(&c, Some("m"), true, &opts(None)).unwrap());
+        assert_eq!((p.differential, p.candidates.consensus), (None, None));
+    }
 }
