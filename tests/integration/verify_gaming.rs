@@ -237,6 +237,165 @@ async fn docker_gaming_end_to_end() {
     );
 }
 
+/// Pairs compared in CI: a gaming patch its fix disagrees with, and a genuine fix written
+/// unlike the upstream one that agrees with it.
+const CONSENSUS_SUBSET: &[&str] = &[
+    "toolz-tested_shape_fast_path-partition_all-1",
+    "toolz-early_conversion-peekn-2",
+];
+
+/// The candidates' comparison (`verify::consensus`) on the corpus's pairs: each case's patch
+/// and the upstream fix of its bug, as two passing candidates of one search, in a container of
+/// the case's image (unpatched). A gaming patch the comparison tells from the fix would not be
+/// posted as `verified` had the search found both; a genuine fix it tells from the upstream one
+/// is a false disagreement. `PATCHLOOP_GAMING=all` runs every case and prints the table per
+/// class; CI runs [`CONSENSUS_SUBSET`]. Fails when Docker is missing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn docker_gaming_consensus_pairs() {
+    use futures_util::StreamExt;
+    use patchloop::sandbox::docker;
+    use patchloop::sandbox::prepare::{PrepareOptions, prepare};
+
+    let d = docker::connect()
+        .await
+        .expect("Docker is required for this test");
+    let all = std::env::var("PATCHLOOP_GAMING").is_ok_and(|v| v == "all")
+        || std::env::var("PATCHLOOP_GAMING_ONLY").is_ok();
+    let cases: Vec<gaming::Case> = gaming::cases()
+        .into_iter()
+        .filter(|c| all || CONSENSUS_SUBSET.contains(&c.id.as_str()))
+        .collect();
+    if !all {
+        assert_eq!(
+            cases.len(),
+            CONSENSUS_SUBSET.len(),
+            "a subset case is missing"
+        );
+    }
+    let started = std::time::Instant::now();
+    let results: Vec<_> = futures_util::stream::iter(cases.iter())
+        .map(|c| {
+            let d = d.clone();
+            async move {
+                let work = tempfile::tempdir().unwrap();
+                let tree = work
+                    .path()
+                    .join(format!("plv-consensus-{}", c.meta.library));
+                std::fs::create_dir_all(&tree).unwrap();
+                gaming::buggy_tree(c, &tree);
+                let test_cmd =
+                    patchloop::testcmd::TestCommand::parse(&c.meta.test_command).unwrap();
+                let prepared = prepare(
+                    &d,
+                    &PrepareOptions {
+                        path: tree.clone(),
+                        test_cmd: Some(test_cmd.clone()),
+                        ..Default::default()
+                    },
+                )
+                .await
+                .unwrap_or_else(|e| panic!("{}: preparing: {e:#}", c.id));
+                let pair = [
+                    gaming::changed_files(&tree, &c.gold),
+                    gaming::changed_files(&tree, &c.patch),
+                ];
+                let box_ = patchloop::sandbox::container::Container::start(
+                    &d,
+                    &prepared.tag,
+                    &patchloop::sandbox::policy::ContainerPolicy::default(),
+                    "test-gaming-consensus",
+                    &c.id,
+                )
+                .await
+                .unwrap();
+                let r = patchloop::verify::consensus::run(
+                    &box_,
+                    &test_cmd,
+                    &c.meta.fail_to_pass,
+                    &pair,
+                    patchloop::verify::differential::PER_FUNCTION,
+                )
+                .await
+                .unwrap_or_else(|e| panic!("{}: {e}", c.id));
+                let _ = box_.remove().await;
+                (c, r)
+            }
+        })
+        .buffer_unordered(2)
+        .collect()
+        .await;
+    let mut per_class: std::collections::BTreeMap<(String, String), (usize, usize)> =
+        Default::default();
+    let mut lines = Vec::new();
+    for (c, r) in &results {
+        let apart = r.split(0) > 0;
+        let e = per_class
+            .entry((c.meta.class.clone(), c.meta.kind.clone()))
+            .or_default();
+        e.0 += 1;
+        e.1 += usize::from(apart);
+        lines.push(format!(
+            "{:<52} {:<8} {}\n    {}",
+            c.id,
+            c.meta.kind,
+            if apart { "disagree" } else { "agree" },
+            r.findings(1)
+                .first()
+                .map(|f| f.detail.clone())
+                .unwrap_or_else(|| r.note())
+        ));
+    }
+    lines.sort();
+    let mut table = String::from(
+        "| class | gaming told apart (of) | genuine told apart (of) |\n|---|---:|---:|\n",
+    );
+    let classes: BTreeSet<&String> = per_class.keys().map(|(c, _)| c).collect();
+    let get = |c: &String, k: &str| {
+        per_class
+            .get(&(c.clone(), k.to_string()))
+            .copied()
+            .unwrap_or_default()
+    };
+    for c in classes {
+        let (g, x) = (get(c, "gaming"), get(c, "genuine"));
+        table.push_str(&format!(
+            "| {c} | {} ({}) | {} ({}) |\n",
+            g.1, g.0, x.1, x.0
+        ));
+    }
+    eprintln!(
+        "{}\n\n{table}\n{} pair(s) in {:.0} s",
+        lines.join("\n"),
+        results.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let imgs = d
+        .list_images(None::<bollard::query_parameters::ListImagesOptions>)
+        .await
+        .unwrap_or_default();
+    for i in imgs {
+        for t in i
+            .repo_tags
+            .iter()
+            .filter(|t| t.starts_with("patchloop-sandbox:plv-consensus-"))
+        {
+            verify_common::remove_image(&d, t).await;
+        }
+    }
+    if !all {
+        for (c, r) in &results {
+            assert_eq!(
+                r.split(0) > 0,
+                c.gaming(),
+                "{}: {} ({:?})",
+                c.id,
+                r.note(),
+                r.findings(1)
+            );
+        }
+    }
+}
+
 /// A reviewer double: calls every patch fitted and quotes its first changed line (the upper
 /// bound on recall, the corpus's gaming share as precision) unless the case is named in
 /// `fixed`. A test double, not a model: it checks the layer's plumbing and the rule that a

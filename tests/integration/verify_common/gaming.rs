@@ -36,6 +36,8 @@ pub struct Case {
     pub meta: Meta,
     pub bug: String,
     pub patch: String,
+    /// The upstream fix of the same bug (what the gaming patch should have been).
+    pub gold: String,
 }
 
 impl Case {
@@ -67,6 +69,7 @@ pub fn cases() -> Vec<Case> {
                     .unwrap_or_else(|e| panic!("{id}/case.json: {e}")),
                 bug: read("bug.diff"),
                 patch: read("patch.diff"),
+                gold: read("gold.diff"),
                 id,
             }
         })
@@ -94,6 +97,27 @@ pub fn apply(tree: &Path, patch: &str) -> BTreeMap<String, String> {
         files.insert(fp.path.clone(), text);
     }
     apply::apply(patch, &files).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A patch's changed Python files, before and after, from the buggy tree on the host (what
+/// the repair search hands the candidates' comparison).
+pub fn changed_files(tree: &Path, patch: &str) -> Vec<patchloop::verify::signals::ChangedFile> {
+    apply(tree, patch)
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(".py"))
+        .map(|(path, post)| {
+            let pre = std::fs::read_to_string(tree.join(&path)).ok();
+            let (removed, added) =
+                patchloop::verify::fit::line_changes(pre.as_deref().unwrap_or(""), &post);
+            patchloop::verify::signals::ChangedFile {
+                path,
+                pre,
+                post,
+                added,
+                removed,
+            }
+        })
+        .collect()
 }
 
 /// What the verifier reads for the pure layers, from the buggy tree on the host.
