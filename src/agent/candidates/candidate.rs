@@ -285,7 +285,8 @@ pub fn distinct(passing: &[Passing<'_>]) -> Option<(Vec<usize>, Vec<Option<usize
 }
 
 /// Run the comparison of `passing` in `sandbox` (the unpatched checkout): `None` when there
-/// are fewer than two distinct candidates or no visible failing test to record calls with.
+/// are fewer than two distinct candidates, no visible failing test to record calls with, or
+/// no changed Python function to call.
 pub async fn compare(
     sandbox: &dyn crate::sandbox::Sandbox,
     test_cmd: &crate::testcmd::TestCommand,
@@ -301,6 +302,11 @@ pub async fn compare(
         .iter()
         .map(|&r| changed_files(passing[r].candidate, problem))
         .collect();
+    // No Python function a test can call (another language, a module-level change): nothing
+    // to compare, and nothing is claimed.
+    if crate::verify::consensus::plan(&files).0.is_empty() {
+        return None;
+    }
     Some(
         crate::verify::consensus::run(sandbox, test_cmd, &problem.targets, &files, per_function)
             .await
