@@ -593,10 +593,25 @@ def _has_landmark(values, landmarks, depth=0):
     return False
 
 
-def _record_calls(fns, deadline, notes):
+def _trim_defaults(fn, head, args, kw):
+    """The call without the arguments left to their defaults (the very default object): what
+    the caller passed. Candidates may differ in the parameters they add with a default."""
+    n = fn.__code__.co_argcount
+    pos = list(head) + list(args)
+    d = fn.__defaults__ or ()
+    if len(pos) == n:
+        while len(pos) > max(len(head), n - len(d)) and \
+                pos[-1] is d[len(pos) - 1 - (n - len(d))]:
+            pos.pop()
+    kd = fn.__kwdefaults__ or {}
+    kw = {k: v for k, v in kw.items() if not (k in kd and v is kd[k])}
+    return pos[:len(head)], pos[len(head):], kw
+
+
+def _record_calls(fns, deadline, notes, trim=False):
     """The failing tests and up to `sample` of their neighbours under the profile hook: per
     function its distinct calls {key: (head, args, kw)} and its live function object; the
-    run's exit code and runner."""
+    run's exit code and runner. `trim`: arguments left to their defaults are not kept."""
     targets = target_codes(fns)
     seen = [dict() for _ in fns]
     live_fns = [None] * len(fns)
@@ -608,6 +623,8 @@ def _record_calls(fns, deadline, notes):
             return
         live_fns[i] = fn
         head, args, kw = call_args(frame, fns[i].get("bound"))
+        if trim:
+            head, args, kw = _trim_defaults(fn, head, args, kw)
         try:
             key = ADDRESS.sub(" at 0x…", canon((args, sorted(kw.items()))))
         except BaseException:  # noqa: B036
@@ -828,10 +845,11 @@ def differ():
 # Input: differ's, with "functions": [{"file", "qualname", "bound"}] (every function any
 # candidate changes) and "versions": [{file: text}] (per candidate, each changed file as that
 # candidate leaves it), run in the UNPATCHED workspace. The calls are recorded as differ
-# records them; for each candidate, each recorded function's code is rebuilt from that
+# records them, without the arguments left to their defaults (candidates may add a parameter
+# with one); for each candidate, each changed function's code is rebuilt from that
 # candidate's text (as differ rebuilds the pre-patch version) and swapped into the live
-# function object in the forked child of each call, so a candidate's versions of all the
-# functions answer together. Hypothesis draws inputs for each recorded function (`_inputs`),
+# function object in the forked child of each call, with the functions and methods it adds,
+# so a candidate's versions of all the functions answer together. Hypothesis draws inputs for each recorded function (`_inputs`),
 # every candidate answers each. An input where an answer runs out of time, is a deliberate
 # `raise` of the project's code, an error on a value of another type, or memory or a C type's
 # range on call decides nothing (a contract the tests do not state, a size drawn too large),
@@ -845,13 +863,32 @@ def differ():
 # answer]], "note"}.
 
 
+def _live_function(f, live_fns):
+    """The live function object of `f` when no test called it: looked up by its qualname in
+    the module of its file (loaded by the tests), through classes' own namespaces."""
+    import types
+
+    path = os.path.realpath(os.path.join(ws, f["file"]))
+    for mod in list(sys.modules.values()):
+        if os.path.realpath(getattr(mod, "__file__", None) or "") != path:
+            continue
+        obj = mod
+        for part in f["qualname"].split("."):
+            obj = vars(obj).get(part) if hasattr(obj, "__dict__") else None
+            if isinstance(obj, (staticmethod, classmethod)):
+                obj = obj.__func__
+        return obj if isinstance(obj, types.FunctionType) else None
+    return None
+
+
 def _swaps(version, fns, live_fns, notes):
-    """The child's setup for one candidate: each recorded function's code and defaults
-    rebuilt from the candidate's text of its file, and the names its files add at their top
-    level. None: a function does not rebuild (the candidate is not compared)."""
+    """The child's setup for one candidate: each changed function's code and defaults rebuilt
+    from the candidate's text of its file (the live object found by a test's call, else by its
+    name), and the names its files add at their top level or to a class. None: a function
+    does not rebuild (the candidate is not compared)."""
     codes, added = [], []
     for i, f in enumerate(fns):
-        live = live_fns[i]
+        live = live_fns[i] or _live_function(f, live_fns)
         text = version.get(f["file"])
         if live is None or text is None:
             continue
@@ -863,9 +900,19 @@ def _swaps(version, fns, live_fns, notes):
             return None
         codes.append((live, built.__code__, built.__defaults__, built.__kwdefaults__))
         mod = sys.modules.get(live.__module__)
+        if mod is None:
+            continue
         for k, v in scratch.items():
-            if mod is not None and not k.startswith("__") and not hasattr(mod, k):
+            if k.startswith("__"):
+                continue
+            if not hasattr(mod, k):
                 added.append((mod, k, v))
+            elif isinstance(v, type) and isinstance(getattr(mod, k), type):
+                # A method or attribute the candidate adds to a class the module has.
+                live_cls = getattr(mod, k)
+                for name, attr in vars(v).items():
+                    if not name.startswith("__") and name not in vars(live_cls):
+                        added.append((live_cls, name, attr))
 
     def setup():
         for fn, code, d, kd in codes:
@@ -908,7 +955,7 @@ def consensus():
     deadline = started + float(cfg.get("deadline_s", 60))
     fns = cfg["functions"]
     notes = set()
-    seen, live_fns, rc, runner = _record_calls(fns, deadline, notes)
+    seen, live_fns, rc, runner = _record_calls(fns, deadline, notes, trim=True)
     recorded = time.monotonic() - started
     given, settings, st, HealthCheck, Phase = _hypothesis()
 
