@@ -531,19 +531,22 @@ def _rebuild(source, want, live_fn, notes):
         notes.append("%s: its file's text does not load apart (%s)" % (want, type(e).__name__))
         return None, {}
 
-    def find(c):
+    def find(c, out):
         for k in c.co_consts:
             if isinstance(k, types.CodeType):
                 if getattr(k, "co_qualname", k.co_name) == want or (
                         not hasattr(k, "co_qualname") and k.co_name == want.rsplit(".", 1)[-1]):
-                    return k
-                got = find(k)
-                if got is not None:
-                    return got
-        return None
+                    out.append(k)
+                find(k, out)
+        return out
 
-    pcode = find(code)
-    pre_fn = function_of(pcode) if pcode is not None else None
+    # A def in a branch the module did not take (`if sys.version_info >= …:`) made no
+    # function: the one that ran is the version.
+    pcode, pre_fn = None, None
+    for k in find(code, []):
+        pcode, pre_fn = k, function_of(k)
+        if pre_fn is not None:
+            break
     if pre_fn is None:
         notes.append("%s: no function object in its file's text" % want)
         return None, {}

@@ -113,15 +113,16 @@ pub struct Consensus {
 pub struct Evidence {
     pub note: String,
     pub findings: Vec<Finding>,
-    /// The comparison was due and failed: why (the layer then decides nothing).
-    pub failed: Option<String>,
+    /// The comparison was due and decided nothing (it failed, or no input was answered by two
+    /// candidates): why. The layer then reports it as not run.
+    pub not_run: Option<String>,
 }
 
 impl Evidence {
     /// The comparison was due and could not run.
     pub fn failed(why: String) -> Evidence {
         Evidence {
-            failed: Some(why),
+            not_run: Some(format!("the comparison in the repair search failed: {why}")),
             ..Evidence::default()
         }
     }
@@ -249,10 +250,11 @@ impl Consensus {
 
     /// What the verifier is told about candidate `k`.
     pub fn evidence(&self, k: usize) -> Evidence {
+        let decided: usize = self.rows.iter().map(|r| r.examples).sum();
         Evidence {
             note: self.note(),
             findings: self.findings(k),
-            failed: None,
+            not_run: (decided == 0).then(|| format!("nothing was compared: {}", self.note())),
         }
     }
 }
@@ -425,6 +427,22 @@ mod tests {
         );
         // Candidate 3 was not compared (its code did not rebuild): nothing is said of it.
         assert!(c.findings(2).is_empty());
+        assert_eq!(c.evidence(0).not_run, None);
+    }
+
+    #[test]
+    fn a_comparison_that_decided_no_input_is_reported_as_not_run_not_clean() {
+        let c = consensus(
+            r#"[{"fn": 0, "calls": 3, "examples": 0, "compared": [0],
+                 "note": "fewer than two candidates rebuild"}]"#,
+        );
+        let e = c.evidence(0);
+        assert!(e.findings.is_empty());
+        let why = e.not_run.expect("not run");
+        assert!(
+            why.starts_with("nothing was compared: ") && why.contains("fewer than two"),
+            "{why}"
+        );
     }
 
     fn changed(path: &str, pre: &str, post: &str) -> ChangedFile {

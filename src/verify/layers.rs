@@ -426,8 +426,9 @@ impl EvidenceLayer for Consensus {
     fn assess(&self, _fit: &FitInput, opts: &FitOptions) -> Option<Outcome> {
         Some(match &opts.consensus {
             Some(Evidence {
-                failed: Some(why), ..
-            }) => Outcome::NotRun(format!("the comparison in the repair search failed: {why}")),
+                not_run: Some(why),
+                ..
+            }) => Outcome::NotRun(why.clone()),
             Some(e) => Outcome::Ran {
                 note: e.note.clone(),
                 findings: e.findings.clone(),
@@ -596,7 +597,7 @@ mod tests {
             consensus: Some(Evidence {
                 note: "2 passing candidate(s) compared".into(),
                 findings: vec![finding.clone()],
-                failed: None,
+                not_run: None,
             }),
             ..FitOptions::default()
         };

@@ -19,7 +19,16 @@ use verify_common::{fixture_image, remove_image};
 const TAG: &str = "patchloop-verify-consensus:test";
 
 /// `clamp` answers `lo` above the range (the bug); `scale` is unchanged by every candidate.
-const LIB: &str = r#"def clamp(x, lo, hi):
+/// A first `clamp` sits in a branch the module never takes (as version shims do): the
+/// candidates' version is the one that ran.
+const LIB: &str = r#"import sys
+
+if sys.version_info < (3,):
+    def clamp(x, lo, hi):
+        return min(max(x, lo), hi)
+
+
+def clamp(x, lo, hi):
     if x < lo:
         return lo
     if x > hi:
