@@ -1,6 +1,5 @@
 //! Evaluation: statistics, reports and the episode viewer over `results/<run-id>/`.
 
-pub mod apply;
 pub mod commands;
 pub mod coverage;
 pub mod funnel;

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::eval::apply::{self, ApplyError};
+use crate::verify::apply::{self, ApplyError};
 
 /// The oracle's script for `patch`, in the scripted model's format
 /// (`{"turns": [{"content", "tool_calls": [{"name", "arguments"}]}]}`).

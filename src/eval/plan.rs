@@ -9,8 +9,8 @@ use anyhow::{Context, bail};
 use serde::Serialize;
 
 use crate::bench::task::Task;
-use crate::eval::apply;
 use crate::eval::results::EpisodeResult;
+use crate::verify::apply;
 
 /// `--shard I/N`: the I-th (1-based) of N interleaved slices of the tasks file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

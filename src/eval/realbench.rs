@@ -18,8 +18,6 @@
 //!   changelog: "Fixed cacheutils.LRI.update rejecting empty and keyword-only updates"
 //!   bug: bugs/lri-update.diff # relative to the YAML file: fixed release -> buggy tree
 //! ```
-//!
-//! Lives in `eval` rather than `bench` because it applies diffs with [`crate::eval::apply`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -37,11 +35,11 @@ use crate::bench::sandbox_runner::ContainerRunner;
 use crate::bench::statement::{self, FailingTest};
 use crate::bench::task::{Origin, Provenance, Task, to_jsonl};
 use crate::bench::validate::{self, Baseline, Rejection, SuiteResult};
-use crate::eval::apply;
 use crate::sandbox::container::Container;
 use crate::sandbox::policy::ContainerPolicy;
 use crate::sandbox::prepare::{PrepareOptions, prepare};
 use crate::sandbox::{ExecRequest, Sandbox};
+use crate::verify::apply;
 
 /// One mined bug as the spec file lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]

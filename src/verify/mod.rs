@@ -80,6 +80,7 @@
 //! to parametrized or fixture-using tests, and runs tests in isolation (an order-dependent test
 //! would disagree). Held-out tests remain the other defence.
 
+pub mod apply;
 pub mod attempts;
 pub mod cli;
 pub mod consensus;

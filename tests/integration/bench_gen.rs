@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use patchloop::bench::commands::{GenArgs, gen_tasks};
 use patchloop::bench::generate::{content_commit, read_tree};
 use patchloop::bench::task::read_tasks;
-use patchloop::eval::apply;
+use patchloop::verify::apply;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/minilib")

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use patchloop::bench::generate::read_tree;
 use patchloop::bench::task::read_tasks;
-use patchloop::eval::{apply, plan};
+use patchloop::eval::plan;
+use patchloop::verify::apply;
 
 #[test]
 fn pinned_benchmark_is_complete_and_consistent() {

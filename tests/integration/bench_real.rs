@@ -9,7 +9,8 @@ use std::path::Path;
 
 use patchloop::bench::generate::read_tree;
 use patchloop::bench::task::{Origin, read_tasks};
-use patchloop::eval::{apply, hidden, plan};
+use patchloop::eval::{hidden, plan};
+use patchloop::verify::apply;
 
 fn texts(dir: &Path) -> BTreeMap<String, String> {
     read_tree(dir)

@@ -9,8 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use patchloop::bench::task::read_tasks;
-use patchloop::eval::{apply, plan};
+use patchloop::eval::plan;
 use patchloop::sandbox::context;
+use patchloop::verify::apply;
 use patchloop::verify::{diff, fit, oracle};
 
 fn flags(tasks: &str, sources: &str) -> (usize, Vec<String>) {

@@ -90,7 +90,7 @@ pub fn buggy_tree(c: &Case, dest: &Path) {
 
 /// The files a patch changes, applied to `tree` in memory (added files start empty).
 pub fn apply(tree: &Path, patch: &str) -> BTreeMap<String, String> {
-    use patchloop::eval::apply;
+    use patchloop::verify::apply;
     let mut files = BTreeMap::new();
     for fp in apply::parse(patch).unwrap() {
         let text = std::fs::read_to_string(tree.join(&fp.path)).unwrap_or_default();
