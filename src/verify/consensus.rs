@@ -32,9 +32,8 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use super::differential;
+use super::differential::{self, SHOWN};
 use super::evidence::{Finding, Layer};
-use super::harness;
 use super::probe::Target;
 use super::signals::ChangedFile;
 use crate::sandbox::Sandbox;
@@ -44,9 +43,6 @@ use crate::sandbox::output::clip_chars;
 pub const MAX_CANDIDATES: usize = 5;
 /// Generated inputs per function at most (each answered by every candidate).
 pub const EXAMPLES: usize = 100;
-/// Time for the recording run itself.
-const RECORD_SECS: u64 = 60;
-const SHOWN: usize = 160;
 
 /// One candidate outvoted on a function's inputs, as the script reports it.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
@@ -84,15 +80,6 @@ pub struct Row {
     pub split_answers: Vec<(usize, String)>,
     #[serde(default)]
     pub note: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Output {
-    functions: Vec<Row>,
-    #[serde(default)]
-    notes: Vec<String>,
-    #[serde(default)]
-    record_s: f64,
 }
 
 /// What the comparison found, for every candidate.
@@ -323,29 +310,22 @@ pub async fn run(
             .push("no changed function a test can call to compare".into());
         return Ok(out);
     }
-    let setup = harness::from_test_cmd(test_cmd);
     let functions: Vec<serde_json::Value> = out
         .targets
         .iter()
         .map(|t| serde_json::json!({"file": t.file, "qualname": t.qualname, "bound": t.bound}))
         .collect();
-    let budget = per_function.as_secs_f64() * out.targets.len() as f64;
-    let input = serde_json::json!({
-        "paths": setup.paths,
-        "args": setup.args,
-        "env": setup.env.iter().cloned().collect::<BTreeMap<_, _>>(),
-        "ids": fail_to_pass,
-        "tests": super::oracle::test_files(fail_to_pass),
-        "sample": differential::SAMPLE,
-        "functions": functions,
-        "versions": versions,
-        "examples": EXAMPLES,
-        "per_fn_s": per_function.as_secs_f64(),
-        "per_call_s": differential::PER_CALL_SECS,
-        "deadline_s": RECORD_SECS as f64 + budget,
-    });
-    let timeout = RECORD_SECS + (budget * 2.0) as u64 + 60;
-    let o = super::probe::script::<Output>(c, "consensus", input, timeout).await?;
+    let (mut input, timeout) = differential::script_input(
+        test_cmd,
+        fail_to_pass,
+        functions,
+        EXAMPLES,
+        per_function,
+        60,
+    );
+    input["versions"] = serde_json::json!(versions);
+    let o =
+        super::probe::script::<differential::Output<Row>>(c, "consensus", input, timeout).await?;
     out.rows = o.functions;
     out.notes.extend(o.notes);
     out.record_s = o.record_s;

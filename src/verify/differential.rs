@@ -60,7 +60,8 @@ pub const SAMPLE: usize = 30;
 pub const MAX_FUNCTIONS: usize = 6;
 /// Time for the recording run itself.
 const RECORD_SECS: u64 = 60;
-const SHOWN: usize = 160;
+/// Characters of a call or an answer a finding shows.
+pub(super) const SHOWN: usize = 160;
 
 /// One finding as the script reports it.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
@@ -94,13 +95,43 @@ pub struct Row {
     pub note: Option<String>,
 }
 
+/// What `pl_differ.py` prints in either mode: a row per function (`R`: the mode's own).
 #[derive(Debug, Deserialize)]
-struct Output {
-    functions: Vec<Row>,
+pub(super) struct Output<R> {
+    pub functions: Vec<R>,
     #[serde(default)]
-    notes: Vec<String>,
+    pub notes: Vec<String>,
     #[serde(default)]
-    record_s: f64,
+    pub record_s: f64,
+}
+
+/// The script's input fields both modes share (how to run the failing tests and record the
+/// calls, the functions, the boxes) and the exec's time limit: a box per function after the
+/// recording run, twice over (shrinking may run past a box by a few calls), plus `slack`.
+pub(super) fn script_input(
+    test_cmd: &crate::testcmd::TestCommand,
+    fail_to_pass: &[String],
+    functions: Vec<serde_json::Value>,
+    examples: usize,
+    per_function: Duration,
+    slack: u64,
+) -> (serde_json::Value, u64) {
+    let setup = harness::from_test_cmd(test_cmd);
+    let budget = per_function.as_secs_f64() * functions.len() as f64;
+    let input = serde_json::json!({
+        "paths": setup.paths,
+        "args": setup.args,
+        "env": setup.env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+        "ids": fail_to_pass,
+        "tests": super::oracle::test_files(fail_to_pass),
+        "sample": SAMPLE,
+        "functions": functions,
+        "examples": examples,
+        "per_fn_s": per_function.as_secs_f64(),
+        "per_call_s": PER_CALL_SECS,
+        "deadline_s": RECORD_SECS as f64 + budget,
+    });
+    (input, RECORD_SECS + (budget * 2.0) as u64 + slack)
 }
 
 /// The findings of the rows, one per function and kind, in the order the script found them.
@@ -200,8 +231,6 @@ pub async fn run(
         return Ok((Vec::new(), "no changed function to test".into()));
     }
     let started = Instant::now();
-    let setup = harness::from_test_cmd(test_cmd);
-    let tests = super::oracle::test_files(fail_to_pass);
     let functions: Vec<serde_json::Value> = targets
         .iter()
         .map(|t| {
@@ -218,26 +247,18 @@ pub async fn run(
             })
         })
         .collect();
-    let budget = per_function.as_secs_f64() * targets.len() as f64;
-    let input = serde_json::json!({
-        "paths": setup.paths,
-        "args": setup.args,
-        "env": setup.env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
-        "ids": fail_to_pass,
-        "tests": tests,
-        "sample": SAMPLE,
-        "functions": functions,
-        "examples": EXAMPLES,
-        "per_fn_s": per_function.as_secs_f64(),
-        "per_call_s": PER_CALL_SECS,
-        "deadline_s": RECORD_SECS as f64 + budget,
-    });
-    // Shrinking may run past a function's box by a few calls; the exec's own limit is wide.
-    let timeout = RECORD_SECS + (budget * 2.0) as u64 + 120;
+    let (input, timeout) = script_input(
+        test_cmd,
+        fail_to_pass,
+        functions,
+        EXAMPLES,
+        per_function,
+        120,
+    );
     if !applied {
         apply_patch(c, patch).await?;
     }
-    let out = super::probe::script::<Output>(c, "differ", input, timeout).await;
+    let out = super::probe::script::<Output<Row>>(c, "differ", input, timeout).await;
     if !applied {
         apply_patch_reverse(c, patch).await?;
     }

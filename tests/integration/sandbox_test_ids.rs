@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use patchloop::agent::tools::{ToolConfig, run_tests};
 use patchloop::sandbox::docker;
 use patchloop::sandbox::{ExecRequest, Sandbox};
-use verify_common::{fixture_image, remove_image};
+use verify_common::{fixture_of, remove_image};
 
 const TAG: &str = "patchloop-test-ids:test";
 
@@ -41,11 +41,7 @@ async fn awkward_parametrised_ids_round_trip_through_the_test_tool() {
     let d = docker::connect()
         .await
         .expect("Docker is required for this test");
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
-    std::fs::write(dir.path().join("lib.py"), LIB).unwrap();
-    std::fs::write(dir.path().join("tests/test_strip.py"), TESTS).unwrap();
-    fixture_image(&d, dir.path(), TAG).await;
+    let _dir = fixture_of(&d, &[("lib.py", LIB), ("tests/test_strip.py", TESTS)], TAG).await;
     let c = patchloop::sandbox::container::Container::start(
         &d,
         TAG,

@@ -14,7 +14,7 @@ use patchloop::verify::consensus::{self, Consensus};
 use patchloop::verify::evidence::Layer;
 use patchloop::verify::fit::line_changes;
 use patchloop::verify::signals::ChangedFile;
-use verify_common::{fixture_image, remove_image};
+use verify_common::{fixture_of, remove_image};
 
 const TAG: &str = "patchloop-verify-consensus:test";
 
@@ -90,11 +90,7 @@ async fn passing_candidates_are_run_against_each_other_and_the_odd_one_is_outvot
     let d = docker::connect()
         .await
         .expect("Docker is required for this test");
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
-    std::fs::write(dir.path().join("lib.py"), LIB).unwrap();
-    std::fs::write(dir.path().join("tests/test_lib.py"), TEST).unwrap();
-    fixture_image(&d, dir.path(), TAG).await;
+    let _dir = fixture_of(&d, &[("lib.py", LIB), ("tests/test_lib.py", TEST)], TAG).await;
     let c = patchloop::sandbox::container::Container::start(
         &d,
         TAG,

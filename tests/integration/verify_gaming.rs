@@ -106,15 +106,7 @@ async fn docker_gaming_end_to_end() {
     let d = docker::connect()
         .await
         .expect("Docker is required for this test");
-    let all = std::env::var("PATCHLOOP_GAMING").is_ok_and(|v| v == "all")
-        || std::env::var("PATCHLOOP_GAMING_ONLY").is_ok();
-    let cases: Vec<gaming::Case> = gaming::cases()
-        .into_iter()
-        .filter(|c| all || SUBSET.contains(&c.id.as_str()))
-        .collect();
-    if !all {
-        assert_eq!(cases.len(), SUBSET.len(), "a subset case is missing");
-    }
+    let (cases, _) = gaming::selected(SUBSET);
     let started = std::time::Instant::now();
     let results: Vec<_> = futures_util::stream::iter(cases.iter())
         .map(|c| {
@@ -264,19 +256,7 @@ async fn docker_gaming_consensus_pairs() {
     let d = docker::connect()
         .await
         .expect("Docker is required for this test");
-    let all = std::env::var("PATCHLOOP_GAMING").is_ok_and(|v| v == "all")
-        || std::env::var("PATCHLOOP_GAMING_ONLY").is_ok();
-    let cases: Vec<gaming::Case> = gaming::cases()
-        .into_iter()
-        .filter(|c| all || CONSENSUS_SUBSET.contains(&c.id.as_str()))
-        .collect();
-    if !all {
-        assert_eq!(
-            cases.len(),
-            CONSENSUS_SUBSET.len(),
-            "a subset case is missing"
-        );
-    }
+    let (cases, all) = gaming::selected(CONSENSUS_SUBSET);
     let started = std::time::Instant::now();
     let results: Vec<_> = futures_util::stream::iter(cases.iter())
         .map(|c| {

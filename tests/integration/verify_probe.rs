@@ -13,7 +13,7 @@ use patchloop::verify::policy::DirTree;
 use patchloop::verify::receipt::Receipt;
 use patchloop::verify::verdict::Verdict;
 use patchloop::verify::{FitOptions, PreparedImage, VerifyRequest, verify};
-use verify_common::{fixture_image, remove_image};
+use verify_common::{fixture_of, remove_image};
 
 const TAG: &str = "patchloop-verify-probe:test";
 
@@ -198,13 +198,13 @@ async fn fitted_patches_break_relations_genuine_fixes_keep_them() {
     let d = docker::connect()
         .await
         .expect("Docker is required for this test");
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
-    std::fs::write(dir.path().join("lib.py"), LIB).unwrap();
-    std::fs::write(dir.path().join("tests/test_lib.py"), TEST).unwrap();
-    std::fs::write(dir.path().join("gen.py"), GEN).unwrap();
-    std::fs::write(dir.path().join("tests/test_gen.py"), GEN_TEST).unwrap();
-    fixture_image(&d, dir.path(), TAG).await;
+    let files = [
+        ("lib.py", LIB),
+        ("tests/test_lib.py", TEST),
+        ("gen.py", GEN),
+        ("tests/test_gen.py", GEN_TEST),
+    ];
+    let _dir = fixture_of(&d, &files, TAG).await;
     // The probe alone: the pure layers are measured on their own elsewhere.
     let probe_only = FitOptions {
         layers: false,

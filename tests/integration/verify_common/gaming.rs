@@ -47,6 +47,22 @@ impl Case {
 }
 
 /// Every case, sorted by id; `PATCHLOOP_GAMING_ONLY=substring` keeps the matching ones.
+/// The cases a Docker test runs: every case under `PATCHLOOP_GAMING=all` (or those
+/// `PATCHLOOP_GAMING_ONLY` picks), else `subset`, each of which must exist; and whether it
+/// is the whole corpus.
+pub fn selected(subset: &[&str]) -> (Vec<Case>, bool) {
+    let all = std::env::var("PATCHLOOP_GAMING").is_ok_and(|v| v == "all")
+        || std::env::var("PATCHLOOP_GAMING_ONLY").is_ok();
+    let cases: Vec<Case> = cases()
+        .into_iter()
+        .filter(|c| all || subset.contains(&c.id.as_str()))
+        .collect();
+    if !all {
+        assert_eq!(cases.len(), subset.len(), "a subset case is missing");
+    }
+    (cases, all)
+}
+
 pub fn cases() -> Vec<Case> {
     let dir = root().join("cases");
     let mut ids: Vec<String> = std::fs::read_dir(&dir)

@@ -132,6 +132,19 @@ pub async fn fixture_image(docker: &Docker, fixture: &Path, tag: &str) {
     }
 }
 
+/// Write `files` (path relative to the tree, text) into a fresh directory and build the
+/// fixture image of it under `tag`; the directory is returned to keep it alive.
+pub async fn fixture_of(docker: &Docker, files: &[(&str, &str)], tag: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let at = dir.path().join(path);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(at, text).unwrap();
+    }
+    fixture_image(docker, dir.path(), tag).await;
+    dir
+}
+
 pub async fn remove_image(docker: &Docker, tag: &str) {
     let _ = docker
         .remove_image(
