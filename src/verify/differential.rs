@@ -214,6 +214,10 @@ pub fn note(targets: &[Target], rows: &[Row], record_s: f64, total: Duration) ->
     s
 }
 
+/// What the layer found, its note, and how many generated inputs went through both versions
+/// (none: it tested nothing, whatever the note says).
+pub type Ran = (Vec<Finding>, String, usize);
+
 /// Run the layer in `c`, whose workspace has the patch applied (`applied`) or not; the
 /// workspace ends as it started. `Err` when a step failed (the layer then decides nothing).
 #[allow(clippy::too_many_arguments)]
@@ -226,9 +230,9 @@ pub async fn run(
     files: &[ChangedFile],
     targets: &[Target],
     per_function: Duration,
-) -> Result<(Vec<Finding>, String), String> {
+) -> Result<Ran, String> {
     if targets.is_empty() {
-        return Ok((Vec::new(), "no changed function to test".into()));
+        return Ok((Vec::new(), "no changed function to test".into(), 0));
     }
     let started = Instant::now();
     let functions: Vec<serde_json::Value> = targets
@@ -268,7 +272,8 @@ pub async fn run(
     if !out.notes.is_empty() {
         n.push_str(&format!("; {}", out.notes.join("; ")));
     }
-    Ok((found, n))
+    let inputs = out.functions.iter().map(|r| r.examples).sum();
+    Ok((found, n, inputs))
 }
 
 /// The functions to test: every changed function defined before and after the patch that a

@@ -367,12 +367,17 @@ impl EvidenceLayer for BeyondTestedPoints {
 }
 
 /// A dynamic layer's findings and note, followed by the notes of what its targets left out.
-fn ran_with_notes((findings, note): (Vec<Finding>, String), mut notes: Vec<String>) -> Outcome {
-    notes.insert(0, note);
+fn ran_with_notes((findings, note): (Vec<Finding>, String), notes: Vec<String>) -> Outcome {
     Outcome::Ran {
-        note: notes.join("; "),
+        note: joined(note, notes),
         findings,
     }
+}
+
+/// A layer's own note, then the notes of what it left out.
+fn joined(note: String, mut notes: Vec<String>) -> String {
+    notes.insert(0, note);
+    notes.join("; ")
 }
 
 /// Differential neighbourhood testing ([`super::differential`]): dynamic, one run of the
@@ -405,7 +410,13 @@ impl EvidenceLayer for Differential {
         )
         .await
         {
-            Ok(found) => ran_with_notes(found, notes),
+            // Nothing generated went through both versions (no recorded call, every function
+            // skipped): nothing was tested, so nothing is claimed.
+            Ok((found, note, 0)) if found.is_empty() => Outcome::NotRun(format!(
+                "no generated input was tested: {}",
+                joined(note, notes)
+            )),
+            Ok((found, note, _)) => ran_with_notes((found, note), notes),
             Err(e) => Outcome::NotRun(e),
         }
     }

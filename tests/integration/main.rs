@@ -47,5 +47,6 @@ mod verify_bench_gold;
 mod verify_cli;
 mod verify_consensus;
 mod verify_corpus;
+mod verify_differential;
 mod verify_gaming;
 mod verify_probe;

@@ -1,0 +1,135 @@
+//! The differential layer (`verify::differential`) claims only what it tested, end to end
+//! through `verify::verify` against the real Docker daemon: a fix whose changed function no
+//! test calls sends no generated input through both versions, and its row says `not_run` with
+//! why (a receipt row of `clean` over nothing tested read as evidence); a fix of the called
+//! function is tested and `clean`. Both stay `verified` (a layer that did not run decides
+//! nothing). Fails when Docker is missing.
+
+use crate::verify_common;
+
+use patchloop::verify::policy::DirTree;
+use patchloop::verify::receipt::Receipt;
+use patchloop::verify::verdict::Verdict;
+use patchloop::verify::{FitOptions, PreparedImage, VerifyRequest, verify};
+use verify_common::{fixture_of, remove_image};
+
+const TAG: &str = "patchloop-verify-differential:test";
+
+/// `cap` clips at a limit ten times too low (the bug); `describe` no test calls.
+const LIB: &str = r#"LIMIT = 5
+
+
+def cap(x):
+    return min(x, LIMIT)
+
+
+def describe(x):
+    return "value %s" % x
+"#;
+
+const TEST: &str = r#"from lib import cap
+
+
+def test_cap_keeps_ordinary_values():
+    assert cap(10) == 10
+
+
+def test_cap_clips():
+    assert cap(500) == 50
+"#;
+
+const IDS: [&str; 1] = ["tests/test_lib.py::test_cap_keeps_ordinary_values"];
+
+/// The limit fixed at module level; the only function it changes is one no test calls.
+const UNCALLED: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -1,4 +1,4 @@
+-LIMIT = 5
++LIMIT = 50
+ 
+ 
+ def cap(x):
+@@ -6,4 +6,4 @@ def cap(x):
+ 
+ 
+ def describe(x):
+-    return \"value %s\" % x
++    return \"value %r\" % (x,)
+";
+
+/// The limit fixed inside the function the failing test calls.
+const CALLED: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -2,7 +2,7 @@ LIMIT = 5
+ 
+ 
+ def cap(x):
+-    return min(x, LIMIT)
++    return min(x, LIMIT * 10)
+ 
+ 
+ def describe(x):
+";
+
+async fn run(d: &bollard::Docker, patch: &str) -> Receipt {
+    let image = PreparedImage {
+        tag: TAG.into(),
+        tests_dirs: vec!["tests".into()],
+        test_cmd: patchloop::testcmd::TestCommand::parse("python -m pytest").unwrap(),
+    };
+    let mut req = VerifyRequest::new(
+        image,
+        patch.to_string(),
+        IDS.iter().map(|s| s.to_string()).collect(),
+    );
+    req.reruns = 1;
+    req.fit = FitOptions::default();
+    req.run_id = "test-verify-differential".into();
+    let base = tempfile::tempdir().unwrap();
+    std::fs::write(base.path().join("lib.py"), LIB).unwrap();
+    verify(d, &req, &DirTree(base.path().to_path_buf())).await
+}
+
+fn differential(r: &Receipt) -> &patchloop::verify::receipt::Layer {
+    r.layers
+        .iter()
+        .find(|l| l.layer == "differential")
+        .expect("a differential row")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_differential_says_not_run_when_it_tested_nothing() {
+    let d = patchloop::sandbox::docker::connect()
+        .await
+        .expect("Docker is required for this test");
+    let _dir = fixture_of(&d, &[("lib.py", LIB), ("tests/test_lib.py", TEST)], TAG).await;
+
+    let r = run(&d, UNCALLED).await;
+    assert_eq!(
+        r.decision.verdict,
+        Verdict::Verified,
+        "{}",
+        r.decision.reason
+    );
+    let l = differential(&r);
+    assert_eq!(l.status, "not_run", "{l:?}");
+    assert!(
+        l.detail.starts_with("no generated input was tested: ") && l.detail.contains("describe"),
+        "{l:?}"
+    );
+
+    let r = run(&d, CALLED).await;
+    assert_eq!(
+        r.decision.verdict,
+        Verdict::Verified,
+        "{}",
+        r.decision.reason
+    );
+    let l = differential(&r);
+    assert_eq!(l.status, "clean", "{l:?}");
+    assert!(!l.detail.contains(" 0 generated input(s)"), "{l:?}");
+
+    remove_image(&d, TAG).await;
+}
