@@ -58,6 +58,12 @@ pub fn report(results_root: &Path, run_id: &str, vs: &[String]) -> anyhow::Resul
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut markdown = render_markdown(&summary, &others);
+    let (receipts, missing) = crate::eval::evidence::read(&run_dir(results_root, run_id), &results);
+    markdown.push_str(&crate::eval::evidence::render(
+        &crate::eval::evidence::tally(&receipts),
+        receipts.len(),
+        missing,
+    ));
     let rows: Vec<(&str, &Speed)> = speeds.iter().map(|(id, s)| (id.as_str(), s)).collect();
     markdown.push_str(&crate::eval::speed::table(&rows));
     let dir = run_dir(results_root, run_id);

@@ -2,6 +2,7 @@
 
 pub mod commands;
 pub mod coverage;
+pub mod evidence;
 pub mod funnel;
 pub mod hidden;
 pub mod oracle;
