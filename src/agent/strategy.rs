@@ -273,22 +273,10 @@ impl RepairStrategy for Loop {
         let mut a = Attempt::new(o.stop, o.detail, Detail::Loop { steps: o.steps });
         a.dirty = !o.patch.trim().is_empty();
         if a.dirty {
-            // The candidates' faithfulness check, on the loop's diff (issue #44: every
-            // proposal, however it was made, is told apart by what it stops using).
-            let (drops, note) = match crate::agent::candidates::faithful::assess_patch(
-                &o.patch,
-                &s.problem.files,
-            ) {
-                Ok(f) if f.dropped.is_empty() => (Vec::new(), String::new()),
-                Ok(f) => (f.dropped.clone(), format!("drops {}", f.dropped.join(", "))),
-                Err(e) => (Vec::new(), format!("faithfulness not assessed: {e}")),
-            };
             a.proposals.push(Proposal {
                 patch: o.patch,
                 checked: false,
                 origin: Origin::Loop,
-                drops,
-                note,
                 ..Proposal::default()
             });
         }

@@ -642,37 +642,3 @@ async fn passing_candidates_are_compared_and_the_outvoted_one_is_not_chosen() {
         .unwrap();
     assert!(check.success(), "the candidates agree on {call}");
 }
-
-/// Issue #44 item 2: the loop's proposal gets the candidates' faithfulness check. Its edit
-/// passes every test and replaces `mid = len(ordered) // 2 / return ordered[mid]` with the
-/// midrange, a call to `len` no new call takes over: `needs_review`, the drop named.
-#[tokio::test]
-async fn the_loops_proposal_is_checked_for_what_it_stops_using() {
-    let (_image, d, img, _out, mut p) = setup("strategy-loop-drops").await;
-    p.strategies = vec![Strategy::Loop];
-    let model = scripted(
-        "turns:\n  - tool_calls:\n      - name: str_replace\n        arguments:\n          path: stats/median.py\n          old_str: \"    mid = len(ordered) // 2\\n    return ordered[mid]\\n\"\n          new_str: \"    return (ordered[0] + ordered[-1]) / 2\\n\"\n  - tool_calls:\n      - name: submit\n        arguments: {}\n",
-        "loop",
-    );
-    let o = pipeline::run(&d, &img, &model, &p).await.unwrap();
-    assert!(!o.fixed(), "{}", o.one_line());
-    assert!(
-        o.patch.contains("(ordered[0] + ordered[-1]) / 2"),
-        "{}",
-        o.patch
-    );
-    let r = o.receipt.as_ref().unwrap();
-    assert_eq!(
-        r.decision.verdict.as_str(),
-        "needs_review",
-        "{}",
-        r.decision.reason
-    );
-    let f = r.fit.as_ref().unwrap();
-    assert!(
-        f.findings
-            .iter()
-            .any(|x| x.kind == "dropped_feature" && x.evidence.contains("callee len")),
-        "{f:?}"
-    );
-}

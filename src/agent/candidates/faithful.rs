@@ -180,23 +180,6 @@ pub fn assess(edits: &[FileEdit], files: &BTreeMap<String, String>) -> Faithfuln
     f
 }
 
-/// The same check on a unified diff (the loop's proposal: no edits, only its workspace
-/// diff), against the files the search read. Files it did not read or the patch creates have
-/// no replaced code to keep; `Err`: the patch does not apply to what was read.
-pub fn assess_patch(patch: &str, files: &BTreeMap<String, String>) -> Result<Faithfulness, String> {
-    let parsed = crate::verify::apply::parse(patch).map_err(|e| e.to_string())?;
-    let mut edits = Vec::new();
-    for fp in parsed.iter().filter(|fp| files.contains_key(&fp.path)) {
-        let content =
-            crate::verify::apply::apply_file(&files[&fp.path], fp).map_err(|e| e.to_string())?;
-        edits.push(FileEdit {
-            path: fp.path.clone(),
-            content,
-        });
-    }
-    Ok(assess(&edits, files))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,23 +276,5 @@ def rr_cache(maxsize=128, choice=None):
             params("def f(self, a, b: int = 3, *args, c=(1, 2), **kw):"),
             ["a", "b", "args", "c", "kw"]
         );
-    }
-
-    /// Issue #44 item 2: the loop's proposal (a diff, not edits) gets the same check.
-    #[test]
-    fn a_diff_is_checked_like_edits() {
-        let post = CACHED.replacen("expire(self.cache).get", "self.cache.get", 1);
-        let patch = crate::bench::generate::file_diff("c.py", CACHED, &post);
-        let f = assess_patch(&patch, &files()).unwrap();
-        assert_eq!(f.dropped, ["callee expire"]);
-        // A file the search did not read: nothing to compare, nothing dropped.
-        let other = crate::bench::generate::file_diff("d.py", CACHED, &post);
-        assert_eq!(
-            assess_patch(&other, &files()).unwrap(),
-            Faithfulness::default()
-        );
-        // A diff that does not apply to what was read is an error, not a clean bill.
-        let stale = crate::bench::generate::file_diff("c.py", &post, CACHED);
-        assert!(assess_patch(&stale, &files()).is_err());
     }
 }

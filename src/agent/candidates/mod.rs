@@ -36,7 +36,7 @@ mod check;
 #[cfg(test)]
 mod draw_order_tests;
 mod edits;
-pub mod faithful;
+mod faithful;
 mod infill;
 mod iterated;
 mod prompt;
