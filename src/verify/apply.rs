@@ -1,5 +1,5 @@
 //! A strict unified-diff applier for task patches (the bug patch onto a snapshot, the gold
-//! patch for the oracle, the loop's diff onto the files the repair search read): every context and removed line must match exactly; a hunk may sit a
+//! patch for the oracle): every context and removed line must match exactly; a hunk may sit a
 //! few lines away from where its header says (like `patch`'s offset), never fuzzily.
 
 use std::collections::BTreeMap;
