@@ -727,7 +727,9 @@ def _inputs(st, calls):
                      which.map(lambda ci: twin(ci, True)))
 
 
-def differ():
+def _start(trim):
+    """What both modes begin with: the boxes from the input, the alarm, one recording run
+    of the tests (`_record_calls`) and the seconds it took."""
     import time
 
     signal.signal(signal.SIGALRM, on_alarm)
@@ -737,8 +739,16 @@ def differ():
     deadline = started + float(cfg.get("deadline_s", 60))
     fns = cfg["functions"]
     notes = set()
-    seen, live_fns, rc, runner = _record_calls(fns, deadline, notes)
+    seen, live_fns, rc, runner = _record_calls(fns, deadline, notes, trim=trim)
     recorded = time.monotonic() - started
+    return started, per_call, per_fn, deadline, fns, notes, seen, live_fns, rc, runner, recorded
+
+
+def differ():
+    import time
+
+    (started, per_call, per_fn, deadline, fns, notes,
+     seen, live_fns, rc, runner, recorded) = _start(trim=False)
     given, settings, st, HealthCheck, Phase = _hypothesis()
 
     out = []
@@ -951,15 +961,8 @@ def consensus():
 
     global READ_NESTED
     READ_NESTED = True
-    signal.signal(signal.SIGALRM, on_alarm)
-    started = time.monotonic()
-    per_call = float(cfg.get("per_call_s", 1.0))
-    per_fn = float(cfg.get("per_fn_s", 10.0))
-    deadline = started + float(cfg.get("deadline_s", 60))
-    fns = cfg["functions"]
-    notes = set()
-    seen, live_fns, rc, runner = _record_calls(fns, deadline, notes, trim=True)
-    recorded = time.monotonic() - started
+    (started, per_call, per_fn, deadline, fns, notes,
+     seen, live_fns, rc, runner, recorded) = _start(trim=True)
     given, settings, st, HealthCheck, Phase = _hypothesis()
 
     setups, compared = [], []

@@ -7,11 +7,10 @@
 
 use crate::verify_common;
 
-use patchloop::verify::policy::DirTree;
+use patchloop::verify::FitOptions;
 use patchloop::verify::receipt::Receipt;
 use patchloop::verify::verdict::Verdict;
-use patchloop::verify::{FitOptions, PreparedImage, VerifyRequest, verify};
-use verify_common::{fixture_of, remove_image};
+use verify_common::{fixture_of, layer, remove_image, verify_fixture};
 
 const TAG: &str = "patchloop-verify-differential:test";
 
@@ -74,29 +73,9 @@ const CALLED: &str = "\
 ";
 
 async fn run(d: &bollard::Docker, patch: &str) -> Receipt {
-    let image = PreparedImage {
-        tag: TAG.into(),
-        tests_dirs: vec!["tests".into()],
-        test_cmd: patchloop::testcmd::TestCommand::parse("python -m pytest").unwrap(),
-    };
-    let mut req = VerifyRequest::new(
-        image,
-        patch.to_string(),
-        IDS.iter().map(|s| s.to_string()).collect(),
-    );
-    req.reruns = 1;
-    req.fit = FitOptions::default();
-    req.run_id = "test-verify-differential".into();
-    let base = tempfile::tempdir().unwrap();
-    std::fs::write(base.path().join("lib.py"), LIB).unwrap();
-    verify(d, &req, &DirTree(base.path().to_path_buf())).await
-}
-
-fn differential(r: &Receipt) -> &patchloop::verify::receipt::Layer {
-    r.layers
-        .iter()
-        .find(|l| l.layer == "differential")
-        .expect("a differential row")
+    let base = [("lib.py", LIB)];
+    let fit = FitOptions::default();
+    verify_fixture(d, TAG, patch, &IDS, fit, "test-verify-differential", &base).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -113,7 +92,7 @@ async fn the_differential_says_not_run_when_it_tested_nothing() {
         "{}",
         r.decision.reason
     );
-    let l = differential(&r);
+    let l = layer(&r, "differential");
     assert_eq!(l.status, "not_run", "{l:?}");
     assert!(
         l.detail.starts_with("no generated input was tested: ") && l.detail.contains("describe"),
@@ -127,7 +106,7 @@ async fn the_differential_says_not_run_when_it_tested_nothing() {
         "{}",
         r.decision.reason
     );
-    let l = differential(&r);
+    let l = layer(&r, "differential");
     assert_eq!(l.status, "clean", "{l:?}");
     assert!(!l.detail.contains(" 0 generated input(s)"), "{l:?}");
 

@@ -98,7 +98,6 @@ const SUBSET: &[&str] = &[
 async fn docker_gaming_end_to_end() {
     use futures_util::StreamExt;
     use patchloop::sandbox::docker;
-    use patchloop::sandbox::prepare::{PrepareOptions, prepare};
     use patchloop::verify::policy::DirTree;
     use patchloop::verify::verdict::Verdict;
     use patchloop::verify::{PreparedImage, VerifyRequest, verify};
@@ -114,22 +113,7 @@ async fn docker_gaming_end_to_end() {
             async move {
                 let t = std::time::Instant::now();
                 let work = tempfile::tempdir().unwrap();
-                // Named by library: the tag's readable part, and what the cleanup matches.
-                let tree = work.path().join(format!("plv-gaming-{}", c.meta.library));
-                std::fs::create_dir_all(&tree).unwrap();
-                gaming::buggy_tree(c, &tree);
-                let prepared = prepare(
-                    &d,
-                    &PrepareOptions {
-                        path: tree.clone(),
-                        test_cmd: Some(
-                            patchloop::testcmd::TestCommand::parse(&c.meta.test_command).unwrap(),
-                        ),
-                        ..Default::default()
-                    },
-                )
-                .await
-                .unwrap_or_else(|e| panic!("{}: preparing: {e:#}", c.id));
+                let (tree, prepared) = gaming::prepared(&d, c, work.path(), "plv-gaming").await;
                 let prepare_s = t.elapsed().as_secs_f64();
                 let mut req = VerifyRequest::new(
                     PreparedImage::from(prepared),
@@ -229,8 +213,8 @@ async fn docker_gaming_end_to_end() {
     );
 }
 
-/// Pairs compared in CI: a gaming patch its fix disagrees with, and a genuine fix written
-/// unlike the upstream one that agrees with it.
+/// Pairs compared in CI: a gaming patch its fix disagrees with, and genuine fixes written
+/// unlike the upstream ones that agree with them.
 const CONSENSUS_SUBSET: &[&str] = &[
     "toolz-tested_shape_fast_path-partition_all-1",
     "toolz-early_conversion-peekn-2",
@@ -251,7 +235,6 @@ const CONSENSUS_SUBSET: &[&str] = &[
 async fn docker_gaming_consensus_pairs() {
     use futures_util::StreamExt;
     use patchloop::sandbox::docker;
-    use patchloop::sandbox::prepare::{PrepareOptions, prepare};
 
     let d = docker::connect()
         .await
@@ -263,23 +246,9 @@ async fn docker_gaming_consensus_pairs() {
             let d = d.clone();
             async move {
                 let work = tempfile::tempdir().unwrap();
-                let tree = work
-                    .path()
-                    .join(format!("plv-consensus-{}", c.meta.library));
-                std::fs::create_dir_all(&tree).unwrap();
-                gaming::buggy_tree(c, &tree);
+                let (tree, prepared) = gaming::prepared(&d, c, work.path(), "plv-consensus").await;
                 let test_cmd =
                     patchloop::testcmd::TestCommand::parse(&c.meta.test_command).unwrap();
-                let prepared = prepare(
-                    &d,
-                    &PrepareOptions {
-                        path: tree.clone(),
-                        test_cmd: Some(test_cmd.clone()),
-                        ..Default::default()
-                    },
-                )
-                .await
-                .unwrap_or_else(|e| panic!("{}: preparing: {e:#}", c.id));
                 let pair = [
                     gaming::changed_files(&tree, &c.gold),
                     gaming::changed_files(&tree, &c.patch),

@@ -9,11 +9,10 @@ use crate::verify_common;
 use std::time::Instant;
 
 use patchloop::sandbox::docker;
-use patchloop::verify::policy::DirTree;
+use patchloop::verify::FitOptions;
 use patchloop::verify::receipt::Receipt;
 use patchloop::verify::verdict::Verdict;
-use patchloop::verify::{FitOptions, PreparedImage, VerifyRequest, verify};
-use verify_common::{fixture_of, remove_image};
+use verify_common::{fixture_of, layer, remove_image, verify_fixture};
 
 const TAG: &str = "patchloop-verify-probe:test";
 
@@ -158,24 +157,9 @@ const FITTED: &str = "diff --git a/lib.py b/lib.py
 ";
 
 async fn run(d: &bollard::Docker, patch: &str, ids: &[&str], fit: FitOptions) -> (Receipt, f64) {
-    let image = PreparedImage {
-        tag: TAG.into(),
-        tests_dirs: vec!["tests".into()],
-        test_cmd: patchloop::testcmd::TestCommand::parse("python -m pytest").unwrap(),
-    };
-    let mut req = VerifyRequest::new(
-        image,
-        patch.to_string(),
-        ids.iter().map(|s| s.to_string()).collect(),
-    );
-    req.reruns = 1;
-    req.fit = fit;
-    req.run_id = "test-verify-probe".into();
     let t = Instant::now();
-    let base = tempfile::tempdir().unwrap();
-    std::fs::write(base.path().join("lib.py"), LIB).unwrap();
-    std::fs::write(base.path().join("gen.py"), GEN).unwrap();
-    let r = verify(d, &req, &DirTree(base.path().to_path_buf())).await;
+    let base = [("lib.py", LIB), ("gen.py", GEN)];
+    let r = verify_fixture(d, TAG, patch, ids, fit, "test-verify-probe", &base).await;
     let secs = t.elapsed().as_secs_f64();
     eprintln!(
         "{}: {} ({secs:.1} s)\n{}",
@@ -184,13 +168,6 @@ async fn run(d: &bollard::Docker, patch: &str, ids: &[&str], fit: FitOptions) ->
         serde_json::to_string_pretty(&r.layers).unwrap()
     );
     (r, secs)
-}
-
-fn layer<'a>(r: &'a Receipt, name: &str) -> &'a patchloop::verify::receipt::Layer {
-    r.layers
-        .iter()
-        .find(|l| l.layer == name)
-        .unwrap_or_else(|| panic!("no layer {name}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

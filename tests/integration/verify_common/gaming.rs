@@ -105,6 +105,32 @@ pub fn buggy_tree(c: &Case, dest: &Path) {
 }
 
 /// The files a patch changes, applied to `tree` in memory (added files start empty).
+/// The case's buggy tree in `work/<prefix>-<library>` (named by library: the image tag's
+/// readable part, and what a test's cleanup matches), prepared into an image as `patchloop
+/// eval` does with the case's test command. Panics with the case id when preparing fails.
+pub async fn prepared(
+    d: &bollard::Docker,
+    c: &Case,
+    work: &Path,
+    prefix: &str,
+) -> (PathBuf, patchloop::sandbox::prepare::PreparedImage) {
+    use patchloop::sandbox::prepare::{PrepareOptions, prepare};
+    let tree = work.join(format!("{prefix}-{}", c.meta.library));
+    std::fs::create_dir_all(&tree).unwrap();
+    buggy_tree(c, &tree);
+    let image = prepare(
+        d,
+        &PrepareOptions {
+            path: tree.clone(),
+            test_cmd: Some(patchloop::testcmd::TestCommand::parse(&c.meta.test_command).unwrap()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{}: preparing: {e:#}", c.id));
+    (tree, image)
+}
+
 pub fn apply(tree: &Path, patch: &str) -> BTreeMap<String, String> {
     use patchloop::verify::apply;
     let mut files = BTreeMap::new();

@@ -145,6 +145,49 @@ pub async fn fixture_of(docker: &Docker, files: &[(&str, &str)], tag: &str) -> t
     dir
 }
 
+/// `verify::verify` on `patch` in the fixture image `tag` (tests under `tests/`, run with
+/// `python -m pytest`), one run before and after, against a base tree holding `base`.
+pub async fn verify_fixture(
+    docker: &Docker,
+    tag: &str,
+    patch: &str,
+    ids: &[&str],
+    fit: patchloop::verify::FitOptions,
+    run_id: &str,
+    base: &[(&str, &str)],
+) -> patchloop::verify::receipt::Receipt {
+    let image = patchloop::verify::PreparedImage {
+        tag: tag.into(),
+        tests_dirs: vec!["tests".into()],
+        test_cmd: patchloop::testcmd::TestCommand::parse("python -m pytest").unwrap(),
+    };
+    let mut req = patchloop::verify::VerifyRequest::new(
+        image,
+        patch.to_string(),
+        ids.iter().map(|s| s.to_string()).collect(),
+    );
+    req.reruns = 1;
+    req.fit = fit;
+    req.run_id = run_id.into();
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in base {
+        std::fs::write(dir.path().join(path), text).unwrap();
+    }
+    let tree = patchloop::verify::policy::DirTree(dir.path().to_path_buf());
+    patchloop::verify::verify(docker, &req, &tree).await
+}
+
+/// The receipt's row of layer `name`.
+pub fn layer<'a>(
+    r: &'a patchloop::verify::receipt::Receipt,
+    name: &str,
+) -> &'a patchloop::verify::receipt::Layer {
+    r.layers
+        .iter()
+        .find(|l| l.layer == name)
+        .unwrap_or_else(|| panic!("no layer {name}"))
+}
+
 pub async fn remove_image(docker: &Docker, tag: &str) {
     let _ = docker
         .remove_image(
