@@ -460,7 +460,7 @@ async fn run_episode(
         .with_context(|| format!("the configuration of {}", task.instance_id))?;
     rp.reruns = args.reruns;
     let first: Option<Box<dyn Model>> = if oracle {
-        let script = oracle::script(&task.patch)
+        let script = oracle::script(&task.patch, tree)
             .with_context(|| format!("the gold patch of {} does not parse", task.instance_id))?;
         Some(Box::new(Scripted::from_yaml(&script.to_string(), ORACLE)?))
     } else {
