@@ -72,7 +72,7 @@ fn field_subset_gold_patches_are_verified_through_fix() {
         let snapshot = find_snapshot(&field().join("sources"), &t).unwrap();
         materialize(&snapshot, &t, &repo).unwrap();
         let script = dir.path().join("oracle.json");
-        let oracle = patchloop::eval::oracle::script(&t.patch).unwrap();
+        let oracle = patchloop::eval::oracle::script(&t.patch, &repo).unwrap();
         std::fs::write(&script, serde_json::to_string(&oracle).unwrap()).unwrap();
         let out_dir = dir.path().join("out");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_patchloop"));
