@@ -11,6 +11,15 @@
 //!
 //! Each family of signals is a file, its checks methods of the one per-file context here:
 //! `conditions`, `tables`, `excepts`, `protocols`, `state`, `dropped`.
+//!
+//! Tried and dropped (2026-12-05): *an unchanged copy* — a line the patch rewrites line for
+//! line has a twin elsewhere in the file (the same tokens, or its local names renamed) that
+//! the patch keeps (a fix of the one branch the failing test reaches). It caught the gaming
+//! corpus' 3 branch-only fixes with no flag on its genuine fixes or the mutation, dev and field
+//! gold patches, but only after its scope was narrowed on 3 genuine and 3 dev fixes it flagged
+//! (a comment-only edit, a reshaped function, a refactor applied to one of two functions); on
+//! the untuned `test` split it then flagged 3 of 99 gold patches (2 not flagged otherwise).
+//! Code written twice is often left different on purpose.
 
 use std::collections::{BTreeMap, BTreeSet};
 
