@@ -237,7 +237,14 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
             e.2 = r.resolved;
         }
         *stop_reasons.entry(r.stop_reason.clone()).or_insert(0) += 1;
-        *verdicts.entry(r.verdict.as_str().to_string()).or_insert(0) += 1;
+        // An episode that ended without a patch is judged too (its verdict is `policy`):
+        // counted apart, so the table does not read as patches the policy rejected.
+        let verdict = if r.patch.trim().is_empty() && r.error.is_none() {
+            "policy (no patch)".to_string()
+        } else {
+            r.verdict.as_str().to_string()
+        };
+        *verdicts.entry(verdict).or_insert(0) += 1;
         if !models.contains(&r.model) {
             models.push(r.model.clone());
         }

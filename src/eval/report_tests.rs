@@ -32,6 +32,19 @@ fn single_run_markdown() {
 }
 
 #[test]
+fn episodes_without_a_patch_are_not_counted_as_rejected_patches() {
+    let mut rs = vec![result("t1", 0, false), result("t2", 0, false)];
+    for r in &mut rs {
+        r.verdict = crate::verify::verdict::Verdict::Policy;
+        r.stop_reason = "time_limit".into();
+    }
+    rs[0].patch = String::new();
+    let md = render_markdown(&summarize("r1", &rs), &[]);
+    assert!(md.contains("| policy (no patch) | 1 |"), "{md}");
+    assert!(md.contains("| policy | 1 |"), "{md}");
+}
+
+#[test]
 fn timings_give_the_ratio_and_the_overhead() {
     use crate::eval::results::Timings;
     let mut rs = vec![result("t1", 0, true), result("t2", 0, true)];

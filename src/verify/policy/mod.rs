@@ -27,6 +27,8 @@ use source_lines::{lang_exit_scan, scan_line};
 pub enum Rule {
     /// The patch text could not be parsed.
     Malformed,
+    /// There is no patch: the repair ended without a change (an eval task is judged anyway).
+    Empty,
     /// A path escapes the repository or names git's own directory.
     UnsafePath,
     Oversized,
@@ -188,10 +190,18 @@ pub fn check(patch: &str, cfg: &PolicyConfig, base: &dyn BaseTree) -> PolicyRepo
     let files = match diff::parse(patch) {
         Ok(f) => f,
         Err(e) => {
-            violations.push(Violation {
-                rule: Rule::Malformed,
-                path: String::new(),
-                detail: format!("the patch cannot be read: {e}"),
+            violations.push(if e == diff::DiffError::Empty && patch.trim().is_empty() {
+                Violation {
+                    rule: Rule::Empty,
+                    path: String::new(),
+                    detail: "there is no patch to judge: the repair ended without a change".into(),
+                }
+            } else {
+                Violation {
+                    rule: Rule::Malformed,
+                    path: String::new(),
+                    detail: format!("the patch cannot be read: {e}"),
+                }
             });
             return PolicyReport {
                 files: Vec::new(),

@@ -452,6 +452,9 @@ fn oversized_and_malformed() {
     let two = format!("{}{}", add("a.py", "x"), add("b.py", "y"));
     assert_eq!(rules_with(&two, &cfg, &NoBase), vec![Rule::Oversized]);
     assert_eq!(rules("nothing here"), vec![Rule::Malformed]);
+    // No patch at all (a search that ended without one) is said as such.
+    assert_eq!(rules(""), vec![Rule::Empty]);
+    assert_eq!(rules("\n"), vec![Rule::Empty]);
 }
 
 #[test]
