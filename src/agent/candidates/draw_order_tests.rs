@@ -66,7 +66,7 @@ struct Scripted {
 
 impl Scripted {
     fn fill(req: &Infill<'_>) -> (String, Vec<Alternative>) {
-        let line = req.prefix.lines().count() + 1;
+        let line = code_line(req.prefix);
         let greedy = req.sample.is_none_or(|s| s.temperature == 0.0);
         let seed = req.sample.map_or(0, |s| s.seed);
         let alt = |before: &str, token: &str| Alternative {
@@ -166,7 +166,7 @@ impl Model for Scripted {
         let s = req.sample.unwrap_or(GREEDY);
         self.asked.lock().unwrap().push(format!(
             "fill at={} middle={:?} t={} seed={} alternatives={} max={} stop={:?} h={}",
-            req.prefix.lines().count() + 1,
+            code_line(req.prefix),
             req.middle,
             s.temperature,
             s.seed,
@@ -192,6 +192,12 @@ impl Model for Scripted {
             alternatives,
         })
     }
+}
+
+/// The file line a fill's gap is at: the prefix's lines past the failure hint that opens it
+/// (comment lines above the file's own first line; CORE starts with an import).
+fn code_line(prefix: &str) -> usize {
+    prefix.lines().skip_while(|l| l.starts_with('#')).count() + 1
 }
 
 /// One run to pin: the problem's source and report, the targets, the tests' patterns, the
@@ -848,27 +854,27 @@ const RULE_PASSES: &str = r#"
     note Some("a rule-based candidate passed: no fill drawn") budget None infrastructure None spend calls=0 tokens=0 cost=0.00
 "#;
 const RULE_FAILS: &str = r#"
-    ask fill at=10 middle="" t=0 seed=1 alternatives=5 max=80 stop=["\n"] h=d3f903aa
-    ask fill at=10 middle="        return hi" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=d3f903aa
-    ask fill at=9 middle="" t=0 seed=1 alternatives=5 max=80 stop=["\n"] h=4fa359b3
-    ask fill at=9 middle="    if v >" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=4fa359b3
-    ask fill at=9 middle="    if v > hi" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=4fa359b3
-    ask fill at=17 middle="" t=0 seed=1 alternatives=5 max=80 stop=["\n"] h=e39cf9fa
-    ask fill at=17 middle="        return len(self.items) -" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=e39cf9fa
-    ask fill at=11 middle="" t=0 seed=1 alternatives=5 max=80 stop=["\n"] h=0d40ac61
-    ask fill at=11 middle="    return mx" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=0d40ac61
-    ask fill at=11 middle="    return mx(" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=0d40ac61
-    ask fill at=11 middle="    return mx(v" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=0d40ac61
-    ask fill at=11 middle="    return mx(v," t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=0d40ac61
-    ask fill at=11 middle="    return mx(v, lo" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=0d40ac61
-    ask fill at=10 middle="" t=0.8 seed=2 alternatives=0 max=80 stop=["\n"] h=d3f903aa
-    ask fill at=10 middle="" t=0.8 seed=3 alternatives=0 max=80 stop=["\n"] h=d3f903aa
-    ask fill at=9 middle="" t=0.8 seed=2 alternatives=0 max=80 stop=["\n"] h=4fa359b3
-    ask fill at=9 middle="" t=0.8 seed=3 alternatives=0 max=80 stop=["\n"] h=4fa359b3
-    ask fill at=17 middle="" t=0.8 seed=2 alternatives=0 max=80 stop=["\n"] h=e39cf9fa
-    ask fill at=17 middle="" t=0.8 seed=3 alternatives=0 max=80 stop=["\n"] h=e39cf9fa
-    ask fill at=11 middle="" t=0.8 seed=2 alternatives=0 max=80 stop=["\n"] h=0d40ac61
-    ask fill at=11 middle="" t=0.8 seed=3 alternatives=0 max=80 stop=["\n"] h=0d40ac61
+    ask fill at=10 middle="" t=0 seed=1 alternatives=5 max=80 stop=["\n"] h=410a0ac7
+    ask fill at=10 middle="        return hi" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=410a0ac7
+    ask fill at=9 middle="" t=0 seed=1 alternatives=5 max=80 stop=["\n"] h=f2f23891
+    ask fill at=9 middle="    if v >" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=f2f23891
+    ask fill at=9 middle="    if v > hi" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=f2f23891
+    ask fill at=17 middle="" t=0 seed=1 alternatives=5 max=80 stop=["\n"] h=bd795002
+    ask fill at=17 middle="        return len(self.items) -" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=bd795002
+    ask fill at=11 middle="" t=0 seed=1 alternatives=5 max=80 stop=["\n"] h=215cd1b1
+    ask fill at=11 middle="    return mx" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=215cd1b1
+    ask fill at=11 middle="    return mx(" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=215cd1b1
+    ask fill at=11 middle="    return mx(v" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=215cd1b1
+    ask fill at=11 middle="    return mx(v," t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=215cd1b1
+    ask fill at=11 middle="    return mx(v, lo" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=215cd1b1
+    ask fill at=10 middle="" t=0.8 seed=2 alternatives=0 max=80 stop=["\n"] h=410a0ac7
+    ask fill at=10 middle="" t=0.8 seed=3 alternatives=0 max=80 stop=["\n"] h=410a0ac7
+    ask fill at=9 middle="" t=0.8 seed=2 alternatives=0 max=80 stop=["\n"] h=f2f23891
+    ask fill at=9 middle="" t=0.8 seed=3 alternatives=0 max=80 stop=["\n"] h=f2f23891
+    ask fill at=17 middle="" t=0.8 seed=2 alternatives=0 max=80 stop=["\n"] h=bd795002
+    ask fill at=17 middle="" t=0.8 seed=3 alternatives=0 max=80 stop=["\n"] h=bd795002
+    ask fill at=11 middle="" t=0.8 seed=2 alternatives=0 max=80 stop=["\n"] h=215cd1b1
+    ask fill at=11 middle="" t=0.8 seed=3 alternatives=0 max=80 stop=["\n"] h=215cd1b1
     node "t0.candidates.c0" "failing" "rule (no model)"
     prompt format="infill" fallback=null overlap=false h=bbecfdbf
     node "t0.candidates.c1" "not_applied" "test:scripted"
@@ -919,9 +925,9 @@ const RULE_FAILS: &str = r#"
     note None budget None infrastructure None spend calls=21 tokens=1155 cost=0.00
 "#;
 const RULE_ESCALATED: &str = r#"
-    ask fill at=10 middle="" t=0 seed=1 alternatives=5 max=80 stop=["\n"] h=d3f903aa
-    ask fill at=10 middle="        return hi" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=d3f903aa
-    ask fill at=9 middle="" t=0 seed=1 alternatives=5 max=80 stop=["\n"] h=4fa359b3
+    ask fill at=10 middle="" t=0 seed=1 alternatives=5 max=80 stop=["\n"] h=410a0ac7
+    ask fill at=10 middle="        return hi" t=0 seed=1 alternatives=0 max=80 stop=["\n"] h=410a0ac7
+    ask fill at=9 middle="" t=0 seed=1 alternatives=5 max=80 stop=["\n"] h=f2f23891
     prompt format="infill" fallback=null overlap=false h=bbecfdbf
     node "t0.candidates.c0" "not_applied" "test:scripted"
     node "t0.candidates.c1" "failing" "test:scripted"

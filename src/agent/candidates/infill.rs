@@ -199,6 +199,66 @@ pub fn infill_context(src: &str, site: &Site) -> (String, String) {
     (prefix, suffix)
 }
 
+/// Characters of a failing test's line a fill's hint quotes.
+const HINT_CHARS: usize = 120;
+
+/// What a fill's prompt is told about the failure, as comment lines that open its prefix:
+/// the first failing test's name, the line of it that failed and its error, read from the
+/// test run's `report` (pytest's long or short tracebacks). A fill that sees only the code
+/// around the gap writes what usually stands there; the error says what must change
+/// (`Lists differ: [[]] != []` for an empty input). The same text opens every fill of an
+/// episode, so the server's prompt cache serves it. Empty when the report shows no error
+/// line. Pure.
+pub fn failure_hint(report: &str) -> String {
+    let lines: Vec<&str> = report.lines().collect();
+    // The first failure's section, else the whole report.
+    let start = lines
+        .iter()
+        .position(|l| {
+            let t = l.trim_end();
+            t.starts_with("__") && t.ends_with("__") && t.trim_matches('_').trim().len() > 1
+        })
+        .map_or(0, |i| i + 1);
+    let name = (start > 0).then(|| lines[start - 1].trim_matches('_').trim().to_string());
+    let section: Vec<&str> = lines[start..]
+        .iter()
+        .copied()
+        .take_while(|l| {
+            let t = l.trim_end();
+            !(t.starts_with("____") || t.starts_with("===="))
+        })
+        .collect();
+    let error = section.iter().find_map(|l| {
+        let rest = l.strip_prefix('E')?;
+        (rest.starts_with(char::is_whitespace) && !rest.trim().is_empty()).then(|| rest.trim())
+    });
+    let Some(error) = error else {
+        return String::new();
+    };
+    // Long tracebacks mark the failing line with `>`; short ones print it under its
+    // `path:line: in func` line. The first is the test's own.
+    let code = section
+        .iter()
+        .find_map(|l| l.strip_prefix('>').map(str::trim))
+        .or_else(|| {
+            section
+                .windows(2)
+                .find(|w| w[0].contains(".py:") && w[0].contains(": in "))
+                .map(|w| w[1].trim())
+        })
+        .filter(|c| !c.is_empty());
+    let clip = |s: &str| crate::sandbox::output::clip_chars(s, HINT_CHARS);
+    let mut out = match &name {
+        Some(n) => format!("# A failing test, {}:\n", clip(n)),
+        None => "# A failing test:\n".to_string(),
+    };
+    if let Some(c) = code {
+        out.push_str(&format!("#     {}\n", clip(c)));
+    }
+    out.push_str(&format!("#     {}\n", clip(error)));
+    out
+}
+
 /// Import lines of a file at most in a fill's prefix.
 const HEAD_LINES: usize = 12;
 
@@ -261,4 +321,54 @@ pub fn apply_infill(
         path: site.path.clone(),
         content,
     })
+}
+
+#[cfg(test)]
+mod hint_tests {
+    use super::failure_hint;
+
+    #[test]
+    fn the_hint_quotes_the_failing_line_and_its_error_from_long_and_short_tracebacks() {
+        let long = "\
+============================= FAILURES =============================
+______________ SplitAfterTest.test_empty_collection ______________
+
+self = <tests.test_more.SplitAfterTest testMethod=test_empty_collection>
+
+    def test_empty_collection(self):
+>       self.assertEqual(list(mi.split_after([], bool)), [])
+E       AssertionError: Lists differ: [[]] != []
+E
+E       First list contains 1 additional elements.
+
+tests/test_more.py:12: AssertionError
+______________ SplitBeforeTest.test_empty_collection ______________
+E       AssertionError: another
+=========================== short test summary info ===========================
+";
+        assert_eq!(
+            failure_hint(long),
+            "# A failing test, SplitAfterTest.test_empty_collection:\n\
+             #     self.assertEqual(list(mi.split_after([], bool)), [])\n\
+             #     AssertionError: Lists differ: [[]] != []\n"
+        );
+        let short = "\
+_____________________________ test_ordinal _____________________________
+tests/test_inflection.py:199: in test_ordinal
+    assert inflection.ordinal(-11) == 'th'
+E   AssertionError: assert 'st' == 'th'
+";
+        assert_eq!(
+            failure_hint(short),
+            "# A failing test, test_ordinal:\n\
+             #     assert inflection.ordinal(-11) == 'th'\n\
+             #     AssertionError: assert 'st' == 'th'\n"
+        );
+        // No error line (a problem statement, a run with --tb=no): no hint.
+        assert_eq!(failure_hint("The parser drops the last field."), "");
+        assert_eq!(failure_hint(""), "");
+        // Every hint line is a comment: it cannot change what the fill's code means.
+        let weird = "__ t __\n> x = 1\nE   line one\nmore\n";
+        assert!(failure_hint(weird).lines().all(|l| l.starts_with('#')));
+    }
 }

@@ -2,7 +2,7 @@
 //! shape after shape ([`infill_plan`]). Its [`ask`] and [`read`] are every fill's (the
 //! sources' defaults): one request per draw, answered once per run ([`FillMemo`]).
 
-use super::super::infill::{apply_infill, infill_context, infill_plan, sampled_plan};
+use super::super::infill::{apply_infill, failure_hint, infill_context, infill_plan, sampled_plan};
 use super::super::{Problem, Site, Stage};
 use super::{Draw, DrawSource, How, Read, Reply, Round, sampling};
 use crate::agent::model::{Infill, Model, ModelError, Sampling, Usage};
@@ -130,6 +130,7 @@ pub(super) async fn infill_at(
 ) -> Result<Reply, ModelError> {
     let src = problem.files.get(&site.path).map_or("", String::as_str);
     let (prefix, suffix) = infill_context(src, site);
+    let prefix = format!("{}{prefix}", failure_hint(&problem.report));
     let (stop, max_tokens) = site.limits(src);
     let stop: Vec<&str> = stop.iter().map(String::as_str).collect();
     let request = Infill {
