@@ -39,6 +39,7 @@ mod github_post;
 mod images_prune;
 mod langs;
 mod mcp_server;
+mod oracle_script;
 mod pipeline_strategies;
 mod prepare;
 mod prepare_deps;
