@@ -49,13 +49,7 @@ fn edits(fp: &FilePatch, text: Option<&str>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for h in &fp.hunks {
         let want = (h.old_start.saturating_sub(1) as isize + shift).max(0) as usize;
-        let fits =
-            |at: usize| at + h.old.len() <= lines.len() && lines[at..at + h.old.len()] == h.old[..];
-        let Some(at) = (0..=50usize)
-            .flat_map(|d| [want.checked_add(d), want.checked_sub(d)])
-            .flatten()
-            .find(|&at| fits(at))
-        else {
+        let Some(at) = apply::locate(&lines, h, want) else {
             out.push(own(h));
             continue;
         };

@@ -144,17 +144,12 @@ pub fn apply_file(text: &str, fp: &FilePatch) -> Result<String, ApplyError> {
     order.sort_by_key(|&k| std::cmp::Reverse(fp.hunks[k].old_start));
     for k in order {
         let h = &fp.hunks[k];
-        let want = h.old_start.saturating_sub(1);
-        let fits =
-            |at: usize| at + h.old.len() <= lines.len() && lines[at..at + h.old.len()] == h.old[..];
-        let at = (0..=50usize)
-            .flat_map(|d| [want.checked_add(d), want.checked_sub(d)])
-            .flatten()
-            .find(|&at| fits(at))
-            .ok_or_else(|| ApplyError::Mismatch {
+        let at = locate(&lines, h, h.old_start.saturating_sub(1)).ok_or_else(|| {
+            ApplyError::Mismatch {
                 path: fp.path.clone(),
                 hunk: k + 1,
-            })?;
+            }
+        })?;
         lines.splice(at..at + h.old.len(), h.new.iter().cloned());
     }
     let mut out = lines.join("\n");
@@ -162,6 +157,17 @@ pub fn apply_file(text: &str, fp: &FilePatch) -> Result<String, ApplyError> {
         out.push('\n');
     }
     Ok(out)
+}
+
+/// Where hunk `h`'s old lines stand in `lines`: the nearest fit to line index `want`, at most
+/// 50 lines away (a hunk whose context moved a little still applies, like `patch`'s offset).
+pub fn locate(lines: &[String], h: &Hunk, want: usize) -> Option<usize> {
+    let fits =
+        |at: usize| at + h.old.len() <= lines.len() && lines[at..at + h.old.len()] == h.old[..];
+    (0..=50usize)
+        .flat_map(|d| [want.checked_add(d), want.checked_sub(d)])
+        .flatten()
+        .find(|&at| fits(at))
 }
 
 /// Apply a patch to files given as path → text; returns the changed files' new texts.
