@@ -6,7 +6,7 @@
 use crate::agent::context::TestRef;
 
 /// pytest's section title line: `____ test_x[LRU] ____`.
-fn section_title(line: &str) -> Option<&str> {
+pub(crate) fn section_title(line: &str) -> Option<&str> {
     let t = line.trim_end();
     let inner = t.strip_prefix("__")?.trim_start_matches('_');
     let inner = inner.strip_suffix("__")?.trim_end_matches('_');
@@ -15,7 +15,7 @@ fn section_title(line: &str) -> Option<&str> {
 }
 
 /// `=== FAILURES ===`, `=== short test summary info ===`: a banner ends a section.
-fn is_banner(line: &str) -> bool {
+pub(crate) fn is_banner(line: &str) -> bool {
     line.starts_with("====") || line.starts_with("!!!!")
 }
 

@@ -210,23 +210,18 @@ const HINT_CHARS: usize = 120;
 /// episode, so the server's prompt cache serves it. Empty when the report shows no error
 /// line. Pure.
 pub fn failure_hint(report: &str) -> String {
+    use crate::agent::report::{is_banner, section_title};
     let lines: Vec<&str> = report.lines().collect();
     // The first failure's section, else the whole report.
     let start = lines
         .iter()
-        .position(|l| {
-            let t = l.trim_end();
-            t.starts_with("__") && t.ends_with("__") && t.trim_matches('_').trim().len() > 1
-        })
+        .position(|l| section_title(l).is_some())
         .map_or(0, |i| i + 1);
-    let name = (start > 0).then(|| lines[start - 1].trim_matches('_').trim().to_string());
+    let name = (start > 0).then(|| section_title(lines[start - 1]).unwrap_or(""));
     let section: Vec<&str> = lines[start..]
         .iter()
         .copied()
-        .take_while(|l| {
-            let t = l.trim_end();
-            !(t.starts_with("____") || t.starts_with("===="))
-        })
+        .take_while(|l| section_title(l).is_none() && !is_banner(l))
         .collect();
     let error = section.iter().find_map(|l| {
         let rest = l.strip_prefix('E')?;
