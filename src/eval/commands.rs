@@ -57,8 +57,9 @@ pub fn report(results_root: &Path, run_id: &str, vs: &[String]) -> anyhow::Resul
             Ok(summarize(v, &rs))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let dir = run_dir(results_root, run_id);
     let mut markdown = render_markdown(&summary, &others);
-    let (receipts, missing) = crate::eval::evidence::read(&run_dir(results_root, run_id), &results);
+    let (receipts, missing) = crate::eval::evidence::read(&dir, &results);
     markdown.push_str(&crate::eval::evidence::render(
         &crate::eval::evidence::tally(&receipts),
         receipts.len(),
@@ -66,7 +67,6 @@ pub fn report(results_root: &Path, run_id: &str, vs: &[String]) -> anyhow::Resul
     ));
     let rows: Vec<(&str, &Speed)> = speeds.iter().map(|(id, s)| (id.as_str(), s)).collect();
     markdown.push_str(&crate::eval::speed::table(&rows));
-    let dir = run_dir(results_root, run_id);
     let markdown_path = dir.join("report.md");
     std::fs::write(&markdown_path, &markdown)
         .with_context(|| format!("cannot write {}", markdown_path.display()))?;

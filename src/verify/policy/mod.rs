@@ -190,7 +190,8 @@ pub fn check(patch: &str, cfg: &PolicyConfig, base: &dyn BaseTree) -> PolicyRepo
     let files = match diff::parse(patch) {
         Ok(f) => f,
         Err(e) => {
-            violations.push(if e == diff::DiffError::Empty && patch.trim().is_empty() {
+            // Text that is not a diff is malformed; no text at all is no patch.
+            violations.push(if patch.trim().is_empty() {
                 Violation {
                     rule: Rule::Empty,
                     path: String::new(),
