@@ -6,23 +6,18 @@
 //! defects for it). No Docker: the trees come from the benches' snapshots.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+
+use crate::verify_common::each_task_tree;
 
 use patchloop::agent::tools::plan_replace;
-use patchloop::bench::task::read_tasks;
-use patchloop::eval::{oracle, plan};
+use patchloop::eval::oracle;
 use patchloop::verify::apply;
 
 /// Tasks whose oracle script does not reproduce the gold patch, with why; and how many ran.
 fn mismatches(tasks: &str, sources: &str) -> (usize, Vec<String>) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let tasks = read_tasks(&root.join(tasks)).unwrap();
     let mut bad = Vec::new();
-    for t in &tasks {
-        let dir = tempfile::tempdir().unwrap();
-        let snap = plan::find_snapshot(&root.join(sources), t).unwrap();
-        plan::materialize(&snap, t, dir.path()).unwrap();
-        let script = oracle::script(&t.patch, dir.path()).unwrap();
+    let n = each_task_tree(tasks, sources, |t, dir| {
+        let script = oracle::script(&t.patch, dir).unwrap();
         let mut files: BTreeMap<String, String> = BTreeMap::new();
         let mut why = None;
         for call in script["turns"][0]["tool_calls"].as_array().unwrap() {
@@ -31,7 +26,7 @@ fn mismatches(tasks: &str, sources: &str) -> (usize, Vec<String>) {
             let path = a["path"].as_str().unwrap().to_string();
             let text = match files.get(&path) {
                 Some(t) => t.clone(),
-                None => std::fs::read_to_string(dir.path().join(&path)).unwrap_or_default(),
+                None => std::fs::read_to_string(dir.join(&path)).unwrap_or_default(),
             };
             match plan_replace(
                 &text,
@@ -49,7 +44,7 @@ fn mismatches(tasks: &str, sources: &str) -> (usize, Vec<String>) {
         }
         let before: BTreeMap<String, String> = files
             .keys()
-            .filter_map(|p| Some((p.clone(), std::fs::read_to_string(dir.path().join(p)).ok()?)))
+            .filter_map(|p| Some((p.clone(), std::fs::read_to_string(dir.join(p)).ok()?)))
             .collect();
         let gold = apply::apply(&t.patch, &before).unwrap();
         if why.is_none() && gold != files {
@@ -58,8 +53,8 @@ fn mismatches(tasks: &str, sources: &str) -> (usize, Vec<String>) {
         if let Some(w) = why {
             bad.push(format!("{}: {w}", t.instance_id));
         }
-    }
-    (tasks.len(), bad)
+    });
+    (n, bad)
 }
 
 #[test]

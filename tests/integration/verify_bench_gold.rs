@@ -6,23 +6,17 @@
 //! `bench/sources`, `bench/real/sources`, `bench/real/test/sources` and `bench/field/sources`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
-use patchloop::bench::task::read_tasks;
-use patchloop::eval::plan;
+use crate::verify_common::each_task_tree;
+
 use patchloop::sandbox::context;
 use patchloop::verify::apply;
 use patchloop::verify::{diff, fit, oracle};
 
 fn flags(tasks: &str, sources: &str) -> (usize, Vec<String>) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let tasks = read_tasks(&root.join(tasks)).unwrap();
     let mut flagged = Vec::new();
-    for t in &tasks {
-        let dir = tempfile::tempdir().unwrap();
-        let snap = plan::find_snapshot(&root.join(sources), t).unwrap();
-        plan::materialize(&snap, t, dir.path()).unwrap();
-        let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).ok();
+    let n = each_task_tree(tasks, sources, |t, dir| {
+        let read = |p: &str| std::fs::read_to_string(dir.join(p)).ok();
         let files = diff::parse(&t.patch).unwrap();
         let pre: BTreeMap<String, Option<String>> = files
             .iter()
@@ -49,7 +43,7 @@ fn flags(tasks: &str, sources: &str) -> (usize, Vec<String>) {
             })
             .collect();
         // The test directories as prepare finds them.
-        let tree = context::walk_source(dir.path()).unwrap();
+        let tree = context::walk_source(dir).unwrap();
         let tests_dirs = context::detect_tests_dirs(&tree);
         let input = fit::FitInput::new(&files, &pre, &post, tests, &t.fail_to_pass, &tests_dirs);
         let r = fit::assess(&input);
@@ -60,8 +54,8 @@ fn flags(tasks: &str, sources: &str) -> (usize, Vec<String>) {
                 t.instance_id, r.findings[0]
             ));
         }
-    }
-    (tasks.len(), flagged)
+    });
+    (n, flagged)
 }
 
 #[test]

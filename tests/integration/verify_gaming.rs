@@ -247,8 +247,6 @@ async fn docker_gaming_consensus_pairs() {
             async move {
                 let work = tempfile::tempdir().unwrap();
                 let (tree, prepared) = gaming::prepared(&d, c, work.path(), "plv-consensus").await;
-                let test_cmd =
-                    patchloop::testcmd::TestCommand::parse(&c.meta.test_command).unwrap();
                 let pair = [
                     gaming::changed_files(&tree, &c.gold),
                     gaming::changed_files(&tree, &c.patch),
@@ -264,7 +262,7 @@ async fn docker_gaming_consensus_pairs() {
                 .unwrap();
                 let r = patchloop::verify::consensus::run(
                     &box_,
-                    &test_cmd,
+                    &prepared.test_cmd,
                     &c.meta.fail_to_pass,
                     &pair,
                     patchloop::verify::differential::PER_FUNCTION,

@@ -104,7 +104,6 @@ pub fn buggy_tree(c: &Case, dest: &Path) {
     }
 }
 
-/// The files a patch changes, applied to `tree` in memory (added files start empty).
 /// The case's buggy tree in `work/<prefix>-<library>` (named by library: the image tag's
 /// readable part, and what a test's cleanup matches), prepared into an image as `patchloop
 /// eval` does with the case's test command. Panics with the case id when preparing fails.
@@ -131,6 +130,7 @@ pub async fn prepared(
     (tree, image)
 }
 
+/// The files a patch changes, applied to `tree` in memory (added files start empty).
 pub fn apply(tree: &Path, patch: &str) -> BTreeMap<String, String> {
     use patchloop::verify::apply;
     let mut files = BTreeMap::new();

@@ -12,6 +12,25 @@ use bollard::Docker;
 use futures_util::StreamExt;
 use serde::Deserialize;
 
+/// Every task of a bench (`tasks`, `sources`: paths from the crate root), each with its buggy
+/// tree materialized from the snapshot in a fresh directory, in turn; how many there were.
+pub fn each_task_tree(
+    tasks: &str,
+    sources: &str,
+    mut f: impl FnMut(&patchloop::bench::task::Task, &Path),
+) -> usize {
+    use patchloop::eval::plan;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tasks = patchloop::bench::task::read_tasks(&root.join(tasks)).unwrap();
+    for t in &tasks {
+        let dir = tempfile::tempdir().unwrap();
+        let snap = plan::find_snapshot(&root.join(sources), t).unwrap();
+        plan::materialize(&snap, t, dir.path()).unwrap();
+        f(t, dir.path());
+    }
+    tasks.len()
+}
+
 pub fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
 }
