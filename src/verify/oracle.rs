@@ -208,6 +208,15 @@ pub fn judges(tests: &[TestSource], ids: &[String], package: &dyn Fn(&str) -> bo
             package(module).then(|| (module.to_string(), name.to_string()))
         };
         let mut push = |n: Node, text: &str, how: &'static str| {
+            // A module's own dunder (`__all__`, `__version__`) is what the module says of
+            // itself: the subject of a test that reads it, never the judge.
+            let dunder = text
+                .rsplit('.')
+                .next()
+                .is_some_and(|l| l.starts_with("__") && l.ends_with("__"));
+            if dunder {
+                return;
+            }
             if let Some((module, name)) = resolve(text) {
                 let j = Judge {
                     module,
@@ -283,7 +292,11 @@ pub fn judges(tests: &[TestSource], ids: &[String], package: &dyn Fn(&str) -> bo
                             let raises_like = last.contains("Raises")
                                 || last.contains("Warns")
                                 || last == "raises";
-                            let judged = if raises_like {
+                            // `assertIsInstance(x, C)` judges by `C`'s identity and
+                            // bases, which a change to its methods leaves as they were.
+                            let judged = if last.contains("IsInstance") {
+                                &args[..0]
+                            } else if raises_like {
                                 &args[..args.len().min(1)]
                             } else {
                                 &args[..]
@@ -301,12 +314,21 @@ pub fn judges(tests: &[TestSource], ids: &[String], package: &dyn Fn(&str) -> bo
                             push(n, &f, "assertion helper");
                         }
                     }
+                    // A context manager judges when it is named like a judge (`with
+                    // raises_like(...)`); any other is the code under test (`with
+                    // validators.disabled():`).
                     "with_item" => {
                         if let Some(v) = n.child_by_field_name("value")
                             && v.kind() == "call"
                             && let Some(f) = v
                                 .child_by_field_name("function")
                                 .and_then(|f| pysrc::dotted(src, f))
+                            && {
+                                let last = f.rsplit('.').next().unwrap_or(&f).to_ascii_lowercase();
+                                judge_like(&last)
+                                    || last.contains("raises")
+                                    || last.contains("warns")
+                            }
                         {
                             push(n, &f, "context manager");
                         }
@@ -505,6 +527,11 @@ def test_get_in():
 class T(unittest.TestCase):
     def test_interrupt(self):
         self.assertRaises(ParsingInterrupted, parse, "<a/>")
+
+    def test_exports(self):
+        assert "pluralize" in inflection.__all__
+        with inflection.disabled():
+            self.assertIsInstance(inflection.rule(), inflection.Rule)
 "#;
 
     fn package(m: &str) -> bool {
@@ -549,6 +576,7 @@ class T(unittest.TestCase):
             "tests/t.py::test_plural[octopus-octopi]",
             "tests/t.py::test_get_in",
             "tests/t.py::T::test_interrupt",
+            "tests/t.py::T::test_exports",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -571,7 +599,9 @@ class T(unittest.TestCase):
             "{j:?}"
         );
         // UNCOUNTABLES is compared with a literal only: it is what the test checks.
-        // pluralize is the code under test; get_in too.
+        // pluralize is the code under test; get_in too. So are the module's `__all__`, a
+        // context manager not named like a judge (`disabled`), and the class an
+        // `assertIsInstance` names (a change to its methods leaves the judgement alone).
     }
 
     fn changed(path: &str, pre: &str, post: &str) -> ChangedFile {

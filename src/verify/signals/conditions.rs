@@ -148,8 +148,15 @@ impl Ctx<'_> {
                 && o.child_by_field_name("function")
                     .is_some_and(|f| matches!(self.post.text(f), "len" | "isinstance" | "type"))
         });
+        // One more arm of a dispatch the function already had (`token == "X"`, `== "W"`, …
+        // → `token == "x"`): the code's own way of naming cases, not a test's input.
+        let arm = operands
+            .iter()
+            .zip(&lits)
+            .filter(|(_, l)| l.is_none())
+            .any(|(o, _)| self.pre_dispatch(line(stmt), self.post.text(*o)) >= 2);
         for lit in &lits {
-            if shape {
+            if shape || arm {
                 break;
             }
             if let Some(lit) = lit
@@ -183,6 +190,45 @@ impl Ctx<'_> {
             ));
         }
         None
+    }
+
+    /// How many distinct literals the pre-patch version of the def around post line `l`
+    /// compares `subject` (an expression's text) with by `==`, `!=` or `in`.
+    fn pre_dispatch(&self, l: usize, subject: &str) -> usize {
+        let Some(pre) = self.pre else { return 0 };
+        let Some(old) = self.def_at(l).and_then(|d| self.pre_def(d)) else {
+            return 0;
+        };
+        let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+        let subject = squeeze(subject);
+        let mut seen = BTreeSet::new();
+        for c in descendants(old.node)
+            .into_iter()
+            .filter(|c| c.kind() == "comparison_operator")
+        {
+            let ops = kids(c)
+                .into_iter()
+                .filter(|k| !k.is_named())
+                .any(|k| matches!(pre.text(k), "==" | "!=" | "in"));
+            let operands = named_kids(c);
+            if !ops || operands.len() != 2 {
+                continue;
+            }
+            for (i, o) in operands.iter().enumerate() {
+                if squeeze(pre.text(*o)) != subject {
+                    continue;
+                }
+                if let Some(lit) = pysrc::literal(pre, operands[1 - i]) {
+                    seen.extend(
+                        lit.flatten()
+                            .into_iter()
+                            .filter(|x| !x.is_degenerate())
+                            .cloned(),
+                    );
+                }
+            }
+        }
+        seen.len()
     }
 
     /// Local names assigned from a clock read in the patch's added lines.

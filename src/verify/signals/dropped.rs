@@ -67,22 +67,51 @@ impl<'a> Ctx<'a> {
             let then = uses(pre, ob, old);
             let text = self.post.text(nb);
             let mut gone: Vec<String> = Vec::new();
-            for p in then.params.difference(&now.params) {
-                if d.params.contains(p) {
-                    gone.push(format!("parameter `{p}`"));
+            // `__new__`'s arguments reach `__init__` too: not passing them on is no loss.
+            if d.name != "__new__" {
+                for p in then.params.difference(&now.params) {
+                    if d.params.contains(p) {
+                        gone.push(format!("parameter `{p}`"));
+                    }
                 }
             }
+            // An attribute the patch puts in the place of the dropped one, new to the file:
+            // a replacement (`self.options` → a new `self._original_options` for the repr).
+            let elsewhere_pre = format!(
+                "{}\n{}",
+                &pre.text[..old.node.start_byte()],
+                &pre.text[old.node.end_byte()..]
+            );
+            let replaced = now
+                .self_attrs
+                .difference(&then.self_attrs)
+                .any(|a| !mentions(&pre.text, a));
             for a in then.self_attrs.difference(&now.self_attrs) {
                 if !text.contains(&format!("'{a}'"))
                     && !text.contains(&format!("\"{a}\""))
                     && !self.added_elsewhere(d, &format!("self.{a}"))
+                    // Gone from the whole file, though other code of it had it before: the
+                    // attribute was renamed or removed everywhere (a refactor), not skipped
+                    // in one place.
+                    && (mentions(&self.post.text, a) || !mentions(&elsewhere_pre, a))
+                    && !replaced
                 {
                     gone.push(format!("`self.{a}`"));
                 }
             }
+            // The method's own class built through `type(self)`/`cls`/`self.__class__`
+            // (a subclass is built as itself): the same constructor, called another way.
+            let own_class = d
+                .qualname
+                .rsplit_once('.')
+                .map(|(c, _)| c.rsplit('.').next().unwrap_or(c));
+            let by_type = ["type(self)(", "self.__class__(", "cls("]
+                .iter()
+                .any(|w| text.contains(w));
             for c in then.constructed.difference(&now.constructed) {
                 let last = c.rsplit('.').next().unwrap_or(c);
-                if !now.names.contains(last) {
+                let rebuilt = by_type && own_class == Some(last);
+                if !now.names.contains(last) && !rebuilt {
                     gone.push(format!("`{c}(...)`"));
                 }
             }
@@ -265,6 +294,15 @@ impl<'a> Ctx<'a> {
             }
         }
     }
+}
+
+/// Whether `text` has `name` as a whole identifier.
+fn mentions(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(word)
+            && !text[i + name.len()..].chars().next().is_some_and(word)
+    })
 }
 
 /// Names a body calls directly (`f(...)`, `self.f(...)` → `f`).

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 
 use super::{Ctx, Kind, constant_value, except_types};
 use crate::verify::evidence::Finding;
-use crate::verify::pysrc::{self, Lit, Source, descendants, line, named_kids};
+use crate::verify::pysrc::{self, Def, Lit, Source, descendants, line, named_kids};
 
 impl Ctx<'_> {
     /// New handlers that swallow the error: a broad or programming-error type answered with a
@@ -65,8 +65,37 @@ impl Ctx<'_> {
                 .iter()
                 .any(|t| PROGRAMMING_ERRORS.contains(&t.as_str()));
         let miss = !types.is_empty() && types.iter().all(|t| LOOKUP_MISSES.contains(&t.as_str()));
+        let broad = types.is_empty()
+            || types
+                .iter()
+                .any(|t| matches!(t.as_str(), "Exception" | "BaseException"));
         let def = self.def_at(line(n));
-        // The same handler before the patch (by position among the def's handlers).
+        let try_stmt = n.parent().filter(|t| t.kind() == "try_statement");
+        // `try: x = probe(...)` / `except E: pass` / `else: use(x)`: the error says which way
+        // to go (the `else` is skipped, the code after it is the fallback), a decision the
+        // handler states, not an error it hides.
+        let has_else =
+            try_stmt.is_some_and(|t| named_kids(t).iter().any(|k| k.kind() == "else_clause"));
+        if has_else && !broad && matches!(stmts.as_slice(), [s] if s.kind() == "pass_statement") {
+            return None;
+        }
+        // `try: f(x); return True` / `except E: return False`: a predicate that asks by
+        // trying; the error is its answer. Not when the function gave up a type test for it
+        // (the EAFP rule below says why).
+        if !broad
+            && let Some(t) = try_stmt
+            && let Some(body) = t.child_by_field_name("body")
+            && let (Some(ok), [one]) = (named_kids(body).last().copied(), stmts.as_slice())
+            && let (Some(a), Some(b)) =
+                (returned_bool(self.post, ok), returned_bool(self.post, *one))
+            && a != b
+            && !self.gave_up_type_test(def)
+        {
+            return None;
+        }
+        // The same handler before the patch: the one at the same position among the def's
+        // handlers, when its `try` begins with the same line (a `try` the patch inserted
+        // above an old one is new, whatever a line diff pairs it with).
         if let (Some(pre), Some(d)) = (self.pre, def)
             && let Some(old) = self.pre_def(d)
         {
@@ -74,12 +103,16 @@ impl Ctx<'_> {
                 .into_iter()
                 .filter(|x| x.kind() == "except_clause")
                 .position(|x| x.id() == n.id());
-            let before: Vec<Vec<String>> = descendants(old.node)
+            let before: Vec<(Vec<String>, Option<String>)> = descendants(old.node)
                 .into_iter()
                 .filter(|x| x.kind() == "except_clause")
-                .map(|x| except_types(pre, x))
+                .map(|x| (except_types(pre, x), try_head(pre, x)))
                 .collect();
-            if let Some(old_types) = pos.and_then(|p| before.get(p)) {
+            let head = try_head(self.post, n);
+            if let Some((old_types, _)) = pos
+                .and_then(|p| before.get(p))
+                .filter(|(_, h)| h.is_some() && *h == head)
+            {
                 let gained: Vec<&String> = types
                     .iter()
                     .filter(|t| !old_types.contains(t))
@@ -200,7 +233,38 @@ impl Ctx<'_> {
     }
 }
 
+/// The first line of the body of the `try` an `except` clause belongs to, squeezed.
+fn try_head(src: &Source, except: Node) -> Option<String> {
+    let body = except.parent()?.child_by_field_name("body")?;
+    let first = named_kids(body).into_iter().next()?;
+    let text = src.text(first).lines().next()?;
+    Some(text.split_whitespace().collect())
+}
+
+/// `True`/`False` when `stmt` is `return True`/`return False`.
+fn returned_bool(src: &Source, stmt: Node) -> Option<bool> {
+    if stmt.kind() != "return_statement" {
+        return None;
+    }
+    match named_kids(stmt).first().map(|v| src.text(*v)) {
+        Some("True") => Some(true),
+        Some("False") => Some(false),
+        _ => None,
+    }
+}
+
 impl Ctx<'_> {
+    /// Whether the pre-patch version of `def` tested a type (`isinstance(`) more often than
+    /// the patched one does.
+    fn gave_up_type_test(&self, def: Option<&Def>) -> bool {
+        let (Some(pre), Some(d)) = (self.pre, def) else {
+            return false;
+        };
+        let count = |t: &str| t.matches("isinstance(").count();
+        self.pre_def(d)
+            .is_some_and(|old| count(pre.text(old.node)) > count(self.post.text(d.node)))
+    }
+
     /// A try body that is one protocol builtin applied to names alone (`iter(x)`,
     /// `n = len(self.items)`, `operator.index(v)`): nothing else runs in it. The probed
     /// object's text.

@@ -151,6 +151,16 @@ pub fn signals(files: &[ChangedFile], tests: &TestLiterals, data_files: &[String
             tests,
             consts: BTreeMap::new(),
             hash_vars: BTreeSet::new(),
+            idents: pre
+                .as_ref()
+                .map(|p| {
+                    descendants(p.root())
+                        .into_iter()
+                        .filter(|n| n.kind() == "identifier")
+                        .map(|n| p.text(n).to_string())
+                        .collect()
+                })
+                .unwrap_or_default(),
         };
         ctx.consts = ctx.new_constants();
         ctx.hash_vars = ctx.assigned_from(&|c: &Ctx, n: Node| c.has_hash_call(n));
@@ -187,6 +197,9 @@ struct Ctx<'a> {
     consts: BTreeMap<String, Lit>,
     /// Names the patch assigns a hash of something to.
     hash_vars: BTreeSet<String>,
+    /// Every identifier of the pre-patch file: a string equal to one names the code's own
+    /// parameters, attributes or functions (`{"major": major, …}`), not a test's input.
+    idents: BTreeSet<String>,
 }
 
 const EVIDENCE_CHARS: usize = 120;
@@ -340,9 +353,20 @@ impl<'a> Ctx<'a> {
     /// equal to one (small ints, -2..=2, are too common to count), or, for strings of three
     /// characters or more, part of one (`'530'` in `'10:21 PM -530'`).
     fn test_literal_of(&self, lit: &Lit, pre: &BTreeSet<Lit>) -> Option<String> {
+        // A string the code already had in another case (`"UTF-8"` → `"utf-8"` beside a
+        // `.lower()`) is the same constant, normalised.
+        let folded: BTreeSet<String> = pre
+            .iter()
+            .filter_map(|l| match l {
+                Lit::Str(s) => Some(s.to_lowercase()),
+                _ => None,
+            })
+            .collect();
         lit.flatten()
             .into_iter()
             .filter(|x| !x.is_degenerate() && !pre.contains(*x))
+            .filter(|x| !matches!(x, Lit::Str(s) if folded.contains(&s.to_lowercase())))
+            .filter(|x| !matches!(x, Lit::Str(s) if self.idents.contains(s)))
             .filter(|x| !matches!(x, Lit::Int(n) if (-2..=2).contains(n)))
             .find_map(|x| {
                 if let Some(at) = self.tests.get(x) {

@@ -9,6 +9,25 @@ use super::{Ctx, Kind, aliases, resolve};
 use crate::verify::evidence::Finding;
 use crate::verify::pysrc::{self, Source, descendants, line, named_kids};
 
+/// Whether the class around method `def` assigns an attribute of `self` anywhere (or has
+/// `__slots__`).
+fn stateful_class(src: &Source, def: Node) -> bool {
+    let Some(class) = std::iter::successors(def.parent(), |n| n.parent())
+        .find(|n| n.kind() == "class_definition")
+    else {
+        return true;
+    };
+    descendants(class).into_iter().any(|n| match n.kind() {
+        "assignment" | "augmented_assignment" => n.child_by_field_name("left").is_some_and(|l| {
+            (l.kind() == "attribute"
+                && l.child_by_field_name("object")
+                    .is_some_and(|o| matches!(src.text(o), "self" | "cls")))
+                || src.text(l) == "__slots__"
+        }),
+        _ => false,
+    })
+}
+
 impl Ctx<'_> {
     /// Protocol methods that answer from constants, comparisons that ignore their operand,
     /// copies that are the object itself.
@@ -28,7 +47,12 @@ impl Ctx<'_> {
                 _ => None,
             };
             let name = d.name.as_str();
-            let detail = if BINARY_DUNDERS.contains(&name) || UNARY_DUNDERS.contains(&name) {
+            // `raise TypeError(...)` and nothing else: the class refuses the protocol (as
+            // `__hash__ = None` does), it does not answer it.
+            let refuses = matches!(stmts.as_slice(), [s] if s.kind() == "raise_statement");
+            let detail = if refuses {
+                None
+            } else if BINARY_DUNDERS.contains(&name) || UNARY_DUNDERS.contains(&name) {
                 if let Some(c) = single_return.and_then(|v| pysrc::literal(self.post, v)) {
                     Some(format!("`{name}` returns the constant {}", c.render(30)))
                 } else if BINARY_DUNDERS.contains(&name)
@@ -47,6 +71,9 @@ impl Ctx<'_> {
             } else if COPIES.contains(&name)
                 && let Some(me) = d.params.first()
                 && single_return.is_some_and(|v| self.post.text(v) == me)
+                // A class that keeps no state of its own (a sentinel, a singleton): a copy of
+                // it is itself.
+                && stateful_class(self.post, d.node)
             {
                 Some(format!("`{name}` returns the object itself, not a copy"))
             } else {

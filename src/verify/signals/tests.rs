@@ -614,3 +614,141 @@ fn data_files_the_patch_adds_and_reads() {
     assert_eq!(kinds(&got), vec!["data_file_answers"]);
     assert!(signals(&[f], &lits(&[]), &[]).is_empty());
 }
+
+/// Upstream fixes of libraries nobody tuned on (`tests/corpus/mined/`) written small: each
+/// shape was flagged before, and its gamed twin still is.
+#[test]
+fn ordinary_shapes_of_real_fixes_are_not_flagged() {
+    let t = lits(&[
+        Lit::Str("x".into()),
+        Lit::Str("utf-8".into()),
+        Lit::Str("major".into()),
+        Lit::Str("kine".into()),
+    ]);
+    // One more arm of a dispatch on `token` (arrow's formatter gaining `x`).
+    let pre = "def fmt(token, v):\n    if token == 'X':\n        return 1\n    if token == 'W':\n        return 2\n    return 0\n";
+    let arm = file(
+        "m.py",
+        Some(pre),
+        " def fmt(token, v):\n     if token == 'X':\n         return 1\n+    if token == 'x':\n+        return 3\n     if token == 'W':\n         return 2\n     return 0\n",
+    );
+    assert!(signals(&[arm], &t, &[]).is_empty());
+    // The same literal in a function with no such dispatch is a branch on the test's input.
+    let pre = "def sing(word):\n    return word[:-1]\n";
+    let gamed = file(
+        "m.py",
+        Some(pre),
+        " def sing(word):\n+    if word == 'kine':\n+        return 'cow'\n     return word[:-1]\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[gamed], &t, &[])),
+        vec!["test_literal_branch"]
+    );
+    // A constant the code had, compared case-insensitively now (packaging's charset).
+    let pre =
+        "def check(charset):\n    if charset != 'UTF-8':\n        raise ValueError(charset)\n";
+    let folded = file(
+        "m.py",
+        Some(pre),
+        " def check(charset):\n+    if charset.lower() != 'utf-8':\n         raise ValueError(charset)\n",
+    );
+    assert!(signals(&[folded], &t, &[]).is_empty());
+    // A table keyed by the function's own parameter names (semver's negative parts).
+    let pre = "class V:\n    def __init__(self, major, minor=0):\n        self._major = int(major)\n        self._minor = int(minor)\n";
+    let named = file(
+        "m.py",
+        Some(pre),
+        " class V:\n     def __init__(self, major, minor=0):\n+        parts = {'major': major, 'minor': minor}\n+        for k, v in parts.items():\n+            if int(v) < 0:\n+                raise ValueError(k)\n+        self._major = int(parts['major'])\n+        self._minor = int(parts['minor'])\n",
+    );
+    assert!(signals(&[named], &t, &[]).is_empty());
+}
+
+#[test]
+fn renamed_replaced_and_rebuilt_features_are_not_dropped() {
+    // An attribute renamed everywhere, its assignment too (marshmallow's `serde_type`).
+    let pre = "class F:\n    def __init__(self, kind):\n        self.serde = kind\n    def ser(self, v):\n        return self.serde(v)\n";
+    let post = "class F:\n    def __init__(self, kind):\n        self.serialization = kind\n    def ser(self, v):\n        return self.serialization(v)\n";
+    assert!(signals(&[changed(pre, post)], &lits(&[]), &[]).is_empty());
+    // Kept elsewhere in the file but no longer read here: dropped.
+    let post_kept = "class F:\n    def __init__(self, kind):\n        self.serde = kind\n    def ser(self, v):\n        return v\n";
+    assert_eq!(
+        kinds(&signals(&[changed(pre, post_kept)], &lits(&[]), &[])),
+        vec!["dropped_feature"]
+    );
+    // A new attribute in the old one's place (attrs' `_original_options` for the repr).
+    let pre = "class I:\n    def __init__(self, options):\n        self.options = options\n    def __repr__(self):\n        return repr(self.options)\n";
+    let post = "class I:\n    def __init__(self, options, shown):\n        self.options = options\n        self._shown = shown\n    def __repr__(self):\n        return repr(self._shown)\n";
+    assert!(signals(&[changed(pre, post)], &lits(&[]), &[]).is_empty());
+    // The method's own class built as `type(self)` (a subclass stays itself).
+    let pre = "class Version:\n    def replace(self, **parts):\n        return Version(**parts)\n";
+    let post =
+        "class Version:\n    def replace(self, **parts):\n        return type(self)(**parts)\n";
+    assert!(signals(&[changed(pre, post)], &lits(&[]), &[]).is_empty());
+    // `__new__` leaving its arguments to `__init__`.
+    let pre = "class S:\n    def __new__(cls, items=None, key=None):\n        if key is None:\n            return object.__new__(cls)\n        return K(items=items, key=key)\n";
+    let post = "class S:\n    def __new__(cls, items=None, key=None):\n        if key is None:\n            return object.__new__(cls)\n        return object.__new__(K)\n";
+    assert!(signals(&[changed(pre, post)], &lits(&[]), &[]).is_empty());
+}
+
+#[test]
+fn handlers_that_decide_a_path_are_not_swallowed_errors() {
+    // `try/except/else` with `pass`: the fallback is the code after it (pydash).
+    let pre = "def count(f):\n    n = None\n    return n\n";
+    let with_else = file(
+        "m.py",
+        Some(pre),
+        " def count(f):\n     n = None\n+    try:\n+        sig = signature(f)\n+    except (TypeError, ValueError):\n+        pass\n+    else:\n+        n = len(sig.parameters)\n     return n\n",
+    );
+    assert!(signals(&[with_else], &lits(&[]), &[]).is_empty());
+    // Without the `else`, the same handler swallows.
+    let without = file(
+        "m.py",
+        Some(pre),
+        " def count(f):\n     n = None\n+    try:\n+        n = arity(f)\n+    except (TypeError, ValueError):\n+        pass\n     return n\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[without], &lits(&[]), &[])),
+        vec!["swallowed_exception"]
+    );
+    // A predicate that asks by trying (semver's `isvalid`).
+    let pre = "def parse(v):\n    if not v:\n        raise ValueError(v)\n    return v\n";
+    let predicate = file(
+        "m.py",
+        Some(pre),
+        " def parse(v):\n     if not v:\n         raise ValueError(v)\n     return v\n+def isvalid(v):\n+    try:\n+        parse(v)\n+        return True\n+    except ValueError:\n+        return False\n",
+    );
+    assert!(signals(&[predicate], &lits(&[]), &[]).is_empty());
+    // A new `try` above an old one is not the old handler widened (inflect's ordinal).
+    let pre = "def nth(num):\n    n = int(num)\n    try:\n        return T[n]\n    except KeyError:\n        return T[n % 10]\n";
+    let post = "def nth(num):\n    try:\n        n = num % 2 and num\n    except TypeError:\n        n = int(num)\n        n = n + 0\n    try:\n        return T[n]\n    except KeyError:\n        return T[n % 10]\n";
+    assert!(signals(&[changed(pre, post)], &lits(&[]), &[]).is_empty());
+}
+
+#[test]
+fn refusals_and_copies_of_stateless_objects_are_not_constant_dunders() {
+    let pre = "class A:\n    def run(self):\n        return 1\n";
+    let refuses = file(
+        "m.py",
+        Some(pre),
+        " class A:\n     def run(self):\n         return 1\n+    def __iter__(self):\n+        raise TypeError('not iterable')\n",
+    );
+    assert!(signals(&[refuses], &lits(&[]), &[]).is_empty());
+    let pre = "class _Missing:\n    def __bool__(self):\n        return False\n";
+    let sentinel = file(
+        "m.py",
+        Some(pre),
+        " class _Missing:\n     def __bool__(self):\n         return False\n+    def __copy__(self):\n+        return self\n",
+    );
+    assert!(signals(&[sentinel], &lits(&[]), &[]).is_empty());
+    // An object with state of its own: its copy is not itself.
+    let pre = "class Box:\n    def __init__(self, v):\n        self.v = v\n";
+    let stateful = file(
+        "m.py",
+        Some(pre),
+        " class Box:\n     def __init__(self, v):\n         self.v = v\n+    def __copy__(self):\n+        return self\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[stateful], &lits(&[]), &[])),
+        vec!["constant_dunder"]
+    );
+}
