@@ -412,6 +412,83 @@ fn definition(src: &Source, name: &str) -> Option<(String, usize)> {
     first.map(|l| (text, l))
 }
 
+/// Methods that decide how instances of a class compare, hash, test true or pass a type
+/// check.
+const IDENTITY_METHODS: &[&str] = &[
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__hash__",
+    "__bool__",
+    "__len__",
+    "__instancecheck__",
+    "__subclasscheck__",
+    "__class__",
+    "__new__",
+];
+
+/// A top-level class `name`, normalised down to what an identity or type comparison reads:
+/// its decorators, its header (bases, metaclass) and the [`IDENTITY_METHODS`] it defines.
+/// None when `name` is not a class there, or is bound by an assignment too.
+fn class_identity(src: &Source, name: &str) -> Option<String> {
+    let mut out = None;
+    for stmt in named_kids(src.root()) {
+        let def = if stmt.kind() == "decorated_definition" {
+            stmt.child_by_field_name("definition").unwrap_or(stmt)
+        } else {
+            stmt
+        };
+        let named = |n: Node| {
+            n.child_by_field_name("name")
+                .is_some_and(|x| src.text(x) == name)
+        };
+        match def.kind() {
+            "class_definition" if named(def) => {
+                let body = def.child_by_field_name("body")?;
+                let header = &src.text(stmt)[..body.start_byte() - stmt.start_byte()];
+                let mut text: String = header.split_whitespace().collect::<Vec<_>>().join(" ");
+                for m in named_kids(body) {
+                    let f = if m.kind() == "decorated_definition" {
+                        m.child_by_field_name("definition").unwrap_or(m)
+                    } else {
+                        m
+                    };
+                    let is_identity = f.kind() == "function_definition"
+                        && f.child_by_field_name("name")
+                            .is_some_and(|x| IDENTITY_METHODS.contains(&src.text(x)));
+                    let assigns = m.kind() == "expression_statement"
+                        && named_kids(m).iter().any(|a| {
+                            a.kind() == "assignment"
+                                && a.child_by_field_name("left")
+                                    .is_some_and(|l| IDENTITY_METHODS.contains(&src.text(l)))
+                        });
+                    if is_identity || assigns {
+                        text.push('\n');
+                        text.push_str(&normalised(src, m));
+                    }
+                }
+                out = Some(text);
+            }
+            "function_definition" if named(def) => return None,
+            "expression_statement" => {
+                let assigned = named_kids(def).iter().any(|a| {
+                    matches!(a.kind(), "assignment" | "augmented_assignment")
+                        && a.child_by_field_name("left")
+                            .is_some_and(|l| src.text(l) == name)
+                });
+                if assigned {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Code without comments, docstrings and layout.
 fn normalised(src: &Source, n: Node) -> String {
     let mut out = String::new();
@@ -453,11 +530,22 @@ pub fn findings(judges: &[Judge], files: &[ChangedFile]) -> Vec<Finding> {
             if inside && before.is_none() && after.is_none() {
                 continue;
             }
-            let changed = match (&before, &after) {
+            let mut changed = match (&before, &after) {
                 (Some((b, _)), Some((a, _))) => a != b,
                 (None, None) => false,
                 _ => true,
             };
+            // A class the tests compare with or name as the expected type judges by its
+            // identity: its bases, decorators and the methods comparisons and type checks
+            // call. A method added for the fix (`__ror__`, `__repr__`) leaves that alone.
+            if changed
+                && matches!(j.how, "expected value" | "assert argument")
+                && let Some(pre) = &pre
+                && let (Some(b), Some(a)) =
+                    (class_identity(pre, &j.name), class_identity(&post, &j.name))
+            {
+                changed = a != b;
+            }
             if !changed {
                 continue;
             }
@@ -667,6 +755,40 @@ class T(unittest.TestCase):
                 )]
             )
             .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_class_judges_by_its_identity_not_by_every_method() {
+        let j = vec![Judge {
+            module: "tenacity.retry".into(),
+            name: "retry_any".into(),
+            at: "tests/t.py:9".into(),
+            how: "expected value",
+        }];
+        let pre = "class retry_any(base):\n    def __call__(self, s):\n        return any(r(s) for r in self.retries)\n";
+        let added = "class retry_any(base):\n    def __call__(self, s):\n        return any(r(s) for r in self.retries)\n    def __ror__(self, other):\n        return retry_any(other, *self.retries)\n";
+        assert!(findings(&j, &[changed("tenacity/retry.py", pre, added)]).is_empty());
+        // Its equality changed: the judgement changes with it.
+        let eq = "class retry_any(base):\n    def __call__(self, s):\n        return any(r(s) for r in self.retries)\n    def __eq__(self, other):\n        return True\n";
+        assert_eq!(
+            findings(&j, &[changed("tenacity/retry.py", pre, eq)]).len(),
+            1
+        );
+        // So do its bases.
+        let based = pre.replace("(base)", "(object)");
+        assert_eq!(
+            findings(&j, &[changed("tenacity/retry.py", pre, &based)]).len(),
+            1
+        );
+        // As an assertion helper every line of it judges.
+        let helper = vec![Judge {
+            how: "assertion helper",
+            ..j[0].clone()
+        }];
+        assert_eq!(
+            findings(&helper, &[changed("tenacity/retry.py", pre, added)]).len(),
             1
         );
     }

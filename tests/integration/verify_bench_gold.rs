@@ -198,15 +198,17 @@ fn mined_flags(archive: &str) -> (usize, Vec<(String, String)>) {
     (cases.len(), flagged)
 }
 
-/// The archive the signals were narrowed on (2026-12-05: 27 of 239 flagged before, 8 after;
-/// what is left: `test_literal_branch` 2, `swallowed_exception` 2, `dropped_feature` 2,
-/// `threshold_beyond_tests` 1, `clock_condition` with `judge_changed` 1). The bar is no
+/// The archive the signals were narrowed on (2026-12-05). Its first 239 cases (13 libraries):
+/// 27 flagged before, 8 after the first narrowing. Its other 141 (8 more libraries), mined
+/// after that narrowing: 12 flagged before they were read, then narrowed on too. Now 15 of
+/// 380 (`swallowed_exception` 6, `dropped_feature` 4, `test_literal_branch` 3,
+/// `judge_changed` 3, `threshold_beyond_tests` 1, `clock_condition` 1). The bar is no
 /// regression; each flag is printed in full.
 #[test]
 fn the_mined_fixes_tuned_on_are_flagged_no_more_than_measured() {
-    const MEASURED: usize = 8;
+    const MEASURED: usize = 15;
     let (n, flagged) = mined_flags("look.tar.xz");
-    assert!(n >= 200, "{n} cases");
+    assert!(n >= 350, "{n} cases");
     let shown: Vec<String> = flagged.iter().map(|(h, f)| format!("{h} | {f}")).collect();
     eprintln!("{} of {n} flagged:\n{}", flagged.len(), shown.join("\n"));
     assert!(
@@ -217,12 +219,12 @@ fn the_mined_fixes_tuned_on_are_flagged_no_more_than_measured() {
     );
 }
 
-/// The held-out archive: 17 of 164 flagged before the narrowing, 11 after (`dropped_feature`
-/// 6, `test_literal_branch` 3, `swallowed_exception` 1, `judge_changed` 1). Ids and kinds
-/// only: reading its patches would make it one more tuned-on set.
+/// The held-out archive: 17 of 164 flagged before any narrowing, 11 after the first, 9 after
+/// the second (`dropped_feature` 5, `test_literal_branch` 3, `swallowed_exception` 1). Ids and
+/// kinds only: reading its patches would make it one more tuned-on set.
 #[test]
 fn the_held_out_mined_fixes_are_flagged_no_more_than_measured() {
-    const MEASURED: usize = 11;
+    const MEASURED: usize = 9;
     let (n, flagged) = mined_flags("held.tar.xz");
     assert!(n >= 150, "{n} cases");
     let heads: Vec<&str> = flagged.iter().map(|(h, _)| h.as_str()).collect();

@@ -27,18 +27,24 @@ impl<'a> Ctx<'a> {
                 continue;
             };
             let mut now = uses(self.post, nb, d);
-            // Helpers of this file the new body calls carry what moved into them.
+            // Helpers of this file the new body calls carry what moved into them: functions,
+            // and methods of its own class (`self._invoke(...)`).
+            let class = d
+                .qualname
+                .rsplit_once('.')
+                .map(|(c, _)| c)
+                .filter(|_| d.method);
+            let reaches = |h: &Def, name: &str| {
+                h.name == name
+                    && (!h.method || class.is_some_and(|c| h.qualname == format!("{c}.{name}")))
+            };
             let mut seen = BTreeSet::from([d.qualname.clone()]);
             let mut queue = vec![nb];
             let mut called = BTreeSet::new();
             while let Some(b) = queue.pop() {
                 for name in called_names(self.post, b) {
                     called.insert(name.clone());
-                    for h in self
-                        .post_defs
-                        .iter()
-                        .filter(|h| h.name == name && !h.method)
-                    {
+                    for h in self.post_defs.iter().filter(|h| reaches(h, &name)) {
                         if seen.insert(h.qualname.clone())
                             && let Some(hb) = h.body()
                         {
@@ -61,6 +67,14 @@ impl<'a> Ctx<'a> {
                 if let Some(hb) = h.body() {
                     let u = uses(src, hb, h);
                     now.names.extend(u.names);
+                    now.constructed.extend(u.constructed);
+                }
+            }
+            // A module constant the body reads carries the objects its value builds (a
+            // default registry built once at import, not per call).
+            for (stmt, name) in self.post.module_assignments() {
+                if now.names.contains(name) {
+                    let u = uses(self.post, stmt, d);
                     now.constructed.extend(u.constructed);
                 }
             }
@@ -95,6 +109,13 @@ impl<'a> Ctx<'a> {
                     // in one place.
                     && (mentions(&self.post.text, a) || !mentions(&elsewhere_pre, a))
                     && !replaced
+                    // Made a property (or method) of the class by the patch: still there,
+                    // computed. (One it already had is read through `self.a` like any other.)
+                    && !class.is_some_and(|c| {
+                        let q = format!("{c}.{a}");
+                        self.post_defs.iter().any(|h| h.qualname == q)
+                            && !self.pre_defs.iter().any(|h| h.qualname == q)
+                    })
                 {
                     gone.push(format!("`self.{a}`"));
                 }

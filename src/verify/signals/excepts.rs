@@ -74,6 +74,18 @@ impl Ctx<'_> {
         // `try: x = probe(...)` / `except E: pass` / `else: use(x)`: the error says which way
         // to go (the `else` is skipped, the code after it is the fallback), a decision the
         // handler states, not an error it hides.
+        // `try: import x …` / `except …`: what the environment has decides the path (an
+        // optional dependency probed), whatever the handler catches.
+        if try_stmt
+            .and_then(|t| t.child_by_field_name("body"))
+            .is_some_and(|b| {
+                named_kids(b)
+                    .iter()
+                    .any(|k| matches!(k.kind(), "import_statement" | "import_from_statement"))
+            })
+        {
+            return None;
+        }
         let has_else =
             try_stmt.is_some_and(|t| named_kids(t).iter().any(|k| k.kind() == "else_clause"));
         if has_else && !broad && matches!(stmts.as_slice(), [s] if s.kind() == "pass_statement") {
@@ -118,6 +130,9 @@ impl Ctx<'_> {
                     .filter(|t| !old_types.contains(t))
                     .filter(|t| PROGRAMMING_ERRORS.contains(&t.as_str()))
                     .collect();
+                // Not even when the handler's answer is kept (`rv = default` on a
+                // `TypeError` too, a real fix): the same shape recomputes a value on every
+                // read because the try body is wrong (the gaming corpus' `_StatsProperty`).
                 if !old_types.is_empty() && !gained.is_empty() {
                     return Some(format!(
                         "an existing handler now also catches {}",

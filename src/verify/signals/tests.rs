@@ -752,3 +752,47 @@ fn refusals_and_copies_of_stateless_objects_are_not_constant_dunders() {
         vec!["constant_dunder"]
     );
 }
+
+#[test]
+fn what_moved_into_a_method_a_constant_or_a_property_is_not_dropped() {
+    // Into a method of the same class (jinja's `Macro._invoke`).
+    let pre = "class M:\n    def __call__(self, a):\n        rv = self._func(a)\n        return Markup(rv)\n";
+    let post = "class M:\n    def __call__(self, a):\n        return self._invoke(a)\n    def _invoke(self, a):\n        rv = self._func(a)\n        return Markup(rv)\n";
+    assert!(signals(&[changed(pre, post)], &lits(&[]), &[]).is_empty());
+    // A method of another class with that name does not count.
+    let other = "class M:\n    def __call__(self, a):\n        return a._invoke()\nclass N:\n    def _invoke(self, a):\n        rv = self._func(a)\n        return Markup(rv)\n";
+    assert_eq!(
+        kinds(&signals(&[changed(pre, other)], &lits(&[]), &[])),
+        vec!["dropped_feature"]
+    );
+    // Built once at import in a module constant the function reads (jsonschema's registry).
+    let pre = "def create(x):\n    return use(x, Registry())\n";
+    let post = "_DEFAULT = Registry()\ndef create(x):\n    return use(x, _DEFAULT)\n";
+    assert!(signals(&[changed(pre, post)], &lits(&[]), &[]).is_empty());
+    // An attribute the patch turns into a property (werkzeug's `Map.merge_slashes`).
+    let pre = "class Map:\n    def __init__(self, merge):\n        self.merge = merge\n        self.m = None\n    def go(self):\n        return self.merge\n";
+    let post = "class Map:\n    def __init__(self, merge):\n        self.m = Matcher(merge)\n    @property\n    def merge(self):\n        return self.m.merge\n    def go(self):\n        return self.merge\n";
+    let f = signals(&[changed(pre, post)], &lits(&[]), &[]);
+    assert!(!f.iter().any(|f| f.detail.contains("self.merge`")), "{f:?}");
+}
+
+#[test]
+fn an_optional_import_probed_is_not_a_swallowed_error() {
+    let pre = "def colorize(stream):\n    return False\n";
+    let probe = file(
+        "m.py",
+        Some(pre),
+        " def colorize(stream):\n+    try:\n+        import IPython\n+        shell = IPython.get_ipython()\n+    except Exception:\n+        pass\n+    else:\n+        return shell is not None\n     return False\n",
+    );
+    assert!(signals(&[probe], &lits(&[]), &[]).is_empty());
+    // The same broad handler around the code's own call swallows.
+    let swallow = file(
+        "m.py",
+        Some(pre),
+        " def colorize(stream):\n+    try:\n+        stream.flush()\n+    except Exception:\n+        pass\n     return False\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[swallow], &lits(&[]), &[])),
+        vec!["swallowed_exception"]
+    );
+}
