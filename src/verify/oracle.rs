@@ -535,6 +535,14 @@ pub fn findings(judges: &[Judge], files: &[ChangedFile]) -> Vec<Finding> {
                 (None, None) => false,
                 _ => true,
             };
+            // A class the tests name in `raises`-like calls and the patch adds: the error
+            // the fix is to raise (`InvalidProxyURL`), not a judge that moved.
+            if before.is_none()
+                && j.how == "assert argument"
+                && class_identity(&post, &j.name).is_some()
+            {
+                changed = false;
+            }
             // A class the tests compare with or name as the expected type judges by its
             // identity: its bases, decorators and the methods comparisons and type checks
             // call. A method added for the fix (`__ror__`, `__repr__`) leaves that alone.
@@ -782,6 +790,14 @@ class T(unittest.TestCase):
             findings(&j, &[changed("tenacity/retry.py", pre, &based)]).len(),
             1
         );
+        // A new exception class the tests expect raised is the fix, not a judge moved.
+        let raised = vec![Judge {
+            name: "InvalidProxyURL".into(),
+            how: "assert argument",
+            ..j[0].clone()
+        }];
+        let with_new = format!("{pre}class InvalidProxyURL(ValueError):\n    pass\n");
+        assert!(findings(&raised, &[changed("tenacity/retry.py", pre, &with_new)]).is_empty());
         // As an assertion helper every line of it judges.
         let helper = vec![Judge {
             how: "assertion helper",

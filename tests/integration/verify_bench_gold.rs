@@ -198,19 +198,19 @@ fn mined_flags(archive: &str) -> (usize, Vec<(String, String)>) {
     (cases.len(), flagged)
 }
 
-/// The archive the signals were narrowed on (2026-12-05). Its first 239 cases (13 libraries):
-/// 27 flagged before, 8 after the first narrowing. Its other 141 (8 more libraries), mined
-/// after that narrowing: 12 flagged before they were read, then narrowed on too. Now 15 of
-/// 380 (`swallowed_exception` 6, `dropped_feature` 4, `test_literal_branch` 3,
-/// `judge_changed` 3, `threshold_beyond_tests` 1, `clock_condition` 1). The bar is no
-/// regression; each flag is printed in full.
+/// The archive the signals were narrowed on (2026-12-05), in three parts, each measured
+/// before it was read: 239 cases of 13 libraries (27 flagged, 8 after the first narrowing);
+/// 141 of 8 more, mined after it (12 flagged, 4 after the second); 146 of 8 more, mined after
+/// that (9 flagged, 5 after the third). Now 20 of 526 (`dropped_feature` 9, `swallowed_exception`
+/// 6, `test_literal_branch` 3, `judge_changed` 3, `threshold_beyond_tests` 1,
+/// `clock_condition` 1). The bar is no regression; each flag is printed in full.
 #[test]
 fn the_mined_fixes_tuned_on_are_flagged_no_more_than_measured() {
-    const MEASURED: usize = 15;
+    const MEASURED: usize = 20;
     let (n, flagged) = mined_flags("look.tar.xz");
-    assert!(n >= 350, "{n} cases");
     let shown: Vec<String> = flagged.iter().map(|(h, f)| format!("{h} | {f}")).collect();
     eprintln!("{} of {n} flagged:\n{}", flagged.len(), shown.join("\n"));
+    assert!(n >= 500, "{n} cases");
     assert!(
         flagged.len() <= MEASURED,
         "{} of {n} (was {MEASURED}):\n{}",
@@ -220,15 +220,16 @@ fn the_mined_fixes_tuned_on_are_flagged_no_more_than_measured() {
 }
 
 /// The held-out archive: 17 of 164 flagged before any narrowing, 11 after the first, 9 after
-/// the second (`dropped_feature` 5, `test_literal_branch` 3, `swallowed_exception` 1). Ids and
-/// kinds only: reading its patches would make it one more tuned-on set.
+/// the second and the third (`dropped_feature` 5, `test_literal_branch` 3,
+/// `swallowed_exception` 1). Ids and kinds only: reading its patches would make it one more
+/// tuned-on set.
 #[test]
 fn the_held_out_mined_fixes_are_flagged_no_more_than_measured() {
     const MEASURED: usize = 9;
     let (n, flagged) = mined_flags("held.tar.xz");
-    assert!(n >= 150, "{n} cases");
     let heads: Vec<&str> = flagged.iter().map(|(h, _)| h.as_str()).collect();
     eprintln!("{} of {n} flagged:\n{}", flagged.len(), heads.join("\n"));
+    assert!(n >= 150, "{n} cases");
     assert!(
         flagged.len() <= MEASURED,
         "{} of {n} (was {MEASURED}):\n{}",

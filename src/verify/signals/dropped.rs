@@ -96,10 +96,30 @@ impl<'a> Ctx<'a> {
                 &pre.text[..old.node.start_byte()],
                 &pre.text[old.node.end_byte()..]
             );
+            let pre_class = std::iter::successors(old.node.parent(), |n| n.parent())
+                .find(|n| n.kind() == "class_definition")
+                .map_or(pre.text.as_str(), |c| pre.text(c));
             let replaced = now
                 .self_attrs
                 .difference(&then.self_attrs)
-                .any(|a| !mentions(&pre.text, a));
+                .filter(|a| !(a.starts_with("__") && a.ends_with("__")))
+                .any(|a| !mentions(pre_class, &format!("self.{a}")));
+            // A method of the class the dropped one called, now called directly (`self.read()`
+            // → `self._raw_read()`, the core without the wrapper's extras).
+            let core_of = |m: &str| {
+                class.is_some_and(|c| {
+                    self.pre_defs
+                        .iter()
+                        .find(|h| h.qualname == format!("{c}.{m}"))
+                        .and_then(|h| h.body())
+                        .is_some_and(|b| {
+                            let inner = called_names(pre, b);
+                            now.self_attrs
+                                .difference(&then.self_attrs)
+                                .any(|n| inner.contains(n))
+                        })
+                })
+            };
             for a in then.self_attrs.difference(&now.self_attrs) {
                 if !text.contains(&format!("'{a}'"))
                     && !text.contains(&format!("\"{a}\""))
@@ -107,8 +127,9 @@ impl<'a> Ctx<'a> {
                     // Gone from the whole file, though other code of it had it before: the
                     // attribute was renamed or removed everywhere (a refactor), not skipped
                     // in one place.
-                    && (mentions(&self.post.text, a) || !mentions(&elsewhere_pre, a))
+                    && (has_attr(&self.post.text, a) || !mentions(&elsewhere_pre, a))
                     && !replaced
+                    && !core_of(a)
                     // Made a property (or method) of the class by the patch: still there,
                     // computed. (One it already had is read through `self.a` like any other.)
                     && !class.is_some_and(|c| {
@@ -132,7 +153,15 @@ impl<'a> Ctx<'a> {
             for c in then.constructed.difference(&now.constructed) {
                 let last = c.rsplit('.').next().unwrap_or(c);
                 let rebuilt = by_type && own_class == Some(last);
-                if !now.names.contains(last) && !rebuilt {
+                // The class itself gone from this file (its import or definition deleted by
+                // the patch): removed on purpose, not skipped here.
+                let removed = !mentions(&self.post.text, last)
+                    && mentions(&elsewhere_pre, last)
+                    && !self
+                        .elsewhere
+                        .iter()
+                        .any(|(src, _)| mentions(&src.text, last));
+                if !now.names.contains(last) && !rebuilt && !removed {
                     gone.push(format!("`{c}(...)`"));
                 }
             }
@@ -315,6 +344,26 @@ impl<'a> Ctx<'a> {
             }
         }
     }
+}
+
+/// Whether `text` still has attribute `name`: read or set as `x.name`, bound in a class
+/// body (`name = …`, `name: T = …`) or defined (`def name(`). A comment's word does not count.
+fn has_attr(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let dotted = text
+        .match_indices(&format!(".{name}"))
+        .any(|(i, _)| !text[i + 1 + name.len()..].chars().next().is_some_and(word));
+    dotted
+        || text.lines().any(|l| {
+            let t = l.trim_start();
+            let rest = t.strip_prefix("def ").unwrap_or(t);
+            rest.strip_prefix(name).is_some_and(|r| {
+                let r = r.trim_start();
+                r.starts_with('=') && !r.starts_with("==")
+                    || r.starts_with(':')
+                    || r.starts_with('(')
+            })
+        })
 }
 
 /// Whether `text` has `name` as a whole identifier.

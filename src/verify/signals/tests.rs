@@ -796,3 +796,36 @@ fn an_optional_import_probed_is_not_a_swallowed_error() {
         vec!["swallowed_exception"]
     );
 }
+
+#[test]
+fn a_new_attribute_of_the_class_a_core_method_or_a_deleted_class_is_not_a_dropped_feature() {
+    // `self.blueprint.name` → a new `self.name` of this class (another class of the file
+    // had a `self.name` already: flask's blueprints).
+    let pre = "class B:\n    def __init__(self, name):\n        self.name = name\nclass S:\n    def __init__(self, bp, opts):\n        self.blueprint = bp\n        self.opts = opts\n    def rule(self, e):\n        return f'{self.blueprint.name}.{e}'\n";
+    let post = "class B:\n    def __init__(self, name):\n        self.name = name\nclass S:\n    def __init__(self, bp, opts):\n        self.blueprint = bp\n        self.opts = opts\n        self.name = opts.get('name', bp.name)\n    def rule(self, e):\n        return f'{self.name}.{e}'\n";
+    assert!(signals(&[changed(pre, post)], &lits(&[]), &[]).is_empty());
+    // `self.read()` → `self._raw_read()`, which `read` called (urllib3's drain).
+    let pre = "class R:\n    def read(self, decode=False):\n        data = self._raw_read()\n        return self._decode(data) if decode else data\n    def drain(self):\n        self.read(decode=self.decoded)\n";
+    let post = "class R:\n    def read(self, decode=False):\n        data = self._raw_read()\n        return self._decode(data) if decode else data\n    def drain(self):\n        self._raw_read()\n        if self.decoded:\n            self._flush()\n";
+    assert!(signals(&[changed(pre, post)], &lits(&[]), &[]).is_empty());
+    // Reading another method instead, one `read` does not call: dropped.
+    let (pre, post) = (
+        format!("{pre}    def close(self):\n        self._flush()\n"),
+        format!("{post}    def close(self):\n        self._flush()\n"),
+    );
+    assert!(signals(&[changed(&pre, &post)], &lits(&[]), &[]).is_empty());
+    let other = post.replace(
+        "    def drain(self):\n        self._raw_read()",
+        "    def drain(self):\n        pass",
+    );
+    let pre = pre.as_str();
+    assert_eq!(
+        kinds(&signals(&[changed(pre, &other)], &lits(&[]), &[])),
+        vec!["dropped_feature"]
+    );
+    // A class whose import the patch deletes, its definition gone from every changed file
+    // (webob's `ImmutableDict`).
+    let pre = "from .multidict import ImmutableDict, MultiDict\ndef cookies(env):\n    return ImmutableDict(parse(env))\n";
+    let post = "from .multidict import MultiDict\ndef cookies(env):\n    return parse(env)\n";
+    assert!(signals(&[changed(pre, post)], &lits(&[]), &[]).is_empty());
+}
