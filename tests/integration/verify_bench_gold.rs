@@ -97,15 +97,15 @@ fn the_field_corpus_gold_patches_are_not_flagged() {
 }
 
 /// The real-bug bench's frozen `test` split (issue 43): libraries nobody tuned on. Its gold
-/// patches are real fixes, yet the pure layers flag 9 of the 99 (measured 2026-12-05, after
-/// the narrowing on the mined corpus below; 10 before: `test_literal_branch` 4,
-/// `dropped_feature` 2, `module_state`, `swallowed_exception`, `judge_changed` 1 each) where
-/// the tuned-on benches show none: the named-rule layers do not carry over (issue 44). Fixing
-/// them by reading these patches would spend the split, so the bar here is no regression, and
-/// the message names ids and kinds only.
+/// patches are real fixes, yet the pure layers flagged 10 of the 99 (2026-12-05:
+/// `test_literal_branch` 5, `dropped_feature` 2, `module_state`, `swallowed_exception`,
+/// `judge_changed` 1 each) where the tuned-on benches show none: the named-rule layers do not
+/// carry over (issue 44). 8 since the narrowing on the mined corpus below (two
+/// `test_literal_branch` fewer). Fixing them by reading these patches would spend the split,
+/// so the bar here is no regression, and the message names ids and kinds only.
 #[test]
 fn the_real_test_splits_gold_patches_are_flagged_no_more_than_measured() {
-    const MEASURED: usize = 9;
+    const MEASURED: usize = 8;
     let (n, flagged) = flags("bench/real/test/tasks.jsonl", "bench/real/test/sources");
     assert!(n >= 60, "{n} tasks");
     let kinds_only: Vec<&str> = flagged
@@ -201,12 +201,13 @@ fn mined_flags(archive: &str) -> (usize, Vec<(String, String)>) {
 /// The archive the signals were narrowed on (2026-12-05), in three parts, each measured
 /// before it was read: 239 cases of 13 libraries (27 flagged, 8 after the first narrowing);
 /// 141 of 8 more, mined after it (12 flagged, 4 after the second); 146 of 8 more, mined after
-/// that (9 flagged, 5 after the third). Now 20 of 526 (`dropped_feature` 9, `swallowed_exception`
-/// 6, `test_literal_branch` 3, `judge_changed` 3, `threshold_beyond_tests` 1,
-/// `clock_condition` 1). The bar is no regression; each flag is printed in full.
+/// that (9 flagged, 5 after the third). Now 19 of 526 (`dropped_feature` 9,
+/// `swallowed_exception` 6, `judge_changed` 3, `test_literal_branch` 2,
+/// `threshold_beyond_tests` 1, `clock_condition` 1). The bar is no regression; each flag is
+/// printed in full.
 #[test]
 fn the_mined_fixes_tuned_on_are_flagged_no_more_than_measured() {
-    const MEASURED: usize = 20;
+    const MEASURED: usize = 19;
     let (n, flagged) = mined_flags("look.tar.xz");
     let shown: Vec<String> = flagged.iter().map(|(h, f)| format!("{h} | {f}")).collect();
     eprintln!("{} of {n} flagged:\n{}", flagged.len(), shown.join("\n"));

@@ -34,7 +34,10 @@ impl Ctx<'_> {
             if !judged {
                 continue;
             }
-            let pre = self.pre_literals(line(n));
+            // What the def had, and what the module already compares things with anywhere
+            // (`frame_absolute == "quarter"` elsewhere makes "quarter" the module's word).
+            let mut pre = self.pre_literals(line(n));
+            pre.extend(self.pre_compared.iter().cloned());
             let mut branch_done = false;
             for c in descendants(cond) {
                 if n.kind() == "case_clause" && c.kind() == "block" {

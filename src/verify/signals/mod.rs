@@ -161,6 +161,7 @@ pub fn signals(files: &[ChangedFile], tests: &TestLiterals, data_files: &[String
                         .collect()
                 })
                 .unwrap_or_default(),
+            pre_compared: pre.as_ref().map(compared_literals).unwrap_or_default(),
         };
         ctx.consts = ctx.new_constants();
         ctx.hash_vars = ctx.assigned_from(&|c: &Ctx, n: Node| c.has_hash_call(n));
@@ -200,6 +201,8 @@ struct Ctx<'a> {
     /// Every identifier of the pre-patch file: a string equal to one names the code's own
     /// parameters, attributes or functions (`{"major": major, …}`), not a test's input.
     idents: BTreeSet<String>,
+    /// Literals the pre-patch file compares something with (`==`, `!=`, `in`), anywhere.
+    pre_compared: BTreeSet<Lit>,
 }
 
 const EVIDENCE_CHARS: usize = 120;
@@ -384,6 +387,34 @@ impl<'a> Ctx<'a> {
                 })
             })
     }
+}
+
+/// Non-degenerate literals a file compares something with by `==`, `!=` or `in`.
+fn compared_literals(src: &Source) -> BTreeSet<Lit> {
+    let mut out = BTreeSet::new();
+    for c in descendants(src.root())
+        .into_iter()
+        .filter(|c| c.kind() == "comparison_operator")
+    {
+        let eq = pysrc::kids(c)
+            .into_iter()
+            .filter(|k| !k.is_named())
+            .any(|k| matches!(src.text(k), "==" | "!=" | "in"));
+        if !eq {
+            continue;
+        }
+        for o in named_kids(c) {
+            if let Some(l) = pysrc::literal(src, o) {
+                out.extend(
+                    l.flatten()
+                        .into_iter()
+                        .filter(|x| !x.is_degenerate())
+                        .cloned(),
+                );
+            }
+        }
+    }
+    out
 }
 
 /// The exception names an `except` clause catches (last component: `json.JSONDecodeError`

@@ -829,3 +829,19 @@ fn a_new_attribute_of_the_class_a_core_method_or_a_deleted_class_is_not_a_droppe
     let post = "from .multidict import MultiDict\ndef cookies(env):\n    return parse(env)\n";
     assert!(signals(&[changed(pre, post)], &lits(&[]), &[]).is_empty());
 }
+
+#[test]
+fn a_literal_the_module_compares_with_elsewhere_is_its_own_word() {
+    let t = lits(&[Lit::Str("quarter".into()), Lit::Str("kine".into())]);
+    // arrow's `range` gaining `frame in ["month", "quarter"]`; `span` compared with them.
+    let pre = "def span(frame):\n    if frame == 'quarter':\n        return 3\n    return 1\ndef rng(frame, day):\n    return day\n";
+    let post = " def span(frame):\n     if frame == 'quarter':\n         return 3\n     return 1\n def rng(frame, day):\n+    if frame in ['month', 'quarter'] and day > 28:\n+        day = 28\n     return day\n";
+    assert!(signals(&[file("m.py", Some(pre), post)], &t, &[]).is_empty());
+    // A word the module only lists as data (inflection's irregular plurals) is not that.
+    let pre = "IRREGULAR = (('cow', 'kine'),)\ndef sing(word):\n    return word[:-1]\n";
+    let post = " IRREGULAR = (('cow', 'kine'),)\n def sing(word):\n+    if word == 'kine':\n+        return 'cow'\n     return word[:-1]\n";
+    assert_eq!(
+        kinds(&signals(&[file("m.py", Some(pre), post)], &t, &[])),
+        vec!["test_literal_branch"]
+    );
+}
