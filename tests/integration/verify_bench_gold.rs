@@ -220,17 +220,18 @@ fn the_mined_fixes_tuned_on_are_flagged_no_more_than_measured() {
     );
 }
 
-/// The held-out archive: 17 of 164 flagged before any narrowing, 11 after the first, 9 after
-/// the second and the third (`dropped_feature` 5, `test_literal_branch` 3,
-/// `swallowed_exception` 1). Ids and kinds only: reading its patches would make it one more
-/// tuned-on set.
+/// The held-out archive. Its first 164 cases (7 libraries): 17 flagged before any narrowing,
+/// 11 after the first, 9 after the second and third. Its other 145 (7 more libraries), mined
+/// after the last narrowing: 7 flagged. Now 16 of 309 (`dropped_feature` 9,
+/// `test_literal_branch` 5, `swallowed_exception` 2). Ids and kinds only: reading its patches
+/// would make it one more tuned-on set.
 #[test]
 fn the_held_out_mined_fixes_are_flagged_no_more_than_measured() {
-    const MEASURED: usize = 9;
+    const MEASURED: usize = 16;
     let (n, flagged) = mined_flags("held.tar.xz");
     let heads: Vec<&str> = flagged.iter().map(|(h, _)| h.as_str()).collect();
     eprintln!("{} of {n} flagged:\n{}", flagged.len(), heads.join("\n"));
-    assert!(n >= 150, "{n} cases");
+    assert!(n >= 300, "{n} cases");
     assert!(
         flagged.len() <= MEASURED,
         "{} of {n} (was {MEASURED}):\n{}",
