@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::Node;
 
-use super::{Ctx, Kind, aliases, resolve};
+use super::{Ctx, Kind, aliases, compared_pairs, resolve};
 use crate::verify::evidence::Finding;
 use crate::verify::pysrc::{self, Lit, descendants, kids, line, named_kids};
 
@@ -202,36 +202,13 @@ impl Ctx<'_> {
         let Some(old) = self.def_at(l).and_then(|d| self.pre_def(d)) else {
             return 0;
         };
-        let squeeze = |s: &str| s.split_whitespace().collect::<String>();
-        let subject = squeeze(subject);
-        let mut seen = BTreeSet::new();
-        for c in descendants(old.node)
+        let subject: String = subject.split_whitespace().collect();
+        compared_pairs(pre, old.node)
             .into_iter()
-            .filter(|c| c.kind() == "comparison_operator")
-        {
-            let ops = kids(c)
-                .into_iter()
-                .filter(|k| !k.is_named())
-                .any(|k| matches!(pre.text(k), "==" | "!=" | "in"));
-            let operands = named_kids(c);
-            if !ops || operands.len() != 2 {
-                continue;
-            }
-            for (i, o) in operands.iter().enumerate() {
-                if squeeze(pre.text(*o)) != subject {
-                    continue;
-                }
-                if let Some(lit) = pysrc::literal(pre, operands[1 - i]) {
-                    seen.extend(
-                        lit.flatten()
-                            .into_iter()
-                            .filter(|x| !x.is_degenerate())
-                            .cloned(),
-                    );
-                }
-            }
-        }
-        seen.len()
+            .filter(|(s, _)| *s == subject)
+            .map(|(_, l)| l)
+            .collect::<BTreeSet<_>>()
+            .len()
     }
 
     /// Local names assigned from a clock read in the patch's added lines.

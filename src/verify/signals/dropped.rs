@@ -89,8 +89,7 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
-            // An attribute the patch puts in the place of the dropped one, new to the file:
-            // a replacement (`self.options` → a new `self._original_options` for the repr).
+            // The pre-patch file without this def: where else the code had a name.
             let elsewhere_pre = format!(
                 "{}\n{}",
                 &pre.text[..old.node.start_byte()],
@@ -99,6 +98,8 @@ impl<'a> Ctx<'a> {
             let pre_class = std::iter::successors(old.node.parent(), |n| n.parent())
                 .find(|n| n.kind() == "class_definition")
                 .map_or(pre.text.as_str(), |c| pre.text(c));
+            // An attribute new to the class in the place of the dropped one: a replacement
+            // (`self.options` → a new `self._original_options` for the repr).
             let replaced = now
                 .self_attrs
                 .difference(&then.self_attrs)
@@ -143,10 +144,7 @@ impl<'a> Ctx<'a> {
             }
             // The method's own class built through `type(self)`/`cls`/`self.__class__`
             // (a subclass is built as itself): the same constructor, called another way.
-            let own_class = d
-                .qualname
-                .rsplit_once('.')
-                .map(|(c, _)| c.rsplit('.').next().unwrap_or(c));
+            let own_class = class.map(|c| c.rsplit('.').next().unwrap_or(c));
             let by_type = ["type(self)(", "self.__class__(", "cls("]
                 .iter()
                 .any(|w| text.contains(w));
@@ -349,10 +347,12 @@ impl<'a> Ctx<'a> {
 /// Whether `text` still has attribute `name`: read or set as `x.name`, bound in a class
 /// body (`name = …`, `name: T = …`) or defined (`def name(`). A comment's word does not count.
 fn has_attr(text: &str, name: &str) -> bool {
-    let word = |c: char| c.is_alphanumeric() || c == '_';
-    let dotted = text
-        .match_indices(&format!(".{name}"))
-        .any(|(i, _)| !text[i + 1 + name.len()..].chars().next().is_some_and(word));
+    let dotted = text.match_indices(&format!(".{name}")).any(|(i, _)| {
+        !text[i + 1 + name.len()..]
+            .chars()
+            .next()
+            .is_some_and(ident_char)
+    });
     dotted
         || text.lines().any(|l| {
             let t = l.trim_start();
@@ -368,11 +368,17 @@ fn has_attr(text: &str, name: &str) -> bool {
 
 /// Whether `text` has `name` as a whole identifier.
 fn mentions(text: &str, name: &str) -> bool {
-    let word = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(name).any(|(i, _)| {
-        !text[..i].chars().next_back().is_some_and(word)
-            && !text[i + name.len()..].chars().next().is_some_and(word)
+        !text[..i].chars().next_back().is_some_and(ident_char)
+            && !text[i + name.len()..]
+                .chars()
+                .next()
+                .is_some_and(ident_char)
     })
+}
+
+fn ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
 }
 
 /// Names a body calls directly (`f(...)`, `self.f(...)` → `f`).

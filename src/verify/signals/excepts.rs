@@ -71,9 +71,6 @@ impl Ctx<'_> {
                 .any(|t| matches!(t.as_str(), "Exception" | "BaseException"));
         let def = self.def_at(line(n));
         let try_stmt = n.parent().filter(|t| t.kind() == "try_statement");
-        // `try: x = probe(...)` / `except E: pass` / `else: use(x)`: the error says which way
-        // to go (the `else` is skipped, the code after it is the fallback), a decision the
-        // handler states, not an error it hides.
         // `try: import x …` / `except …`: what the environment has decides the path (an
         // optional dependency probed), whatever the handler catches.
         if try_stmt
@@ -86,6 +83,9 @@ impl Ctx<'_> {
         {
             return None;
         }
+        // `try: x = probe(...)` / `except E: pass` / `else: use(x)`: the error says which way
+        // to go (the `else` is skipped, the code after it is the fallback), a decision the
+        // handler states, not an error it hides.
         let has_else =
             try_stmt.is_some_and(|t| named_kids(t).iter().any(|k| k.kind() == "else_clause"));
         if has_else && !broad && matches!(stmts.as_slice(), [s] if s.kind() == "pass_statement") {

@@ -389,10 +389,12 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// Non-degenerate literals a file compares something with by `==`, `!=` or `in`.
-fn compared_literals(src: &Source) -> BTreeSet<Lit> {
-    let mut out = BTreeSet::new();
-    for c in descendants(src.root())
+/// Every `subject == LIT` (`!=`, `in`) under `root`: the subject's text without whitespace,
+/// and each non-degenerate literal it is compared with.
+fn compared_pairs(src: &Source, root: Node) -> Vec<(String, Lit)> {
+    let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+    let mut out = Vec::new();
+    for c in descendants(root)
         .into_iter()
         .filter(|c| c.kind() == "comparison_operator")
     {
@@ -400,21 +402,27 @@ fn compared_literals(src: &Source) -> BTreeSet<Lit> {
             .into_iter()
             .filter(|k| !k.is_named())
             .any(|k| matches!(src.text(k), "==" | "!=" | "in"));
-        if !eq {
+        let operands = named_kids(c);
+        if !eq || operands.len() != 2 {
             continue;
         }
-        for o in named_kids(c) {
-            if let Some(l) = pysrc::literal(src, o) {
-                out.extend(
-                    l.flatten()
-                        .into_iter()
-                        .filter(|x| !x.is_degenerate())
-                        .cloned(),
-                );
+        for (i, o) in operands.iter().enumerate() {
+            if let Some(l) = pysrc::literal(src, operands[1 - i]) {
+                for x in l.flatten().into_iter().filter(|x| !x.is_degenerate()) {
+                    out.push((squeeze(src.text(*o)), x.clone()));
+                }
             }
         }
     }
     out
+}
+
+/// Non-degenerate literals a file compares something with by `==`, `!=` or `in`.
+fn compared_literals(src: &Source) -> BTreeSet<Lit> {
+    compared_pairs(src, src.root())
+        .into_iter()
+        .map(|(_, l)| l)
+        .collect()
 }
 
 /// The exception names an `except` clause catches (last component: `json.JSONDecodeError`
