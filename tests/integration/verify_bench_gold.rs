@@ -137,8 +137,11 @@ fn mined_flags(archive: &str) -> (usize, Vec<(String, String)>) {
         .arg("-C")
         .arg(dir.path())
         .status()
-        .expect("tar (with xz) unpacks the mined corpus");
-    assert!(st.success(), "tar -xJf {archive}: {st}");
+        .expect("tar unpacks the mined corpus");
+    assert!(
+        st.success(),
+        "tar -xJf {archive}: {st} (the archives are xz: apt-get install xz-utils)"
+    );
     let mut cases: Vec<_> = std::fs::read_dir(dir.path().join("cases"))
         .unwrap()
         .map(|e| e.unwrap().path())
