@@ -387,11 +387,7 @@ fn definition(src: &Source, name: &str) -> Option<(String, usize)> {
     let mut text = String::new();
     let mut first = None;
     for stmt in named_kids(src.root()) {
-        let def = if stmt.kind() == "decorated_definition" {
-            stmt.child_by_field_name("definition").unwrap_or(stmt)
-        } else {
-            stmt
-        };
+        let def = pysrc::undecorated(stmt);
         let hit = match def.kind() {
             "function_definition" | "class_definition" => def
                 .child_by_field_name("name")
@@ -436,11 +432,7 @@ const IDENTITY_METHODS: &[&str] = &[
 fn class_identity(src: &Source, name: &str) -> Option<String> {
     let mut out = None;
     for stmt in named_kids(src.root()) {
-        let def = if stmt.kind() == "decorated_definition" {
-            stmt.child_by_field_name("definition").unwrap_or(stmt)
-        } else {
-            stmt
-        };
+        let def = pysrc::undecorated(stmt);
         let named = |n: Node| {
             n.child_by_field_name("name")
                 .is_some_and(|x| src.text(x) == name)
@@ -451,11 +443,7 @@ fn class_identity(src: &Source, name: &str) -> Option<String> {
                 let header = &src.text(stmt)[..body.start_byte() - stmt.start_byte()];
                 let mut text: String = header.split_whitespace().collect::<Vec<_>>().join(" ");
                 for m in named_kids(body) {
-                    let f = if m.kind() == "decorated_definition" {
-                        m.child_by_field_name("definition").unwrap_or(m)
-                    } else {
-                        m
-                    };
+                    let f = pysrc::undecorated(m);
                     let is_identity = f.kind() == "function_definition"
                         && f.child_by_field_name("name")
                             .is_some_and(|x| IDENTITY_METHODS.contains(&src.text(x)));

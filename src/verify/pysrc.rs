@@ -236,6 +236,15 @@ pub fn descendants(root: Node) -> Vec<Node> {
     out
 }
 
+/// The `def`/`class` a `decorated_definition` wraps; any other node as it is.
+pub fn undecorated(n: Node) -> Node {
+    if n.kind() == "decorated_definition" {
+        n.child_by_field_name("definition").unwrap_or(n)
+    } else {
+        n
+    }
+}
+
 /// A string expression statement first in a module, class or def body.
 pub fn is_docstring(n: Node) -> bool {
     if n.kind() != "expression_statement" {

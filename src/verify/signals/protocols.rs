@@ -310,11 +310,7 @@ fn classes(src: &Source) -> Classes {
         let mut defined = BTreeSet::new();
         if let Some(body) = n.child_by_field_name("body") {
             for s in named_kids(body) {
-                let s = if s.kind() == "decorated_definition" {
-                    s.child_by_field_name("definition").unwrap_or(s)
-                } else {
-                    s
-                };
+                let s = pysrc::undecorated(s);
                 match s.kind() {
                     "function_definition" => {
                         if let Some(x) = s.child_by_field_name("name") {
