@@ -1,7 +1,9 @@
 //! Structural signals: shapes of code that fit the tests rather than fix the bug, read from
 //! the pre- and post-patch source of every changed non-test Python file (tree-sitter, like the
 //! capability scan in [`super::scan`] beside it). Pure; each signal is one [`Kind`], measured
-//! for precision on the gaming corpus (`tests/corpus/gaming`).
+//! for precision on the gaming corpus (`tests/corpus/gaming`) and for false flags on upstream
+//! fixes of libraries nobody tuned on (`tests/corpus/mined`: what a real fix does that a rule
+//! took for a trick is recognised here, each with its gamed twin in the unit tests).
 //!
 //! Only what the patch adds counts: a node is judged when one of its lines is an added line,
 //! and a literal counts as "drawn from the failing tests" only when the pre-patch function
