@@ -4,7 +4,7 @@
 //! ([`TestCommand::runs`]), so every consumer renders what finally runs — in the sandbox, where
 //! tox and nox could not build their environments (no network), the image already holds them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::ci_text::{call_args, ini};
 use crate::testcmd::{Launcher, TestCommand, Word};
@@ -382,9 +382,35 @@ fn shell_script(
     let text = files.get(path)?;
     let mut env: Vec<(String, String)> = Vec::new();
     let mut cwd: Option<String> = None;
-    for raw in text.lines() {
+    // Directories the script creates (`mkdir empty`), checkout-relative.
+    let mut made: BTreeSet<String> = BTreeSet::new();
+    let join = |cwd: &Option<String>, d: &str| match cwd {
+        Some(c) => format!("{c}/{d}"),
+        None => d.to_string(),
+    };
+    // `mkdir empty; cd empty; pytest …` on one line is three statements (a line with quotes or
+    // a compound command is left whole).
+    let statements = text.lines().flat_map(|l| {
+        let compound = l.contains(['"', '\'', '`', '$'])
+            || l.split_whitespace()
+                .any(|w| matches!(w, "then" | "do" | "for" | "if" | "while"));
+        if compound {
+            vec![l]
+        } else {
+            l.split(';').collect()
+        }
+    });
+    for raw in statements {
         let l = raw.trim();
         if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix("mkdir ") {
+            for d in rest.split_whitespace().filter(|w| !w.starts_with('-')) {
+                if !d.starts_with('/') && !d.contains("..") {
+                    made.insert(join(&cwd, d.trim_end_matches('/')));
+                }
+            }
             continue;
         }
         if let Some(rest) = l.strip_prefix("export ") {
@@ -401,10 +427,7 @@ fn shell_script(
         if let Some(d) = l.strip_prefix("cd ") {
             let d = d.trim().trim_matches(['"', '\'']);
             if !d.contains('$') && !d.starts_with('/') && !d.contains("..") {
-                cwd = match cwd {
-                    Some(c) => Some(format!("{c}/{d}")),
-                    None => Some(d.to_string()),
-                };
+                cwd = Some(join(&cwd, d.trim_end_matches('/')));
             }
             continue;
         }
@@ -423,6 +446,7 @@ fn shell_script(
                 runs = runs.with_env(k, v);
             }
             runs.cwd = cwd.filter(|c| !c.is_empty() && c != ".");
+            runs.makes_cwd = runs.cwd.as_ref().is_some_and(|c| made.contains(c));
             return Some(Delegation {
                 runs,
                 install: None,

@@ -219,6 +219,33 @@ fn scripts_and_inherited_hatch_scripts() {
         at = r;
     }
     assert_eq!(at.cwd.as_deref(), Some("empty"));
+    // The script made that directory: the rendering makes it too (a checkout has no `empty/`).
+    assert!(at.makes_cwd, "{at:?}");
+    let line = c.shell(&crate::testcmd::Run {
+        workspace: "/workspace",
+        ..Default::default()
+    });
+    assert!(
+        line.starts_with("mkdir -p 'empty' && cd 'empty' && "),
+        "{line}"
+    );
+    // The same on one line; a `cd` into a directory the script did not make is not made.
+    let one = "mkdir -p empty; cd empty; pytest --pyargs pkg\n";
+    let other = "mkdir build\ncd docs\npytest -q\n";
+    let f = files(&[("ci.sh", one), ("t.sh", other)]);
+    let (c, _) = resolve(TestCommand::parse("./ci.sh").unwrap(), &f, None, &is_test);
+    let r = c.runs.as_deref().unwrap();
+    assert_eq!(
+        (r.written.as_str(), r.cwd.as_deref(), r.makes_cwd),
+        ("pytest --pyargs pkg", Some("empty"), true)
+    );
+    let (c, _) = resolve(TestCommand::parse("./t.sh").unwrap(), &f, None, &is_test);
+    let r = c.runs.as_deref().unwrap();
+    assert_eq!(
+        (r.cwd.as_deref(), r.makes_cwd),
+        (Some("docs"), false),
+        "{r:?}"
+    );
     let py = "[tool.hatch.envs.default.scripts]\ntest = \"pytest {args:tests}\"\n[tool.hatch.envs.cov]\ndependencies = [\"coverage\"]\n";
     let f = files(&[("pyproject.toml", py)]);
     assert_eq!(

@@ -61,6 +61,11 @@ pub struct TestCommand {
     /// `cd DIR && …`: checkout-relative, normalised (`None`: the checkout root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// The repository's script creates `cwd` before it changes into it (`mkdir empty; cd
+    /// empty; pytest --pyargs pkg`: a scratch directory, so the installed package is tested, not
+    /// the checkout's files): the rendering creates it too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub makes_cwd: bool,
     /// Assignments before the command (`K=V …`, `env K=V …`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<(String, Word)>,
@@ -105,6 +110,8 @@ pub struct Run<'a> {
 /// level (outer first), and the innermost command.
 struct Flat<'a> {
     cwd: Option<String>,
+    /// Some level's script creates the directory (`TestCommand::makes_cwd`).
+    makes_cwd: bool,
     env: Vec<&'a (String, Word)>,
     last: &'a TestCommand,
     /// The delegations followed, outermost first (`tox.ini [testenv]`).
@@ -170,6 +177,7 @@ impl TestCommand {
         TestCommand {
             written: text.to_string(),
             cwd: None,
+            makes_cwd: false,
             env: Vec::new(),
             argv: Vec::new(),
             launcher: Launcher::Shell,
@@ -229,6 +237,7 @@ impl TestCommand {
     fn flat(&self) -> Flat<'_> {
         let mut f = Flat {
             cwd: None,
+            makes_cwd: false,
             env: Vec::new(),
             last: self,
             via: Vec::new(),
@@ -236,6 +245,7 @@ impl TestCommand {
         let mut at = self;
         loop {
             f.cwd = join_dir(f.cwd.take(), at.cwd.as_deref());
+            f.makes_cwd |= at.makes_cwd && at.cwd.is_some();
             f.env.extend(at.env.iter());
             f.last = at;
             match &at.runs {
@@ -262,6 +272,9 @@ impl TestCommand {
         let f = self.flat();
         let mut out = String::new();
         if let Some(d) = &f.cwd {
+            if f.makes_cwd {
+                out.push_str(&format!("mkdir -p {} && ", quote(d)));
+            }
             out.push_str(&format!("cd {} && ", quote(d)));
         }
         for (k, v) in &f.env {
@@ -502,6 +515,7 @@ fn parse_words(words: &[Word]) -> Option<TestCommand> {
     let mut c = TestCommand {
         written,
         cwd: None,
+        makes_cwd: false,
         env,
         argv,
         launcher: Launcher::Shell,

@@ -297,6 +297,26 @@ def main(args):
     }
 
     #[test]
+    fn a_directory_the_script_makes_is_made_before_the_tests_run_from_it() {
+        let b = Box_::new();
+        let ws = b.ws();
+        let workspace = ws.to_string_lossy().into_owned();
+        let mut c = p("python -m pytest --pyargs pkg");
+        c.cwd = Some("empty".into());
+        c.makes_cwd = true;
+        let line = c.shell(&Run {
+            workspace: &workspace,
+            ..Default::default()
+        });
+        assert!(!ws.join("empty").exists());
+        let r = b.run(&line);
+        assert_eq!(r["cwd"], format!("{workspace}/empty"));
+        // Run again: the directory is there now, and that is fine too.
+        let r = b.run(&line);
+        assert_eq!(r["cwd"], format!("{workspace}/empty"));
+    }
+
+    #[test]
     fn assignments_reach_pytest_as_environment() {
         let b = Box_::new();
         let ws = b
