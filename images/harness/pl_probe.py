@@ -27,6 +27,7 @@ import re
 import signal
 import sys
 
+_pl_seed_hashes()  # pl_pytest.py: the sandbox's PYTHONHASHSEED=0 under -I
 _OUT = os.dup(1)
 cfg = json.loads(sys.stdin.buffer.read())
 sys.stdin = open(os.devnull)

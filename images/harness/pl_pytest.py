@@ -40,6 +40,52 @@ def _pl_use_harness_site(forget=()):
     _pl_sys.path.insert(at, HARNESS_SITE)
 
 
+# The sandbox runs every test command with PYTHONHASHSEED=0 (src/sandbox/policy.rs); `python3
+# -I` ignores it, so set iteration order, and with it the ids pytest gives parameters drawn from
+# a set (`test_date[expected18]`), would differ between the verifier's before and after runs.
+_PL_PY_ENV_KEPT = ("PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED")
+_PL_STASH = "_PATCHLOOP_STASHED_PYTHON_ENV"
+
+
+def _pl_seed_hashes():
+    """Call first, before stdin is read. Under `-I` with randomized hashes, run this same
+    `-c` source again with PYTHONHASHSEED=0: `-s -P` instead of `-I` (no user site, no script
+    directory on sys.path) and every other PYTHON* variable held back from the interpreter and
+    put back into os.environ once it runs, so the code under test sees the environment it had.
+    Stdin goes along in a memfd; exec keeps the pid (a time limit that kills it kills the run).
+    Python < 3.11 (no `-P`) keeps the random seed."""
+    import json as _json
+
+    env = _pl_os.environ
+    if not _pl_sys.flags.hash_randomization:
+        stashed = env.pop(_PL_STASH, None)
+        if stashed is not None:
+            env.update(_json.loads(stashed))
+        return
+    argv = list(getattr(_pl_sys, "orig_argv", ()))
+    if (not _pl_sys.flags.isolated or _pl_sys.version_info < (3, 11) or "-c" not in argv
+            or not hasattr(_pl_os, "memfd_create")):
+        return
+    source = argv[argv.index("-c") + 1]
+    flags = ["-s", "-P"] + (["-B"] if _pl_sys.flags.dont_write_bytecode else []) + (
+        ["-S"] if _pl_sys.flags.no_site else [])
+    child = {k: v for k, v in env.items() if not k.startswith("PYTHON") or k in _PL_PY_ENV_KEPT}
+    child[_PL_STASH] = _json.dumps(
+        {k: v for k, v in env.items() if k.startswith("PYTHON") and k not in _PL_PY_ENV_KEPT})
+    child["PYTHONHASHSEED"] = "0"
+    data = _pl_sys.stdin.buffer.read()
+    fd = _pl_os.memfd_create("pl-stdin")
+    view = memoryview(data)
+    while view:
+        view = view[_pl_os.write(fd, view):]
+    _pl_os.lseek(fd, 0, 0)
+    _pl_os.dup2(fd, 0)
+    _pl_os.close(fd)
+    _pl_sys.stdout.flush()
+    _pl_os.execve(_pl_sys.executable,
+                  [_pl_sys.executable] + flags + ["-c", source] + _pl_sys.argv[1:], child)
+
+
 def choose_pytest(check=None, forget=()):
     """(pytest module, "project" | "harness", why the project's was not used, check's result).
     `check` runs after the import (the verifier loads its guard there); an exception from the

@@ -11,6 +11,7 @@ import os
 import sys
 import types
 
+_pl_seed_hashes()  # pl_pytest.py: the sandbox's PYTHONHASHSEED=0 under -I
 # A private copy of stdout taken before any project code runs: the final marker line goes
 # there, so a later print() by the code under test cannot be mistaken for it.
 _OUT = os.dup(1)

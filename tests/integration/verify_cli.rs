@@ -73,6 +73,17 @@ def test_sometimes():
     assert n != 4
 "#;
 
+/// Twenty parameters from a set (ids `case0`…`case19` by iteration order), one failing.
+const SET_IDS_TEST: &str = r#"import pytest
+
+CASES = {(chr(ord("a") + i), i) for i in range(20)}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_case(case):
+    assert case[0] != "k"
+"#;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn verify_command_end_to_end() {
     let _ = bin();
@@ -188,6 +199,29 @@ async fn verify_command_end_to_end() {
     assert_eq!(r.receipt["verdict"], "flaky", "{}", r.receipt["reason"]);
     assert_eq!(r.receipt["flaky_ids"], serde_json::json!([flaky_id]));
     assert_eq!(r.receipt["holdout_files"][0], "tests/test_sometimes.py");
+
+    // Parameters drawn from a set get ids by position (`case7`), and positions follow string
+    // hashes: the sandbox fixes PYTHONHASHSEED, and the verifier's `python3 -I` runs must
+    // honour it too, or a pre-existing failure moves to another id on every run (6 runs of 20
+    // positions: random seeds would agree with odds of 20^-5).
+    let hold = tmp.path().join("test_set_ids.py");
+    std::fs::write(&hold, SET_IDS_TEST).unwrap();
+    let spec = format!("{}:tests/test_set_ids.py", hold.display());
+    let r = verify(
+        &tmp.path().join("set-ids"),
+        &fix,
+        &["--fail-to-pass", add, "--holdout", &spec],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stderr, r.md);
+    assert_eq!(r.receipt["verdict"], "verified", "{}", r.receipt["reason"]);
+    let stuck: Vec<&str> = r.receipt["pre_existing_failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t.as_str())
+        .filter(|t| t.starts_with("tests/test_set_ids.py::"))
+        .collect();
+    assert_eq!(stuck.len(), 1, "{stuck:?}");
 
     // No such image: still a receipt, and the reason says how to get one.
     let o = Command::new(bin())
