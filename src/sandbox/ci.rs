@@ -22,7 +22,7 @@ use serde_yaml::Value;
 // counts as "mentions pytest": installs are excluded separately).
 static TEST_LIKE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     ci_re(
-        r"(?:^|[\s/;&|(])(?:py\.?test|tox|nox|nose2?|cargo (?:test|nextest)|(?:npx |pnpm exec |yarn )?(?:jest|vitest)|go test|(?:npm|yarn|pnpm)(?: run)? test|make(?: -\S+)* (?:test|tests|check)|runtests(?:\.py)?|setup\.py test)\b|-m (?:pytest|unittest|tox|nox)\b",
+        r"(?:^|[\s/;&|(])(?:py\.?test|tox|nox|nose2?|cargo (?:test|nextest)|(?:npx |pnpm exec |yarn )?(?:jest|vitest)|go test|(?:npm|yarn|pnpm)(?: run)? test|make(?: -\S+)* (?:test|tests|check)|runtests(?:\.py)?|setup\.py test)\b|-m (?:pytest|unittest|tox|nox|tests?)\b",
     )
 });
 static INSTALL_LIKE: LazyLock<Option<Regex>> = LazyLock::new(|| {
@@ -80,6 +80,8 @@ pub fn wanted(rel: &str) -> bool {
             | "setup.cfg"
             | "setup.py"
     ) || (rel.ends_with(".sh") && rel.matches('/').count() <= 1)
+        // `python -m tests` runs a package's `__main__` (a unittest runner: `ci_resolve`).
+        || (rel.ends_with("/__main__.py") && rel.matches('/').count() == 1)
         || (rel.starts_with(".github/workflows/")
             && !rel[".github/workflows/".len()..].contains('/')
             && (rel.ends_with(".yml") || rel.ends_with(".yaml")))
@@ -631,6 +633,26 @@ jobs:
 "#;
 
     #[test]
+    fn a_workflow_that_runs_a_unittest_package_main_runs_pytest_on_that_package() {
+        // lark: `python -m tests`, its tests/__main__.py a unittest.main() over its test files.
+        let wf = "jobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pip install -e .\n      - run: python -m tests\n";
+        let main = "import unittest\nfrom .test_parser import *\nif __name__ == '__main__':\n    unittest.main()\n";
+        let f = files(&[
+            (".github/workflows/tests.yml", wf),
+            ("tests/__main__.py", main),
+        ]);
+        let p = plan(&f);
+        assert!(
+            p.test_cmd.as_ref().is_some_and(|c| c.runs_pytest()),
+            "{p:?}"
+        );
+        assert_eq!(
+            runs(&p).as_deref(),
+            Some("python -m pytest -o python_files=test*.py tests")
+        );
+    }
+
+    #[test]
     fn the_workflow_env_around_the_test_step_reaches_the_command() {
         // termcolor: `env: FORCE_COLOR: 1` at the top decides what its tests expect.
         let wf = r#"
@@ -879,5 +901,7 @@ jobs:
         assert!(wanted(".github/workflows/ci.yml"));
         assert!(!wanted(".github/workflows/sub/ci.yml"));
         assert!(!wanted(".github/dependabot.yml"));
+        assert!(wanted("tests/__main__.py"));
+        assert!(!wanted("__main__.py") && !wanted("src/pkg/__main__.py"));
     }
 }

@@ -54,6 +54,7 @@ pub fn resolve(
             script(&cmd, tool, files)
         }
         Launcher::Script { path } => shell_script(path, files, is_test),
+        Launcher::Python => unittest_main_package(&cmd, files),
         _ => None,
     };
     match d {
@@ -456,6 +457,42 @@ fn shell_script(
         }
     }
     None
+}
+
+/// `python -m tests` where `tests/__main__.py` runs unittest itself (`unittest.main()`, a
+/// `TextTestRunner`): no per-test report comes out of that, so pytest runs the package's test
+/// cases, collecting the files unittest's discovery would (`test*.py`), as for `-m unittest`.
+fn unittest_main_package(
+    cmd: &TestCommand,
+    files: &BTreeMap<String, String>,
+) -> Option<Delegation> {
+    let words: Vec<&str> = cmd.argv.iter().map(|w| w.text()).collect();
+    let module = words.get(words.iter().position(|w| *w == "-m")? + 1)?;
+    if module.starts_with('-')
+        || !module
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
+        return None;
+    }
+    let dir = module.replace('.', "/");
+    let main = files.get(&format!("{dir}/__main__.py"))?;
+    let runs_unittest = ["unittest.main(", "TextTestRunner(", "unittest.TestProgram("]
+        .iter()
+        .any(|m| main.contains(m))
+        || (main.contains("from unittest import") && main.contains("main("));
+    if !runs_unittest {
+        return None;
+    }
+    let mut runs =
+        TestCommand::parse(&format!("python -m pytest -o python_files=test*.py {dir}")).ok()?;
+    runs.via = None;
+    Some(Delegation {
+        runs,
+        install: None,
+        pythonpath: Vec::new(),
+        note: format!("{dir}/__main__.py runs unittest: pytest runs its test cases"),
+    })
 }
 
 /// The install mode of `pip install`-like arguments (None: only dependencies).

@@ -295,3 +295,25 @@ fn nox_sessions_make_targets_and_scripts() {
     assert_eq!(runs("pdm run test", &f).as_deref(), Some("pytest -x"));
     assert_eq!(runs("hatch run nope", &f), None);
 }
+
+#[test]
+fn a_package_main_that_runs_unittest_is_run_by_pytest() {
+    let main = "import unittest\nfrom .test_trees import TestTrees\n\nif __name__ == '__main__':\n    unittest.main()\n";
+    let cli = "import sys\nfrom .app import run\nrun(sys.argv)\n";
+    let f = files(&[
+        ("tests/__main__.py", main),
+        ("tests/test_trees.py", ""),
+        ("tools/__main__.py", cli),
+    ]);
+    assert_eq!(
+        runs("python -m tests", &f).as_deref(),
+        Some("python -m pytest -o python_files=test*.py tests")
+    );
+    assert_eq!(
+        runs("python3 -W error -m tests", &f).as_deref(),
+        Some("python -m pytest -o python_files=test*.py tests")
+    );
+    // A package whose __main__ is not a unittest runner, or none at all: nothing is read into it.
+    assert_eq!(runs("python -m tools", &f), None);
+    assert_eq!(runs("python -m absent", &f), None);
+}
