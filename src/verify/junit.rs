@@ -5,6 +5,7 @@
 //! module and classes without knowing the files, so lookups go the other way: a node id maps to
 //! exactly one key ([`key_for_node_id`]), and unknown keys are named by a heuristic.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -111,7 +112,7 @@ pub struct RawCase {
 /// Every testcase of a report in document order: the one reader of JUnit XML (pytest, nextest,
 /// libtest and jest-junit reports all go through it).
 pub fn raw_cases(xml: &str) -> Result<Vec<RawCase>, JunitError> {
-    let xml = strip_timestamps(xml);
+    let xml = strip_timestamps(&one_status_per_case(xml));
     let report =
         Report::deserialize_from_str(&xml).map_err(|e| JunitError::Parse(e.to_string()))?;
     let mut out = Vec::new();
@@ -173,6 +174,89 @@ pub fn merge(cases: &mut BTreeMap<String, CaseResult>, k: String, new: CaseResul
             cases.insert(k, new);
         }
     }
+}
+
+/// pytest writes two `<skipped>` into one `<testcase>` for a module skipped at collection (a
+/// module-level `pytest.importorskip` of an optional dependency, pytest 9), and a `<failure>`
+/// beside an `<error>` for a test that fails and then errors in its teardown. quick-junit
+/// rejects a case with more than one status element, and the whole report would be lost; this
+/// keeps one per case: an error, else a failure, else the first skip.
+fn one_status_per_case(xml: &str) -> Cow<'_, str> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let status = |name: &[u8]| match name {
+        b"error" => Some(2u8),
+        b"failure" => Some(1),
+        b"skipped" => Some(0),
+        _ => None,
+    };
+    let mut depth = 0usize;
+    // The open `<testcase>`'s depth, its status elements (byte span, rank), an open one.
+    let mut case: Option<usize> = None;
+    let mut found: Vec<(usize, usize, u8)> = Vec::new();
+    let mut open: Option<(usize, u8)> = None;
+    let mut drop: Vec<(usize, usize)> = Vec::new();
+    loop {
+        let at = reader.buffer_position() as usize;
+        let event = match reader.read_event() {
+            Ok(e) => e,
+            // Not well-formed: the parser proper says so.
+            Err(_) => return Cow::Borrowed(xml),
+        };
+        let end = reader.buffer_position() as usize;
+        match event {
+            Event::Start(e) => {
+                depth += 1;
+                if e.name().as_ref() == b"testcase" {
+                    case = Some(depth);
+                    found.clear();
+                } else if case == Some(depth - 1) {
+                    open = status(e.name().as_ref()).map(|f| (at, f));
+                }
+            }
+            Event::Empty(e) => {
+                if case == Some(depth)
+                    && let Some(f) = status(e.name().as_ref())
+                {
+                    found.push((at, end, f));
+                }
+            }
+            Event::End(e) => {
+                if case == Some(depth - 1)
+                    && let Some((start, f)) = open.take()
+                {
+                    found.push((start, end, f));
+                }
+                if case == Some(depth) && e.name().as_ref() == b"testcase" {
+                    if found.len() > 1 {
+                        // The worst, as [`merge`] ranks a case reported twice.
+                        let worst = found.iter().map(|s| s.2).max().unwrap_or(0);
+                        let keep = found.iter().position(|s| s.2 == worst).unwrap_or(0);
+                        for (i, s) in found.iter().enumerate() {
+                            if i != keep {
+                                drop.push((s.0, s.1));
+                            }
+                        }
+                    }
+                    case = None;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    if drop.is_empty() {
+        return Cow::Borrowed(xml);
+    }
+    let mut out = String::with_capacity(xml.len());
+    let mut from = 0;
+    for (a, b) in drop {
+        out.push_str(&xml[from..a]);
+        from = b;
+    }
+    out.push_str(&xml[from..]);
+    Cow::Owned(out)
 }
 
 /// pytest writes `timestamp="2026-11-29T13:48:27.172173"` (no zone), which quick-junit rejects;
@@ -255,6 +339,31 @@ mod tests {
                 .as_deref(),
             Some("assert 1 == 2")
         );
+    }
+
+    #[test]
+    fn a_case_with_several_status_elements_keeps_the_worst() {
+        // pytest 9.2's report of a module skipped at collection (`importorskip` at its top),
+        // and a case that failed and then errored in teardown, beside an ordinary one.
+        let xml = r#"<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" errors="1" failures="1" skipped="2" tests="3" time="0.1" timestamp="2026-12-05T17:59:50.247723+00:00" hostname="h"><testcase classname="" name="tests.test_issue30" time="0.000"><skipped message="collection skipped">('/w/tests/test_issue30.py', 8, "Skipped: could not import 'twisted'")</skipped><skipped message="collection skipped">('/w/tests/test_issue30.py', 8, "Skipped: could not import 'twisted'")</skipped></testcase><testcase classname="tests.test_a" name="test_td" time="0.001"><failure message="assert 1 == 2">x</failure><system-out>out</system-out><error message="failed on teardown with &quot;RuntimeError&quot;">y</error></testcase><testcase classname="tests.test_a" name="test_ok" time="0.001"><skipped type="pytest.skip" message="later" /></testcase></testsuite></testsuites>"#;
+        let cases = raw_cases(xml).unwrap();
+        let got: Vec<(&str, TestOutcome)> = cases
+            .iter()
+            .map(|c| (c.name.as_str(), c.result.outcome))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("tests.test_issue30", TestOutcome::Skipped),
+                ("test_td", TestOutcome::Error),
+                ("test_ok", TestOutcome::Skipped),
+            ]
+        );
+        assert_eq!(cases[1].stdout.as_deref(), Some("out"));
+        // A report with one status per case is passed through as it is.
+        assert!(matches!(one_status_per_case(&xml[..0]), Cow::Borrowed(_)));
+        let plain = include_str!("testdata/pytest_junit.xml");
+        assert!(matches!(one_status_per_case(plain), Cow::Borrowed(_)));
     }
 
     #[test]
