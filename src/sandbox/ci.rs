@@ -648,7 +648,7 @@ jobs:
         );
         assert_eq!(
             runs(&p).as_deref(),
-            Some("python -m pytest -o python_files=test*.py tests")
+            Some("python -m pytest -o python_files=test*.py tests/test_parser.py")
         );
     }
 

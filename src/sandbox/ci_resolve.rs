@@ -280,25 +280,38 @@ fn tox_env_delegation(
             _ => commands.push(l.to_string()),
         }
     }
-    let test_line = commands.iter().map(|l| l.as_str()).find_map(|l| {
-        // `py38: pytest …`: a line for some factors only.
-        let l = match l.split_once(": ") {
-            Some((cond, rest)) if !cond.contains(' ') && !cond.starts_with('-') => {
-                let holds = cond.split(',').any(|alt| {
-                    alt.split('-').all(|f| match f.strip_prefix('!') {
-                        Some(neg) => !factors.contains(&neg),
-                        None => factors.contains(&f),
-                    })
-                });
-                if !holds {
-                    return None;
+    // The env's test lines; the suite is the one that takes `{posargs}` when there are several
+    // (natsort runs doctests of its docs first: `pytest README.rst docs/examples.rst`).
+    let test_lines: Vec<(bool, String)> = commands
+        .iter()
+        .map(|l| l.as_str())
+        .filter_map(|l| {
+            // `py38: pytest …`: a line for some factors only.
+            let l = match l.split_once(": ") {
+                Some((cond, rest)) if !cond.contains(' ') && !cond.starts_with('-') => {
+                    let holds = cond.split(',').any(|alt| {
+                        alt.split('-').all(|f| match f.strip_prefix('!') {
+                            Some(neg) => !factors.contains(&neg),
+                            None => factors.contains(&f),
+                        })
+                    });
+                    if !holds {
+                        return None;
+                    }
+                    rest
                 }
-                rest
-            }
-            _ => l,
-        };
-        is_test(l).then(|| tox_line(l, &vars))
-    })?;
+                _ => l,
+            };
+            // Judged as substituted: `{posargs:pytest tests}` runs `pytest tests`.
+            let line = tox_line(l, &vars);
+            is_test(&line).then(|| (l.contains("{posargs"), line))
+        })
+        .collect();
+    let test_line = test_lines
+        .iter()
+        .find(|(posargs, _)| *posargs)
+        .or(test_lines.first())
+        .map(|(_, l)| l.clone())?;
     let mut runs = TestCommand::parse(&test_line).ok()?;
     let install = if truthy(merged.get("skip_install")) {
         Install::Checkout
@@ -484,8 +497,20 @@ fn unittest_main_package(
     if !runs_unittest {
         return None;
     }
-    let mut runs =
-        TestCommand::parse(&format!("python -m pytest -o python_files=test*.py {dir}")).ok()?;
+    let modules = main_imports(main, module);
+    let paths = if modules.is_empty() {
+        dir.clone()
+    } else {
+        modules
+            .iter()
+            .map(|m| format!("{dir}/{}.py", m.replace('.', "/")))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut runs = TestCommand::parse(&format!(
+        "python -m pytest -o python_files=test*.py {paths}"
+    ))
+    .ok()?;
     runs.via = None;
     Some(Delegation {
         runs,
@@ -493,6 +518,51 @@ fn unittest_main_package(
         pythonpath: Vec::new(),
         note: format!("{dir}/__main__.py runs unittest: pytest runs its test cases"),
     })
+}
+
+/// The package's own modules a `__main__` imports (`from .test_trees import TestTrees`, `from
+/// tests.test_x import *`), in order: what `unittest.main()` there runs. An import inside a
+/// `try` is optional (lark's Nearley tests raise `ImportError` without a git submodule), and
+/// not run.
+fn main_imports(main: &str, package: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut try_at: Option<usize> = None;
+    for line in main.lines() {
+        let t = line.trim_start();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let indent = line.len() - t.len();
+        let clause = ["except", "else:", "finally:"]
+            .iter()
+            .any(|c| t.starts_with(c));
+        if try_at.is_some_and(|at| indent < at || (indent == at && !clause)) {
+            try_at = None;
+        }
+        if t.starts_with("try:") {
+            try_at = Some(indent);
+            continue;
+        }
+        if try_at.is_some() {
+            continue;
+        }
+        let Some(rest) = t.strip_prefix("from ") else {
+            continue;
+        };
+        let Some(m) = rest.split_whitespace().next() else {
+            continue;
+        };
+        let m = m
+            .strip_prefix('.')
+            .or_else(|| m.strip_prefix(&format!("{package}.")))
+            .filter(|m| !m.is_empty() && !m.starts_with('.'));
+        if let Some(m) = m
+            && !out.iter().any(|o| o == m)
+        {
+            out.push(m.to_string());
+        }
+    }
+    out
 }
 
 /// The install mode of `pip install`-like arguments (None: only dependencies).

@@ -307,13 +307,61 @@ fn a_package_main_that_runs_unittest_is_run_by_pytest() {
     ]);
     assert_eq!(
         runs("python -m tests", &f).as_deref(),
-        Some("python -m pytest -o python_files=test*.py tests")
+        Some("python -m pytest -o python_files=test*.py tests/test_trees.py")
     );
+    // lark's: the modules it imports, an optional one in a `try` left out (it raises
+    // ImportError without a git submodule), one under a version test kept; none: the package.
+    let lark = "import unittest\nimport sys\nfrom lark import logger\n\nfrom .test_trees import TestTrees\nfrom .test_parser import *  # suites\n\ntry:\n    from .test_nearley.test_nearley import TestNearley\nexcept ImportError:\n    logger.warning('skipping')\n\nfrom tests.test_logger import Testlogger\nif sys.version_info >= (3, 10):\n    from .test_pattern_matching import TestPatternMatching\n\nif __name__ == '__main__':\n    unittest.main()\n";
+    let bare = "from unittest import main\nmain(module=None, argv=['x', 'discover'])\n";
+    let f = files(&[("tests/__main__.py", lark), ("test/__main__.py", bare)]);
     assert_eq!(
         runs("python3 -W error -m tests", &f).as_deref(),
-        Some("python -m pytest -o python_files=test*.py tests")
+        Some(
+            "python -m pytest -o python_files=test*.py tests/test_trees.py tests/test_parser.py tests/test_logger.py tests/test_pattern_matching.py"
+        )
+    );
+    assert_eq!(
+        runs("python -m test", &f).as_deref(),
+        Some("python -m pytest -o python_files=test*.py test")
     );
     // A package whose __main__ is not a unittest runner, or none at all: nothing is read into it.
     assert_eq!(runs("python -m tools", &f), None);
     assert_eq!(runs("python -m absent", &f), None);
+}
+
+#[test]
+fn a_tox_env_with_several_test_lines_runs_the_one_that_takes_posargs() {
+    // natsort: doctests of docs first (the sdist trims docs/), the suite last.
+    let tox = "[tox]\nenvlist = flake8, py311\n\n[testenv]\ndeps =\n    pytest\ncommands =\n    # Doctests\n    {envpython} -m doctest -o IGNORE_EXCEPTION_DETAIL docs/howitworks.rst\n    pytest README.rst docs/examples.rst\n    pytest --doctest-modules {envsitepackagesdir}/natsort\n    # Full test suite.\n    pytest --tb=short --cov {envsitepackagesdir}/natsort --cov-report term-missing {posargs:}\n";
+    let f = files(&[("tox.ini", tox)]);
+    assert_eq!(
+        runs("tox", &f).as_deref(),
+        Some("pytest --tb=short --cov-report term-missing")
+    );
+    // One test line, or none with posargs: the first, as before.
+    let tox = "[testenv]\ncommands =\n    pytest tests\n    pytest docs\n";
+    let f = files(&[("tox.ini", tox)]);
+    assert_eq!(runs("tox", &f).as_deref(), Some("pytest tests"));
+}
+
+#[test]
+fn a_tox_command_wrapped_in_its_posargs_default_is_a_test_line() {
+    // tblib: `{posargs:pytest --cov … tests README.rst}`: `ci::is_test_cmd` sees `pytest` only
+    // once the default is substituted.
+    let tox = "[testenv]\nsetenv =\n    PYTHONPATH={toxinidir}/tests\ncommands =\n    {posargs:pytest --cov --cov-report=term-missing -vv tests README.rst}\n";
+    let f = files(&[("tox.ini", tox)]);
+    let (c, d) = resolve(
+        TestCommand::parse("tox -e py311 -v").unwrap(),
+        &f,
+        None,
+        &crate::sandbox::ci::is_test_cmd,
+    );
+    assert_eq!(
+        d.map(|d| d.note).as_deref(),
+        Some("tox.ini [testenv:py311]")
+    );
+    assert_eq!(
+        c.runs.map(|r| r.written).as_deref(),
+        Some("PYTHONPATH=tests pytest --cov --cov-report=term-missing -vv tests README.rst")
+    );
 }
