@@ -179,7 +179,7 @@ async fn run_in(
             // installs none (funcy) or a dependency installed a registry copy (Automat).
             ExecRequest::shell(format!(
                 "cd /workspace && export PYTHONPATH=/workspace${{PYTHONPATH:+:$PYTHONPATH}} && {}",
-                test_cmd.shell(&crate::testcmd::Run {
+                test_cmd.without_pytest_args().shell(&crate::testcmd::Run {
                     workspace: crate::sandbox::WORKSPACE,
                     options: &[
                         "-p".into(),

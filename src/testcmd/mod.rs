@@ -210,6 +210,22 @@ impl TestCommand {
         matches!(self.flat().last.launcher, Launcher::Pytest { .. })
     }
 
+    /// The same command with the arguments of the pytest it finally runs dropped: a check that
+    /// is not one of the project's tests (a hidden check, in its own rootdir) runs without the
+    /// suite's options (`--hypothesis-profile=slow-tests` names a profile only the project's
+    /// conftest registers). The directory, assignments and interpreter stay.
+    pub fn without_pytest_args(&self) -> TestCommand {
+        let mut c = self.clone();
+        let mut at = &mut c;
+        while at.runs.is_some() {
+            at = at.runs.as_mut().expect("checked");
+        }
+        if matches!(at.launcher, Launcher::Pytest { .. }) {
+            at.argv.truncate(at.args_at);
+        }
+        c
+    }
+
     /// Whether the launcher delegates to a command read from the repository's files that is
     /// not known yet (`tox` without a readable tox.ini, a hatch script not found).
     pub fn unresolved(&self) -> bool {

@@ -297,6 +297,40 @@ def main(args):
     }
 
     #[test]
+    fn without_pytest_args_keeps_the_directory_assignments_and_interpreter() {
+        let b = Box_::new();
+        let workspace = b.ws().to_string_lossy().into_owned();
+        let options = vec!["-q".to_string()];
+        let selection = vec!["tests/test_h.py".to_string()];
+        let run = Run {
+            workspace: &workspace,
+            options: &options,
+            selection: &selection,
+        };
+        let c = p("cd sub && FOO=1 python -m pytest --hypothesis-profile=slow -x tests");
+        let r = b.run(&c.without_pytest_args().shell(&run));
+        assert_eq!(r["cwd"], format!("{workspace}/sub"));
+        assert_eq!(r["env"]["FOO"], "1");
+        let args: Vec<&str> = r["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert!(
+            !args.iter().any(|a| a.contains("hypothesis") || *a == "-x"),
+            "{args:?}"
+        );
+        assert!(args.contains(&"-q"), "{args:?}");
+        // As the project runs it, the options are there.
+        let r = b.run(&c.shell(&run));
+        assert!(
+            r["args"].to_string().contains("--hypothesis-profile=slow"),
+            "{r}"
+        );
+    }
+
+    #[test]
     fn a_directory_the_script_makes_is_made_before_the_tests_run_from_it() {
         let b = Box_::new();
         let ws = b.ws();
