@@ -445,7 +445,11 @@ def install(wheels):
     # CI installs into a fresh environment, so a requirement gets the newest version it allows
     # (what `wheel` fetched): never the older copy the base already has (offline, Debian's
     # pytest 7.2 would satisfy `pytest>=6` where CI runs 8.x and reads options 7.2 does not).
-    installed += install_set("install", p["items"], args + ["--upgrade"], skipped,
+    # Eager: the requirements' own dependencies too (hepunits' pint needs a typing_extensions
+    # newer than Debian's 4.4, which only-if-needed would keep since it satisfies `pint`'s
+    # unversioned requirement).
+    installed += install_set("install", p["items"],
+                             args + ["--upgrade", "--upgrade-strategy", "eager"], skipped,
                              "dependencies")
     # CI builds the project in an isolated environment with the newest backend its
     # `[build-system] requires` allows (the venv's own may be older: a PEP 639 license string

@@ -239,6 +239,14 @@ pub fn classify(status: ExecStatus, junit_xml: Option<&str>, output: &str) -> Ch
         .collect();
     if !bad.is_empty() {
         let mut d = bad.join("\n");
+        // A collection error's message says only that (`collection failure`): the why is in
+        // the output.
+        if cases.iter().any(|c| {
+            c.result.outcome == TestOutcome::Error
+                && c.result.message.as_deref().is_some_and(|m| m.contains("collection"))
+        }) {
+            d = format!("{d}\n{}", tail());
+        }
         if d.len() > MAX_DETAIL {
             d = d.chars().take(MAX_DETAIL).collect::<String>() + " [...]";
         }

@@ -400,13 +400,19 @@ async fn the_build_backend_is_the_one_build_system_requires_as_in_ci() {
 
 /// CI installs the test requirements into a fresh environment: `pytest>=7` gets the newest
 /// pytest, not the older copy the offline base has from Debian (7.2.1), which does not know
-/// the options newer projects configure (`consider_namespace_packages`, pytest 8.1).
-/// Needs PyPI.
+/// the options newer projects configure (`consider_namespace_packages`, pytest 8.1). The same
+/// for a requirement's own dependencies: `jaraco.functools` asks for `more_itertools` with no
+/// version, and the base's Debian copy (8.10) must not stand in for the newest (hepunits: pint
+/// with Debian's typing_extensions 4.4). Needs PyPI.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_requirement_the_base_already_satisfies_gets_the_version_ci_would() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("prepare-deps-fresh-pytest");
-    write(&root, "requirements-test.txt", "pytest>=7\n");
+    write(
+        &root,
+        "requirements-test.txt",
+        "pytest>=7\njaraco.functools\n",
+    );
     write(
         &root,
         "pytest.ini",
@@ -434,6 +440,16 @@ async fn a_requirement_the_base_already_satisfies_gets_the_version_ci_would() {
     let v = String::from_utf8_lossy(&o.stdout);
     let major: u32 = v.split('.').next().unwrap().trim().parse().unwrap();
     assert!(major >= 8, "pytest {v}");
+    let o = run_in(
+        &img.tag,
+        "/opt/venv/bin/python -c 'import more_itertools as m; print(m.__version__, m.__file__)'",
+    );
+    let v = String::from_utf8_lossy(&o.stdout);
+    let major: u32 = v.split('.').next().unwrap().trim().parse().unwrap();
+    assert!(
+        major >= 10 && v.contains("/opt/venv/"),
+        "more_itertools {v}"
+    );
 }
 
 /// A version module the build writes (`[tool.setuptools_scm] write_to`) that the sdist ships
