@@ -441,6 +441,18 @@ fn deps_of(
     Some(d)
 }
 
+/// Whether the command, at some level, is `nox` (`uvx nox -s docs`).
+fn runs_nox(c: &TestCommand) -> bool {
+    let mut at = Some(c);
+    while let Some(c) = at {
+        if c.launcher == crate::testcmd::Launcher::Nox {
+            return true;
+        }
+        at = c.runs.as_deref();
+    }
+    false
+}
+
 /// The CI plan of a checkout (see the module docs).
 pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
     let mut p = CiPlan::default();
@@ -448,12 +460,18 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
     for (path, text) in files.iter().filter(|(k, _)| k.starts_with(".github/")) {
         for job in jobs_of(text) {
             // A tox env that builds docs or lints is not the test step (a docs job may sort
-            // before the test job).
-            let Some(ti) = job
-                .lines
-                .iter()
-                .position(|l| is_test_cmd(l) && !super::ci_deps::is_non_test_tox(l))
-            else {
+            // before the test job), nor is a nox session whose runs the noxfile shows and none
+            // runs tests (particle's cd.yml: `nox -s zipapp`, before ci.yml's `nox -s tests`).
+            let nox_without_tests = |l: &str| {
+                files.contains_key("noxfile.py")
+                    && TestCommand::parse(l).is_ok_and(|c| {
+                        let (c, d) = ci_resolve::resolve(c, files, None, &is_test_cmd);
+                        d.is_none() && runs_nox(&c)
+                    })
+            };
+            let Some(ti) = job.lines.iter().position(|l| {
+                is_test_cmd(l) && !super::ci_deps::is_non_test_tox(l) && !nox_without_tests(l)
+            }) else {
                 continue;
             };
             ci_versions.extend(job.versions.clone());
@@ -649,6 +667,32 @@ jobs:
         assert_eq!(
             runs(&p).as_deref(),
             Some("python -m pytest -o python_files=test*.py tests/test_parser.py")
+        );
+    }
+
+    #[test]
+    fn a_nox_session_that_runs_no_tests_is_not_the_test_step() {
+        // particle: cd.yml (sorted first) builds a zipapp with nox; ci.yml runs the tests.
+        let cd = "jobs:\n  zipapp:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pipx run nox -s zipapp\n";
+        let ci = "jobs:\n  tests:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pipx run nox -s tests\n";
+        let nox = "import nox\n\n@nox.session\ndef zipapp(session):\n    session.install(\"shiv\")\n    session.run(\"shiv\", \"-o\", \"particle.pyz\", \".\")\n\n@nox.session\ndef tests(session):\n    session.install(\"-e\", \".[test]\")\n    session.run(\"pytest\", \"--cov=src/particle\")\n";
+        let f = files(&[
+            (".github/workflows/cd.yml", cd),
+            (".github/workflows/ci.yml", ci),
+            ("noxfile.py", nox),
+        ]);
+        let p = plan(&f);
+        assert_eq!(
+            runs(&p).as_deref(),
+            Some("pytest --cov=src/particle"),
+            "{p:?}"
+        );
+        assert_eq!(p.install, Some(Install::Editable));
+        // Without the noxfile nothing says what the session runs: the line stays the step.
+        let f = files(&[(".github/workflows/cd.yml", cd)]);
+        assert_eq!(
+            plan(&f).test_cmd.map(|c| c.written).as_deref(),
+            Some("pipx run nox -s zipapp")
         );
     }
 

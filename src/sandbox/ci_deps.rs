@@ -32,7 +32,8 @@ pub struct DepsSource {
     /// `-c` files, relative to the checkout.
     #[serde(default)]
     pub constraints: Vec<String>,
-    /// Extras of the project itself (`.[test]`, tox `extras = test`).
+    /// Extras of the project itself (`.[test]`, tox `extras = test`), and dependency groups
+    /// (`--group tests`): deps.py takes a name as an extra, else as a group.
     #[serde(default)]
     pub extras: Vec<String>,
 }
@@ -71,6 +72,18 @@ impl DepsSource {
                 "-e" | "--editable" => {
                     if let Some(v) = inline.or(next) {
                         self.add_item(v);
+                        i += usize::from(inline.is_none());
+                    }
+                }
+                // A dependency group (pip 25.1, uv, nox: `session.install("--group", "tests")`;
+                // `pyproject.toml:tests` names the file too). deps.py reads a name in `extras`
+                // as the project's extra, else its dependency group.
+                "--group" => {
+                    if let Some(v) = inline.or(next) {
+                        let name = v.rsplit(':').next().unwrap_or(v).trim();
+                        if !name.is_empty() && !self.extras.iter().any(|e| e == name) {
+                            self.extras.push(name.to_string());
+                        }
                         i += usize::from(inline.is_none());
                     }
                 }
@@ -805,6 +818,16 @@ mod tests {
         assert_eq!(d.files, vec!["requirements-test.txt"]);
         assert_eq!(d.extras, vec!["tests"]);
         assert!(d.requirements.is_empty(), "{:?}", d.requirements);
+        // stamina: a dependency group, not a requirement named `tests`.
+        let nox = "@nox.session\ndef tests(session, opt_deps):\n    pkg, posargs = _get_pkg(session.posargs)\n    session.install(pkg, \"coverage[toml]\", \"--group\", \"tests\", *opt_deps)\n    session.run(\"coverage\", \"run\", \"-m\", \"pytest\", *posargs)\n";
+        let d = nox_deps(nox, "coverage run -m pytest");
+        assert_eq!(d.requirements, vec!["coverage[toml]"]);
+        assert_eq!(d.extras, vec!["tests"]);
+        let d = pip_deps(&["pip install --group=pyproject.toml:test pytest-xdist".to_string()]);
+        assert_eq!(
+            (d.requirements, d.extras),
+            (vec!["pytest-xdist".to_string()], vec!["test".to_string()])
+        );
     }
 
     #[test]

@@ -316,7 +316,12 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     )?;
     // What a delegating command (tox, nox, make, a hatch/pdm script) runs, from the files.
     let python = ci_plan.python.as_ref().map(|(v, _)| v.as_str());
-    let (test_cmd, _) = super::ci_resolve::resolve(test_cmd, &repo_files, python, &ci::is_test_cmd);
+    let (test_cmd, delegation) =
+        super::ci_resolve::resolve(test_cmd, &repo_files, python, &ci::is_test_cmd);
+    // How the command that will run installs the project, when its delegation says (a nox
+    // session's `session.install("-e", ".[test]")`): the CI plan's mode is for the CI's own
+    // line, which may be another command.
+    let install_mode = delegation.and_then(|d| d.install).or(ci_plan.install);
     let test_cmd = match super::ci_resolve::stand_in(&test_cmd) {
         Some((c, note)) if kind == ProjectKind::Python => {
             image::say(&progress, &format!("note: {note}"));
@@ -383,7 +388,7 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     let installable = tree.entries.iter().any(
         |e| matches!(e, Entry::File { dest, .. } if dest == "pyproject.toml" || dest == "setup.py"),
     );
-    let parent = match install_layer(kind, installable, ci_plan.install) {
+    let parent = match install_layer(kind, installable, install_mode) {
         InstallLayer::Editable => ensure_install(docker, &deps, &tree, &progress).await?,
         InstallLayer::EditableForBuilt => {
             image::say(
