@@ -243,7 +243,10 @@ pub fn classify(status: ExecStatus, junit_xml: Option<&str>, output: &str) -> Ch
         // the output.
         if cases.iter().any(|c| {
             c.result.outcome == TestOutcome::Error
-                && c.result.message.as_deref().is_some_and(|m| m.contains("collection"))
+                && c.result
+                    .message
+                    .as_deref()
+                    .is_some_and(|m| m.contains("collection"))
         }) {
             d = format!("{d}\n{}", tail());
         }
@@ -512,9 +515,18 @@ mod tests {
             Some("test_b: assert [] == [1, 'a', 2]")
         );
         // the patched code does not import: the check fails, it is not broken
-        let import = classify(ExecStatus::Exited(2), Some(COLLECTION_ERROR), "");
+        let import = classify(
+            ExecStatus::Exited(2),
+            Some(COLLECTION_ERROR),
+            "E   ImportError: cannot import name 'Batch' from 'lib'",
+        );
         assert_eq!(import.status, HiddenCheck::Failed);
-        assert!(import.detail.unwrap().contains("collection failure"));
+        // pytest's message says only "collection failure": the output's tail says why.
+        let detail = import.detail.unwrap();
+        assert!(
+            detail.contains("collection failure") && detail.contains("cannot import name 'Batch'"),
+            "{detail}"
+        );
         let hung = classify(ExecStatus::TimedOut, None, "");
         assert_eq!(hung.status, HiddenCheck::Failed);
         assert!(hung.detail.unwrap().contains("did not finish"));
