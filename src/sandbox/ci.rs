@@ -441,18 +441,6 @@ fn deps_of(
     Some(d)
 }
 
-/// Whether the command, at some level, is `nox` (`uvx nox -s docs`).
-fn runs_nox(c: &TestCommand) -> bool {
-    let mut at = Some(c);
-    while let Some(c) = at {
-        if c.launcher == crate::testcmd::Launcher::Nox {
-            return true;
-        }
-        at = c.runs.as_deref();
-    }
-    false
-}
-
 /// The CI plan of a checkout (see the module docs).
 pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
     let mut p = CiPlan::default();
@@ -466,7 +454,10 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
                 files.contains_key("noxfile.py")
                     && TestCommand::parse(l).is_ok_and(|c| {
                         let (c, d) = ci_resolve::resolve(c, files, None, &is_test_cmd);
-                        d.is_none() && runs_nox(&c)
+                        // At some level `nox` (`uvx nox -s docs`).
+                        d.is_none()
+                            && c.levels()
+                                .any(|c| c.launcher == crate::testcmd::Launcher::Nox)
                     })
             };
             let Some(ti) = job.lines.iter().position(|l| {

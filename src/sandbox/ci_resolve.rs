@@ -372,10 +372,7 @@ pub fn stand_in(cmd: &TestCommand) -> Option<(TestCommand, String)> {
         return None;
     }
     let mut c = cmd.clone();
-    let mut at = &mut c;
-    while at.runs.is_some() {
-        at = at.runs.as_mut().expect("checked");
-    }
+    let at = c.innermost_mut();
     let note = format!(
         "what `{}` runs could not be read from the checkout's files; `python -m pytest` runs in its place",
         at.written
@@ -473,8 +470,11 @@ fn shell_script(
 }
 
 /// `python -m tests` where `tests/__main__.py` runs unittest itself (`unittest.main()`, a
-/// `TextTestRunner`): no per-test report comes out of that, so pytest runs the package's test
-/// cases, collecting the files unittest's discovery would (`test*.py`), as for `-m unittest`.
+/// `TextTestRunner`): no per-test report comes out of that, so pytest runs the test cases of
+/// the modules that `__main__` imports (what `unittest.main()` there runs), else of the whole
+/// package with unittest's file pattern (`test*.py`), as for `-m unittest`. An imported name
+/// is taken for a module file (`from .test_trees import …` → `tests/test_trees.py`); a
+/// subpackage imported that way would be a path pytest cannot find.
 fn unittest_main_package(
     cmd: &TestCommand,
     files: &BTreeMap<String, String>,

@@ -216,14 +216,24 @@ impl TestCommand {
     /// conftest registers). The directory, assignments and interpreter stay.
     pub fn without_pytest_args(&self) -> TestCommand {
         let mut c = self.clone();
-        let mut at = &mut c;
-        while at.runs.is_some() {
-            at = at.runs.as_mut().expect("checked");
-        }
+        let at = c.innermost_mut();
         if matches!(at.launcher, Launcher::Pytest { .. }) {
             at.argv.truncate(at.args_at);
         }
         c
+    }
+
+    /// This command and what it runs, level by level, outermost first.
+    pub fn levels(&self) -> impl Iterator<Item = &TestCommand> {
+        std::iter::successors(Some(self), |c| c.runs.as_deref())
+    }
+
+    /// The level that finally runs (the command itself when it delegates to nothing known).
+    pub fn innermost_mut(&mut self) -> &mut TestCommand {
+        match self.runs {
+            Some(ref mut next) => next.innermost_mut(),
+            None => self,
+        }
     }
 
     /// Whether the launcher delegates to a command read from the repository's files that is
