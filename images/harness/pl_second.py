@@ -1,5 +1,5 @@
 # patchloop's second, independent runner for the fail-to-pass tests. Executed as
-# `python3 -I -B -c <this file>` in a fresh process after the patched pytest runs; input is JSON
+# `python3 -I -B -c <pl_pytest.py + this file>` in a fresh process after the patched pytest runs; input is JSON
 # on stdin: {"workspace", "paths": [abs], "ids": [...], "nonce"}. No pytest, no conftest, no
 # plugins, PYTEST_* variables removed: code written to fool pytest (or this harness's pytest
 # guard) meets a runner it did not see coming.
@@ -19,6 +19,7 @@ import sys
 import traceback
 import unittest  # before any workspace directory leads sys.path (run_one puts one there)
 
+_pl_seed_hashes()  # pl_pytest.py: the seed the pytest runs it is compared with have
 _OUT = os.dup(1)
 cfg = json.loads(sys.stdin.buffer.read())
 sys.stdin = open(os.devnull)

@@ -20,8 +20,12 @@ pub const PL_GUARD: &str = include_str!("../../images/harness/pl_guard.py");
 /// Helper commands: `ini`, `snapshot`, `collect`, `put`, `find_spec`.
 pub const PL_TOOL: &str = include_str!("../../images/harness/pl_tool.py");
 
-/// The second, independent runner of the fail-to-pass tests (plain unittest or a direct call).
-pub const PL_SECOND: &str = include_str!("../../images/harness/pl_second.py");
+/// The second, independent runner of the fail-to-pass tests (plain unittest or a direct call),
+/// after pl_pytest.py for its seeded re-exec (the pytest runs it is compared with are seeded).
+pub const PL_SECOND: &str = concat!(
+    include_str!("../../images/harness/pl_pytest.py"),
+    include_str!("../../images/harness/pl_second.py")
+);
 
 /// The pre-patch pytest configuration, as the harness will use it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -69,6 +69,41 @@ fn the_second_runner_imports_the_workspaces_project_not_an_installed_copy() {
     }
     assert_eq!(run.results.len(), 2, "{out}");
 }
+#[test]
+fn the_second_runner_iterates_sets_as_the_seeded_pytest_runs_do() {
+    // A test whose outcome follows string hashes: it passes under the sandbox's
+    // PYTHONHASHSEED=0 (the pytest runs' seed), and would fail under most random seeds.
+    let words: Vec<String> = (0..20).map(|i| format!("w{i}")).collect();
+    let set = format!(
+        "{{{}}}",
+        words
+            .iter()
+            .map(|w| format!("{w:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let first = std::process::Command::new("python3")
+        .args(["-c", &format!("print(next(iter({set})))")])
+        .env("PYTHONHASHSEED", "0")
+        .output()
+        .expect("python3 is needed for this test");
+    let first = String::from_utf8_lossy(&first.stdout).trim().to_string();
+    let ws = tempfile::tempdir().unwrap();
+    let shadow = tempfile::tempdir().unwrap();
+    std::fs::write(
+        ws.path().join("test_order.py"),
+        format!("def test_first():\n    assert next(iter({set})) == {first:?}\n"),
+    )
+    .unwrap();
+    let out = second_here(ws.path(), shadow.path(), &["test_order.py::test_first"]);
+    let run = parse_second(&out, "n1");
+    assert!(run.problem.is_none(), "{out}");
+    assert_eq!(
+        run.results["test_order.py::test_first"].outcome, "passed",
+        "{out}"
+    );
+}
+
 use async_trait::async_trait;
 use std::sync::Mutex;
 
