@@ -223,6 +223,53 @@ impl TestCommand {
         c
     }
 
+    /// The command with each path the pytest it finally runs is given that names nothing in
+    /// the checkout but is a module there (`X` where `X.py` exists) given as that module:
+    /// `unittest discover -s test` where `test` is `test.py` discovers from the module's
+    /// directory (pyotp's sdist), and pytest would stop at "file or directory not found".
+    /// `exists` answers for checkout-relative paths (files and directories). Returns the paths
+    /// changed.
+    pub fn with_module_paths(&self, exists: impl Fn(&str) -> bool) -> (TestCommand, Vec<String>) {
+        let mut c = self.clone();
+        let cwd = self.flat().cwd;
+        let mut changed = Vec::new();
+        let at = c.innermost_mut();
+        if !matches!(at.launcher, Launcher::Pytest { .. }) {
+            return (c, changed);
+        }
+        let from = at.args_at.min(at.argv.len());
+        let paths: Vec<Word> = pytest_args::split(&at.argv[from..])
+            .into_iter()
+            .filter_map(|a| match a {
+                pytest_args::Arg::Path(w) => Some(w),
+                pytest_args::Arg::Opt(_) => None,
+            })
+            .collect();
+        for w in paths {
+            let Some(v) = w.value.as_deref() else {
+                continue;
+            };
+            if v.is_empty() || v.starts_with('/') || v.contains("::") || v.contains(['*', '?']) {
+                continue;
+            }
+            let v = v.trim_start_matches("./").trim_end_matches('/');
+            let rel = match &cwd {
+                Some(d) => format!("{d}/{v}"),
+                None => v.to_string(),
+            };
+            if !exists(&rel) && exists(&format!("{rel}.py")) {
+                if let Some(slot) = at.argv[from..].iter_mut().find(|x| x.raw == w.raw) {
+                    *slot = Word::lit(&format!("{v}.py"));
+                }
+                changed.push(v.to_string());
+            }
+        }
+        if !changed.is_empty() {
+            at.written = raw_join(&at.argv);
+        }
+        (c, changed)
+    }
+
     /// This command and what it runs, level by level, outermost first.
     pub fn levels(&self) -> impl Iterator<Item = &TestCommand> {
         std::iter::successors(Some(self), |c| c.runs.as_deref())

@@ -297,6 +297,32 @@ def main(args):
     }
 
     #[test]
+    fn a_start_directory_that_is_a_module_is_run_as_that_module() {
+        // pyotp's sdist: `unittest discover -s test` with `test.py` and no `test/`.
+        let b = Box_::new();
+        let ws = b.ws();
+        std::fs::write(ws.join("test.py"), "").unwrap();
+        let workspace = ws.to_string_lossy().into_owned();
+        let exists = |p: &str| ws.join(p).exists();
+        let c = p("coverage run --branch -m unittest discover -s test -v");
+        let (m, changed) = c.with_module_paths(exists);
+        assert_eq!(changed, vec!["test"]);
+        let r = b.run(&m.shell(&Run {
+            workspace: &workspace,
+            ..Default::default()
+        }));
+        let args = r["args"].to_string();
+        assert!(
+            args.contains("\"test.py\"") && !args.contains("\"test\""),
+            "{args}"
+        );
+        // A directory that exists, or a path that is no module either, is left as written.
+        let (same, changed) = p("pytest tests sub/tests nowhere").with_module_paths(exists);
+        assert!(changed.is_empty());
+        assert_eq!(same, p("pytest tests sub/tests nowhere"));
+    }
+
+    #[test]
     fn without_pytest_args_keeps_the_directory_assignments_and_interpreter() {
         let b = Box_::new();
         let workspace = b.ws().to_string_lossy().into_owned();

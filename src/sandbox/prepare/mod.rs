@@ -329,6 +329,28 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         }
         _ => test_cmd,
     };
+    let test_cmd = {
+        let mut known: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+        for e in &tree.entries {
+            let d = e.dest();
+            known.insert(d);
+            let mut at = d;
+            while let Some((parent, _)) = at.rsplit_once('/') {
+                known.insert(parent);
+                at = parent;
+            }
+        }
+        let (c, changed) = test_cmd.with_module_paths(|p| known.contains(p));
+        for p in changed {
+            image::say(
+                &progress,
+                &format!(
+                    "note: `{p}` is no directory of the checkout but `{p}.py` is: the tests run from that module"
+                ),
+            );
+        }
+        c
+    };
     let test_cmd_json = serde_json::to_string(&test_cmd).unwrap_or_default();
     image::say(
         &progress,
