@@ -249,7 +249,8 @@ impl TestCommand {
             let Some(v) = w.value.as_deref() else {
                 continue;
             };
-            if v.is_empty() || v.starts_with('/') || v.contains("::") || v.contains(['*', '?']) {
+            // Absolute paths, test ids (`file.py::test`) and globs are not start directories.
+            if v.is_empty() || v.starts_with('/') || v.contains(':') || v.contains(['*', '?']) {
                 continue;
             }
             let v = v.trim_start_matches("./").trim_end_matches('/');
