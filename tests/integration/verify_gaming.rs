@@ -265,7 +265,10 @@ async fn docker_gaming_consensus_pairs() {
                     &prepared.test_cmd,
                     &c.meta.fail_to_pass,
                     &pair,
-                    patchloop::verify::differential::PER_FUNCTION,
+                    // Twice the product's box: it is wall time, and the suite runs four tests
+                    // at once on two cores (under that load the default box once drew too few
+                    // inputs to reach partition_all's two-slot padding).
+                    patchloop::verify::differential::PER_FUNCTION * 2,
                 )
                 .await
                 .unwrap_or_else(|e| panic!("{}: {e}", c.id));
