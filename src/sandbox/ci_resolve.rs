@@ -479,12 +479,10 @@ fn unittest_main_package(
     cmd: &TestCommand,
     files: &BTreeMap<String, String>,
 ) -> Option<Delegation> {
-    let words: Vec<&str> = cmd.argv.iter().map(|w| w.text()).collect();
-    let module = words.get(words.iter().position(|w| *w == "-m")? + 1)?;
-    if module.starts_with('-')
-        || !module
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    let module = cmd.python_module()?;
+    if !module
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
     {
         return None;
     }

@@ -305,10 +305,13 @@ fn a_package_main_that_runs_unittest_is_run_by_pytest() {
         ("tests/test_trees.py", ""),
         ("tools/__main__.py", cli),
     ]);
-    assert_eq!(
-        runs("python -m tests", &f).as_deref(),
-        Some("python -m pytest -o python_files=test*.py tests/test_trees.py")
-    );
+    for form in ["python -m tests", "python3 -Im tests"] {
+        assert_eq!(
+            runs(form, &f).as_deref(),
+            Some("python -m pytest -o python_files=test*.py tests/test_trees.py"),
+            "{form}"
+        );
+    }
     // lark's: the modules it imports, an optional one in a `try` left out (it raises
     // ImportError without a git submodule), one under a version test kept; none: the package.
     let lark = "import unittest\nimport sys\nfrom lark import logger\n\nfrom .test_trees import TestTrees\nfrom .test_parser import *  # suites\n\ntry:\n    from .test_nearley.test_nearley import TestNearley\nexcept ImportError:\n    logger.warning('skipping')\n\nfrom tests.test_logger import Testlogger\nif sys.version_info >= (3, 10):\n    from .test_pattern_matching import TestPatternMatching\n\nif __name__ == '__main__':\n    unittest.main()\n";

@@ -271,6 +271,16 @@ impl TestCommand {
         (c, changed)
     }
 
+    /// The module of `python [flags] -m MODULE …` run as [`Launcher::Python`] (a module that is
+    /// not a known test launcher: `python -m tests`).
+    pub fn python_module(&self) -> Option<&str> {
+        if self.launcher != Launcher::Python || !is_module_flag(self.argv.get(self.args_at)?.text())
+        {
+            return None;
+        }
+        self.argv.get(self.args_at + 1)?.value.as_deref()
+    }
+
     /// This command and what it runs, level by level, outermost first.
     pub fn levels(&self) -> impl Iterator<Item = &TestCommand> {
         std::iter::successors(Some(self), |c| c.runs.as_deref())
@@ -651,6 +661,11 @@ fn is_python(name: &str) -> bool {
 }
 
 /// `python [opts] -m MODULE …` or `python [opts] script.py …`.
+/// `-m`, or a cluster of flags whose last one is `-m` (`-Im`): the module is the next word.
+fn is_module_flag(t: &str) -> bool {
+    t == "-m" || (t.starts_with('-') && !t.starts_with("--") && t.len() > 2 && t.ends_with('m'))
+}
+
 fn python_launcher(c: &mut TestCommand) {
     let mut i = 1;
     // `-Im tox`: a cluster of flags whose last one is `-m` takes the module as the next word.
@@ -659,9 +674,7 @@ fn python_launcher(c: &mut TestCommand) {
         let t = w.text();
         if matches!(t, "-W" | "-X") {
             i += 2;
-        } else if t == "-m"
-            || (t.starts_with('-') && !t.starts_with("--") && t.len() > 2 && t.ends_with('m'))
-        {
+        } else if is_module_flag(t) {
             module_at = Some(i + 1);
             break;
         } else if t.starts_with('-') && t != "-c" && t.len() > 1 {

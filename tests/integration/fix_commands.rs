@@ -1,5 +1,5 @@
 //! `patchloop fix` with the test command written the ways CI workflows write it (issue #41):
-//! environment assignments, `env`, `cd DIR &&`; and a command that cannot run, which is a
+//! environment assignments, `env`, `cd DIR &&`, a package's own unittest runner; and a command that cannot run, which is a
 //! configuration error (exit 2 with its own error lines) before any model call.
 
 use std::process::Command;
@@ -23,11 +23,19 @@ const SCRIPT: &str = concat!(
 #[test]
 fn the_demo_is_verified_with_each_command_form() {
     let repo = demo_repo();
+    // The project's own unittest runner (lark's `python -m tests`): pytest runs the modules its
+    // `__main__` imports.
+    std::fs::write(
+        repo.path().join("tests/__main__.py"),
+        "import unittest\n\nfrom .test_median import *\n\nif __name__ == '__main__':\n    unittest.main()\n",
+    )
+    .unwrap();
     for form in [
         "PYTHONPATH=. python3 -m pytest -q tests",
         "CI=1 PYTHONPATH=. python -m pytest tests",
         "env PYTHONPATH=. python3 -m pytest tests",
         "cd . && python3 -m pytest -q tests",
+        "PYTHONPATH=. python3 -m tests",
     ] {
         let out_dir = tempfile::tempdir().unwrap();
         let out = patchloop()

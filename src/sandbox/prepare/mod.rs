@@ -330,17 +330,9 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         _ => test_cmd,
     };
     let test_cmd = {
-        let mut known: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
-        for e in &tree.entries {
-            let d = e.dest();
-            known.insert(d);
-            let mut at = d;
-            while let Some((parent, _)) = at.rsplit_once('/') {
-                known.insert(parent);
-                at = parent;
-            }
-        }
-        let (c, changed) = test_cmd.with_module_paths(|p| known.contains(p));
+        // Asked for the command's few positional paths only: a scan of the entries is enough.
+        let exists = |p: &str| tree.dirs.contains(p) || tree.entries.iter().any(|e| e.dest() == p);
+        let (c, changed) = test_cmd.with_module_paths(exists);
         for p in changed {
             image::say(
                 &progress,
