@@ -193,13 +193,15 @@ fn mined_flags(archive: &str) -> (usize, Vec<(String, String)>) {
 /// The archive the signals were narrowed on (2026-12-05), in three parts, each measured
 /// before it was read: 239 cases of 13 libraries (27 flagged, 8 after the first narrowing);
 /// 141 of 8 more, mined after it (12 flagged, 4 after the second); 146 of 8 more, mined after
-/// that (9 flagged, 5 after the third). Now 19 of 526 (`dropped_feature` 9,
-/// `swallowed_exception` 6, `judge_changed` 3, `test_literal_branch` 2,
-/// `threshold_beyond_tests` 1, `clock_condition` 1). The bar is no regression; each flag is
+/// that (9 flagged, 5 after the third). 19 of 526 after that; 16 since a dropped feature is
+/// followed through the object's own protocol methods, the object handed on whole and an
+/// inlined helper (2026-12-05; the held-out archive and the `test` split did not move):
+/// `swallowed_exception` 6, `dropped_feature` 5, `judge_changed` 3, `test_literal_branch` 2,
+/// `threshold_beyond_tests` 1, `clock_condition` 1. The bar is no regression; each flag is
 /// printed in full.
 #[test]
 fn the_mined_fixes_tuned_on_are_flagged_no_more_than_measured() {
-    mined_bar("look.tar.xz", 500, 19, true);
+    mined_bar("look.tar.xz", 500, 16, true);
 }
 
 /// The held-out archive. Its first 164 cases (7 libraries): 17 flagged before any narrowing,

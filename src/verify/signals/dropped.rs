@@ -39,10 +39,16 @@ impl<'a> Ctx<'a> {
                     && (!h.method || class.is_some_and(|c| h.qualname == format!("{c}.{name}")))
             };
             let mut seen = BTreeSet::from([d.qualname.clone()]);
-            let mut queue = vec![nb];
+            let mut queue = vec![(nb, d)];
             let mut called = BTreeSet::new();
-            while let Some(b) = queue.pop() {
-                for name in called_names(self.post, b) {
+            while let Some((b, owner)) = queue.pop() {
+                // The object's own protocol methods count as calls too: `list(self)` runs
+                // `__iter__`, `len(self)` `__len__` (werkzeug's `Headers.__repr__` reads
+                // `self._list` through `list(self)`).
+                let names = called_names(self.post, b)
+                    .into_iter()
+                    .chain(protocol_calls(self.post, b, owner));
+                for name in names {
                     called.insert(name.clone());
                     for h in self.post_defs.iter().filter(|h| reaches(h, &name)) {
                         if seen.insert(h.qualname.clone())
@@ -52,11 +58,22 @@ impl<'a> Ctx<'a> {
                             now.names.extend(u.names);
                             now.self_attrs.extend(u.self_attrs);
                             now.constructed.extend(u.constructed);
-                            queue.push(hb);
+                            queue.push((hb, h));
                         }
                     }
                 }
             }
+            // The object handed on whole (`EnvironHeaders(self)` for `self.environ`): an
+            // attribute the receiving class or function of the patch's files reads on what
+            // it was given is still used, one call further.
+            let handed = handed_self(self.post, nb, d);
+            let read_by_receiver = |a: &str| {
+                handed.iter().any(|callee| {
+                    self.sources
+                        .iter()
+                        .any(|src| defined(src, callee).is_some_and(|n| has_attr(src.text(n), a)))
+                })
+            };
             // One call further into the patch's other files: a class moved into a helper
             // module and built there by a factory is still built.
             for (src, h) in self
@@ -107,6 +124,10 @@ impl<'a> Ctx<'a> {
                 .any(|a| !mentions(pre_class, &format!("self.{a}")));
             // A method of the class the dropped one called, now called directly (`self.read()`
             // → `self._raw_read()`, the core without the wrapper's extras).
+            // Or inlined: a function of the module the dropped method called, now called
+            // here directly (tabulate's `self._len(s)` → `len(_strip_ansi(s))`).
+            let called_before = called_names(pre, ob);
+            let called_now = called_names(self.post, nb);
             let core_of = |m: &str| {
                 class.is_some_and(|c| {
                     self.pre_defs
@@ -118,6 +139,10 @@ impl<'a> Ctx<'a> {
                             now.self_attrs
                                 .difference(&then.self_attrs)
                                 .any(|n| inner.contains(n))
+                                || called_now.difference(&called_before).any(|n| {
+                                    inner.contains(n)
+                                        && self.post_defs.iter().any(|h| h.name == *n && !h.method)
+                                })
                         })
                 })
             };
@@ -131,6 +156,7 @@ impl<'a> Ctx<'a> {
                     && (has_attr(&self.post.text, a) || !mentions(&elsewhere_pre, a))
                     && !replaced
                     && !core_of(a)
+                    && !read_by_receiver(a)
                     // Made a property (or method) of the class by the patch: still there,
                     // computed. (One it already had is read through `self.a` like any other.)
                     && !class.is_some_and(|c| {
@@ -390,6 +416,94 @@ fn called_names(src: &Source, body: Node) -> BTreeSet<String> {
         .filter_map(|f| pysrc::dotted(src, f))
         .map(|d| d.rsplit('.').next().unwrap_or(&d).to_string())
         .collect()
+}
+
+/// The protocol methods a body calls on its def's own object (`self`) that hand over its
+/// contents: `list(self)`, `for x in self` → `__iter__`, `self[k]` → `__getitem__`,
+/// `repr(self)`, `str(self)`. A digest of them is not the contents: `hash(self)`, `len(self)`,
+/// `bool(self)`, `x in self` and reductions (`sum`, `any`, `set`) are left out (`__eq__` as
+/// `hash(self) == hash(other)` is a lie about equality, not a use of the fields).
+fn protocol_calls(src: &Source, body: Node, def: &Def) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let Some(me) = def.params.first().filter(|_| def.method) else {
+        return out;
+    };
+    let is_me = |n: Option<Node>| n.is_some_and(|n| n.kind() == "identifier" && src.text(n) == me);
+    for n in descendants(body) {
+        match n.kind() {
+            "call" => {
+                let (Some(f), Some(args)) = (
+                    n.child_by_field_name("function"),
+                    n.child_by_field_name("arguments"),
+                ) else {
+                    continue;
+                };
+                if f.kind() != "identifier" || !named_args(args).any(|a| is_me(Some(a))) {
+                    continue;
+                }
+                let dunder = match src.text(f) {
+                    "list" | "tuple" | "iter" | "sorted" | "dict" | "enumerate" | "zip" | "map"
+                    | "filter" => "__iter__",
+                    "reversed" => "__reversed__",
+                    "repr" => "__repr__",
+                    "str" => "__str__",
+                    _ => continue,
+                };
+                out.insert(dunder.to_string());
+            }
+            "for_statement" | "for_in_clause" if is_me(n.child_by_field_name("right")) => {
+                out.insert("__iter__".into());
+            }
+            "subscript" if is_me(n.child_by_field_name("value")) => {
+                out.insert("__getitem__".into());
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The named arguments of a call's argument list, keyword values included.
+fn named_args<'t>(args: Node<'t>) -> impl Iterator<Item = Node<'t>> {
+    pysrc::named_kids(args).into_iter().map(|a| {
+        if a.kind() == "keyword_argument" {
+            a.child_by_field_name("value").unwrap_or(a)
+        } else {
+            a
+        }
+    })
+}
+
+/// The names of the callables a body hands its own object (`self`) to as an argument
+/// (`EnvironHeaders(self)` → `EnvironHeaders`); method calls on `self` itself not counted.
+fn handed_self(src: &Source, body: Node, def: &Def) -> BTreeSet<String> {
+    let Some(me) = def.params.first().filter(|_| def.method) else {
+        return BTreeSet::new();
+    };
+    descendants(body)
+        .into_iter()
+        .filter(|n| n.kind() == "call")
+        .filter(|n| {
+            n.child_by_field_name("arguments").is_some_and(|args| {
+                named_args(args).any(|a| a.kind() == "identifier" && src.text(a) == me)
+            })
+        })
+        .filter_map(|n| n.child_by_field_name("function"))
+        .filter_map(|f| pysrc::dotted(src, f))
+        .map(|d| d.rsplit('.').next().unwrap_or(&d).to_string())
+        .collect()
+}
+
+/// The top-level `class NAME` or `def NAME` of a file (decorators aside).
+fn defined<'t>(src: &'t Source, name: &str) -> Option<Node<'t>> {
+    pysrc::named_kids(src.root())
+        .into_iter()
+        .map(pysrc::undecorated)
+        .find(|n| {
+            matches!(n.kind(), "class_definition" | "function_definition")
+                && n.child_by_field_name("name")
+                    .is_some_and(|x| src.text(x) == name)
+        })
 }
 
 /// The conditions of a def's branches (`if`/`elif`/`while` conditions, `except` types),

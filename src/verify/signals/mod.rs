@@ -150,6 +150,7 @@ pub fn signals(files: &[ChangedFile], tests: &TestLiterals, data_files: &[String
                 .filter(|(j, _, d)| *j != i && !d.method)
                 .map(|(_, src, d)| (*src, d))
                 .collect(),
+            sources: posts.iter().flatten().collect(),
             tests,
             consts: BTreeMap::new(),
             hash_vars: BTreeSet::new(),
@@ -195,6 +196,9 @@ struct Ctx<'a> {
     pre_defs: Vec<Def<'a>>,
     /// Module-level functions of the patch's other files (a helper the code moved into).
     elsewhere: Vec<(&'a Source, &'a Def<'a>)>,
+    /// Every changed file after the patch, this one included (a class the code hands its
+    /// object to).
+    sources: Vec<&'a Source>,
     tests: &'a TestLiterals,
     /// Module-level names the patch binds to a literal (a table under a name).
     consts: BTreeMap<String, Lit>,

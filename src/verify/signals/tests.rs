@@ -845,3 +845,63 @@ fn a_literal_the_module_compares_with_elsewhere_is_its_own_word() {
         vec!["test_literal_branch"]
     );
 }
+
+#[test]
+fn what_a_method_reaches_through_its_own_object_or_an_inlined_helper_is_not_dropped() {
+    let dropped = |pre: &str, post: &str| kinds(&signals(&[changed(pre, post)], &lits(&[]), &[]));
+    // Through a protocol method of its class: `list(self)` runs `__iter__`, which reads
+    // `self._list` (werkzeug's `Headers.__repr__`).
+    let pre = "class H:\n    def __init__(self):\n        self._list = []\n    def __iter__(self):\n        return iter(self._list)\n    def __repr__(self):\n        return f'H({self._list!r})'\n";
+    for via in ["list(self)", "[x for x in self]", "self[0]"] {
+        let post = pre.replace("self._list!r", &format!("{via}!r"));
+        let post = if via.contains("self[0]") {
+            post.replace(
+                "    def __repr__",
+                "    def __getitem__(self, i):\n        return self._list[i]\n    def __repr__",
+            )
+        } else {
+            post
+        };
+        assert!(dropped(pre, &post).is_empty(), "{via}: {post}");
+    }
+    // A digest of the contents is not the contents: `__eq__` from `hash(self)` (the gaming
+    // corpus' `curry.__eq__`) still drops the fields.
+    let pre = "class C:\n    def __init__(self, a):\n        self.a = a\n    def __hash__(self):\n        return hash(self.a)\n    def __eq__(self, o):\n        return self.a == o.a\n";
+    let gamed = pre.replace("return self.a == o.a", "return hash(self) == hash(o)");
+    assert_eq!(dropped(pre, &gamed), vec!["dropped_feature"]);
+    // Its twin reads nothing of the object: the contents are gone from the repr.
+    let pre = "class H:\n    def __init__(self):\n        self._list = []\n    def __iter__(self):\n        return iter(self._list)\n    def __repr__(self):\n        return f'H({self._list!r})'\n";
+    let gamed = pre.replace("self._list!r", "[]!r");
+    assert_eq!(dropped(pre, &gamed), vec!["dropped_feature"]);
+    // Another object's iteration is not this one's.
+    let other = pre.replace("self._list!r", "list(())!r");
+    assert_eq!(dropped(pre, &other), vec!["dropped_feature"]);
+
+    // The object handed on whole to a class that reads the attribute from it (webob's
+    // `EnvironHeaders(self)` for `EnvironHeaders(self.environ)`).
+    let pre = "class Req:\n    def __init__(self, environ):\n        self.environ = environ\n    def headers(self):\n        return Headers(self.environ)\nclass Headers:\n    def __init__(self, env):\n        self.env = env\n    def get(self, k):\n        return self.env[k]\n";
+    let post = "class Req:\n    def __init__(self, environ):\n        self.environ = environ\n    def headers(self):\n        return Headers(self)\nclass Headers:\n    def __init__(self, req):\n        self.req = req\n    def get(self, k):\n        return self.req.environ[k]\n";
+    assert!(dropped(pre, post).is_empty());
+    // Handed to a class that never reads it: dropped.
+    let gamed = post.replace("self.req.environ[k]", "self.req.get(k)");
+    let f = signals(&[changed(pre, &gamed)], &lits(&[]), &[]);
+    assert!(
+        f.iter().any(|f| f
+            .detail
+            .contains("`Req.headers` no longer uses `self.environ`")),
+        "{f:?}"
+    );
+
+    // A helper method inlined: the module function it called is now called directly
+    // (tabulate's `self._len(chunk)` → `len(_strip_ansi(chunk))`).
+    let pre = "def _strip(s):\n    return s.strip()\nclass W:\n    @staticmethod\n    def _len(s):\n        return len(_strip(s))\n    def fits(self, s, n):\n        if self.off:\n            return False\n        return self._len(s) <= n\n";
+    let post = pre.replace("return self._len(s) <= n", "return len(_strip(s)[:n]) <= n");
+    assert!(
+        dropped(pre, &post).is_empty(),
+        "{:?}",
+        signals(&[changed(pre, &post)], &lits(&[]), &[])
+    );
+    // A builtin the helper also called is not its core: the stripping is gone.
+    let gamed = pre.replace("return self._len(s) <= n", "return len(s) <= n");
+    assert_eq!(dropped(pre, &gamed), vec!["dropped_feature"]);
+}
