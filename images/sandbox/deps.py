@@ -198,6 +198,10 @@ class Project:
 
     def group(self, name, seen=()):
         groups = {normalize(k): v for k, v in self.toml.get("dependency-groups", {}).items()}
+        # uv's older spelling of the `dev` group.
+        legacy = self.toml.get("tool", {}).get("uv", {}).get("dev-dependencies", [])
+        if legacy and "dev" not in groups:
+            groups["dev"] = legacy
         out = []
         for item in groups.get(normalize(name), []):
             if isinstance(item, str):

@@ -433,7 +433,35 @@ fn deps_of(
         d.source = format!("{} (CI runs `{line}`)", d.source);
         return Some(d);
     }
-    let mut d = ci_deps::pip_deps(before);
+    let pip = ci_deps::pip_deps(before);
+    // uv: `uv sync` before the test line, `uv run` in it or in what it delegates to (a
+    // Makefile's `uv run coverage run -m pytest`) install the project's default groups (`dev`)
+    // and what their options name; `uv pip install` lines are pip's.
+    let mut runs: Vec<String> = vec![line.to_string()];
+    if let Some(d) = delegation {
+        runs.extend(d.runs.levels().map(|c| c.written.clone()));
+    }
+    let uv: Vec<Vec<String>> = ci_deps::uv_invocations(before)
+        .into_iter()
+        .chain(ci_deps::uv_invocations(&runs))
+        .collect();
+    if !uv.is_empty() {
+        let mut d = ci_deps::uv_deps(&uv, files.get("pyproject.toml").map(String::as_str));
+        d.merge(pip);
+        if !d.is_empty() {
+            d.source = format!(
+                "uv's project environment{} (CI runs `{line}` in {path})",
+                if d.extras.is_empty() {
+                    String::new()
+                } else {
+                    format!(": groups and extras {}", d.extras.join(", "))
+                }
+            );
+            return Some(d);
+        }
+        return None;
+    }
+    let mut d = pip;
     if d.is_empty() {
         return None;
     }
@@ -520,7 +548,16 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
                         "CI ({path}) runs `{line}`, which runs `{}` ({})",
                         d.runs.written, d.note
                     ));
-                    p.install = d.install.or(installs);
+                    // What it delegates to may sync the project itself (a Makefile's `uv
+                    // run …`), as the line would without the delegation.
+                    let synced = d
+                        .runs
+                        .levels()
+                        .any(|c| matches!(c.launcher, crate::testcmd::Launcher::EnvRunner { .. }));
+                    p.install = d
+                        .install
+                        .or(installs)
+                        .or(synced.then_some(Install::Editable));
                     p.pythonpath.extend(d.pythonpath.clone());
                 }
                 None => {
@@ -792,6 +829,59 @@ jobs:
             p.deps
                 .is_some_and(|d| d.requirements.iter().any(|r| r.starts_with("freezegun")))
         );
+    }
+
+    #[test]
+    fn uv_installs_the_default_groups_and_what_its_options_name() {
+        // dirty-equals 0.10: `make test` runs `TZ=utc uv run coverage run -m pytest`; the
+        // tests need pydantic, which only the `dev` group (uv's default) names.
+        let wf = "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: astral-sh/setup-uv@v6\n      - run: make test\n";
+        let make = "test:\n\tTZ=utc uv run coverage run -m pytest\n\tuv run tests/mypy_checks.py\n";
+        let py = "[project]\nname = 'de'\noptional-dependencies = {pydantic = ['pydantic>=2']}\n\n[dependency-groups]\ndev = ['pydantic>=2.10', 'pytest']\ndocs = ['mkdocs']\n";
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", wf),
+            ("Makefile", make),
+            ("pyproject.toml", py),
+        ]));
+        let d = p.deps.clone().expect("uv's environment");
+        assert_eq!(d.extras, vec!["dev"], "{d:?}");
+        assert!(
+            d.source.starts_with("uv's project environment"),
+            "{}",
+            d.source
+        );
+        assert_eq!(p.install, Some(Install::Editable), "{p:?}");
+        // Options add and take away, per invocation; `uv sync` before the test line counts.
+        let py = "[project]\nname = 'x'\n[project.optional-dependencies]\na = ['six']\nb = ['attrs']\n[dependency-groups]\ndev = ['pytest']\nlint = ['ruff']\ntest = ['hypothesis']\n[tool.uv]\ndefault-groups = ['dev', 'lint']\n";
+        let wf = "jobs:\n  test:\n    steps:\n      - run: uv sync --all-extras --no-dev\n      - run: uv run --group test --no-group=lint --with 'pytest-mock,freezegun>=1' pytest -x\n";
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", wf),
+            ("pyproject.toml", py),
+        ]));
+        let d = p.deps.clone().expect("uv's environment");
+        let got: std::collections::BTreeSet<&str> = d.extras.iter().map(String::as_str).collect();
+        assert_eq!(
+            got,
+            std::collections::BTreeSet::from(["lint", "a", "b", "dev", "test"]),
+            "{d:?}"
+        );
+        assert_eq!(d.requirements, vec!["pytest-mock", "freezegun>=1"], "{d:?}");
+        assert_eq!(runs(&p).as_deref(), Some("pytest -x"));
+        // uv's older `[tool.uv] dev-dependencies` is the `dev` group.
+        let legacy = "[project]\nname = 'x'\n[tool.uv]\ndev-dependencies = ['pytest']\n";
+        let wf = "jobs:\n  test:\n    steps:\n      - run: uv run pytest\n";
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", wf),
+            ("pyproject.toml", legacy),
+        ]));
+        assert_eq!(p.deps.map(|d| d.extras), Some(vec!["dev".to_string()]));
+        // No such group: nothing from uv, so the project's own test metadata decides.
+        let bare = "[project]\nname = 'x'\n[project.optional-dependencies]\ntest = ['pytest']\n";
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", wf),
+            ("pyproject.toml", bare),
+        ]));
+        assert_eq!(p.deps, None);
     }
 
     #[test]

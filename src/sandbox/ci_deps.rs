@@ -46,6 +46,22 @@ impl DepsSource {
             && self.extras.is_empty()
     }
 
+    /// Adds what `other` names that this does not yet.
+    pub fn merge(&mut self, other: DepsSource) {
+        for (mine, theirs) in [
+            (&mut self.requirements, other.requirements),
+            (&mut self.files, other.files),
+            (&mut self.constraints, other.constraints),
+            (&mut self.extras, other.extras),
+        ] {
+            for x in theirs {
+                if !mine.contains(&x) {
+                    mine.push(x);
+                }
+            }
+        }
+    }
+
     /// Adds one install argument list (already split into words, options included).
     fn add_args(&mut self, words: &[String]) {
         let mut i = 0;
@@ -687,6 +703,179 @@ pub fn hatch_deps(files: &BTreeMap<String, String>, env: &str) -> Option<DepsSou
     d.requirements.extend(strings("extra-dependencies"));
     d.extras = strings("features");
     Some(d)
+}
+
+/// What uv puts beside the project in the environment `uv run` and `uv sync` make: the
+/// project's default dependency groups (`dev`, or `[tool.uv] default-groups`; uv's older
+/// `[tool.uv] dev-dependencies` is the `dev` group, which deps.py reads), and what each
+/// invocation's options add or take away (`--extra`, `--all-extras`, `--group`, `--all-groups`,
+/// `--dev`, `--no-dev`, `--no-default-groups`, `--only-group`, `--only-dev`, `--no-group`,
+/// `--no-extra`, `--with`, `--with-requirements`). `invocations`: the option words of each
+/// `uv run`/`uv sync` the job runs (the environment is the union: `uv run` syncs inexactly,
+/// keeping what an earlier `uv sync` installed). Extras and groups go to `extras` (deps.py
+/// resolves a name as the project's extra, else its group).
+pub fn uv_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> DepsSource {
+    let doc: Option<toml::Value> = pyproject.and_then(|t| toml::from_str(t).ok());
+    let keys = |v: Option<&toml::Value>| -> Vec<String> {
+        v.and_then(|v| v.as_table())
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let all_extras = keys(
+        doc.as_ref()
+            .and_then(|d| d.get("project")?.get("optional-dependencies")),
+    );
+    let all_groups = keys(doc.as_ref().and_then(|d| d.get("dependency-groups")));
+    let defaults: Vec<String> = match doc
+        .as_ref()
+        .and_then(|d| d.get("tool")?.get("uv")?.get("default-groups"))
+    {
+        Some(toml::Value::String(s)) if s == "all" => all_groups.clone(),
+        Some(toml::Value::Array(a)) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => vec!["dev".to_string()],
+    };
+    // A default group the project does not declare installs nothing (uv's older
+    // `[tool.uv] dev-dependencies` is the `dev` group).
+    let legacy_dev = doc
+        .as_ref()
+        .and_then(|d| d.get("tool")?.get("uv")?.get("dev-dependencies"))
+        .is_some();
+    let defaults: Vec<String> = defaults
+        .into_iter()
+        .filter(|g| {
+            all_groups.iter().any(|a| normalize(a) == normalize(g)) || (g == "dev" && legacy_dev)
+        })
+        .collect();
+    let mut d = DepsSource::default();
+    for words in invocations {
+        let (mut groups, mut extras): (Vec<String>, Vec<String>) = (defaults.clone(), Vec::new());
+        let (mut no_groups, mut no_extras) = (Vec::new(), Vec::new());
+        let mut i = 0;
+        while i < words.len() {
+            let (opt, inline) = match words[i].split_once('=') {
+                Some((o, v)) if o.starts_with("--") => (o, Some(v.to_string())),
+                _ => (words[i].as_str(), None),
+            };
+            let takes = matches!(
+                opt,
+                "--extra"
+                    | "--no-extra"
+                    | "--group"
+                    | "--no-group"
+                    | "--only-group"
+                    | "--with"
+                    | "--with-requirements"
+                    | "--with-editable"
+            );
+            let value = if takes {
+                inline.clone().or_else(|| words.get(i + 1).cloned())
+            } else {
+                None
+            };
+            if takes && inline.is_none() {
+                i += 1;
+            }
+            let value = value.unwrap_or_default();
+            match opt {
+                "--extra" => extras.push(value),
+                "--all-extras" => extras.extend(all_extras.iter().cloned()),
+                "--no-extra" => no_extras.push(value),
+                "--group" => groups.push(value),
+                "--all-groups" => groups.extend(all_groups.iter().cloned()),
+                "--no-group" => no_groups.push(value),
+                "--dev" => groups.push("dev".into()),
+                "--no-dev" => no_groups.push("dev".into()),
+                "--no-default-groups" => groups.retain(|g| !defaults.contains(g)),
+                "--only-group" => {
+                    groups.retain(|g| !defaults.contains(g));
+                    groups.push(value);
+                }
+                "--only-dev" => groups = vec!["dev".into()],
+                "--with" => {
+                    for r in value.split(',').map(str::trim).filter(|r| !r.is_empty()) {
+                        d.add_item(r);
+                    }
+                }
+                "--with-requirements" => push_path(&mut d.files, &value),
+                _ => {}
+            }
+            i += 1;
+        }
+        let norm = |s: &String| normalize(s);
+        let no_g: Vec<String> = no_groups.iter().map(norm).collect();
+        let no_e: Vec<String> = no_extras.iter().map(norm).collect();
+        for name in groups
+            .iter()
+            .filter(|g| !no_g.contains(&normalize(g)))
+            .chain(extras.iter().filter(|e| !no_e.contains(&normalize(e))))
+        {
+            if !name.is_empty() && !d.extras.iter().any(|e| normalize(e) == normalize(name)) {
+                d.extras.push(name.clone());
+            }
+        }
+    }
+    d
+}
+
+/// The option words of every `uv sync` and `uv run` in job script lines (`uv sync
+/// --all-extras`, `uv run --extra test pytest`: the options up to the command `uv run` runs).
+pub fn uv_invocations(lines: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for line in lines {
+        for part in line.split("&&").flat_map(|p| p.split(';')) {
+            let words = shlex::split(part.trim()).unwrap_or_default();
+            let Some(at) = words
+                .windows(2)
+                .position(|w| w[0] == "uv" && matches!(w[1].as_str(), "sync" | "run"))
+            else {
+                continue;
+            };
+            let rest = &words[at + 2..];
+            let end = if words[at + 1] == "run" {
+                uv_run_options_end(rest)
+            } else {
+                rest.len()
+            };
+            out.push(rest[..end].to_vec());
+        }
+    }
+    out
+}
+
+/// Where `uv run`'s own options end in its words (the command it runs starts there).
+pub fn uv_run_options_end(words: &[String]) -> usize {
+    let mut i = 0;
+    while let Some(w) = words.get(i) {
+        if !w.starts_with('-') {
+            break;
+        }
+        let takes = !w.contains('=')
+            && matches!(
+                w.as_str(),
+                "--with"
+                    | "--from"
+                    | "--with-requirements"
+                    | "--with-editable"
+                    | "--extra"
+                    | "--no-extra"
+                    | "--group"
+                    | "--no-group"
+                    | "--only-group"
+                    | "--python"
+                    | "-p"
+                    | "--package"
+                    | "--env-file"
+                    | "--directory"
+                    | "--project"
+                    | "--index"
+                    | "--index-url"
+            );
+        i += if takes { 2 } else { 1 };
+    }
+    i.min(words.len())
 }
 
 /// The `pip install` parts of job script lines (before the test line).

@@ -533,3 +533,50 @@ async fn the_registry_copy_a_dependency_brings_does_not_shadow_the_checkout() {
         "{text}\n{out}"
     );
 }
+
+/// A uv-managed project (dirty-equals' shape): CI runs `make test`, whose recipe is `uv run
+/// pytest`; the tests import a package only uv's default `dev` group names, here in uv's older
+/// spelling (`[tool.uv] dev-dependencies`), which deps.py reads as that group. Before, nothing
+/// named a test dependency, and the tests could not be collected. Needs PyPI (tomli-w).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uvs_default_dev_group_is_installed_as_uv_run_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("prepare-deps-uv-dev");
+    write(
+        &root,
+        "pyproject.toml",
+        "[build-system]\nrequires = ['setuptools']\nbuild-backend = 'setuptools.build_meta'\n\n[project]\nname = 'uvdev'\nversion = '0.1'\n\n[tool.uv]\ndev-dependencies = ['pytest>=8', 'tomli-w']\n",
+    );
+    write(&root, "Makefile", "test:\n\tTZ=utc uv run pytest -q\n");
+    write(
+        &root,
+        ".github/workflows/ci.yml",
+        "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: astral-sh/setup-uv@v6\n      - run: make test\n",
+    );
+    write(
+        &root,
+        "uvdev/__init__.py",
+        "def dump(d):\n    import tomli_w\n    return tomli_w.dumps(d)\n",
+    );
+    write(
+        &root,
+        "tests/test_dump.py",
+        "import tomli_w\n\nfrom uvdev import dump\n\n\ndef test_dump():\n    assert dump({'a': 1}) == tomli_w.dumps({'a': 1})\n",
+    );
+    let (img, out) = prepare_at(&root).await;
+    let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let _images = Images(vec![img.tag.clone()]);
+    assert!(
+        img.deps_source
+            .as_deref()
+            .is_some_and(|s| s.starts_with("uv's project environment: groups and extras dev")),
+        "{:?}\n{out}",
+        img.deps_source
+    );
+    let o = run_in(
+        &img.tag,
+        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("1 passed") && text.contains("rc=0"), "{text}");
+}
