@@ -29,6 +29,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 TEST_NAMES = ("test", "tests", "testing")
 # The build backend as CI's build isolation has it (install.sh puts it first on the path).
@@ -311,6 +312,37 @@ class Reqs:
         else:
             say("skipping -c %s (not in the checkout's dependency files)" % rel)
 
+    def add_lock(self, rel):
+        """The pins of a uv.lock as constraints, as `uv run`/`uv sync` install them: one
+        `name==version` per package from a registry (the project itself, git, path and URL
+        sources left out; a package the lock pins at two versions, for different Pythons or
+        platforms, is left free)."""
+        path = os.path.normpath(os.path.join(self.project, rel))
+        if not path.startswith(self.project) or not os.path.isfile(path):
+            return
+        import tomllib
+
+        try:
+            with open(path, "rb") as f:
+                lock = tomllib.load(f)
+        except (tomllib.TOMLDecodeError, OSError) as e:
+            say("cannot parse %s (%s); its pins are not followed" % (rel, e))
+            return
+        pins = {}
+        for p in lock.get("package", []):
+            src = p.get("source")
+            if not isinstance(src, dict) or "registry" not in src or not p.get("version"):
+                continue
+            pins.setdefault(normalize(p.get("name", "")), set()).add(p["version"])
+        lines = ["%s==%s" % (n, v.pop()) for n, v in sorted(pins.items()) if n and len(v) == 1]
+        if not lines:
+            return
+        fd, out = tempfile.mkstemp(prefix="lock-", suffix=".txt")
+        with os.fdopen(fd, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.constraints.append(out)
+        say("following %s: %d pinned versions as constraints" % (rel, len(lines)))
+
     def option_args(self):
         out = []
         for o in self.options:
@@ -341,6 +373,8 @@ def plan(project):
             reqs.add_file(rel)
         for rel in ci.get("constraints", []):
             reqs.add_constraint(rel)
+        for rel in ci.get("locks", []):
+            reqs.add_lock(rel)
         extras = proj.extras()
         for e in ci.get("extras", []):
             found = extras.get(normalize(e)) or proj.group(e)

@@ -36,6 +36,10 @@ pub struct DepsSource {
     /// (`--group tests`): deps.py takes a name as an extra, else as a group.
     #[serde(default)]
     pub extras: Vec<String>,
+    /// Lock files whose pinned versions CI installs (`uv.lock`: `uv run` and `uv sync` follow
+    /// it), checkout-relative: deps.py constrains to them when the checkout has them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locks: Vec<String>,
 }
 
 impl DepsSource {
@@ -53,6 +57,7 @@ impl DepsSource {
             (&mut self.files, other.files),
             (&mut self.constraints, other.constraints),
             (&mut self.extras, other.extras),
+            (&mut self.locks, other.locks),
         ] {
             for x in theirs {
                 if !mine.contains(&x) {
@@ -749,7 +754,12 @@ pub fn uv_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> DepsSour
             all_groups.iter().any(|a| normalize(a) == normalize(g)) || (g == "dev" && legacy_dev)
         })
         .collect();
-    let mut d = DepsSource::default();
+    // `uv run` and `uv sync` install the versions the lock pins (`--frozen` or not, a
+    // current lock is followed as it is).
+    let mut d = DepsSource {
+        locks: vec!["uv.lock".into()],
+        ..Default::default()
+    };
     for words in invocations {
         let (mut groups, mut extras): (Vec<String>, Vec<String>) = (defaults.clone(), Vec::new());
         let (mut no_groups, mut no_extras) = (Vec::new(), Vec::new());

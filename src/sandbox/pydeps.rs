@@ -80,7 +80,13 @@ pub fn ci_deps_json(ci: Option<&DepsSource>, ov: &DepsOverrides) -> String {
 /// checkout-relative, in the order found (at most 64; unreadable ones are left to deps.py).
 pub fn referenced_files(root: &Path, ci: &DepsSource) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut todo: Vec<String> = ci.files.iter().chain(&ci.constraints).cloned().collect();
+    let mut todo: Vec<String> = ci
+        .files
+        .iter()
+        .chain(&ci.constraints)
+        .chain(&ci.locks)
+        .cloned()
+        .collect();
     let mut seen = BTreeSet::new();
     while let Some(rel) = todo.pop() {
         let Some(rel) = clean_rel(&rel) else { continue };

@@ -548,6 +548,13 @@ async fn uvs_default_dev_group_is_installed_as_uv_run_would() {
         "[build-system]\nrequires = ['setuptools']\nbuild-backend = 'setuptools.build_meta'\n\n[project]\nname = 'uvdev'\nversion = '0.1'\n\n[tool.uv]\ndev-dependencies = ['pytest>=8', 'tomli-w']\n",
     );
     write(&root, "Makefile", "test:\n\tTZ=utc uv run pytest -q\n");
+    // The lock pins tomli-w below its newest; the project itself and a package pinned twice
+    // (per Python) are not constraints.
+    write(
+        &root,
+        "uv.lock",
+        "version = 1\nrequires-python = \">=3.9\"\n\n[[package]]\nname = \"uvdev\"\nversion = \"0.1\"\nsource = { editable = \".\" }\n\n[[package]]\nname = \"tomli-w\"\nversion = \"1.0.0\"\nsource = { registry = \"https://pypi.org/simple\" }\n\n[[package]]\nname = \"pytest\"\nversion = \"8.3.5\"\nsource = { registry = \"https://pypi.org/simple\" }\nresolution-markers = [\"python_full_version >= '3.10'\"]\n\n[[package]]\nname = \"pytest\"\nversion = \"8.0.0\"\nsource = { registry = \"https://pypi.org/simple\" }\nresolution-markers = [\"python_full_version < '3.10'\"]\n",
+    );
     write(
         &root,
         ".github/workflows/ci.yml",
@@ -579,4 +586,18 @@ async fn uvs_default_dev_group_is_installed_as_uv_run_would() {
     );
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("1 passed") && text.contains("rc=0"), "{text}");
+    let o = run_in(
+        &img.tag,
+        "/opt/venv/bin/python -c 'from importlib.metadata import version as v; print(v(\"tomli-w\"), v(\"pytest\"))'",
+    );
+    let v = String::from_utf8_lossy(&o.stdout);
+    assert!(v.starts_with("1.0.0 "), "tomli-w as locked: {v}\n{out}");
+    assert!(
+        !v.contains(" 8.0.0"),
+        "a package pinned twice is left free: {v}"
+    );
+    assert!(
+        out.contains("following uv.lock: 1 pinned versions"),
+        "{out}"
+    );
 }
