@@ -157,14 +157,78 @@ def read_setup_py(project):
     return out
 
 
+def poetry_req(name, spec):
+    """One entry of a poetry dependency table as a PEP 508 requirement: `^1.2` is `>=1.2,<2`,
+    `~1.2` is `>=1.2,<1.3`, `1.2` is `==1.2`; a table's `version` and `extras`; a git, path or
+    URL source is None (not from an index); several constraints (per Python) or `||` leave the
+    version free."""
+    extras = []
+    if isinstance(spec, list):
+        spec = "*"
+    if isinstance(spec, dict):
+        if any(k in spec for k in ("git", "path", "url", "file")):
+            return None
+        extras = [e for e in spec.get("extras", []) if isinstance(e, str)]
+        spec = spec.get("version", "*")
+    req = name + ("[%s]" % ",".join(extras) if extras else "")
+    return req + poetry_constraint(str(spec))
+
+
+def _bump(v, at):
+    """`v`'s release numbers up to index `at`, the last one plus one: _bump("1.2.3", 0) = "2"."""
+    nums = [int(x) for x in re.match(r"\d+(?:\.\d+)*", v).group(0).split(".")]
+    nums = nums[: at + 1] + [0] * (at + 1 - len(nums))
+    nums[at] += 1
+    return ".".join(str(n) for n in nums)
+
+
+def poetry_constraint(c):
+    c = c.strip()
+    if c in ("", "*") or "||" in c:
+        return ""
+    out = []
+    for part in (p.strip() for p in re.split(r",|\s+(?=[<>=!~^])", c)):
+        if not part:
+            continue
+        m = re.match(r"(\^|~(?!=))\s*(\d+(?:\.\d+)*)", part)
+        if m:
+            v = part[m.start(2):].strip()
+            nums = m.group(2).split(".")
+            if m.group(1) == "^":
+                nonzero = [i for i, x in enumerate(nums) if int(x) != 0]
+                at = nonzero[0] if nonzero else len(nums) - 1
+            else:
+                at = min(1, len(nums) - 1) if len(nums) > 1 else 0
+            out += [">=" + v, "<" + _bump(v, at)]
+        elif part[0].isdigit():
+            out.append("==" + part)
+        else:
+            out.append(part.replace(" ", ""))
+    return ",".join(out)
+
+
 class Project:
     def __init__(self, path):
         self.path = path
         self.toml = read_toml(path)
         self.cfg = read_setup_cfg(path)
         self.setup_py = read_setup_py(path)
-        self.name = self.toml.get("project", {}).get("name") or (
+        self.name = self.toml.get("project", {}).get("name") or self.poetry().get("name") or (
             self.cfg.get("metadata", "name", fallback=None) if self.cfg.has_section("metadata") else None)
+
+    def poetry(self):
+        return self.toml.get("tool", {}).get("poetry", {})
+
+    def poetry_deps(self, table):
+        """A poetry dependency table as PEP 508 requirements (`python` and local ones left out)."""
+        out = []
+        for name, spec in (table or {}).items():
+            if normalize(name) == "python":
+                continue
+            r = poetry_req(name, spec)
+            if r:
+                out.append(r)
+        return out
 
     def build_requires(self):
         build = self.toml.get("build-system", {})
@@ -195,6 +259,14 @@ class Project:
                 out.setdefault(normalize(k), []).extend(split_lines(v))
         for k, v in self.setup_py["extras_require"].items():
             out.setdefault(normalize(k.split(":")[0]), []).extend(v)
+        # poetry's extras name optional packages of its main dependency table.
+        poetry = self.poetry()
+        main = {normalize(k): v for k, v in poetry.get("dependencies", {}).items()}
+        for k, names in poetry.get("extras", {}).items():
+            for n in names if isinstance(names, list) else []:
+                r = poetry_req(n, main.get(normalize(n), "*"))
+                if r:
+                    out.setdefault(normalize(k), []).append(r)
         return out
 
     def group(self, name, seen=()):
@@ -203,6 +275,14 @@ class Project:
         legacy = self.toml.get("tool", {}).get("uv", {}).get("dev-dependencies", [])
         if legacy and "dev" not in groups:
             groups["dev"] = legacy
+        # poetry's groups (`[tool.poetry.group.NAME.dependencies]`, the older
+        # `[tool.poetry.dev-dependencies]` as `dev`), in its own constraint syntax.
+        poetry = self.poetry()
+        for k, v in poetry.get("group", {}).items():
+            if normalize(k) not in groups and isinstance(v, dict):
+                groups[normalize(k)] = self.poetry_deps(v.get("dependencies"))
+        if poetry.get("dev-dependencies") and "dev" not in groups:
+            groups["dev"] = self.poetry_deps(poetry["dev-dependencies"])
         out = []
         for item in groups.get(normalize(name), []):
             if isinstance(item, str):
@@ -313,10 +393,10 @@ class Reqs:
             say("skipping -c %s (not in the checkout's dependency files)" % rel)
 
     def add_lock(self, rel):
-        """The pins of a uv.lock as constraints, as `uv run`/`uv sync` install them: one
-        `name==version` per package from a registry (the project itself, git, path and URL
-        sources left out; a package the lock pins at two versions, for different Pythons or
-        platforms, is left free)."""
+        """The pins of a uv.lock or poetry.lock as constraints, as `uv run`/`uv sync` and
+        `poetry install` install them: one `name==version` per package from an index (the
+        project itself, git, path and URL sources left out; a package the lock pins at two
+        versions, for different Pythons or platforms, is left free)."""
         path = os.path.normpath(os.path.join(self.project, rel))
         if not path.startswith(self.project) or not os.path.isfile(path):
             return
@@ -331,7 +411,11 @@ class Reqs:
         pins = {}
         for p in lock.get("package", []):
             src = p.get("source")
-            if not isinstance(src, dict) or "registry" not in src or not p.get("version"):
+            # uv names its registry; poetry.lock gives no source for PyPI and `legacy` for
+            # another index.
+            from_index = (isinstance(src, dict) and ("registry" in src or src.get("type") == "legacy")) \
+                or (src is None and rel.endswith("poetry.lock"))
+            if not from_index or not p.get("version"):
                 continue
             pins.setdefault(normalize(p.get("name", "")), set()).add(p["version"])
         lines = ["%s==%s" % (n, v.pop()) for n, v in sorted(pins.items()) if n and len(v) == 1]

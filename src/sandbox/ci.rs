@@ -461,6 +461,26 @@ fn deps_of(
         }
         return None;
     }
+    // poetry: `poetry install` before the test line (or a `poetry run` with none: CI
+    // installed the project some way) installs its non-optional groups.
+    let poetry: Vec<String> = before.iter().cloned().chain(runs).collect();
+    let poetry = ci_deps::poetry_invocations(&poetry);
+    if !poetry.is_empty() {
+        let mut d = ci_deps::poetry_deps(&poetry, files.get("pyproject.toml").map(String::as_str));
+        d.merge(pip);
+        if d.is_empty() {
+            return None;
+        }
+        d.source = format!(
+            "poetry's environment{} (CI runs `{line}` in {path})",
+            if d.extras.is_empty() {
+                String::new()
+            } else {
+                format!(": groups and extras {}", d.extras.join(", "))
+            }
+        );
+        return Some(d);
+    }
     let mut d = pip;
     if d.is_empty() {
         return None;
@@ -880,6 +900,58 @@ jobs:
         let p = plan(&files(&[
             (".github/workflows/ci.yml", wf),
             ("pyproject.toml", bare),
+        ]));
+        assert_eq!(p.deps, None);
+    }
+
+    #[test]
+    fn poetry_installs_its_non_optional_groups_and_what_its_options_name() {
+        let py = "[tool.poetry]\nname = 'x'\n[tool.poetry.dependencies]\npython = '^3.9'\nujson = { version = '^5', optional = true }\n[tool.poetry.extras]\nfast = ['ujson']\n[tool.poetry.group.test.dependencies]\npytest-mock = '^3'\n[tool.poetry.group.docs]\noptional = true\n[tool.poetry.group.docs.dependencies]\nsphinx = '*'\n[tool.poetry.group.lint.dependencies]\nruff = '*'\n";
+        // tinydb's shape: `poetry install` in one step, `poetry run pytest` in the next.
+        let wf = "jobs:\n  test:\n    steps:\n      - run: poetry install\n      - run: poetry run py.test -v\n";
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", wf),
+            ("pyproject.toml", py),
+        ]));
+        let d = p.deps.clone().expect("poetry's environment");
+        assert_eq!(d.extras, vec!["lint", "test"], "{d:?}");
+        assert_eq!(d.locks, vec!["poetry.lock"]);
+        assert!(d.source.starts_with("poetry's environment"), "{}", d.source);
+        // Options: an optional group and an extra in, a group out.
+        let wf = wf.replace(
+            "poetry install\n",
+            "poetry install --with docs --without=lint -E fast\n",
+        );
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", wf.as_str()),
+            ("pyproject.toml", py),
+        ]));
+        assert_eq!(
+            p.deps.map(|d| d.extras),
+            Some(vec!["test".into(), "docs".into(), "fast".into()])
+        );
+        // `poetry run` with no install line: the default install.
+        let wf = "jobs:\n  test:\n    steps:\n      - run: poetry run pytest\n";
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", wf),
+            ("pyproject.toml", py),
+        ]));
+        assert_eq!(
+            p.deps.map(|d| d.extras),
+            Some(vec!["lint".into(), "test".into()])
+        );
+        // The older `[tool.poetry.dev-dependencies]` is the `dev` group; `--only main` is
+        // the project alone.
+        let legacy = "[tool.poetry]\nname = 'x'\n[tool.poetry.dev-dependencies]\npytest = '^7'\n";
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", wf),
+            ("pyproject.toml", legacy),
+        ]));
+        assert_eq!(p.deps.map(|d| d.extras), Some(vec!["dev".into()]));
+        let only = "jobs:\n  test:\n    steps:\n      - run: poetry install --only main\n      - run: poetry run pytest\n";
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", only),
+            ("pyproject.toml", legacy),
         ]));
         assert_eq!(p.deps, None);
     }

@@ -830,6 +830,116 @@ pub fn uv_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> DepsSour
     d
 }
 
+/// What `poetry install` puts beside the project: every dependency group the pyproject does
+/// not mark `optional` (the older `[tool.poetry.dev-dependencies]` is `dev`), and what each
+/// invocation's options change (`--with`, `--without`, `--only`, `--no-dev`, `-E`/`--extras`,
+/// `--all-extras`). `invocations`: the option words of each `poetry install` the job runs (an
+/// empty list for a `poetry run` with no install line: the default install). Groups and
+/// extras go to `extras` (deps.py reads poetry's groups and extras); `poetry.lock` pins them.
+pub fn poetry_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> DepsSource {
+    let doc: Option<toml::Value> = pyproject.and_then(|t| toml::from_str(t).ok());
+    let poetry = doc.as_ref().and_then(|d| d.get("tool")?.get("poetry"));
+    let groups: Vec<(String, bool)> = poetry
+        .and_then(|p| p.get("group")?.as_table())
+        .map(|t| {
+            t.iter()
+                .map(|(k, v)| {
+                    let optional = v.get("optional").and_then(|o| o.as_bool()) == Some(true);
+                    (k.clone(), optional)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let legacy_dev = poetry.and_then(|p| p.get("dev-dependencies")).is_some();
+    let all_extras: Vec<String> = poetry
+        .and_then(|p| p.get("extras")?.as_table())
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut d = DepsSource {
+        locks: vec!["poetry.lock".into()],
+        ..Default::default()
+    };
+    let list = |v: &str| -> Vec<String> {
+        v.split([',', ' '])
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    for words in invocations {
+        let mut on: Vec<String> = groups
+            .iter()
+            .filter(|(_, optional)| !optional)
+            .map(|(g, _)| g.clone())
+            .collect();
+        if legacy_dev && !on.iter().any(|g| g == "dev") {
+            on.push("dev".into());
+        }
+        let mut extras = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let (opt, inline) = match words[i].split_once('=') {
+                Some((o, v)) if o.starts_with("--") => (o, Some(v.to_string())),
+                _ => (words[i].as_str(), None),
+            };
+            let takes = matches!(opt, "--with" | "--without" | "--only" | "-E" | "--extras");
+            let value = if takes {
+                inline.clone().or_else(|| words.get(i + 1).cloned())
+            } else {
+                None
+            }
+            .unwrap_or_default();
+            if takes && inline.is_none() {
+                i += 1;
+            }
+            match opt {
+                "--with" => on.extend(list(&value)),
+                "--without" => {
+                    let off = list(&value);
+                    on.retain(|g| !off.contains(g));
+                }
+                "--only" => on = list(&value),
+                "--no-dev" => on.retain(|g| g != "dev"),
+                "-E" | "--extras" => extras.extend(list(&value)),
+                "--all-extras" => extras.extend(all_extras.iter().cloned()),
+                _ => {}
+            }
+            i += 1;
+        }
+        // `main` is the project's own dependencies: the project's install brings them.
+        for name in on.iter().filter(|g| *g != "main").chain(&extras) {
+            if !d.extras.iter().any(|e| normalize(e) == normalize(name)) {
+                d.extras.push(name.clone());
+            }
+        }
+    }
+    d
+}
+
+/// The option words of every `poetry install` in job script lines; `poetry run` alone counts
+/// as a default install (CI installed the project some way `poetry run` then uses).
+pub fn poetry_invocations(lines: &[String]) -> Vec<Vec<String>> {
+    let mut installs = Vec::new();
+    let mut runs = false;
+    for line in lines {
+        for part in line.split("&&").flat_map(|p| p.split(';')) {
+            let words = shlex::split(part.trim()).unwrap_or_default();
+            if let Some(at) = words
+                .windows(2)
+                .position(|w| w[0] == "poetry" && w[1] == "install")
+            {
+                installs.push(words[at + 2..].to_vec());
+            } else if words.windows(2).any(|w| w[0] == "poetry" && w[1] == "run") {
+                runs = true;
+            }
+        }
+    }
+    if installs.is_empty() && runs {
+        installs.push(Vec::new());
+    }
+    installs
+}
+
 /// The option words of every `uv sync` and `uv run` in job script lines (`uv sync
 /// --all-extras`, `uv run --extra test pytest`: the options up to the command `uv run` runs).
 pub fn uv_invocations(lines: &[String]) -> Vec<Vec<String>> {

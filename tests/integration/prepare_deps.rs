@@ -601,3 +601,62 @@ async fn uvs_default_dev_group_is_installed_as_uv_run_would() {
         "{out}"
     );
 }
+
+/// A poetry project: CI runs `poetry install` then `poetry run pytest`; the tests import a
+/// package only a poetry group names (poetry's own constraint syntax, `^1.0`), and poetry.lock
+/// pins it below its newest. deps.py converts the group to PEP 508 and follows the lock (a
+/// PyPI package has no `source` there). Needs PyPI (poetry-core, tomli-w).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poetry_group_is_installed_at_the_locked_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("prepare-deps-poetry");
+    write(
+        &root,
+        "pyproject.toml",
+        "[build-system]\nrequires = ['poetry-core>=1.0']\nbuild-backend = 'poetry.core.masonry.api'\n\n[tool.poetry]\nname = 'podev'\nversion = '0.1.0'\ndescription = ''\nauthors = ['x <x@example.com>']\n\n[tool.poetry.dependencies]\npython = '^3.8'\n\n[tool.poetry.group.test.dependencies]\npytest = '>=8'\ntomli-w = '^1.0'\n\n[tool.poetry.group.docs]\noptional = true\n\n[tool.poetry.group.docs.dependencies]\npatchloop-fixture-no-such-dist = '*'\n",
+    );
+    write(
+        &root,
+        "poetry.lock",
+        "[[package]]\nname = \"tomli-w\"\nversion = \"1.0.0\"\ndescription = \"\"\noptional = false\npython-versions = \">=3.7\"\nfiles = []\n\n[metadata]\nlock-version = \"2.0\"\npython-versions = \"^3.8\"\ncontent-hash = \"0\"\n",
+    );
+    write(
+        &root,
+        ".github/workflows/ci.yml",
+        "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pipx install poetry\n      - run: poetry install\n      - run: poetry run pytest -q\n",
+    );
+    write(
+        &root,
+        "podev/__init__.py",
+        "def dump(d):\n    import tomli_w\n    return tomli_w.dumps(d)\n",
+    );
+    write(
+        &root,
+        "tests/test_dump.py",
+        "import tomli_w\n\nfrom podev import dump\n\n\ndef test_dump():\n    assert dump({'a': 1}) == tomli_w.dumps({'a': 1})\n",
+    );
+    let (img, out) = prepare_at(&root).await;
+    let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let _images = Images(vec![img.tag.clone()]);
+    assert!(
+        img.deps_source
+            .as_deref()
+            .is_some_and(|s| s.starts_with("poetry's environment: groups and extras test")),
+        "{:?}\n{out}",
+        img.deps_source
+    );
+    // The optional group's requirement was never tried.
+    assert!(!out.contains("patchloop-fixture-no-such-dist"), "{out}");
+    let o = run_in(
+        &img.tag,
+        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("1 passed") && text.contains("rc=0"), "{text}");
+    let o = run_in(
+        &img.tag,
+        "/opt/venv/bin/python -c 'from importlib.metadata import version as v; print(v(\"tomli-w\"))'",
+    );
+    let v = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(v.trim(), "1.0.0", "tomli-w as locked\n{out}");
+}
