@@ -87,6 +87,20 @@ pub fn wanted(rel: &str) -> bool {
             && (rel.ends_with(".yml") || rel.ends_with(".yaml")))
 }
 
+/// One Python module of the checkout by its relative path (at most 256 KiB; `None` when it
+/// is missing, larger or unreadable): a module a test command runs with `python -m`.
+pub fn read_module(root: &Path, rel: &str) -> Option<(String, String)> {
+    if rel.split('/').any(|p| p.is_empty() || p == "..") {
+        return None;
+    }
+    let p = root.join(rel);
+    let meta = std::fs::symlink_metadata(&p).ok()?;
+    (meta.is_file() && meta.len() <= 256 << 10)
+        .then(|| std::fs::read_to_string(&p).ok())
+        .flatten()
+        .map(|t| (rel.to_string(), t))
+}
+
 /// Reads the files [`wanted`] names (at most 256 KiB each; unreadable ones are skipped).
 pub fn read_files<'a>(
     root: &Path,

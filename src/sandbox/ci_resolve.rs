@@ -470,11 +470,12 @@ fn shell_script(
 }
 
 /// `python -m tests` where `tests/__main__.py` runs unittest itself (`unittest.main()`, a
-/// `TextTestRunner`): no per-test report comes out of that, so pytest runs the test cases of
-/// the modules that `__main__` imports (what `unittest.main()` there runs), else of the whole
-/// package with unittest's file pattern (`test*.py`), as for `-m unittest`. An imported name
-/// is taken for a module file (`from .test_trees import …` → `tests/test_trees.py`); a
-/// subpackage imported that way would be a path pytest cannot find.
+/// `TextTestRunner`), or `python -m pkg.tests.all_tests` where that module does (pyfakefs): no
+/// per-test report comes out of that, so pytest runs the test cases of the modules the runner
+/// imports (what it runs), else of the whole package with unittest's file pattern
+/// (`test*.py`), as for `-m unittest`. An imported name is taken for a module file (`from
+/// .test_trees import …` → `tests/test_trees.py`, `from pkg.tests import (a_test, b_test)` →
+/// `pkg/tests/a_test.py` …); a subpackage imported that way would be a path pytest cannot find.
 fn unittest_main_package(
     cmd: &TestCommand,
     files: &BTreeMap<String, String>,
@@ -487,7 +488,15 @@ fn unittest_main_package(
         return None;
     }
     let dir = module.replace('.', "/");
-    let main = files.get(&format!("{dir}/__main__.py"))?;
+    // A package's `__main__`, or a module of a package: what its imports are relative to.
+    let (runner, package) = match files.get(&format!("{dir}/__main__.py")) {
+        Some(_) => (format!("{dir}/__main__.py"), module.to_string()),
+        None => (
+            format!("{dir}.py"),
+            module.rsplit_once('.').map_or("", |(p, _)| p).to_string(),
+        ),
+    };
+    let main = files.get(&runner)?;
     let runs_unittest = ["unittest.main(", "TextTestRunner(", "unittest.TestProgram("]
         .iter()
         .any(|m| main.contains(m))
@@ -495,13 +504,25 @@ fn unittest_main_package(
     if !runs_unittest {
         return None;
     }
-    let modules = main_imports(main, module);
+    let base = package.replace('.', "/");
+    let modules = main_imports(main, &package);
     let paths = if modules.is_empty() {
-        dir.clone()
+        if base.is_empty() {
+            ".".to_string()
+        } else {
+            base.clone()
+        }
     } else {
         modules
             .iter()
-            .map(|m| format!("{dir}/{}.py", m.replace('.', "/")))
+            .map(|m| {
+                let file = format!("{}.py", m.replace('.', "/"));
+                if base.is_empty() {
+                    file
+                } else {
+                    format!("{base}/{file}")
+                }
+            })
             .collect::<Vec<_>>()
             .join(" ")
     };
@@ -514,18 +535,19 @@ fn unittest_main_package(
         runs,
         install: None,
         pythonpath: Vec::new(),
-        note: format!("{dir}/__main__.py runs unittest: pytest runs its test cases"),
+        note: format!("{runner} runs unittest: pytest runs its test cases"),
     })
 }
 
-/// The package's own modules a `__main__` imports (`from .test_trees import TestTrees`, `from
-/// tests.test_x import *`), in order: what `unittest.main()` there runs. An import inside a
-/// `try` is optional (lark's Nearley tests raise `ImportError` without a git submodule), and
-/// not run.
+/// The package's own modules a unittest runner imports (`from .test_trees import TestTrees`,
+/// `from tests.test_x import *`, `from pkg.tests import (a_test, b_test)`), in order: what it
+/// runs. An import inside a `try` is optional (lark's Nearley tests raise `ImportError`
+/// without a git submodule), and not run.
 fn main_imports(main: &str, package: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut try_at: Option<usize> = None;
-    for line in main.lines() {
+    let mut lines = main.lines();
+    while let Some(line) = lines.next() {
         let t = line.trim_start();
         if t.is_empty() || t.starts_with('#') {
             continue;
@@ -541,23 +563,54 @@ fn main_imports(main: &str, package: &str) -> Vec<String> {
             try_at = Some(indent);
             continue;
         }
-        if try_at.is_some() {
-            continue;
-        }
         let Some(rest) = t.strip_prefix("from ") else {
             continue;
         };
-        let Some(m) = rest.split_whitespace().next() else {
+        // A parenthesised name list goes on to its closing parenthesis.
+        let mut stmt = rest.to_string();
+        if stmt.contains('(') && !stmt.contains(')') {
+            for more in lines.by_ref() {
+                stmt.push(' ');
+                stmt.push_str(more.split('#').next().unwrap_or(""));
+                if more.contains(')') {
+                    break;
+                }
+            }
+        }
+        if try_at.is_some() {
+            continue;
+        }
+        let Some((from, names)) = stmt.split_once(" import ") else {
             continue;
         };
-        let m = m
-            .strip_prefix('.')
-            .or_else(|| m.strip_prefix(&format!("{package}.")))
-            .filter(|m| !m.is_empty() && !m.starts_with('.'));
-        if let Some(m) = m
-            && !out.iter().any(|o| o == m)
-        {
-            out.push(m.to_string());
+        let from = from.trim();
+        let mut add = |m: &str| {
+            if !m.is_empty() && !out.iter().any(|o| o == m) {
+                out.push(m.to_string());
+            }
+        };
+        // `from . import a_test` / `from pkg.tests import a_test`: the names are modules.
+        if from == "." || (!package.is_empty() && from == package) {
+            for n in names
+                .split(|c: char| c == ',' || c == '(' || c == ')' || c.is_whitespace())
+                .filter(|n| !n.is_empty() && *n != "as")
+            {
+                if n.chars().all(|c| c.is_alphanumeric() || c == '_') && n != "*" {
+                    add(n);
+                }
+            }
+            continue;
+        }
+        let m = if package.is_empty() {
+            // A top-level runner (`runtests.py`) imports the stdlib too: only a test module.
+            Some(from).filter(|m| !m.starts_with('.') && m.contains("test"))
+        } else {
+            from.strip_prefix('.')
+                .or_else(|| from.strip_prefix(&format!("{package}.")))
+                .filter(|m| !m.is_empty() && !m.starts_with('.'))
+        };
+        if let Some(m) = m {
+            add(m);
         }
     }
     out

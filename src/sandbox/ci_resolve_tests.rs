@@ -333,6 +333,30 @@ fn a_package_main_that_runs_unittest_is_run_by_pytest() {
 }
 
 #[test]
+fn a_module_that_runs_unittest_is_run_by_pytest() {
+    // pyfakefs 6.2: `python -bb -m pyfakefs.tests.all_tests`, a module (not a package) whose
+    // suite loads the modules it imports from its own package, in a parenthesised list.
+    let all = "import sys\nimport unittest\n\nfrom pyfakefs.tests import (\n    dynamic_patch_test,\n    fake_os_test,  # the os module\n)\nfrom pyfakefs.tests.fake_open_test import FakeFileOpenTest\n\n\nclass AllTests(unittest.TestSuite):\n    def suite(self):\n        loader = unittest.defaultTestLoader\n        self.addTests([loader.loadTestsFromModule(fake_os_test)])\n        return self\n\n\nif __name__ == '__main__':\n    result = unittest.TextTestRunner(verbosity=2).run(AllTests().suite())\n    sys.exit(int(not result.wasSuccessful()))\n";
+    let f = files(&[("pyfakefs/tests/all_tests.py", all)]);
+    assert_eq!(
+        runs("python -bb -m pyfakefs.tests.all_tests", &f).as_deref(),
+        Some(
+            "python -m pytest -o python_files=test*.py pyfakefs/tests/dynamic_patch_test.py pyfakefs/tests/fake_os_test.py pyfakefs/tests/fake_open_test.py"
+        )
+    );
+    // A top-level runner: its test modules, not the standard library it imports.
+    let top = "import os\nimport unittest\nfrom tests.test_api import *\n\nunittest.main()\n";
+    let f = files(&[("runtests.py", top)]);
+    assert_eq!(
+        runs("python -m runtests", &f).as_deref(),
+        Some("python -m pytest -o python_files=test*.py tests/test_api.py")
+    );
+    // A module that runs no unittest is left as it is.
+    let f = files(&[("pkg/cli.py", "import sys\nprint(sys.argv)\n")]);
+    assert_eq!(runs("python -m pkg.cli", &f), None);
+}
+
+#[test]
 fn a_tox_env_with_several_test_lines_runs_the_one_that_takes_posargs() {
     // natsort: doctests of docs first (the sdist trims docs/), the suite last.
     let tox = "[tox]\nenvlist = flake8, py311\n\n[testenv]\ndeps =\n    pytest\ncommands =\n    # Doctests\n    {envpython} -m doctest -o IGNORE_EXCEPTION_DETAIL docs/howitworks.rst\n    pytest README.rst docs/examples.rst\n    pytest --doctest-modules {envsitepackagesdir}/natsort\n    # Full test suite.\n    pytest --tb=short --cov {envsitepackagesdir}/natsort --cov-report term-missing {posargs:}\n";

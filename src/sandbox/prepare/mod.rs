@@ -316,6 +316,19 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     )?;
     // What a delegating command (tox, nox, make, a hatch/pdm script) runs, from the files.
     let python = ci_plan.python.as_ref().map(|(v, _)| v.as_str());
+    // A module the command runs with `python -m` (a project's own unittest runner,
+    // `python -m pkg.tests.all_tests`): what it runs is read from its source, like a script's.
+    let mut repo_files = repo_files;
+    if kind == ProjectKind::Python {
+        for m in test_cmd.levels().filter_map(|c| c.python_module()) {
+            let dir = m.replace('.', "/");
+            for rel in [format!("{dir}.py"), format!("{dir}/__main__.py")] {
+                if !repo_files.contains_key(&rel) {
+                    repo_files.extend(ci::read_module(&root, &rel));
+                }
+            }
+        }
+    }
     let (test_cmd, delegation) =
         super::ci_resolve::resolve(test_cmd, &repo_files, python, &ci::is_test_cmd);
     // How the command that will run installs the project, when its delegation says (a nox
