@@ -459,41 +459,38 @@ fn deps_of(
         .into_iter()
         .chain(ci_deps::uv_invocations(&runs))
         .collect();
-    if !uv.is_empty() {
-        let mut d = ci_deps::uv_deps(&uv, files.get("pyproject.toml").map(String::as_str));
+    let pyproject = files.get("pyproject.toml").map(String::as_str);
+    // A tool's environment plus the job's pip lines, named for the receipt.
+    let environment = |mut d: ci_deps::DepsSource, pip, tool: &str| {
         d.merge(pip);
-        if !d.is_empty() {
-            d.source = format!(
-                "uv's project environment{} (CI runs `{line}` in {path})",
-                if d.extras.is_empty() {
-                    String::new()
-                } else {
-                    format!(": groups and extras {}", d.extras.join(", "))
-                }
-            );
-            return Some(d);
+        if d.is_empty() {
+            return None;
         }
-        return None;
+        let named = if d.extras.is_empty() {
+            String::new()
+        } else {
+            format!(": groups and extras {}", d.extras.join(", "))
+        };
+        d.source = format!("{tool}{named} (CI runs `{line}` in {path})");
+        Some(d)
+    };
+    if !uv.is_empty() {
+        return environment(
+            ci_deps::uv_deps(&uv, pyproject),
+            pip,
+            "uv's project environment",
+        );
     }
     // poetry: `poetry install` before the test line (or a `poetry run` with none: CI
     // installed the project some way) installs its non-optional groups.
     let poetry: Vec<String> = before.iter().cloned().chain(runs).collect();
     let poetry = ci_deps::poetry_invocations(&poetry);
     if !poetry.is_empty() {
-        let mut d = ci_deps::poetry_deps(&poetry, files.get("pyproject.toml").map(String::as_str));
-        d.merge(pip);
-        if d.is_empty() {
-            return None;
-        }
-        d.source = format!(
-            "poetry's environment{} (CI runs `{line}` in {path})",
-            if d.extras.is_empty() {
-                String::new()
-            } else {
-                format!(": groups and extras {}", d.extras.join(", "))
-            }
+        return environment(
+            ci_deps::poetry_deps(&poetry, pyproject),
+            pip,
+            "poetry's environment",
         );
-        return Some(d);
     }
     let mut d = pip;
     if d.is_empty() {

@@ -710,6 +710,57 @@ pub fn hatch_deps(files: &BTreeMap<String, String>, env: &str) -> Option<DepsSou
     Some(d)
 }
 
+/// uv options that name what the environment holds and take a value.
+const UV_VALUED: &[&str] = &[
+    "--extra",
+    "--no-extra",
+    "--group",
+    "--no-group",
+    "--only-group",
+    "--with",
+    "--with-requirements",
+    "--with-editable",
+];
+
+/// `uv run`'s other options that take a value.
+const UV_RUN_VALUED: &[&str] = &[
+    "--from",
+    "--python",
+    "-p",
+    "--package",
+    "--env-file",
+    "--directory",
+    "--project",
+    "--index",
+    "--index-url",
+];
+
+/// A tool's option words as (option, value) pairs: `--opt=value`, or `--opt value` for the
+/// options in `valued`; a flag has an empty value; other words are skipped.
+fn option_pairs(words: &[String], valued: &[&str]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let (opt, inline) = match words[i].split_once('=') {
+            Some((o, v)) if o.starts_with("--") => (o, Some(v.to_string())),
+            _ => (words[i].as_str(), None),
+        };
+        let value = match inline {
+            Some(v) => v,
+            None if valued.contains(&opt) => {
+                i += 1;
+                words.get(i).cloned().unwrap_or_default()
+            }
+            None => String::new(),
+        };
+        if opt.starts_with('-') {
+            out.push((opt.to_string(), value));
+        }
+        i += 1;
+    }
+    out
+}
+
 /// What uv puts beside the project in the environment `uv run` and `uv sync` make: the
 /// project's default dependency groups (`dev`, or `[tool.uv] default-groups`; uv's older
 /// `[tool.uv] dev-dependencies` is the `dev` group, which deps.py reads), and what each
@@ -763,33 +814,8 @@ pub fn uv_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> DepsSour
     for words in invocations {
         let (mut groups, mut extras): (Vec<String>, Vec<String>) = (defaults.clone(), Vec::new());
         let (mut no_groups, mut no_extras) = (Vec::new(), Vec::new());
-        let mut i = 0;
-        while i < words.len() {
-            let (opt, inline) = match words[i].split_once('=') {
-                Some((o, v)) if o.starts_with("--") => (o, Some(v.to_string())),
-                _ => (words[i].as_str(), None),
-            };
-            let takes = matches!(
-                opt,
-                "--extra"
-                    | "--no-extra"
-                    | "--group"
-                    | "--no-group"
-                    | "--only-group"
-                    | "--with"
-                    | "--with-requirements"
-                    | "--with-editable"
-            );
-            let value = if takes {
-                inline.clone().or_else(|| words.get(i + 1).cloned())
-            } else {
-                None
-            };
-            if takes && inline.is_none() {
-                i += 1;
-            }
-            let value = value.unwrap_or_default();
-            match opt {
+        for (opt, value) in option_pairs(words, UV_VALUED) {
+            match opt.as_str() {
                 "--extra" => extras.push(value),
                 "--all-extras" => extras.extend(all_extras.iter().cloned()),
                 "--no-extra" => no_extras.push(value),
@@ -812,7 +838,6 @@ pub fn uv_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> DepsSour
                 "--with-requirements" => push_path(&mut d.files, &value),
                 _ => {}
             }
-            i += 1;
         }
         let norm = |s: &String| normalize(s);
         let no_g: Vec<String> = no_groups.iter().map(norm).collect();
@@ -876,23 +901,10 @@ pub fn poetry_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> Deps
             on.push("dev".into());
         }
         let mut extras = Vec::new();
-        let mut i = 0;
-        while i < words.len() {
-            let (opt, inline) = match words[i].split_once('=') {
-                Some((o, v)) if o.starts_with("--") => (o, Some(v.to_string())),
-                _ => (words[i].as_str(), None),
-            };
-            let takes = matches!(opt, "--with" | "--without" | "--only" | "-E" | "--extras");
-            let value = if takes {
-                inline.clone().or_else(|| words.get(i + 1).cloned())
-            } else {
-                None
-            }
-            .unwrap_or_default();
-            if takes && inline.is_none() {
-                i += 1;
-            }
-            match opt {
+        for (opt, value) in
+            option_pairs(words, &["--with", "--without", "--only", "-E", "--extras"])
+        {
+            match opt.as_str() {
                 "--with" => on.extend(list(&value)),
                 "--without" => {
                     let off = list(&value);
@@ -904,7 +916,6 @@ pub fn poetry_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> Deps
                 "--all-extras" => extras.extend(all_extras.iter().cloned()),
                 _ => {}
             }
-            i += 1;
         }
         // `main` is the project's own dependencies: the project's install brings them.
         for name in on.iter().filter(|g| *g != "main").chain(&extras) {
@@ -966,33 +977,14 @@ pub fn uv_invocations(lines: &[String]) -> Vec<Vec<String>> {
 }
 
 /// Where `uv run`'s own options end in its words (the command it runs starts there).
-pub fn uv_run_options_end(words: &[String]) -> usize {
+fn uv_run_options_end(words: &[String]) -> usize {
     let mut i = 0;
     while let Some(w) = words.get(i) {
         if !w.starts_with('-') {
             break;
         }
         let takes = !w.contains('=')
-            && matches!(
-                w.as_str(),
-                "--with"
-                    | "--from"
-                    | "--with-requirements"
-                    | "--with-editable"
-                    | "--extra"
-                    | "--no-extra"
-                    | "--group"
-                    | "--no-group"
-                    | "--only-group"
-                    | "--python"
-                    | "-p"
-                    | "--package"
-                    | "--env-file"
-                    | "--directory"
-                    | "--project"
-                    | "--index"
-                    | "--index-url"
-            );
+            && (UV_VALUED.contains(&w.as_str()) || UV_RUN_VALUED.contains(&w.as_str()));
         i += if takes { 2 } else { 1 };
     }
     i.min(words.len())
