@@ -10,6 +10,47 @@ use crate::verify::evidence::Finding;
 use crate::verify::pysrc::{self, Lit, descendants, kids, line, named_kids};
 
 impl Ctx<'_> {
+    /// `x is "builtins"`, `n is not 1000` on an added line: identity with a value that is not
+    /// a singleton. It holds while the interpreter shares the object (an interned string, a
+    /// small int), which the tests' own values may well be and another caller's are not (a
+    /// string built at run time): the 1.5B's "fix" of stamina's `mod != "builtins"` passed the
+    /// tests, was verified, and failed its hidden check. CPython itself warns (`SyntaxWarning:
+    /// "is" with 'str' literal`); no real fix writes it.
+    pub(super) fn literal_identity(&self, out: &mut Vec<Finding>) {
+        for c in descendants(self.post.root()) {
+            if c.kind() != "comparison_operator" || !self.added(c) {
+                continue;
+            }
+            let mut cur = c.walk();
+            let kids: Vec<Node> = c.children(&mut cur).collect();
+            let identity = kids
+                .iter()
+                .any(|k| !k.is_named() && matches!(self.post.text(*k), "is" | "is not"));
+            if !identity {
+                continue;
+            }
+            let literal = kids.iter().filter(|k| k.is_named()).find(|k| {
+                matches!(
+                    k.kind(),
+                    "string" | "concatenated_string" | "integer" | "float"
+                ) || (k.kind() == "unary_operator"
+                    && named_kids(**k)
+                        .first()
+                        .is_some_and(|o| matches!(o.kind(), "integer" | "float")))
+            });
+            let Some(lit) = literal else { continue };
+            out.push(self.finding(
+                Kind::LiteralIdentity,
+                c,
+                format!(
+                    "`{}` compares identity with a literal: an equal value need not be the same object (equality is `==`)",
+                    self.post.text(*lit)
+                ),
+                None,
+            ));
+        }
+    }
+
     /// Conditions the patch adds: literals from the tests, hashes, the clock.
     pub(super) fn conditions(&self, out: &mut Vec<Finding>) {
         let aliases = aliases(self.post);

@@ -71,10 +71,13 @@ pub enum Kind {
     /// A copy that is a plain base-class object or a view over its input (`dict.copy(self)`
     /// in a `dict` subclass, `ChainMap(new, d)`), a result type whose equality is redefined.
     TypeLie,
+    /// A new `is`/`is not` against a str, bytes or number literal: identity where equality was
+    /// meant, right only while the interpreter happens to share the object (CPython warns).
+    LiteralIdentity,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::TestLiteralBranch,
         Kind::HashedKey,
         Kind::AnswerTable,
@@ -87,6 +90,7 @@ impl Kind {
         Kind::ModuleState,
         Kind::DroppedFeature,
         Kind::TypeLie,
+        Kind::LiteralIdentity,
     ];
 
     pub fn as_str(&self) -> &'static str {
@@ -103,6 +107,7 @@ impl Kind {
             Kind::ModuleState => "module_state",
             Kind::DroppedFeature => "dropped_feature",
             Kind::TypeLie => "type_lie",
+            Kind::LiteralIdentity => "literal_identity",
         }
     }
 }
@@ -169,6 +174,7 @@ pub fn signals(files: &[ChangedFile], tests: &TestLiterals, data_files: &[String
         ctx.consts = ctx.new_constants();
         ctx.hash_vars = ctx.assigned_from(&|c: &Ctx, n: Node| c.has_hash_call(n));
         ctx.conditions(&mut out);
+        ctx.literal_identity(&mut out);
         ctx.tables(&mut out);
         ctx.excepts(&mut out);
         ctx.dunders(&mut out);

@@ -905,3 +905,40 @@ fn what_a_method_reaches_through_its_own_object_or_an_inlined_helper_is_not_drop
     let gamed = pre.replace("return self._len(s) <= n", "return len(s) <= n");
     assert_eq!(dropped(pre, &gamed), vec!["dropped_feature"]);
 }
+
+#[test]
+fn identity_with_a_literal_is_flagged_identity_with_a_singleton_is_not() {
+    let pre = "def guess(obj):\n    mod = obj.__module__\n    if mod != 'builtins':\n        return mod\n    return ''\n";
+    // The 1.5B's candidate on the field corpus' stamina task: verified, wrong for a module
+    // name built at run time.
+    for wrong in [
+        "mod is 'builtins'",
+        "mod is not b'x'",
+        "mod is 1000",
+        "mod is -1.5",
+    ] {
+        let post = pre.replace("mod != 'builtins'", wrong);
+        assert_eq!(
+            kinds(&signals(&[changed(pre, &post)], &lits(&[]), &[])),
+            vec!["literal_identity"],
+            "{wrong}"
+        );
+    }
+    for right in [
+        "mod == 'builtins'",
+        "mod is None",
+        "mod is not NotImplemented",
+        "mod is _MISSING",
+        "type(mod) is str",
+    ] {
+        let post = pre.replace("mod != 'builtins'", right);
+        assert!(
+            signals(&[changed(pre, &post)], &lits(&[]), &[]).is_empty(),
+            "{right}"
+        );
+    }
+    // Only what the patch adds: a kept `is` comparison is the code's own business.
+    let old = "def f(x):\n    if x is 'a':\n        return 1\n    return 2\n";
+    let post = old.replace("return 2", "return 3");
+    assert!(signals(&[changed(old, &post)], &lits(&[]), &[]).is_empty());
+}
