@@ -283,6 +283,11 @@ class Project:
                 groups[normalize(k)] = self.poetry_deps(v.get("dependencies"))
         if poetry.get("dev-dependencies") and "dev" not in groups:
             groups["dev"] = self.poetry_deps(poetry["dev-dependencies"])
+        # pdm's dev groups (`[tool.pdm.dev-dependencies]`: PEP 508 strings, `-e` paths local).
+        pdm = self.toml.get("tool", {}).get("pdm", {}).get("dev-dependencies", {})
+        for k, v in pdm.items() if isinstance(pdm, dict) else ():
+            if normalize(k) not in groups and isinstance(v, list):
+                groups[normalize(k)] = [r for r in v if isinstance(r, str)]
         out = []
         for item in groups.get(normalize(name), []):
             if isinstance(item, str):
@@ -393,10 +398,11 @@ class Reqs:
             say("skipping -c %s (not in the checkout's dependency files)" % rel)
 
     def add_lock(self, rel):
-        """The pins of a uv.lock or poetry.lock as constraints, as `uv run`/`uv sync` and
-        `poetry install` install them: one `name==version` per package from an index (the
-        project itself, git, path and URL sources left out; a package the lock pins at two
-        versions, for different Pythons or platforms, is left free)."""
+        """The pins of a uv.lock, poetry.lock or pdm.lock as constraints, as `uv run`/`uv
+        sync`, `poetry install` and `pdm install` install them: one `name==version` per
+        package from an index (the project itself, git, path and URL sources left out; a
+        package the lock pins at two versions, for different Pythons or platforms, is left
+        free)."""
         path = os.path.normpath(os.path.join(self.project, rel))
         if not path.startswith(self.project) or not os.path.isfile(path):
             return
@@ -414,7 +420,8 @@ class Reqs:
             # uv names its registry; poetry.lock gives no source for PyPI and `legacy` for
             # another index.
             from_index = (isinstance(src, dict) and ("registry" in src or src.get("type") == "legacy")) \
-                or (src is None and rel.endswith("poetry.lock"))
+                or (src is None and rel.endswith("poetry.lock")) \
+                or (rel.endswith("pdm.lock") and not any(k in p for k in ("git", "path", "url")))
             if not from_index or not p.get("version"):
                 continue
             pins.setdefault(normalize(p.get("name", "")), set()).add(p["version"])

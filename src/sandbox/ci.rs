@@ -369,7 +369,11 @@ fn install_of_line(l: &str) -> Option<Install> {
     let words: Vec<String> = shlex::split(l).unwrap_or_default();
     let pip =
         l.contains("pip install") || l.contains("pip3 install") || l.contains("uv pip install");
-    if l.contains("poetry install") && !l.contains("--no-root") || l.contains("setup.py develop") {
+    // poetry, pdm and uv install the project itself editable unless told not to.
+    let tool_install = (l.contains("poetry install") && !l.contains("--no-root"))
+        || ((l.contains("pdm install") || l.contains("pdm sync")) && !l.contains("--no-self"))
+        || (l.contains("uv sync") && !l.contains("--no-install-project"));
+    if tool_install || l.contains("setup.py develop") {
         return Some(Install::Editable);
     }
     if l.contains("setup.py install") {
@@ -481,10 +485,14 @@ fn deps_of(
             "uv's project environment",
         );
     }
-    // poetry: `poetry install` before the test line (or a `poetry run` with none: CI
-    // installed the project some way) installs its non-optional groups.
-    let poetry: Vec<String> = before.iter().cloned().chain(runs).collect();
-    let poetry = ci_deps::poetry_invocations(&poetry);
+    // pdm and poetry: an install before the test line (or a `run` with none: CI installed the
+    // project some way) installs the tool's default groups.
+    let job: Vec<String> = before.iter().cloned().chain(runs).collect();
+    let pdm = ci_deps::tool_installs(&job, "pdm", &["install", "sync"]);
+    if !pdm.is_empty() {
+        return environment(ci_deps::pdm_deps(&pdm, pyproject), pip, "pdm's environment");
+    }
+    let poetry = ci_deps::tool_installs(&job, "poetry", &["install"]);
     if !poetry.is_empty() {
         return environment(
             ci_deps::poetry_deps(&poetry, pyproject),
@@ -968,6 +976,53 @@ jobs:
     }
 
     #[test]
+    fn pdm_installs_its_dev_groups_unless_told_otherwise() {
+        // marko's shape: `[tool.pdm.dev-dependencies]` groups, `pdm run pytest`.
+        let py = "[project]\nname = 'x'\n[project.optional-dependencies]\ncli = ['click']\n[tool.pdm.dev-dependencies]\ntest = ['pytest-cov']\ndoc = ['sphinx']\n[dependency-groups]\nlint = ['ruff']\n";
+        let wf = "jobs:\n  test:\n    steps:\n      - run: pdm install\n      - run: pdm run -v pytest tests\n";
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", wf),
+            ("pyproject.toml", py),
+        ]));
+        let d = p.deps.clone().expect("pdm's environment");
+        let got: std::collections::BTreeSet<&str> = d.extras.iter().map(String::as_str).collect();
+        assert_eq!(
+            got,
+            std::collections::BTreeSet::from(["test", "doc", "lint"]),
+            "{d:?}"
+        );
+        assert_eq!(d.locks, vec!["pdm.lock"]);
+        assert_eq!(runs(&p).as_deref(), Some("pytest tests"));
+        // `-G` selects (an extra too), `--without` drops, `--prod` installs no group.
+        for (install, want) in [
+            ("pdm install -G test -G cli", vec!["test", "cli"]),
+            (
+                "pdm install -G :all --without doc",
+                vec!["test", "lint", "cli"],
+            ),
+            ("pdm sync --group=test,lint", vec!["test", "lint"]),
+        ] {
+            let wf = wf.replace("pdm install", install);
+            let p = plan(&files(&[
+                (".github/workflows/ci.yml", wf.as_str()),
+                ("pyproject.toml", py),
+            ]));
+            let got: Vec<String> = p.deps.map(|d| d.extras).unwrap_or_default();
+            let mut got: Vec<&str> = got.iter().map(String::as_str).collect();
+            let mut want = want.clone();
+            got.sort();
+            want.sort();
+            assert_eq!(got, want, "{install}");
+        }
+        let wf = wf.replace("pdm install", "pdm install --prod");
+        let p = plan(&files(&[
+            (".github/workflows/ci.yml", wf.as_str()),
+            ("pyproject.toml", py),
+        ]));
+        assert_eq!(p.deps, None);
+    }
+
+    #[test]
     fn workflow_without_project_install_runs_from_the_checkout() {
         let p = plan(&files(&[
             (".github/workflows/ci.yml", MATRIX_WORKFLOW),
@@ -1006,6 +1061,8 @@ jobs:
             ("pip install -e .[test]", Install::Editable),
             ("python -m pip install --editable .", Install::Editable),
             ("poetry install", Install::Editable),
+            ("pdm install -G test", Install::Editable),
+            ("uv sync --all-extras", Install::Editable),
             ("pip install .[tests]", Install::Built),
             ("pip install dist/*.whl", Install::Built),
             ("pip install -r requirements.txt", Install::Checkout),

@@ -927,9 +927,10 @@ pub fn poetry_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> Deps
     d
 }
 
-/// The option words of every `poetry install` in job script lines; `poetry run` alone counts
-/// as a default install (CI installed the project some way `poetry run` then uses).
-pub fn poetry_invocations(lines: &[String]) -> Vec<Vec<String>> {
+/// The option words of every install of `tool` (`poetry install`, `pdm install`/`pdm sync`) in
+/// job script lines; `TOOL run` alone counts as a default install (CI installed the project
+/// some way that `run` then uses).
+pub fn tool_installs(lines: &[String], tool: &str, verbs: &[&str]) -> Vec<Vec<String>> {
     let mut installs = Vec::new();
     let mut runs = false;
     for line in lines {
@@ -937,10 +938,10 @@ pub fn poetry_invocations(lines: &[String]) -> Vec<Vec<String>> {
             let words = shlex::split(part.trim()).unwrap_or_default();
             if let Some(at) = words
                 .windows(2)
-                .position(|w| w[0] == "poetry" && w[1] == "install")
+                .position(|w| w[0] == tool && verbs.contains(&w[1].as_str()))
             {
                 installs.push(words[at + 2..].to_vec());
-            } else if words.windows(2).any(|w| w[0] == "poetry" && w[1] == "run") {
+            } else if words.windows(2).any(|w| w[0] == tool && w[1] == "run") {
                 runs = true;
             }
         }
@@ -949,6 +950,69 @@ pub fn poetry_invocations(lines: &[String]) -> Vec<Vec<String>> {
         installs.push(Vec::new());
     }
     installs
+}
+
+/// What `pdm install` (or `pdm sync`) puts beside the project: every dev-dependency group
+/// (`[tool.pdm.dev-dependencies]`, and `[dependency-groups]`, which pdm installs alike) unless
+/// `--prod`/`--production`; `-G`/`--group NAME` selects groups or extras instead (`:all`:
+/// every one), `--without NAME` drops one. `invocations`: as [`tool_installs`] gives them.
+/// Groups and extras go to `extras` (deps.py reads pdm's groups); `pdm.lock` pins them.
+pub fn pdm_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> DepsSource {
+    let doc: Option<toml::Value> = pyproject.and_then(|t| toml::from_str(t).ok());
+    let keys = |v: Option<&toml::Value>| -> Vec<String> {
+        v.and_then(|v| v.as_table())
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let mut dev = keys(
+        doc.as_ref()
+            .and_then(|d| d.get("tool")?.get("pdm")?.get("dev-dependencies")),
+    );
+    for g in keys(doc.as_ref().and_then(|d| d.get("dependency-groups"))) {
+        if !dev.contains(&g) {
+            dev.push(g);
+        }
+    }
+    let extras = keys(
+        doc.as_ref()
+            .and_then(|d| d.get("project")?.get("optional-dependencies")),
+    );
+    let mut d = DepsSource {
+        locks: vec!["pdm.lock".into()],
+        ..Default::default()
+    };
+    for words in invocations {
+        let mut selected: Option<Vec<String>> = None;
+        let (mut prod, mut without) = (false, Vec::new());
+        for (opt, value) in option_pairs(words, &["-G", "--group", "--without"]) {
+            match opt.as_str() {
+                "-G" | "--group" if value == ":all" => {
+                    selected = Some(dev.iter().chain(&extras).cloned().collect());
+                }
+                "-G" | "--group" => selected.get_or_insert_with(Vec::new).extend(
+                    value
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|v| !v.is_empty() && *v != "default")
+                        .map(str::to_string),
+                ),
+                "--prod" | "--production" => prod = true,
+                "--without" => without.extend(value.split(',').map(|v| v.trim().to_string())),
+                _ => {}
+            }
+        }
+        let on = match selected {
+            Some(s) => s,
+            None if prod => Vec::new(),
+            None => dev.clone(),
+        };
+        for name in on.iter().filter(|g| !without.contains(g)) {
+            if !d.extras.iter().any(|e| normalize(e) == normalize(name)) {
+                d.extras.push(name.clone());
+            }
+        }
+    }
+    d
 }
 
 /// The option words of every `uv sync` and `uv run` in job script lines (`uv sync

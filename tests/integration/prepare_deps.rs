@@ -660,3 +660,59 @@ async fn a_poetry_group_is_installed_at_the_locked_version() {
     let v = String::from_utf8_lossy(&o.stdout);
     assert_eq!(v.trim(), "1.0.0", "tomli-w as locked\n{out}");
 }
+
+/// A pdm project (marko's shape): CI runs `pdm install` then `pdm run pytest`; the tests import
+/// a package only a `[tool.pdm.dev-dependencies]` group names, and pdm.lock pins it below its
+/// newest. Needs PyPI (pdm-backend, tomli-w).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pdm_dev_group_is_installed_at_the_locked_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("prepare-deps-pdm");
+    write(
+        &root,
+        "pyproject.toml",
+        "[build-system]\nrequires = ['pdm-backend']\nbuild-backend = 'pdm.backend'\n\n[project]\nname = 'pddev'\nversion = '0.1.0'\nrequires-python = '>=3.8'\ndependencies = []\n\n[tool.pdm.dev-dependencies]\ntest = ['pytest>=8', 'tomli-w>=1']\n",
+    );
+    write(
+        &root,
+        "pdm.lock",
+        "[metadata]\ngroups = [\"default\", \"test\"]\nlock_version = \"4.4\"\n\n[[package]]\nname = \"tomli-w\"\nversion = \"1.0.0\"\nrequires_python = \">=3.7\"\nsummary = \"\"\ngroups = [\"test\"]\nfiles = []\n",
+    );
+    write(
+        &root,
+        ".github/workflows/ci.yml",
+        "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pdm install\n      - run: pdm run pytest -q\n",
+    );
+    write(
+        &root,
+        "src/pddev/__init__.py",
+        "def dump(d):\n    import tomli_w\n    return tomli_w.dumps(d)\n",
+    );
+    write(
+        &root,
+        "tests/test_dump.py",
+        "import tomli_w\n\nfrom pddev import dump\n\n\ndef test_dump():\n    assert dump({'a': 1}) == tomli_w.dumps({'a': 1})\n",
+    );
+    let (img, out) = prepare_at(&root).await;
+    let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let _images = Images(vec![img.tag.clone()]);
+    assert!(
+        img.deps_source
+            .as_deref()
+            .is_some_and(|s| s.starts_with("pdm's environment: groups and extras test")),
+        "{:?}\n{out}",
+        img.deps_source
+    );
+    let o = run_in(
+        &img.tag,
+        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("1 passed") && text.contains("rc=0"), "{text}");
+    let o = run_in(
+        &img.tag,
+        "/opt/venv/bin/python -c 'from importlib.metadata import version as v; print(v(\"tomli-w\"))'",
+    );
+    let v = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(v.trim(), "1.0.0", "tomli-w as locked\n{out}");
+}
