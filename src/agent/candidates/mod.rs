@@ -63,7 +63,7 @@ pub use infill::{
     apply_infill, infill_context, infill_draw, infill_draws, infill_sites, sampled_plan,
 };
 pub use prompt::prompt;
-pub use propagate::{Propagated, combine, propagate};
+pub use propagate::{Propagated, combine, equality_twin, propagate};
 pub use rules::rule_edits;
 pub use runner::{MAX_ROUNDS, Run, run, shift_ranked};
 pub use shapes::{InfillShape, Site};

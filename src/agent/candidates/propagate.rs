@@ -11,6 +11,47 @@
 use super::edits::FileEdit;
 use super::faithful::TOKEN;
 
+/// `edit` with `is`/`is not` against a str, bytes or number literal turned into `==`/`!=` on
+/// the lines it adds: identity where equality was meant (the verifier's `literal_identity`),
+/// which passes the tests while the interpreter happens to share the object. None: no such
+/// comparison on an added line. Pure.
+pub fn equality_twin(orig: &str, edit: &FileEdit) -> Option<FileEdit> {
+    static IDENTITY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"\bis(\s+not)?\s+((?:[rRbBuU]{1,2})?(?:'[^'\\]*(?:\\.[^'\\]*)*'|"[^"\\]*(?:\\.[^"\\]*)*")|-?\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?\b)"#,
+        )
+        .unwrap()
+    });
+    let (_, added) = crate::verify::fit::line_changes(orig, &edit.content);
+    let mut changed = false;
+    let lines: Vec<String> = edit
+        .content
+        .split_inclusive('\n')
+        .enumerate()
+        .map(|(i, line)| {
+            if !added.contains(&(i + 1)) {
+                return line.to_string();
+            }
+            let code = line.split('#').next().unwrap_or(line);
+            let out = IDENTITY.replace_all(code, |c: &regex::Captures| {
+                // Inside a string of the line (an odd number of quotes before it): prose.
+                let before = &code[..c.get(0).map_or(0, |m| m.start())];
+                if before.matches('"').count() % 2 == 1 || before.matches('\'').count() % 2 == 1 {
+                    return c[0].to_string();
+                }
+                changed = true;
+                let op = if c.get(1).is_some() { "!=" } else { "==" };
+                format!("{op} {}", &c[2])
+            });
+            format!("{out}{}", &line[code.len()..])
+        })
+        .collect();
+    changed.then(|| FileEdit {
+        path: edit.path.clone(),
+        content: lines.concat(),
+    })
+}
+
 /// Other lines a rewrite may reach at most: text found on more lines is too common to be
 /// the fix's (a `' '` turned into `sep` would touch every string of spaces in the file).
 pub const MAX_OTHER_LINES: usize = 6;
@@ -247,6 +288,60 @@ mod tests {
             .map(|(i, l)| if i + 1 == n { line } else { l })
             .map(|l| format!("{l}\n"))
             .collect()
+    }
+
+    /// The equality twin is run by Python: the identity form passes for the interned name and
+    /// fails for one built at run time; the twin passes for both.
+    #[test]
+    fn identity_with_a_literal_gets_its_equality_twin() {
+        let orig = "def guess(obj):\n    mod = obj.__module__\n    if mod != 'builtins':  # not a builtin\n        return mod\n    return ''\n";
+        let fill = orig.replace("if mod != 'builtins':", "if mod is 'builtins':");
+        let t = equality_twin(orig, &edit(&fill)).expect("a twin");
+        assert_eq!(
+            t.content,
+            orig.replace("mod != 'builtins'", "mod == 'builtins'")
+        );
+        for (fill, want) in [
+            ("if mod is not b'x':", "if mod != b'x':"),
+            (
+                "if n is -1000 or n is 2.5e3:",
+                "if n == -1000 or n == 2.5e3:",
+            ),
+            ("if mod is \"it's\":", "if mod == \"it's\":"),
+        ] {
+            let f = orig.replace("if mod != 'builtins':", fill);
+            let t = equality_twin(orig, &edit(&f)).expect(fill);
+            assert!(t.content.contains(want), "{fill} -> {}", t.content);
+        }
+        // Nothing to twin: a singleton, prose in a string or comment, a line the fill kept.
+        for kept in [
+            "if mod is None:",
+            "if mod == 'this is 1':",
+            "if mod:  # mod is 'x'",
+        ] {
+            let f = orig.replace("if mod != 'builtins':", kept);
+            assert_eq!(equality_twin(orig, &edit(&f)), None, "{kept}");
+        }
+        let old = orig.replace("mod != 'builtins'", "mod is 'x'");
+        assert_eq!(
+            equality_twin(&old, &edit(&old.replace("return ''", "return '?'"))),
+            None
+        );
+        // Run it: the twin takes a string built at run time for the literal; the identity
+        // does not (CPython does not intern a joined string).
+        let run = |src: &str| {
+            let prog = format!(
+                "{src}\nclass O: pass\no = O(); o.__module__ = ''.join(['built', 'ins'])\nprint(repr(guess(o)))\n"
+            );
+            let out = std::process::Command::new("python3")
+                .arg("-c")
+                .arg(&prog)
+                .output()
+                .expect("python3");
+            String::from_utf8_lossy(&out.stdout).trim().to_string()
+        };
+        assert_eq!(run(&fill), "''", "identity misses the equal string");
+        assert_eq!(run(&t.content), "'builtins'");
     }
 
     const UPDATE: &str = "\
