@@ -596,10 +596,8 @@ async fn uvs_default_dev_group_is_installed_as_uv_run_would() {
         !v.contains(" 8.0.0"),
         "a package pinned twice is left free: {v}"
     );
-    assert!(
-        out.contains("following uv.lock: 1 pinned versions"),
-        "{out}"
-    );
+    // The locked version is the evidence: deps.py's own message is printed only when the
+    // dependencies layer is built, not when an earlier run's is reused.
 }
 
 /// A poetry project: CI runs `poetry install` then `poetry run pytest`; the tests import a
