@@ -50,6 +50,13 @@ impl DepsSource {
             && self.extras.is_empty()
     }
 
+    /// Adds an extra or dependency group unless one of that (normalised) name is there.
+    fn add_extra(&mut self, name: &str) {
+        if !name.is_empty() && !self.extras.iter().any(|e| normalize(e) == normalize(name)) {
+            self.extras.push(name.to_string());
+        }
+    }
+
     /// Adds what `other` names that this does not yet.
     pub fn merge(&mut self, other: DepsSource) {
         for (mine, theirs) in [
@@ -101,10 +108,7 @@ impl DepsSource {
                 // as the project's extra, else its dependency group.
                 "--group" => {
                     if let Some(v) = inline.or(next) {
-                        let name = v.rsplit(':').next().unwrap_or(v).trim();
-                        if !name.is_empty() && !self.extras.iter().any(|e| e == name) {
-                            self.extras.push(name.to_string());
-                        }
+                        self.add_extra(v.rsplit(':').next().unwrap_or(v).trim());
                         i += usize::from(inline.is_none());
                     }
                 }
@@ -710,6 +714,14 @@ pub fn hatch_deps(files: &BTreeMap<String, String>, env: &str) -> Option<DepsSou
     Some(d)
 }
 
+/// The keys of a TOML table (none when it is missing or not a table): the extras or groups
+/// a pyproject declares.
+fn table_keys(v: Option<&toml::Value>) -> Vec<String> {
+    v.and_then(|v| v.as_table())
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
 /// uv options that name what the environment holds and take a value.
 const UV_VALUED: &[&str] = &[
     "--extra",
@@ -720,19 +732,6 @@ const UV_VALUED: &[&str] = &[
     "--with",
     "--with-requirements",
     "--with-editable",
-];
-
-/// `uv run`'s other options that take a value.
-const UV_RUN_VALUED: &[&str] = &[
-    "--from",
-    "--python",
-    "-p",
-    "--package",
-    "--env-file",
-    "--directory",
-    "--project",
-    "--index",
-    "--index-url",
 ];
 
 /// A tool's option words as (option, value) pairs: `--opt=value`, or `--opt value` for the
@@ -772,16 +771,11 @@ fn option_pairs(words: &[String], valued: &[&str]) -> Vec<(String, String)> {
 /// resolves a name as the project's extra, else its group).
 pub fn uv_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> DepsSource {
     let doc: Option<toml::Value> = pyproject.and_then(|t| toml::from_str(t).ok());
-    let keys = |v: Option<&toml::Value>| -> Vec<String> {
-        v.and_then(|v| v.as_table())
-            .map(|t| t.keys().cloned().collect())
-            .unwrap_or_default()
-    };
-    let all_extras = keys(
+    let all_extras = table_keys(
         doc.as_ref()
             .and_then(|d| d.get("project")?.get("optional-dependencies")),
     );
-    let all_groups = keys(doc.as_ref().and_then(|d| d.get("dependency-groups")));
+    let all_groups = table_keys(doc.as_ref().and_then(|d| d.get("dependency-groups")));
     let defaults: Vec<String> = match doc
         .as_ref()
         .and_then(|d| d.get("tool")?.get("uv")?.get("default-groups"))
@@ -847,9 +841,7 @@ pub fn uv_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> DepsSour
             .filter(|g| !no_g.contains(&normalize(g)))
             .chain(extras.iter().filter(|e| !no_e.contains(&normalize(e))))
         {
-            if !name.is_empty() && !d.extras.iter().any(|e| normalize(e) == normalize(name)) {
-                d.extras.push(name.clone());
-            }
+            d.add_extra(name);
         }
     }
     d
@@ -876,10 +868,7 @@ pub fn poetry_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> Deps
         })
         .unwrap_or_default();
     let legacy_dev = poetry.and_then(|p| p.get("dev-dependencies")).is_some();
-    let all_extras: Vec<String> = poetry
-        .and_then(|p| p.get("extras")?.as_table())
-        .map(|t| t.keys().cloned().collect())
-        .unwrap_or_default();
+    let all_extras = table_keys(poetry.and_then(|p| p.get("extras")));
     let mut d = DepsSource {
         locks: vec!["poetry.lock".into()],
         ..Default::default()
@@ -919,9 +908,7 @@ pub fn poetry_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> Deps
         }
         // `main` is the project's own dependencies: the project's install brings them.
         for name in on.iter().filter(|g| *g != "main").chain(&extras) {
-            if !d.extras.iter().any(|e| normalize(e) == normalize(name)) {
-                d.extras.push(name.clone());
-            }
+            d.add_extra(name);
         }
     }
     d
@@ -959,21 +946,16 @@ pub fn tool_installs(lines: &[String], tool: &str, verbs: &[&str]) -> Vec<Vec<St
 /// Groups and extras go to `extras` (deps.py reads pdm's groups); `pdm.lock` pins them.
 pub fn pdm_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> DepsSource {
     let doc: Option<toml::Value> = pyproject.and_then(|t| toml::from_str(t).ok());
-    let keys = |v: Option<&toml::Value>| -> Vec<String> {
-        v.and_then(|v| v.as_table())
-            .map(|t| t.keys().cloned().collect())
-            .unwrap_or_default()
-    };
-    let mut dev = keys(
+    let mut dev = table_keys(
         doc.as_ref()
             .and_then(|d| d.get("tool")?.get("pdm")?.get("dev-dependencies")),
     );
-    for g in keys(doc.as_ref().and_then(|d| d.get("dependency-groups"))) {
+    for g in table_keys(doc.as_ref().and_then(|d| d.get("dependency-groups"))) {
         if !dev.contains(&g) {
             dev.push(g);
         }
     }
-    let extras = keys(
+    let extras = table_keys(
         doc.as_ref()
             .and_then(|d| d.get("project")?.get("optional-dependencies")),
     );
@@ -1007,51 +989,39 @@ pub fn pdm_deps(invocations: &[Vec<String>], pyproject: Option<&str>) -> DepsSou
             None => dev.clone(),
         };
         for name in on.iter().filter(|g| !without.contains(g)) {
-            if !d.extras.iter().any(|e| normalize(e) == normalize(name)) {
-                d.extras.push(name.clone());
-            }
+            d.add_extra(name);
         }
     }
     d
 }
 
 /// The option words of every `uv sync` and `uv run` in job script lines (`uv sync
-/// --all-extras`, `uv run --extra test pytest`: the options up to the command `uv run` runs).
+/// --all-extras`, `uv run --extra test pytest`: the options up to the command `uv run` runs,
+/// where the parsed test command puts it).
 pub fn uv_invocations(lines: &[String]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     for line in lines {
         for part in line.split("&&").flat_map(|p| p.split(';')) {
             let words = shlex::split(part.trim()).unwrap_or_default();
-            let Some(at) = words
-                .windows(2)
-                .position(|w| w[0] == "uv" && matches!(w[1].as_str(), "sync" | "run"))
-            else {
+            if let Some(at) = words.windows(2).position(|w| w == ["uv", "sync"]) {
+                out.push(words[at + 2..].to_vec());
+                continue;
+            }
+            let Ok(cmd) = crate::testcmd::TestCommand::parse(part.trim()) else {
                 continue;
             };
-            let rest = &words[at + 2..];
-            let end = if words[at + 1] == "run" {
-                uv_run_options_end(rest)
-            } else {
-                rest.len()
-            };
-            out.push(rest[..end].to_vec());
+            let uv_run = cmd.levels().find(|c| {
+                matches!(&c.launcher, crate::testcmd::Launcher::EnvRunner { tool } if tool == "uv run")
+            });
+            if let Some(c) = uv_run
+                && let Some(run) = c.argv.iter().position(|w| w.text() == "run")
+            {
+                let options = c.argv.get(run + 1..c.args_at).unwrap_or_default();
+                out.push(options.iter().map(|w| w.text().to_string()).collect());
+            }
         }
     }
     out
-}
-
-/// Where `uv run`'s own options end in its words (the command it runs starts there).
-fn uv_run_options_end(words: &[String]) -> usize {
-    let mut i = 0;
-    while let Some(w) = words.get(i) {
-        if !w.starts_with('-') {
-            break;
-        }
-        let takes = !w.contains('=')
-            && (UV_VALUED.contains(&w.as_str()) || UV_RUN_VALUED.contains(&w.as_str()));
-        i += if takes { 2 } else { 1 };
-    }
-    i.min(words.len())
 }
 
 /// The `pip install` parts of job script lines (before the test line).
