@@ -21,8 +21,7 @@ impl Ctx<'_> {
             if c.kind() != "comparison_operator" || !self.added(c) {
                 continue;
             }
-            let mut cur = c.walk();
-            let kids: Vec<Node> = c.children(&mut cur).collect();
+            let kids = kids(c);
             let identity = kids
                 .iter()
                 .any(|k| !k.is_named() && matches!(self.post.text(*k), "is" | "is not"));
