@@ -87,18 +87,26 @@ pub fn wanted(rel: &str) -> bool {
             && (rel.ends_with(".yml") || rel.ends_with(".yaml")))
 }
 
-/// One Python module of the checkout by its relative path (at most 256 KiB; `None` when it
-/// is missing, larger or unreadable): a module a test command runs with `python -m`.
+/// One Python module of the checkout by its relative path (`None` when it is missing, a
+/// symlink, larger than the cap of [`read_files`] or unreadable): a module a test command
+/// runs with `python -m`, which [`wanted`] does not name.
 pub fn read_module(root: &Path, rel: &str) -> Option<(String, String)> {
     if rel.split('/').any(|p| p.is_empty() || p == "..") {
         return None;
     }
     let p = root.join(rel);
-    let meta = std::fs::symlink_metadata(&p).ok()?;
-    (meta.is_file() && meta.len() <= 256 << 10)
-        .then(|| std::fs::read_to_string(&p).ok())
+    if std::fs::symlink_metadata(&p).ok()?.is_symlink() {
+        return None;
+    }
+    read_capped(&p).map(|t| (rel.to_string(), t))
+}
+
+/// A file's text when it is a file of at most 256 KiB.
+fn read_capped(p: &Path) -> Option<String> {
+    std::fs::metadata(p)
+        .is_ok_and(|m| m.is_file() && m.len() <= 256 << 10)
+        .then(|| std::fs::read_to_string(p).ok())
         .flatten()
-        .map(|t| (rel.to_string(), t))
 }
 
 /// Reads the files [`wanted`] names (at most 256 KiB each; unreadable ones are skipped).
@@ -106,16 +114,10 @@ pub fn read_files<'a>(
     root: &Path,
     rels: impl IntoIterator<Item = &'a str>,
 ) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for rel in rels.into_iter().filter(|r| wanted(r)) {
-        let p = root.join(rel);
-        if std::fs::metadata(&p).is_ok_and(|m| m.is_file() && m.len() <= 256 << 10)
-            && let Ok(s) = std::fs::read_to_string(&p)
-        {
-            out.insert(rel.to_string(), s);
-        }
-    }
-    out
+    rels.into_iter()
+        .filter(|r| wanted(r))
+        .filter_map(|rel| Some((rel.to_string(), read_capped(&root.join(rel))?)))
+        .collect()
 }
 
 /// One workflow job's view: its script lines in order (each with the literal env the

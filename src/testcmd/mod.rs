@@ -660,12 +660,12 @@ fn is_python(name: &str) -> bool {
     rest.is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
 }
 
-/// `python [opts] -m MODULE …` or `python [opts] script.py …`.
 /// `-m`, or a cluster of flags whose last one is `-m` (`-Im`): the module is the next word.
 fn is_module_flag(t: &str) -> bool {
     t == "-m" || (t.starts_with('-') && !t.starts_with("--") && t.len() > 2 && t.ends_with('m'))
 }
 
+/// `python [opts] -m MODULE …` or `python [opts] script.py …`.
 fn python_launcher(c: &mut TestCommand) {
     let mut i = 1;
     // `-Im tox`: a cluster of flags whose last one is `-m` takes the module as the next word.
