@@ -30,12 +30,20 @@ fn the_demo_is_verified_with_each_command_form() {
         "import unittest\n\nfrom .test_median import *\n\nif __name__ == '__main__':\n    unittest.main()\n",
     )
     .unwrap();
+    // A runner module of the package (pyfakefs' `python -m pyfakefs.tests.all_tests`): pytest
+    // runs the modules it imports from its package.
+    std::fs::write(
+        repo.path().join("tests/all_tests.py"),
+        "import sys\nimport unittest\n\nfrom tests import (\n    test_median,\n)\n\nif __name__ == '__main__':\n    suite = unittest.defaultTestLoader.loadTestsFromModule(test_median)\n    sys.exit(not unittest.TextTestRunner().run(suite).wasSuccessful())\n",
+    )
+    .unwrap();
     for form in [
         "PYTHONPATH=. python3 -m pytest -q tests",
         "CI=1 PYTHONPATH=. python -m pytest tests",
         "env PYTHONPATH=. python3 -m pytest tests",
         "cd . && python3 -m pytest -q tests",
         "PYTHONPATH=. python3 -m tests",
+        "PYTHONPATH=. python3 -bb -m tests.all_tests",
     ] {
         let out_dir = tempfile::tempdir().unwrap();
         let out = patchloop()
