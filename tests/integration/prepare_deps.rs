@@ -103,6 +103,50 @@ fn run_in(tag: &str, script: &str) -> std::process::Output {
         .unwrap()
 }
 
+/// A package `pkg` in `dir` whose code and test import tomli-w: a test dependency only the
+/// project's tool (uv, poetry, pdm) names.
+fn write_tomli_w_package(root: &Path, dir: &str, pkg: &str) {
+    write(
+        root,
+        &format!("{dir}/__init__.py"),
+        "def dump(d):\n    import tomli_w\n    return tomli_w.dumps(d)\n",
+    );
+    write(
+        root,
+        "tests/test_dump.py",
+        &format!(
+            "import tomli_w\n\nfrom {pkg} import dump\n\n\ndef test_dump():\n    assert dump({{'a': 1}}) == tomli_w.dumps({{'a': 1}})\n"
+        ),
+    );
+}
+
+/// The version of distribution `name` installed in the image's venv.
+fn installed_version(tag: &str, name: &str) -> String {
+    let o = run_in(
+        tag,
+        &format!(
+            "/opt/venv/bin/python -c 'from importlib.metadata import version; print(version(\"{name}\"))'"
+        ),
+    );
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// The package's test passes in the image, with tomli-w at the version the test's lock file
+/// pins (1.0.0, below its newest).
+fn assert_tests_pass_with_the_locked_tomli_w(tag: &str, out: &str) {
+    let o = run_in(
+        tag,
+        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("1 passed") && text.contains("rc=0"), "{text}");
+    assert_eq!(
+        installed_version(tag, "tomli-w"),
+        "1.0.0",
+        "tomli-w as locked\n{out}"
+    );
+}
+
 /// Removes the sandbox images a test made (not their cached layers), also when it fails.
 struct Images(Vec<String>);
 
@@ -560,16 +604,7 @@ async fn uvs_default_dev_group_is_installed_as_uv_run_would() {
         ".github/workflows/ci.yml",
         "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: astral-sh/setup-uv@v6\n      - run: make test\n",
     );
-    write(
-        &root,
-        "uvdev/__init__.py",
-        "def dump(d):\n    import tomli_w\n    return tomli_w.dumps(d)\n",
-    );
-    write(
-        &root,
-        "tests/test_dump.py",
-        "import tomli_w\n\nfrom uvdev import dump\n\n\ndef test_dump():\n    assert dump({'a': 1}) == tomli_w.dumps({'a': 1})\n",
-    );
+    write_tomli_w_package(&root, "uvdev", "uvdev");
     let (img, out) = prepare_at(&root).await;
     let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
     let _images = Images(vec![img.tag.clone()]);
@@ -580,22 +615,9 @@ async fn uvs_default_dev_group_is_installed_as_uv_run_would() {
         "{:?}\n{out}",
         img.deps_source
     );
-    let o = run_in(
-        &img.tag,
-        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
-    );
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("1 passed") && text.contains("rc=0"), "{text}");
-    let o = run_in(
-        &img.tag,
-        "/opt/venv/bin/python -c 'from importlib.metadata import version as v; print(v(\"tomli-w\"), v(\"pytest\"))'",
-    );
-    let v = String::from_utf8_lossy(&o.stdout);
-    assert!(v.starts_with("1.0.0 "), "tomli-w as locked: {v}\n{out}");
-    assert!(
-        !v.contains(" 8.0.0"),
-        "a package pinned twice is left free: {v}"
-    );
+    assert_tests_pass_with_the_locked_tomli_w(&img.tag, &out);
+    let pytest = installed_version(&img.tag, "pytest");
+    assert_ne!(pytest, "8.0.0", "a package pinned twice is left free");
     // The locked version is the evidence: deps.py's own message is printed only when the
     // dependencies layer is built, not when an earlier run's is reused.
 }
@@ -623,16 +645,7 @@ async fn a_poetry_group_is_installed_at_the_locked_version() {
         ".github/workflows/ci.yml",
         "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pipx install poetry\n      - run: poetry install\n      - run: poetry run pytest -q\n",
     );
-    write(
-        &root,
-        "podev/__init__.py",
-        "def dump(d):\n    import tomli_w\n    return tomli_w.dumps(d)\n",
-    );
-    write(
-        &root,
-        "tests/test_dump.py",
-        "import tomli_w\n\nfrom podev import dump\n\n\ndef test_dump():\n    assert dump({'a': 1}) == tomli_w.dumps({'a': 1})\n",
-    );
+    write_tomli_w_package(&root, "podev", "podev");
     let (img, out) = prepare_at(&root).await;
     let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
     let _images = Images(vec![img.tag.clone()]);
@@ -645,18 +658,7 @@ async fn a_poetry_group_is_installed_at_the_locked_version() {
     );
     // The optional group's requirement was never tried.
     assert!(!out.contains("patchloop-fixture-no-such-dist"), "{out}");
-    let o = run_in(
-        &img.tag,
-        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
-    );
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("1 passed") && text.contains("rc=0"), "{text}");
-    let o = run_in(
-        &img.tag,
-        "/opt/venv/bin/python -c 'from importlib.metadata import version as v; print(v(\"tomli-w\"))'",
-    );
-    let v = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(v.trim(), "1.0.0", "tomli-w as locked\n{out}");
+    assert_tests_pass_with_the_locked_tomli_w(&img.tag, &out);
 }
 
 /// A pdm project (marko's shape): CI runs `pdm install` then `pdm run pytest`; the tests import
@@ -681,16 +683,7 @@ async fn a_pdm_dev_group_is_installed_at_the_locked_version() {
         ".github/workflows/ci.yml",
         "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pdm install\n      - run: pdm run pytest -q\n",
     );
-    write(
-        &root,
-        "src/pddev/__init__.py",
-        "def dump(d):\n    import tomli_w\n    return tomli_w.dumps(d)\n",
-    );
-    write(
-        &root,
-        "tests/test_dump.py",
-        "import tomli_w\n\nfrom pddev import dump\n\n\ndef test_dump():\n    assert dump({'a': 1}) == tomli_w.dumps({'a': 1})\n",
-    );
+    write_tomli_w_package(&root, "src/pddev", "pddev");
     let (img, out) = prepare_at(&root).await;
     let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
     let _images = Images(vec![img.tag.clone()]);
@@ -701,16 +694,5 @@ async fn a_pdm_dev_group_is_installed_at_the_locked_version() {
         "{:?}\n{out}",
         img.deps_source
     );
-    let o = run_in(
-        &img.tag,
-        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
-    );
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("1 passed") && text.contains("rc=0"), "{text}");
-    let o = run_in(
-        &img.tag,
-        "/opt/venv/bin/python -c 'from importlib.metadata import version as v; print(v(\"tomli-w\"))'",
-    );
-    let v = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(v.trim(), "1.0.0", "tomli-w as locked\n{out}");
+    assert_tests_pass_with_the_locked_tomli_w(&img.tag, &out);
 }
