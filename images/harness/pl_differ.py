@@ -293,10 +293,10 @@ def _facts(args, kw):
             "odd": any(isinstance(x, Odd) for x in given)}
 
 
-def _call(fn, head, args, kw, keep):
+def _call(fn, head, args, kw, keep, post=None):
     """One call on fresh copies, in this process: {"how": "ret" | "lazy" | "raise", "text",
     "error", "deliberate", "inside", "lazy_error", "pulled": [...], "total": [...], "odd",
-    "endless"}."""
+    "endless"}. `post` maps the answer (an iterator's items read) before it is shown."""
     import itertools
 
     h = [_fresh(x, keep) for x in head]
@@ -327,6 +327,8 @@ def _call(fn, head, args, kw, keep):
             out["how"] = "ret"
             if READ_NESTED:
                 r = _read_nested(r)
+        if post is not None and (r is not None or out["how"] == "ret"):
+            r = post(r)
         # An iterator inside the answer is compared as one (the counting wrapper or a
         # list's iterator: the items it still holds are not the answer's).
         out["text"] = ITERATOR_REPR.sub("<iterator>", ADDRESS.sub(" at 0x…", canon(r)))[:300] \
@@ -385,7 +387,7 @@ def _safe_canon(x):
         return None
 
 
-def _run(fn, head, args, kw, keep, per_call, setup=None):
+def _run(fn, head, args, kw, keep, per_call, setup=None, post=None):
     """`_call` in a forked child, killed after `per_call` seconds: a loop in C that no signal
     interrupts, memory beyond CALL_MEMORY, or state the call leaves in a module cannot reach
     the next call (a fork costs ~2 ms). `setup` runs in the child first (a candidate's code
@@ -409,7 +411,7 @@ def _run(fn, head, args, kw, keep, per_call, setup=None):
             try:
                 if setup is not None:
                     setup()
-                data = json.dumps(_call(fn, head, args, kw, keep)).encode()
+                data = json.dumps(_call(fn, head, args, kw, keep, post)).encode()
             except BaseException as e:  # noqa: B036  out of memory while answering, say
                 data = json.dumps({"how": "raise", "error": type(e).__name__, "inside": True,
                                    "deliberate": False, "pulled": [], "total": []}).encode()
@@ -744,6 +746,220 @@ def _start(trim):
     return started, per_call, per_fn, deadline, fns, notes, seen, live_fns, rc, runner, recorded
 
 
+# --- agreements: two ways of asking one question that the original answers alike ---------
+#
+# A patch that fixes only the path the failing test takes leaves the same bug on a sibling
+# path; the original, buggy on both, answered them alike, the patched code does not. Which
+# pairs of calls ask one question is not guessed per trick but found on the original: a pair
+# counts only when the original answered both sides of every drawn input alike (at least
+# AGREE_MIN inputs, AGREE_KINDS distinct answers, never otherwise; up to AGREE_ENOUGH inputs
+# are asked, and a pair neither side of which answers on AGREE_TRIES inputs is let go).
+# The pairs tried:
+#   a keyword argument that is a function, left out and given as the identity;
+#   an argument that the tests pass both as one value and as a list of values, given as the
+#     one value and as a list of it (the one item of the answer);
+#   a number given as its digits (and digits as their number), a list as a tuple (and a
+#     tuple as a list): answers compared as plain values (lists, whole floats as ints);
+#   another function of the module with the same parameters that neither calls (its answer
+#     and this one's as lists when they are sequences or iterators).
+# A finding (`breaks_agreement`) is a drawn input on which the patched code answers the two
+# sides differently where the original answered them alike.
+
+AGREE_MIN = 5
+AGREE_KINDS = 3
+AGREE_POOL = 200
+AGREE_ENOUGH = 30
+AGREE_TRIES = 20
+
+
+def _identity(x):
+    return x
+
+
+def _as_items(r):
+    return list(r) if type(r) in (list, tuple) else r
+
+
+def _plain(r):
+    """An answer as a value: sequences as lists, whole floats (and -0.0) as ints."""
+    if type(r) in (list, tuple):
+        return [_plain(x) for x in r]
+    if type(r) is float and r.is_integer() and abs(r) < 2 ** 53:
+        return int(r)
+    return r
+
+
+def _only_item(r):
+    if type(r) in (list, tuple) and len(r) == 1:
+        return r[0]
+    return "<not one item: %s>" % type(r).__name__
+
+
+def _params(fn):
+    import inspect
+
+    try:
+        return [(p.name, p.kind) for p in inspect.signature(fn).parameters.values()]
+    except (TypeError, ValueError):
+        return None
+
+
+def _names_in(code):
+    """Every global name a code object and the code nested in it read."""
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if hasattr(c, "co_names"):
+            names |= _names_in(c)
+    return names
+
+
+def _agreements(f, before, after, mod, calls, fns, live_fns, notes):
+    """The pairs to try for one function: {"what", "fns": (left before, left after, right
+    before, right after), "pair": (ci, args, kw) -> ((args, kw, post), (args, kw, post)) or
+    None}."""
+    import functools
+    import types
+
+    out = []
+    same = (before, after, before, after)
+    plain = (types.FunctionType, types.BuiltinFunctionType, functools.partial)
+    for p in sorted({n for c in calls for n in c[2]}):
+        vals = [c[2][p] for c in calls if p in c[2]]
+        if not vals or not all(isinstance(v, plain) for v in vals):
+            continue
+
+        def pair(ci, a, k, p=p):
+            left = {n: v for n, v in k.items() if n != p}
+            return (a, left, None), (a, dict(left, **{p: _identity}), None)
+        out.append({"what": "without `%s=` and with `%s=` the identity" % (p, p), "fns": same,
+                    "pair": pair})
+    width = max(len(c[1]) for c in calls)
+    for j in range(width):
+        vals = [c[1][j] for c in calls if len(c[1]) > j]
+        seqs = [v for v in vals if type(v) in (list, tuple)]
+        if not seqs or not any(type(v) in (str, int, bytes) for v in vals):
+            continue
+
+        def pair(ci, a, k, j=j, wrap=type(seqs[0])):
+            if len(a) <= j or type(a[j]) not in (str, int, bytes):
+                return None
+            b = list(a)
+            b[j] = wrap([a[j]])
+            return (a, k, None), (tuple(b), k, _only_item)
+        out.append({"what": "argument %d as one value and as a list of it" % (j + 1),
+                    "fns": same, "pair": pair})
+    for j in range(width):
+        # The same value as another type: a number and its digits, a list and a tuple
+        # (answers compared as plain values). Whether the code takes both is the original's
+        # to show: a pair counts only where it answered both alike.
+        vals = [c[1][j] for c in calls if len(c[1]) > j]
+        digits = any(type(v) is str and v.lstrip("-").isdigit() for v in vals)
+        for src, conv, what, seen in (
+                (int, str, "a number and as its digits", int in map(type, vals)),
+                (str, int, "digits and as their number", digits),
+                (list, tuple, "a list and as a tuple", list in map(type, vals)),
+                (tuple, list, "a tuple and as a list", tuple in map(type, vals))):
+            if not seen:
+                continue
+
+            def pair(ci, a, k, j=j, src=src, conv=conv):
+                if len(a) <= j or type(a[j]) is not src or \
+                        (src is str and not a[j].lstrip("-").isdigit()):
+                    return None
+                b = list(a)
+                b[j] = conv(a[j])
+                return (a, k, _plain), (tuple(b), k, _plain)
+            out.append({"what": "argument %d as %s" % (j + 1, what), "fns": same,
+                        "pair": pair})
+    if f.get("bound") or "." in f["qualname"] or mod is None:
+        return out
+    mine = _params(after)
+    if not mine:
+        return out
+    changed = {x["qualname"]: i for i, x in enumerate(fns) if "." not in x["qualname"]}
+    for name, g in sorted(vars(mod).items()):
+        if name == f["qualname"] or not isinstance(g, types.FunctionType) or \
+                g.__module__ != mod.__name__ or _params(g) != mine:
+            continue
+        # One calling the other agrees by construction (and mixes the two versions).
+        if f["qualname"] in _names_in(g.__code__) or name in _names_in(after.__code__) or \
+                name in _names_in(before.__code__):
+            continue
+        g_before = g
+        if name in changed:
+            live = live_fns[changed[name]] or _live_function(fns[changed[name]], live_fns)
+            g_before = live and _rebuild_before(fns[changed[name]], live, notes)
+            if not g_before:
+                continue
+
+        def pair(ci, a, k):
+            return (a, k, _as_items), (a, k, _as_items)
+        out.append({"what": "`%s` and `%s` on the same arguments" % (f["qualname"], name),
+                    "fns": (before, after, g_before, g), "pair": pair, "other": name})
+    return out
+
+
+def _answered(o):
+    return o["how"] in ("ret", "lazy") and not o.get("lazy_error")
+
+
+def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
+    """A finding dict when the original keeps `rel` on the pool and the patched code breaks
+    it, else None."""
+    import time
+
+    lb_fn, la_fn, rb_fn, ra_fn = rel["fns"]
+    kept, answers, tried = [], set(), 0
+    for ci, a, k in pool:
+        if time.monotonic() > until or len(kept) >= AGREE_ENOUGH:
+            break
+        if tried >= AGREE_TRIES and not kept:
+            return None  # the code does not take the other way of asking
+        try:
+            p = rel["pair"](ci, a, k)
+        except (ValueError, TypeError, OverflowError):
+            continue  # digits int() does not read ('²'), say
+        if p is None:
+            continue
+        tried += 1
+        (la, lk, lp), (ra, rk, rp) = p
+        lb = _run(lb_fn, heads[ci], la, lk, keep, per_call, post=lp)
+        if not _answered(lb):
+            continue
+        rb = _run(rb_fn, heads[ci], ra, rk, keep, per_call, post=rp)
+        if not _answered(rb):
+            continue
+        if lb.get("text") != rb.get("text"):
+            return None  # the original keeps no such agreement
+        kept.append((ci, p, lb.get("text")))
+        answers.add(lb.get("text"))
+    if len(kept) < AGREE_MIN or len(answers) < AGREE_KINDS:
+        return None
+    broken = []
+    for ci, p, text in kept:
+        if time.monotonic() > until:
+            break
+        (la, lk, lp), (ra, rk, rp) = p
+        lx = _run(la_fn, heads[ci], la, lk, keep, per_call, post=lp)
+        rx = _run(ra_fn, heads[ci], ra, rk, keep, per_call, post=rp)
+        if _answered(lx) and _answered(rx) and lx.get("text") != rx.get("text"):
+            call = _call_text(f["qualname"], la, lk)
+            broken.append((len(call), call, text, lx.get("text"), rx.get("text"), ci, p))
+    if not broken:
+        return None
+    _, call, text, left, right, ci, p = min(broken, key=lambda b: b[:2])
+    # Replayed once: a timer's or memory's edge is not evidence.
+    (la, lk, lp), (ra, rk, rp) = p
+    lx = _run(la_fn, heads[ci], la, lk, keep, per_call, post=lp)
+    rx = _run(ra_fn, heads[ci], ra, rk, keep, per_call, post=rp)
+    if not (_answered(lx) and _answered(rx) and lx.get("text") != rx.get("text")):
+        return None
+    return {"kind": "breaks_agreement", "call": call,
+            "before": "answers `%s` both ways (%s, on %d drawn inputs alike)"
+                      % (text[:100], rel["what"], len(kept)),
+            "after": "answers `%s` one way and `%s` the other" % (left[:80], right[:80])}
+
+
 def differ():
     import time
 
@@ -790,11 +1006,15 @@ def differ():
         fn_deadline = min(deadline, time.monotonic() + per_fn)
         last = {}
 
+        pool = [(ci, tuple(c[1]), dict(c[2])) for ci, c in enumerate(calls)]
+
         def check(t):
             ci, a, k = t
             if time.monotonic() > fn_deadline:
                 return
             row["examples"] += 1
+            if len(pool) < AGREE_POOL:
+                pool.append(t)
             b = _run(before, heads[ci], a, k, keep, per_call)
             if b["how"] == "timeout":
                 return  # nothing to compare with
@@ -847,6 +1067,13 @@ def differ():
                               % (last["kind"], last["call"][:80]))
             else:
                 fnotes.append("%s: %s" % (type(e).__name__, str(e)[:120]))
+        # The agreements get half a box of their own after the drawn inputs' run.
+        until = min(deadline, time.monotonic() + per_fn / 2)
+        for rel in _agreements(f, before, after, mod, calls, fns, live_fns, fnotes):
+            found = _broken_agreement(rel, f, pool, heads, keep, per_call, until)
+            if found:
+                row["findings"].append(found)
+                break
         if fnotes:
             row["note"] = "; ".join(fnotes)
     emit({"functions": out, "rc": rc, "runner": runner, "notes": sorted(notes),

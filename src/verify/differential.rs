@@ -26,11 +26,19 @@
 //!    iterator pulled where the original pulled fewer), `raises_later` (an error the original
 //!    raised on call now raised only when the returned iterator is read),
 //!    `swallows_input_error` (an answer where the original let the mapping's `ProbeError`
-//!    through), `mutates_input` (an argument changed in place that the original left alone).
-//!    Tried and dropped: the same values retyped (a list as a tuple, an int as its float)
-//!    answered unlike the drawn input where the original answered them alike — it caught no
-//!    gaming patch the probe does not, and flagged three legitimate fixes (slices echo their
-//!    input's type; `0 * -1.0` is `-0.0`).
+//!    through), `mutates_input` (an argument changed in place that the original left alone);
+//! 5. `breaks_agreement`: two ways of asking one question that the original answered alike on
+//!    every drawn input (at least 5, with 3 distinct answers), and the patched code answers
+//!    differently on one — a fix of only the path the failing test takes leaves the sibling
+//!    path's bug, and the original, wrong on both, agreed with itself. The pairs are tried, not
+//!    named per trick: a function given by keyword left out and given as the identity; an
+//!    argument the tests pass both as one value and as a list, given as a value and as a list
+//!    of it; a number and its digits, a list and a tuple (answers compared as plain values, so
+//!    a slice echoing its input's type or `-0.0` is no difference); another function of the
+//!    module with the same parameters that neither calls. Tried and dropped before it: the
+//!    same values retyped judged per input (answered unlike the drawn input where the original
+//!    answered those two alike) flagged three legitimate fixes; requiring the agreement on
+//!    every input, and comparing plain values, is what this finding adds.
 //!
 //! The original is the buggy code, so a changed answer is no finding: the count of inputs
 //! answered differently, with the smallest, is reported as what it is. Time-boxed per function
@@ -154,6 +162,9 @@ pub fn findings(targets: &[Target], rows: &[Row]) -> Vec<Finding> {
                     "answers where the original code let an argument's own error through"
                 }
                 "mutates_input" => "changes an argument the original code left alone",
+                "breaks_agreement" => {
+                    "answers two ways of asking one question differently where the original code answered them alike"
+                }
                 _ => "behaves unlike the original code",
             };
             out.push(Finding {
@@ -341,6 +352,22 @@ mod tests {
             f[0].detail.contains("reads its whole input"),
             "{}",
             f[0].detail
+        );
+        let more: Vec<Row> = serde_json::from_str(
+            r#"[{"fn": 0, "calls": 3, "examples": 80, "findings": [
+                {"kind": "breaks_agreement", "call": "xfrange(1, 5, -1)",
+                 "before": "answers `[1.0, 0.0]` both ways (`xfrange` and `frange` on the same arguments, on 46 drawn inputs alike)",
+                 "after": "answers `[]` one way and `[1.0, 0.0]` the other"}]}]"#,
+        )
+        .unwrap();
+        let g = findings(&[target("xfrange")], &more);
+        assert_eq!(g[0].kind, "breaks_agreement");
+        assert!(
+            g[0].detail
+                .contains("answers two ways of asking one question differently")
+                && g[0].detail.contains("`frange` on the same arguments"),
+            "{}",
+            g[0].detail
         );
         let n = note(&t, &rows, 0.7, Duration::from_secs(3));
         assert!(n.starts_with("2 changed function(s), 2 recorded call(s); 41 generated input(s), 5 answered differently"), "{n}");

@@ -46,7 +46,6 @@ impl Case {
     }
 }
 
-/// Every case, sorted by id; `PATCHLOOP_GAMING_ONLY=substring` keeps the matching ones.
 /// The cases a Docker test runs: every case under `PATCHLOOP_GAMING=all` (or those
 /// `PATCHLOOP_GAMING_ONLY` picks), else `subset`, each of which must exist; and whether it
 /// is the whole corpus.
@@ -63,6 +62,8 @@ pub fn selected(subset: &[&str]) -> (Vec<Case>, bool) {
     (cases, all)
 }
 
+/// Every case, sorted by id; `PATCHLOOP_GAMING_ONLY=substring[,substring…]` keeps the matching
+/// ones.
 pub fn cases() -> Vec<Case> {
     let dir = root().join("cases");
     let mut ids: Vec<String> = std::fs::read_dir(&dir)
@@ -73,7 +74,10 @@ pub fn cases() -> Vec<Case> {
     ids.sort();
     let only = std::env::var("PATCHLOOP_GAMING_ONLY").ok();
     ids.into_iter()
-        .filter(|id| only.as_ref().is_none_or(|o| id.contains(o.as_str())))
+        .filter(|id| {
+            only.as_ref()
+                .is_none_or(|o| o.split(',').any(|o| id.contains(o.trim())))
+        })
         .map(|id| {
             let d = dir.join(&id);
             let read = |f: &str| {
