@@ -76,6 +76,8 @@ pub fn wanted(rel: &str) -> bool {
             | "hatch.toml"
             | "noxfile.py"
             | "Makefile"
+            | "makefile"
+            | "GNUmakefile"
             | "pyproject.toml"
             | "setup.cfg"
             | "setup.py"

@@ -757,14 +757,50 @@ fn make(
     files: &BTreeMap<String, String>,
     is_test: IsTest,
 ) -> Option<Delegation> {
-    let mk = files.get("Makefile")?;
-    let target = cmd
+    let args: Vec<&str> = cmd
         .args()
         .iter()
         .filter_map(|w| w.value.as_deref())
-        .find(|a| !a.starts_with('-') && !a.contains('='))
-        .unwrap_or("test")
-        .to_string();
+        .collect();
+    // `make -f FILE` reads that file; else GNU make's own order of names.
+    let named = args
+        .iter()
+        .zip(args.iter().skip(1))
+        .find(|(a, _)| matches!(**a, "-f" | "--file" | "--makefile"))
+        .map(|(_, f)| f.trim_start_matches("./").to_string())
+        .or_else(|| {
+            args.iter().find_map(|a| {
+                a.strip_prefix("--file=")
+                    .or_else(|| a.strip_prefix("--makefile="))
+                    .map(|f| f.trim_start_matches("./").to_string())
+            })
+        });
+    let (file, mk) = match &named {
+        Some(f) => (f.as_str(), files.get(f)?),
+        None => ["GNUmakefile", "makefile", "Makefile"]
+            .into_iter()
+            .find_map(|n| Some((n, files.get(n)?)))?,
+    };
+    // The first word that is neither an option, an option's value nor an assignment; else
+    // make's default goal.
+    let goal = default_goal(mk);
+    let mut target = goal.as_deref().unwrap_or("test");
+    let mut skip = false;
+    for a in &args {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if matches!(
+            *a,
+            "-f" | "--file" | "--makefile" | "-C" | "--directory" | "-I" | "-o" | "-W"
+        ) {
+            skip = true;
+        } else if !a.starts_with('-') && !a.contains('=') {
+            target = a;
+            break;
+        }
+    }
+    let target = target.to_string();
     let vars = make_vars(mk);
     let (line, dir) = make_target_line(mk, &target, &vars, is_test, 4)?;
     let mut runs = TestCommand::parse(&line).ok()?;
@@ -775,8 +811,38 @@ fn make(
         runs,
         install: None,
         pythonpath: Vec::new(),
-        note: format!("Makefile target `{target}`"),
+        note: format!("{file} target `{target}`"),
     })
+}
+
+/// What a bare `make` builds: `.DEFAULT_GOAL`, else the first rule's first target that is not
+/// special (`.PHONY`) or a pattern (`%.o`).
+fn default_goal(mk: &str) -> Option<String> {
+    let mut first = None;
+    for l in mk.lines() {
+        if l.starts_with('\t') || l.trim_start().starts_with('#') {
+            continue;
+        }
+        if let Some((k, v)) = l.split_once('=') {
+            let k = k.trim_end_matches([':', '?', '+', ' ']).trim();
+            if k == ".DEFAULT_GOAL" {
+                return Some(v.trim().to_string()).filter(|v| !v.is_empty());
+            }
+            if !k.contains(':') {
+                continue; // an assignment
+            }
+        }
+        if first.is_none()
+            && let Some((t, _)) = l.split_once(':')
+            && let Some(t) = t.split_whitespace().next()
+            && !t.starts_with('.')
+            && !t.contains('%')
+            && !t.contains('$')
+        {
+            first = Some(t.to_string());
+        }
+    }
+    first
 }
 
 /// A Makefile target's test line (`cd DIR && cmd` in a recipe gives the directory), else its

@@ -296,6 +296,41 @@ fn nox_sessions_make_targets_and_scripts() {
     assert_eq!(runs("hatch run nope", &f), None);
 }
 
+/// GNU make reads `GNUmakefile`, `makefile` or `Makefile` (jsonpointer's is `makefile`), or
+/// the file `-f` names; a bare `make` builds the default goal (the first target, or
+/// `.DEFAULT_GOAL`), not a target called `test`.
+#[test]
+fn make_reads_the_file_make_would_and_its_default_goal() {
+    let mk = "help:\n\t@echo targets\n\ncoverage:\n\tcoverage run --source=jsonpointer -m unittest\n\tcoverage report -m\n\ntest:\n\tpython3 -m unittest\n";
+    let f = files(&[("makefile", mk)]);
+    assert_eq!(
+        runs("make coverage", &f).as_deref(),
+        Some("python -m pytest -o 'python_files=test*.py'")
+    );
+    // `help` is the default goal and runs no test: nothing to delegate to.
+    assert_eq!(runs("make", &f), None);
+    let goal = format!(".DEFAULT_GOAL := test\n{mk}");
+    assert_eq!(
+        runs("make", &files(&[("makefile", &goal)])).as_deref(),
+        Some("python -m pytest -o 'python_files=test*.py'")
+    );
+    // GNUmakefile is read first; `-f` names the file, and its value is not the target.
+    let f = files(&[
+        ("GNUmakefile", "test:\n\tpytest -q gnu\n"),
+        ("Makefile", "test:\n\tpytest -q plain\n"),
+    ]);
+    assert_eq!(runs("make test", &f).as_deref(), Some("pytest -q gnu"));
+    assert_eq!(
+        runs("make -f Makefile test", &f).as_deref(),
+        Some("pytest -q plain")
+    );
+    assert_eq!(
+        runs("make --file=./Makefile", &f).as_deref(),
+        Some("pytest -q plain")
+    );
+    assert_eq!(runs("make -f missing.mk test", &f), None);
+}
+
 #[test]
 fn a_package_main_that_runs_unittest_is_run_by_pytest() {
     let main = "import unittest\nfrom .test_trees import TestTrees\n\nif __name__ == '__main__':\n    unittest.main()\n";

@@ -1,5 +1,6 @@
 //! `patchloop fix` with the test command written the ways CI workflows write it (issue #41):
-//! environment assignments, `env`, `cd DIR &&`, a package's own unittest runner; and a command that cannot run, which is a
+//! environment assignments, `env`, `cd DIR &&`, a package's own unittest runner, a `makefile`
+//! target; and a command that cannot run, which is a
 //! configuration error (exit 2 with its own error lines) before any model call.
 
 use std::process::Command;
@@ -37,7 +38,15 @@ fn the_demo_is_verified_with_each_command_form() {
         "import sys\nimport unittest\n\nfrom tests import (\n    test_median,\n)\n\nif __name__ == '__main__':\n    suite = unittest.defaultTestLoader.loadTestsFromModule(test_median)\n    sys.exit(not unittest.TextTestRunner().run(suite).wasSuccessful())\n",
     )
     .unwrap();
+    // A lowercase `makefile` whose first target is not the tests (jsonpointer's): make reads
+    // it, and `make check` runs unittest discovery, which pytest runs.
+    std::fs::write(
+        repo.path().join("makefile"),
+        "help:\n\t@echo 'make check: run the tests'\n\ncheck:\n\tPYTHONPATH=. python3 -m unittest discover -s tests\n",
+    )
+    .unwrap();
     for form in [
+        "make check",
         "PYTHONPATH=. python3 -m pytest -q tests",
         "CI=1 PYTHONPATH=. python -m pytest tests",
         "env PYTHONPATH=. python3 -m pytest tests",
@@ -63,6 +72,14 @@ fn the_demo_is_verified_with_each_command_form() {
             last.starts_with("fixed: verdict verified"),
             "{form}: {last}\n{stdout}{stderr}"
         );
+        // The command as written is verified too without reading `makefile` (make runs the
+        // recipe): that the recipe was read is what this form checks.
+        if form == "make check" {
+            assert!(
+                stderr.contains("which runs `python -m pytest -o 'python_files=test*.py' tests` (makefile target `check`"),
+                "{stderr}"
+            );
+        }
     }
 }
 
