@@ -111,6 +111,53 @@ pub fn announce(tasks_file: &Path, tasks: &[Task]) {
 /// conftest or ini applies to it).
 const DIR: &str = "/tmp/patchloop-hidden";
 const FILE: &str = "test_patchloop_hidden_check.py";
+/// Prints the directories the project's pytest configuration puts on `sys.path`
+/// (`pythonpath`), joined with `:` and made absolute from the checkout root, the config file
+/// found the way pytest looks for it (`pytest.ini`, `.pytest.ini`, `pyproject.toml`'s
+/// `[tool.pytest.ini_options]` or `[tool.pytest]`, `tox.ini`'s `[pytest]`, `setup.cfg`'s
+/// `[tool:pytest]`): a check runs outside that configuration, but a project that is not
+/// installed (tox's `skip_install`, semver) is found through it.
+pub(crate) const INI_PYTHONPATH: &str = r#"
+import configparser, os, sys
+try:
+    import tomllib
+except ImportError:
+    tomllib = None
+root = sys.argv[1]
+def section(path, name):
+    c = configparser.ConfigParser(interpolation=None)
+    try:
+        c.read(path)
+    except (configparser.Error, UnicodeDecodeError):
+        return None
+    return c[name] if c.has_section(name) else None
+def found():
+    for f in ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"):
+        p = os.path.join(root, f)
+        if not os.path.isfile(p):
+            continue
+        if f == "pyproject.toml":
+            if tomllib is None:
+                continue
+            try:
+                with open(p, "rb") as h:
+                    t = tomllib.load(h).get("tool", {}).get("pytest")
+            except (OSError, ValueError):
+                continue
+            if not isinstance(t, dict):
+                continue
+            t = t.get("ini_options", t)
+            v = t.get("pythonpath", "")
+            return v if isinstance(v, list) else str(v).split()
+        s = section(p, "tool:pytest" if f == "setup.cfg" else "pytest")
+        if s is None and f in ("pytest.ini", ".pytest.ini"):
+            return []
+        if s is not None:
+            return s.get("pythonpath", "").split()
+    return []
+print(":".join(os.path.normpath(os.path.join(root, d)) for d in found()))
+"#;
+
 /// A check tests a few calls; a patched function that loops on its inputs fails it.
 const TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -177,8 +224,12 @@ async fn run_in(
             // The checkout first on sys.path, as the project's own tests find it (pytest puts
             // their rootdir there): a check must import the patched code even where the image
             // installs none (funcy) or a dependency installed a registry copy (Automat).
+            // And what the project's pytest configuration adds (`pythonpath = src`).
             ExecRequest::shell(format!(
-                "cd /workspace && export PYTHONPATH=/workspace${{PYTHONPATH:+:$PYTHONPATH}} && {}",
+                "cd /workspace && export PYTHONPATH=/workspace${{PYTHONPATH:+:$PYTHONPATH}} && \
+                 pp=$(python3 -c {} /workspace 2>/dev/null); \
+                 if [ -n \"$pp\" ]; then export PYTHONPATH=\"$pp:$PYTHONPATH\"; fi; {}",
+                crate::testcmd::words::quote(INI_PYTHONPATH),
                 test_cmd.without_pytest_args().shell(&crate::testcmd::Run {
                     workspace: crate::sandbox::WORKSPACE,
                     options: &[
@@ -503,6 +554,70 @@ mod tests {
     const FAILING: &str = r#"<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" failures="1" skipped="0" tests="2" time="0.1"><testcase classname="test_patchloop_hidden_check" name="test_a" time="0.001" /><testcase classname="test_patchloop_hidden_check" name="test_b" time="0.001"><failure message="assert [] == [1, 'a', 2]">trace</failure></testcase></testsuite></testsuites>"#;
     const SKIPPED: &str = r#"<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" failures="0" skipped="1" tests="1" time="0.1"><testcase classname="c" name="test_a" time="0.001"><skipped type="pytest.skip" message="no">s</skipped></testcase></testsuite></testsuites>"#;
     const COLLECTION_ERROR: &str = r#"<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="1" failures="0" skipped="0" tests="1" time="0.1"><testcase classname="" name="tmp.patchloop-hidden.test_patchloop_hidden_check" time="0.001"><error message="collection failure">ImportError: cannot import name 'interpose'</error></testcase></testsuite></testsuites>"#;
+
+    /// The configuration reader, run by python3 on checkouts written each way pytest reads
+    /// `pythonpath` from (pytest's order: `pytest.ini` wins even without the key).
+    #[test]
+    fn the_ini_pythonpath_is_read_where_pytest_reads_it() {
+        let read = |files: &[(&str, &str)]| {
+            let d = tempfile::tempdir().unwrap();
+            for (f, body) in files {
+                std::fs::write(d.path().join(f), body).unwrap();
+            }
+            let out = std::process::Command::new("python3")
+                .args(["-c", INI_PYTHONPATH])
+                .arg(d.path())
+                .output()
+                .expect("python3 runs");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let root = d.path().to_string_lossy().to_string();
+            String::from_utf8_lossy(&out.stdout)
+                .trim()
+                .replace(&root, "ROOT")
+        };
+        assert_eq!(
+            read(&[(
+                ".pytest.ini",
+                "[pytest]\ntestpaths = tests\npythonpath = src tests\n"
+            )]),
+            "ROOT/src:ROOT/tests"
+        );
+        assert_eq!(
+            read(&[(
+                "pyproject.toml",
+                "[tool.pytest.ini_options]\npythonpath = [\"src\"]\n"
+            )]),
+            "ROOT/src"
+        );
+        assert_eq!(
+            read(&[(
+                "pyproject.toml",
+                "[tool.pytest]\npythonpath = [\"lib\", \".\"]\n"
+            )]),
+            "ROOT/lib:ROOT"
+        );
+        assert_eq!(
+            read(&[
+                ("setup.cfg", "[tool:pytest]\npythonpath = src\n"),
+                ("tox.ini", "[tox]\n")
+            ]),
+            "ROOT/src"
+        );
+        // pytest.ini without the key still wins over setup.cfg's.
+        assert_eq!(
+            read(&[
+                ("pytest.ini", "[pytest]\n"),
+                ("setup.cfg", "[tool:pytest]\npythonpath = src\n")
+            ]),
+            ""
+        );
+        assert_eq!(read(&[("pyproject.toml", "[project]\nname = \"x\"\n")]), "");
+        assert_eq!(read(&[("setup.cfg", "not ini at all [")]), "");
+    }
 
     #[test]
     fn outcomes_from_the_report() {
