@@ -257,15 +257,20 @@ fn tox_env_delegation(
         .as_deref()
         .map(|e| e.split('-').collect())
         .unwrap_or_default();
-    // `setenv` values, for `{env:NAME}` in the commands (unconditional lines only).
-    let setenv = merged
+    // `setenv` values, for `{env:NAME}` in the commands; a factor-conditional line
+    // (`coverage: NAME=…`) only for an env with those factors.
+    let setenv: Vec<String> = merged
         .get("setenv")
         .map(|v| super::ci_deps::substitute(v, conf, 2))
-        .unwrap_or_default();
-    let vars: BTreeMap<String, String> = setenv
+        .unwrap_or_default()
         .lines()
-        .filter_map(|l| l.trim().split_once('='))
-        .filter(|(k, _)| !k.contains(':') && !k.trim().is_empty())
+        .filter_map(|l| for_factors(l.trim(), &factors))
+        .map(str::to_string)
+        .collect();
+    let vars: BTreeMap<String, String> = setenv
+        .iter()
+        .filter_map(|l| l.split_once('='))
+        .filter(|(k, _)| !k.trim().is_empty())
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
         .collect();
     // One command per line; a trailing `\` continues it on the next.
@@ -286,22 +291,7 @@ fn tox_env_delegation(
         .iter()
         .map(|l| l.as_str())
         .filter_map(|l| {
-            // `py38: pytest …`: a line for some factors only.
-            let l = match l.split_once(": ") {
-                Some((cond, rest)) if !cond.contains(' ') && !cond.starts_with('-') => {
-                    let holds = cond.split(',').any(|alt| {
-                        alt.split('-').all(|f| match f.strip_prefix('!') {
-                            Some(neg) => !factors.contains(&neg),
-                            None => factors.contains(&f),
-                        })
-                    });
-                    if !holds {
-                        return None;
-                    }
-                    rest
-                }
-                _ => l,
-            };
+            let l = for_factors(l, &factors)?;
             // Judged as substituted: `{posargs:pytest tests}` runs `pytest tests`.
             let line = tox_line(l, &vars);
             is_test(&line).then(|| (l.contains("{posargs"), line))
@@ -321,8 +311,12 @@ fn tox_env_delegation(
         Install::Built
     };
     let mut pythonpath = Vec::new();
-    for l in merged.get("setenv").into_iter().flat_map(|s| s.lines()) {
-        let Some((k, v)) = l.trim().split_once('=') else {
+    let raw_setenv = merged.get("setenv").map(String::as_str).unwrap_or("");
+    for l in raw_setenv
+        .lines()
+        .filter_map(|l| for_factors(l.trim(), &factors))
+    {
+        let Some((k, v)) = l.split_once('=') else {
             continue;
         };
         let (k, v) = (k.trim(), v.trim());
@@ -750,6 +744,24 @@ fn make_expand(line: &str, vars: &BTreeMap<String, String>, depth: u8) -> String
     }
     out.push_str(rest);
     out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A tox line for the env's factors: `py38: pytest …` (or `!py38,docs: …`) is the line
+/// after its condition when the condition holds, nothing when it does not; a line without
+/// one is itself.
+fn for_factors<'a>(l: &'a str, factors: &[&str]) -> Option<&'a str> {
+    match l.split_once(": ") {
+        Some((cond, rest)) if !cond.contains([' ', '=']) && !cond.starts_with('-') => cond
+            .split(',')
+            .any(|alt| {
+                alt.split('-').all(|f| match f.strip_prefix('!') {
+                    Some(neg) => !factors.contains(&neg),
+                    None => factors.contains(&f),
+                })
+            })
+            .then_some(rest),
+        _ => Some(l),
+    }
 }
 
 fn make(

@@ -427,3 +427,69 @@ fn a_tox_command_wrapped_in_its_posargs_default_is_a_test_line() {
         Some("PYTHONPATH=tests pytest --cov --cov-report=term-missing -vv tests README.rst")
     );
 }
+
+/// A factor-conditional `setenv` line (pluggy's `coverage: _PLUGGY_TOX_CMD=coverage run -m
+/// pytest`) applies only to an env with that factor; read as an assignment whatever the env,
+/// it became a shell word `coverage:` in front of the test command. Both envs' commands are
+/// run by `sh` with stub `pytest` and `coverage` that record how they were called.
+#[test]
+fn a_factor_conditional_setenv_line_applies_to_its_factors_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let tox = "[testenv]\ncommands=\n  {env:_PLUGGY_TOX_CMD:pytest} {posargs}\n  coverage: coverage report -m\nsetenv=\n  _PYTEST_SETUP_SKIP_PLUGGY_DEP=1\n  coverage: _PLUGGY_TOX_CMD=coverage run -m pytest\n  !coverage: PL_PLAIN=1\n";
+    let f = files(&[("tox.ini", tox)]);
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let out = dir.path().join("out");
+    // pytest runs through the harness's chooser (`python -c …`, `import pytest`): a stub
+    // module; `coverage` a stub command; `python` the host's python3.
+    let stub = dir.path().join("stub");
+    std::fs::create_dir_all(&stub).unwrap();
+    std::fs::write(
+        stub.join("pytest.py"),
+        "import os\n__version__ = '8.3.0'\ndef main(args):\n    with open(os.environ['PL_OUT'], 'a') as f:\n        f.write('pytest%s skip=%s plain=%s' % (''.join(' ' + a for a in args), os.environ.get('_PYTEST_SETUP_SKIP_PLUGGY_DEP', ''), os.environ.get('PL_PLAIN', '')))\n    return 0\n",
+    )
+    .unwrap();
+    for (name, body) in [
+        (
+            "coverage",
+            "#!/bin/sh\necho \"coverage $* skip=$_PYTEST_SETUP_SKIP_PLUGGY_DEP plain=$PL_PLAIN\" >> \"$PL_OUT\"\n",
+        ),
+        ("python", "#!/bin/sh\nexec python3 \"$@\"\n"),
+    ] {
+        let p = bin.join(name);
+        std::fs::write(&p, body).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let run = |cmd: &str| {
+        let (c, d) = resolve(TestCommand::parse(cmd).unwrap(), &f, Some("3.11"), &is_test);
+        assert!(d.is_some(), "{cmd} resolves");
+        let ws = dir.path().to_string_lossy().into_owned();
+        let line = c.shell(&crate::testcmd::Run {
+            workspace: &ws,
+            ..Default::default()
+        });
+        let _ = std::fs::remove_file(&out);
+        let st = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&line)
+            .current_dir(dir.path())
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    bin.display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .env("PL_OUT", &out)
+            .env("PYTHONPATH", &stub)
+            .status()
+            .unwrap();
+        assert!(st.success(), "{cmd}: sh -c {line:?} exited {st}");
+        std::fs::read_to_string(&out).unwrap().trim().to_string()
+    };
+    assert_eq!(run("tox -e py310"), "pytest skip=1 plain=1");
+    // `coverage run -m pytest` is run as pytest (the harness's), with the env's assignments.
+    assert_eq!(run("tox -e py310-coverage"), "pytest skip=1 plain=");
+}
