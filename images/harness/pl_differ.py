@@ -27,7 +27,8 @@
 #                memory or a C range on call; not on one of the module's own constants, a
 #                sentinel passed as itself), or runs out of time or recursion depth;
 #      reads_whole_input  pulls every item of a finite iterator argument for the answer the
-#                original gave after pulling fewer;
+#                original gave after pulling fewer, and still every item when each iterator
+#                is twice as long (a fix that needs one item more stops early there);
 #      raises_later  returns a lazy iterator where the original raised on call, and raises
 #                the same error only when it is read;
 #      swallows_input_error  answers where the original let an argument's own error
@@ -500,6 +501,22 @@ def _judge(b, a, mutating=()):
             b["error"] not in ("MemoryError", "RecursionError"):
         return "raises_later"
     return None
+
+
+def _longer(v):
+    return IterSpec(list(v.items) * 2) if isinstance(v, IterSpec) and v.items else v
+
+
+def _reads_whole_when_longer(before, after, head, args, kw, keep, per_call):
+    """Whether the patched code still reads a whole finite iterator, and more of it than the
+    original, when every iterator argument is twice as long."""
+    a = tuple(_longer(v) for v in args)
+    k = {n: _longer(v) for n, v in kw.items()}
+    b = _run(before, head, a, k, keep, per_call)
+    x = _run(after, head, a, k, keep, per_call)
+    return any(total is not None and pa >= total and pb < pa
+               for pb, pa, total in zip(b.get("pulled", []), x.get("pulled", []),
+                                        x.get("total", [])))
 
 
 def _rebuild_before(f, live_fn, notes):
@@ -1031,6 +1048,12 @@ def differ():
                     row.update(differ_call=text, differ_before=_show_out(b),
                                differ_after=_show_out(x))
             kind = _judge(b, x, mutating[ci])
+            if kind == "reads_whole_input" and not _reads_whole_when_longer(
+                    before, after, heads[ci], a, k, keep, per_call):
+                # A fix that needs more items for the same answer (the original stopped at
+                # the first item for the wrong reason) still stops early on a longer input;
+                # a patch that materializes reads all of it.
+                kind = None
             if kind == "crashes" and _made(list(a) + list(k.values())):
                 kind = None
             if kind == "crashes" and _has_landmark(list(a) + list(k.values()), landmarks):
