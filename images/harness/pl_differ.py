@@ -776,7 +776,9 @@ def _start(trim):
 #   an argument that the tests pass both as one value and as a list of values, given as the
 #     one value and as a list of it (the one item of the answer);
 #   a number given as its digits (and digits as their number), a list as a tuple (and a
-#     tuple as a list): answers compared as plain values (lists, whole floats as ints);
+#     tuple as a list): answers compared as plain values (lists, whole floats as ints), and
+#     answers that differ only by the value itself passed through (a fill value the original
+#     ignored, so agreed for that reason alone) are not a difference;
 #   another function of the module with the same parameters that neither calls (its answer
 #     and this one's as lists when they are sequences or iterators).
 # A finding (`breaks_agreement`) is a drawn input on which the patched code answers the two
@@ -887,7 +889,7 @@ def _agreements(f, before, after, mod, calls, fns, live_fns, notes):
                 b[j] = conv(a[j])
                 return (a, k, _plain), (tuple(b), k, _plain)
             out.append({"what": "argument %d as %s" % (j + 1, what), "fns": same,
-                        "pair": pair})
+                        "pair": pair, "echo": j})
     if f.get("bound") or "." in f["qualname"] or mod is None:
         return out
     mine = _params(after)
@@ -914,6 +916,20 @@ def _agreements(f, before, after, mod, calls, fns, live_fns, notes):
         out.append({"what": "`%s` and `%s` on the same arguments" % (f["qualname"], name),
                     "fns": (before, after, g_before, g), "pair": pair, "other": name})
     return out
+
+
+def _echoed(rel, p, left, right):
+    """Whether the two answers differ only by the retyped value itself, passed through into
+    the answer (a fill value, a default returned): the original that ignored the argument
+    agreed with itself for that reason alone."""
+    j = rel.get("echo")
+    if j is None:
+        return False
+    (la, _, _), (ra, _, _) = p
+    try:
+        return (right or "").replace(canon(ra[j]), canon(la[j])) == left
+    except BaseException:  # noqa: B036
+        return False
 
 
 def _answered(o):
@@ -959,7 +975,8 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
         (la, lk, lp), (ra, rk, rp) = p
         lx = _run(la_fn, heads[ci], la, lk, keep, per_call, post=lp)
         rx = _run(ra_fn, heads[ci], ra, rk, keep, per_call, post=rp)
-        if _answered(lx) and _answered(rx) and lx.get("text") != rx.get("text"):
+        if _answered(lx) and _answered(rx) and lx.get("text") != rx.get("text") and \
+                not _echoed(rel, p, lx.get("text"), rx.get("text")):
             call = _call_text(f["qualname"], la, lk)
             broken.append((len(call), call, text, lx.get("text"), rx.get("text"), ci, p))
     if not broken:
