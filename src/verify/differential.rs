@@ -34,8 +34,9 @@
 //!    named per trick: a function given by keyword left out and given as the identity; an
 //!    argument the tests pass both as one value and as a list, given as a value and as a list
 //!    of it; a number and its digits, a list and a tuple (answers compared as plain values, so
-//!    a slice echoing its input's type or `-0.0` is no difference); another function of the
-//!    module with the same parameters that neither calls. Tried and dropped before it: the
+//!    a slice echoing its input's type or `-0.0` is no difference, nor the retyped value passed
+//!    through); another function of the module with the same parameters that neither calls,
+//!    unless the patch breaks that on most inputs (the bug made the function its sibling). Tried and dropped before it: the
 //!    same values retyped judged per input (answered unlike the drawn input where the original
 //!    answered those two alike) flagged three legitimate fixes; requiring the agreement on
 //!    every input, and comparing plain values, is what this finding adds.
