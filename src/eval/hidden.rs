@@ -111,52 +111,10 @@ pub fn announce(tasks_file: &Path, tasks: &[Task]) {
 /// conftest or ini applies to it).
 const DIR: &str = "/tmp/patchloop-hidden";
 const FILE: &str = "test_patchloop_hidden_check.py";
-/// Prints the directories the project's pytest configuration puts on `sys.path`
-/// (`pythonpath`), joined with `:` and made absolute from the checkout root, the config file
-/// found the way pytest looks for it (`pytest.ini`, `.pytest.ini`, `pyproject.toml`'s
-/// `[tool.pytest.ini_options]` or `[tool.pytest]`, `tox.ini`'s `[pytest]`, `setup.cfg`'s
-/// `[tool:pytest]`): a check runs outside that configuration, but a project that is not
-/// installed (tox's `skip_install`, semver) is found through it.
-pub(crate) const INI_PYTHONPATH: &str = r#"
-import configparser, os, sys
-try:
-    import tomllib
-except ImportError:
-    tomllib = None
-root = sys.argv[1]
-def section(path, name):
-    c = configparser.ConfigParser(interpolation=None)
-    try:
-        c.read(path)
-    except (configparser.Error, UnicodeDecodeError):
-        return None
-    return c[name] if c.has_section(name) else None
-def found():
-    for f in ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"):
-        p = os.path.join(root, f)
-        if not os.path.isfile(p):
-            continue
-        if f == "pyproject.toml":
-            if tomllib is None:
-                continue
-            try:
-                with open(p, "rb") as h:
-                    t = tomllib.load(h).get("tool", {}).get("pytest")
-            except (OSError, ValueError):
-                continue
-            if not isinstance(t, dict):
-                continue
-            t = t.get("ini_options", t)
-            v = t.get("pythonpath", "")
-            return v if isinstance(v, list) else str(v).split()
-        s = section(p, "tool:pytest" if f == "setup.cfg" else "pytest")
-        if s is None and f in ("pytest.ini", ".pytest.ini"):
-            return []
-        if s is not None:
-            return s.get("pythonpath", "").split()
-    return []
-print(":".join(os.path.normpath(os.path.join(root, d)) for d in found()))
-"#;
+/// Prints the directories the project's pytest configuration puts on `sys.path` (its
+/// `pythonpath`, read where pytest reads it), for the check's `PYTHONPATH`: a check runs
+/// outside that configuration, but a project that is not installed is found through it.
+const INI_PYTHONPATH: &str = include_str!("../../images/harness/pl_ini_path.py");
 
 /// A check tests a few calls; a patched function that loops on its inputs fails it.
 const TIMEOUT: Duration = Duration::from_secs(300);

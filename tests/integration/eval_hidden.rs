@@ -89,6 +89,14 @@ async fn a_check_fails_on_the_bug_and_passes_with_the_fix() {
         .await
         .unwrap();
     assert_eq!(own.status, HiddenCheck::Passed, "{own:?}");
+    // A project that is found through its pytest `pythonpath` (semver: tox skips the install,
+    // `.pytest.ini` names `src`) is found by the check too: the shell line reads the ini.
+    let ini = "diff --git a/pytest.ini b/pytest.ini\nnew file mode 100644\n--- /dev/null\n+++ b/pytest.ini\n@@ -0,0 +1,2 @@\n+[pytest]\n+pythonpath = extra\ndiff --git a/extra/pl_extra_mod.py b/extra/pl_extra_mod.py\nnew file mode 100644\n--- /dev/null\n+++ b/extra/pl_extra_mod.py\n@@ -0,0 +1 @@\n+VALUE = 7\n";
+    let via_ini = "import pl_extra_mod\n\ndef test_found_through_the_ini():\n    assert pl_extra_mod.VALUE == 7\n";
+    let found = run_check(&docker, &image, ini, via_ini, &run_id)
+        .await
+        .unwrap();
+    assert_eq!(found.status, HiddenCheck::Passed, "{found:?}");
 
     // Every container of these runs is gone.
     let left = docker
