@@ -774,45 +774,38 @@ fn make(
         .iter()
         .filter_map(|w| w.value.as_deref())
         .collect();
-    // `make -f FILE` reads that file; else GNU make's own order of names.
-    let named = args
-        .iter()
-        .zip(args.iter().skip(1))
-        .find(|(a, _)| matches!(**a, "-f" | "--file" | "--makefile"))
-        .map(|(_, f)| f.trim_start_matches("./").to_string())
-        .or_else(|| {
-            args.iter().find_map(|a| {
-                a.strip_prefix("--file=")
-                    .or_else(|| a.strip_prefix("--makefile="))
-                    .map(|f| f.trim_start_matches("./").to_string())
-            })
-        });
-    let (file, mk) = match &named {
-        Some(f) => (f.as_str(), files.get(f)?),
+    // `-f FILE` names the file; the target is the first word that is neither an option, an
+    // option's value nor an assignment.
+    let (mut named, mut asked) = (None, None);
+    let mut i = 0;
+    while let Some(&a) = args.get(i) {
+        if let Some(f) = a
+            .strip_prefix("--file=")
+            .or_else(|| a.strip_prefix("--makefile="))
+        {
+            named = Some(f);
+        } else if matches!(a, "-f" | "--file" | "--makefile") {
+            named = args.get(i + 1).copied();
+            i += 1;
+        } else if matches!(a, "-C" | "--directory" | "-I" | "-o" | "-W") {
+            i += 1;
+        } else if asked.is_none() && !a.starts_with('-') && !a.contains('=') {
+            asked = Some(a);
+        }
+        i += 1;
+    }
+    // Else GNU make's own order of names.
+    let (file, mk) = match named.map(|f| f.trim_start_matches("./")) {
+        Some(f) => (f, files.get(f)?),
         None => ["GNUmakefile", "makefile", "Makefile"]
             .into_iter()
             .find_map(|n| Some((n, files.get(n)?)))?,
     };
-    // The first word that is neither an option, an option's value nor an assignment; else
-    // make's default goal.
-    let goal = default_goal(mk);
-    let mut target = goal.as_deref().unwrap_or("test");
-    let mut skip = false;
-    for a in &args {
-        if std::mem::take(&mut skip) {
-            continue;
-        }
-        if matches!(
-            *a,
-            "-f" | "--file" | "--makefile" | "-C" | "--directory" | "-I" | "-o" | "-W"
-        ) {
-            skip = true;
-        } else if !a.starts_with('-') && !a.contains('=') {
-            target = a;
-            break;
-        }
-    }
-    let target = target.to_string();
+    // Else make's default goal.
+    let target = match asked {
+        Some(t) => t.to_string(),
+        None => default_goal(mk).unwrap_or_else(|| "test".into()),
+    };
     let vars = make_vars(mk);
     let (line, dir) = make_target_line(mk, &target, &vars, is_test, 4)?;
     let mut runs = TestCommand::parse(&line).ok()?;
