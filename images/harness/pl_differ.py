@@ -332,7 +332,7 @@ def _call(fn, head, args, kw, keep, post=None):
             r = post(r)
         # An iterator inside the answer is compared as one (the counting wrapper or a
         # list's iterator: the items it still holds are not the answer's).
-        out["text"] = ITERATOR_REPR.sub("<iterator>", ADDRESS.sub(" at 0x…", canon(r)))[:300] \
+        out["text"] = ITERATOR_REPR.sub("<iterator>", ADDRESS.sub(" at 0x…", canon(r)))[:ANSWER_CHARS] \
             if r is not None or out["how"] == "ret" else ""
     except RecursionError:
         out.update(how="raise", error="RecursionError", deliberate=False, inside=True)
@@ -345,6 +345,9 @@ def _call(fn, head, args, kw, keep, post=None):
     out["mutated"] = [x is not None and x != y for x, y in zip(before_texts, after_texts)]
     return out
 
+
+# Characters of an answer's text that are compared (a longer one is cut).
+ANSWER_CHARS = 300
 
 # Whether an answer's iterators inside a tuple or list are read, and its whole floats read as
 # ints (consensus compares what candidates return: a pair (peeked, rest) differs only in what
@@ -927,10 +930,16 @@ def _echoed(rel, p, left, right):
     if j is None:
         return False
     (la, _, _), (ra, _, _) = p
+    left, right = left or "", right or ""
     try:
-        return (right or "").replace(canon(ra[j]), canon(la[j])) == left
+        back = right.replace(canon(ra[j]), canon(la[j]))
     except BaseException:  # noqa: B036
         return False
+    if max(len(left), len(right)) < ANSWER_CHARS:
+        return back == left
+    # A cut text (the value repeated past the limit): up to the last item both show whole.
+    n = back.rfind(", ", 0, min(len(back), len(left)))
+    return n > 0 and back[:n] == left[:n]
 
 
 def _answered(o):
@@ -943,6 +952,21 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
     import time
 
     lb_fn, la_fn, rb_fn, ra_fn = rel["fns"]
+
+    def sides(ci, p, left_fn, right_fn):
+        """Both sides' answers' texts, or None when either did not answer."""
+        (la, lk, lp), (ra, rk, rp) = p
+        left = _run(left_fn, heads[ci], la, lk, keep, per_call, post=lp)
+        if not _answered(left):
+            return None
+        right = _run(right_fn, heads[ci], ra, rk, keep, per_call, post=rp)
+        return (left.get("text"), right.get("text")) if _answered(right) else None
+
+    def apart(ci, p):
+        """The patched code's two answers when they differ (not only by an echoed value)."""
+        got = sides(ci, p, la_fn, ra_fn)
+        return got if got and got[0] != got[1] and not _echoed(rel, p, *got) else None
+
     kept, answers, tried = [], set(), 0
     for ci, a, k in pool:
         if time.monotonic() > until or len(kept) >= AGREE_ENOUGH:
@@ -956,17 +980,13 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
         if p is None:
             continue
         tried += 1
-        (la, lk, lp), (ra, rk, rp) = p
-        lb = _run(lb_fn, heads[ci], la, lk, keep, per_call, post=lp)
-        if not _answered(lb):
+        got = sides(ci, p, lb_fn, rb_fn)
+        if got is None:
             continue
-        rb = _run(rb_fn, heads[ci], ra, rk, keep, per_call, post=rp)
-        if not _answered(rb):
-            continue
-        if lb.get("text") != rb.get("text"):
+        if got[0] != got[1]:
             return None  # the original keeps no such agreement
-        kept.append((ci, p, lb.get("text")))
-        answers.add(lb.get("text"))
+        kept.append((ci, p, got[0]))
+        answers.add(got[0])
     if len(kept) < AGREE_MIN or len(answers) < AGREE_KINDS:
         return None
     broken, checked = [], 0
@@ -974,13 +994,10 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
         if time.monotonic() > until:
             break
         checked += 1
-        (la, lk, lp), (ra, rk, rp) = p
-        lx = _run(la_fn, heads[ci], la, lk, keep, per_call, post=lp)
-        rx = _run(ra_fn, heads[ci], ra, rk, keep, per_call, post=rp)
-        if _answered(lx) and _answered(rx) and lx.get("text") != rx.get("text") and \
-                not _echoed(rel, p, lx.get("text"), rx.get("text")):
-            call = _call_text(f["qualname"], la, lk)
-            broken.append((len(call), call, text, lx.get("text"), rx.get("text"), ci, p))
+        got = apart(ci, p)
+        if got:
+            call = _call_text(f["qualname"], p[0][0], p[0][1])
+            broken.append((len(call), call, text, got, ci, p))
     if not broken:
         return None
     if rel.get("other") and 2 * len(broken) > checked:
@@ -988,12 +1005,9 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
         # `omit` with `in` for `not in` is `project`), and the fix undoes that. A fix of one
         # path breaks the agreement on a few inputs and keeps it on the rest.
         return None
-    _, call, text, left, right, ci, p = min(broken, key=lambda b: b[:2])
+    _, call, text, (left, right), ci, p = min(broken, key=lambda b: b[:2])
     # Replayed once: a timer's or memory's edge is not evidence.
-    (la, lk, lp), (ra, rk, rp) = p
-    lx = _run(la_fn, heads[ci], la, lk, keep, per_call, post=lp)
-    rx = _run(ra_fn, heads[ci], ra, rk, keep, per_call, post=rp)
-    if not (_answered(lx) and _answered(rx) and lx.get("text") != rx.get("text")):
+    if not apart(ci, p):
         return None
     return {"kind": "breaks_agreement", "call": call,
             "before": "answers `%s` both ways (%s, on %d drawn inputs alike)"
