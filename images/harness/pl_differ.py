@@ -33,7 +33,8 @@
 #                the same error only when it is read;
 #      swallows_input_error  answers where the original let an argument's own error
 #                (ProbeError) through;
-#      mutates_input  changes an argument in place that the original left as it was;
+#      mutates_input  changes an argument in place that the original left as it was (on the
+#                tests' own calls, and its text never stores into that parameter);
 #    Hypothesis shrinks each to its smallest input; one that does not replay is not counted.
 #    Outputs that differ are counted, with the smallest such input: not a finding alone (the
 #    original is the buggy code, a fix changes outputs).
@@ -599,6 +600,51 @@ def _rebuild(source, want, live_fn, notes):
     return fn, scratch
 
 
+# Methods that change their object in place (lists, dicts, sets, deques, files).
+_IN_PLACE = {"append", "extend", "insert", "remove", "pop", "popitem", "clear", "update",
+             "setdefault", "add", "discard", "sort", "reverse", "appendleft", "extendleft",
+             "popleft", "write", "__setitem__", "__delitem__"}
+
+
+def _stores_into(source, qualname):
+    """The parameters the function's own text changes in place (`tree[k] = v`, `node.x = v`,
+    `del d[k]`, `acc.append(v)`): changing them is what it is for, whatever a patch stores
+    there (glom's aggregation state), even where the tests' calls never reached the store."""
+    import ast
+
+    try:
+        node = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    for part in qualname.split("."):
+        node = next((n for n in ast.iter_child_nodes(node)
+                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                     and n.name == part), None)
+        if node is None:
+            return set()
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    a = node.args
+    params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+
+    def root(e):
+        while isinstance(e, (ast.Subscript, ast.Attribute)):
+            e = e.value
+        return e.id if isinstance(e, ast.Name) else None
+    out = set()
+    for n in ast.walk(node):
+        targets = []
+        if isinstance(n, (ast.Assign, ast.Delete)):
+            targets = n.targets
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            targets = [n.target]
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                n.func.attr in _IN_PLACE:
+            out.add(root(n.func.value))
+        out |= {root(t) for t in targets if isinstance(t, (ast.Subscript, ast.Attribute))}
+    return out & params
+
+
 def _module_constants(mod):
     """The str and int values the module binds at its top level (sentinels, markers)."""
     out = set()
@@ -1054,8 +1100,14 @@ def differ():
             mutating[ci] = o.get("mutated") or []
         any_mutated = [any(m[j] if j < len(m) else False for m in mutating.values())
                        for j in range(width + len(kwnames))]
-        for ci in mutating:
-            mutating[ci] = any_mutated
+        stored = _stores_into(f["pre_source"], f["qualname"])
+        names = [n for n, _ in _params(before) or ()]
+        for ci, c in enumerate(calls):
+            # Per call: its positional arguments, then its keywords in their order.
+            passed = names[len(c[0]):len(c[0]) + len(c[1])] + list(c[2])
+            mutating[ci] = [(j < len(any_mutated) and any_mutated[j]) or
+                            (j < len(passed) and passed[j] in stored)
+                            for j in range(max(len(any_mutated), len(passed)))]
 
         drawn = _inputs(st, calls)
         fn_deadline = min(deadline, time.monotonic() + per_fn)

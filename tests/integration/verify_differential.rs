@@ -112,3 +112,124 @@ async fn the_differential_says_not_run_when_it_tested_nothing() {
 
     remove_image(&d, TAG).await;
 }
+
+const STORES_TAG: &str = "patchloop-verify-differential:stores";
+
+/// `first` marks the tree it is given (that is its job) but tests the mark the wrong way
+/// round, so no test's call reaches the store; `update` returns a copy without the key.
+const STORES_LIB: &str = r#"STOP = "stop"
+
+
+def first(target, tree):
+    if "first" in tree:
+        tree["first"] = STOP
+        return target
+    return STOP
+
+
+def update(d, key, value):
+    out = dict(d)
+    out[key] = value
+    return dict(d)
+"#;
+
+const STORES_TEST: &str = r#"from lib import STOP, first, update
+
+
+def test_first_keeps_the_first():
+    tree = {}
+    assert first(1, tree) == 1
+    assert first(2, tree) == STOP
+
+
+def test_update_sets_the_key():
+    assert update({"a": 1}, "b", 2) == {"a": 1, "b": 2}
+"#;
+
+/// The fix of `first`: the store its own text makes is now reached.
+const FIRST_FIXED: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -2,7 +2,7 @@ STOP = \"stop\"
+ 
+ 
+ def first(target, tree):
+-    if \"first\" in tree:
++    if \"first\" not in tree:
+         tree[\"first\"] = STOP
+         return target
+     return STOP
+";
+
+/// `update` made to pass by writing into the caller's dict, which its text never did.
+const UPDATE_IN_PLACE: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -11,4 +11,5 @@ def first(target, tree):
+ def update(d, key, value):
+     out = dict(d)
+     out[key] = value
+-    return dict(d)
++    d[key] = value
++    return d
+";
+
+/// A change in place is a finding only where the original's own text never changes that
+/// argument: a fix that reaches the store the function is for stays `verified`, a patch that
+/// starts writing into its caller's dict is stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_the_original_makes_is_its_contract_a_new_one_is_a_finding() {
+    let d = patchloop::sandbox::docker::connect()
+        .await
+        .expect("Docker is required for this test");
+    let files = [("lib.py", STORES_LIB), ("tests/test_lib.py", STORES_TEST)];
+    let _dir = fixture_of(&d, &files, STORES_TAG).await;
+    let base = [("lib.py", STORES_LIB)];
+
+    let ids = ["tests/test_lib.py::test_first_keeps_the_first"];
+    let fit = FitOptions::default();
+    let r = verify_fixture(
+        &d,
+        STORES_TAG,
+        FIRST_FIXED,
+        &ids,
+        fit,
+        "test-diff-stores-1",
+        &base,
+    )
+    .await;
+    assert_eq!(
+        r.decision.verdict,
+        Verdict::Verified,
+        "{}",
+        r.decision.reason
+    );
+    let l = layer(&r, "differential");
+    assert_eq!(l.status, "clean", "{l:?}");
+
+    let ids = ["tests/test_lib.py::test_update_sets_the_key"];
+    let fit = FitOptions::default();
+    let r = verify_fixture(
+        &d,
+        STORES_TAG,
+        UPDATE_IN_PLACE,
+        &ids,
+        fit,
+        "test-diff-stores-2",
+        &base,
+    )
+    .await;
+    assert_eq!(
+        r.decision.verdict,
+        Verdict::NeedsReview,
+        "{}",
+        r.decision.reason
+    );
+    let l = layer(&r, "differential");
+    assert!(
+        l.detail.contains("mutates_input") || l.detail.contains("in place"),
+        "{l:?}"
+    );
+
+    remove_image(&d, STORES_TAG).await;
+}
