@@ -7,7 +7,8 @@
 # in the PATCHED workspace. One process:
 # 1. the failing tests and up to `sample` other tests of `tests` (their files, nearest first)
 #    run under pytest with a profile hook that keeps deep copies of the arguments of every call
-#    of a changed function (at most MAX_SEEN distinct calls each);
+#    of a changed function (at most MAX_SEEN distinct calls each; a built-in iterator over a
+#    sequence, `iter([1, 2])`, with its items, read from a copy; a generator's are unknown);
 # 2. each changed function's pre-patch version is rebuilt from `pre_source` (the file before
 #    the patch, executed as a scratch module): its code with the live module's globals, its
 #    defaults mapped to the live module's objects (a sentinel stays the same object), so the two
@@ -679,6 +680,29 @@ def _trim_defaults(fn, head, args, kw):
     return pos[:len(head)], pos[len(head):], kw
 
 
+# The built-in iterators over a sequence (`iter([1, 2])`, `iter(range(3))`, …): a copy of one
+# reads the same items from the same place without moving the one the code is given.
+_SEQ_ITERS = tuple({type(iter(x)) for x in ([], (), range(0), range(2 ** 64, 2 ** 64 + 1), "",
+                                            "\u0394", b"", bytearray())})
+# Items read from such a copy at most (more: recorded as unknown).
+ITER_ITEMS = 1000
+
+
+def _iter_items(v):
+    """An iterator argument's items when a copy can read them without side effects (a built-in
+    iterator over a sequence), else [] (a generator's items are not known before it runs)."""
+    import copy
+    import itertools
+
+    if type(v) not in _SEQ_ITERS:
+        return []
+    try:
+        items = copy.deepcopy(list(itertools.islice(copy.copy(v), ITER_ITEMS + 1)))
+    except BaseException:  # noqa: B036
+        return []
+    return items if len(items) <= ITER_ITEMS else []
+
+
 def _record_calls(fns, deadline, notes, trim=False):
     """The failing tests and up to `sample` of their neighbours under the profile hook: per
     function its distinct calls {key: (head, args, kw)} and its live function object; the
@@ -706,7 +730,7 @@ def _record_calls(fns, deadline, notes, trim=False):
 
         def keep(v):
             if hasattr(v, "__next__") and not isinstance(v, (str, bytes, dict)):
-                return IterSpec([])  # an iterator's items are not known before it is read
+                return IterSpec(_iter_items(v))
             return copy.deepcopy(v)
         try:
             seen[i][key] = ([copy.copy(h) for h in head], [keep(a) for a in args],
