@@ -856,7 +856,9 @@ def _start(trim):
 #     and this one's as lists when they are sequences or iterators), unless the patch breaks
 #     that agreement on most inputs (the bug made the function behave like its sibling).
 # A finding (`breaks_agreement`) is a drawn input on which the patched code answers the two
-# sides differently where the original answered them alike.
+# sides differently where the original answered them alike, or answers one side and raises on
+# the other from its own code (a fix of one path makes it refuse what it should refuse there
+# only) — unless it refuses one side on most inputs (a check a fix added for one form).
 
 AGREE_MIN = 5
 AGREE_KINDS = 3
@@ -1016,6 +1018,17 @@ def _answered(o):
     return o["how"] in ("ret", "lazy") and not o.get("lazy_error")
 
 
+def _raised_here(o):
+    """An error the code under test raised (on call or when its iterator was read)."""
+    return (o["how"] == "raise" or bool(o.get("lazy_error"))) and bool(o.get("inside")) and \
+        not str(o.get("error", "")).startswith("died")
+
+
+def _side(text):
+    """An answer as a broken agreement's finding shows it."""
+    return "answers `%s`" % (text or "")[:80]
+
+
 def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
     """A finding dict when the original keeps `rel` on the pool and the patched code breaks
     it, else None."""
@@ -1033,9 +1046,23 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
         return (left.get("text"), right.get("text")) if _answered(right) else None
 
     def apart(ci, p):
-        """The patched code's two answers when they differ (not only by an echoed value)."""
-        got = sides(ci, p, la_fn, ra_fn)
-        return got if got and got[0] != got[1] and not _echoed(rel, p, *got) else None
+        """The patched code's two answers when they differ (not only by an echoed value), or
+        an answer one way and an error the function raised the other: (left, right, raised)."""
+        (la, lk, lp), (ra, rk, rp) = p
+        left = _run(la_fn, heads[ci], la, lk, keep, per_call, post=lp)
+        right = _run(ra_fn, heads[ci], ra, rk, keep, per_call, post=rp)
+        if _answered(left) and _answered(right):
+            got = (left.get("text"), right.get("text"))
+            if got[0] != got[1] and not _echoed(rel, p, *got):
+                return _side(got[0]), _side(got[1]), False
+            return None
+        # A timeout, a death or an error on the way in (binding the arguments) is not the
+        # code's answer; an error raised in the function's own file is.
+        if _answered(left) and _raised_here(right):
+            return _side(left.get("text")), _show_out(right), True
+        if _answered(right) and _raised_here(left):
+            return _show_out(left), _side(right.get("text")), True
+        return None
 
     kept, answers, tried = [], set(), 0
     for ci, a, k in pool:
@@ -1070,19 +1097,20 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
             broken.append((len(call), call, text, got, ci, p))
     if not broken:
         return None
-    if rel.get("other") and 2 * len(broken) > checked:
+    if (rel.get("other") or all(b[3][2] for b in broken)) and 2 * len(broken) > checked:
         # Broken on most inputs: the bug made the function behave like its sibling (funcy's
-        # `omit` with `in` for `not in` is `project`), and the fix undoes that. A fix of one
+        # `omit` with `in` for `not in` is `project`), and the fix undoes that; or one way of
+        # asking is now refused outright (a check the fix added for one form). A fix of one
         # path breaks the agreement on a few inputs and keeps it on the rest.
         return None
-    _, call, text, (left, right), ci, p = min(broken, key=lambda b: b[:2])
+    _, call, text, (left, right, _), ci, p = min(broken, key=lambda b: b[:2])
     # Replayed once: a timer's or memory's edge is not evidence.
     if not apart(ci, p):
         return None
     return {"kind": "breaks_agreement", "call": call,
             "before": "answers `%s` both ways (%s, on %d drawn inputs alike)"
                       % (text[:100], rel["what"], len(kept)),
-            "after": "answers `%s` one way and `%s` the other" % (left[:80], right[:80])}
+            "after": "%s one way and %s the other" % (left, right)}
 
 
 def differ():

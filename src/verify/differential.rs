@@ -26,10 +26,13 @@
 //!    iterator pulled where the original pulled fewer), `raises_later` (an error the original
 //!    raised on call now raised only when the returned iterator is read),
 //!    `swallows_input_error` (an answer where the original let the mapping's `ProbeError`
-//!    through), `mutates_input` (an argument changed in place that the original left alone);
+//!    through), `mutates_input` (an argument changed in place that the original left alone on
+//!    the tests' calls and whose parameter its text never stores into: glom's aggregation
+//!    state, marked by a store the bug made unreachable, is the function's to change);
 //! 5. `breaks_agreement`: two ways of asking one question that the original answered alike on
 //!    every drawn input (at least 5, with 3 distinct answers), and the patched code answers
-//!    differently on one — a fix of only the path the failing test takes leaves the sibling
+//!    differently on one, or answers one way and raises from its own code the other (unless
+//!    it refuses that way on most inputs) — a fix of only the path the failing test takes leaves the sibling
 //!    path's bug, and the original, wrong on both, agreed with itself. The pairs are tried, not
 //!    named per trick: a function given by keyword left out and given as the identity; an
 //!    argument the tests pass both as one value and as a list, given as a value and as a list
