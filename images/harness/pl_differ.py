@@ -300,6 +300,7 @@ def _call(fn, head, args, kw, keep, post=None):
     """One call on fresh copies, in this process: {"how": "ret" | "lazy" | "raise", "text",
     "error", "deliberate", "inside", "lazy_error", "pulled": [...], "total": [...], "odd",
     "endless"}. `post` maps the answer (an iterator's items read) before it is shown."""
+    import hashlib
     import itertools
 
     h = [_fresh(x, keep) for x in head]
@@ -334,8 +335,12 @@ def _call(fn, head, args, kw, keep, post=None):
             r = post(r)
         # An iterator inside the answer is compared as one (the counting wrapper or a
         # list's iterator: the items it still holds are not the answer's).
-        out["text"] = ITERATOR_REPR.sub("<iterator>", ADDRESS.sub(" at 0x…", canon(r)))[:ANSWER_CHARS] \
-            if r is not None or out["how"] == "ret" else ""
+        out["text"] = ""
+        if r is not None or out["how"] == "ret":
+            whole = ITERATOR_REPR.sub("<iterator>", ADDRESS.sub(" at 0x…", canon(r)))
+            out["text"] = whole[:ANSWER_CHARS]
+            # Of the whole answer: two long answers that begin alike are not the same answer.
+            out["digest"] = hashlib.sha1(whole.encode("utf-8", "replace")).hexdigest()
     except RecursionError:
         out.update(how="raise", error="RecursionError", deliberate=False, inside=True)
     except BaseException as e:  # noqa: B036  behaviour too
@@ -470,6 +475,11 @@ def _show_out(o):
     return "returns `%s`" % o.get("text", "")[:120]
 
 
+def _same_answer(b, a):
+    """Whether two calls answered alike: the shown texts and the whole answers' digests."""
+    return b.get("text") == a.get("text") and b.get("digest") == a.get("digest")
+
+
 def _judge(b, a, mutating=()):
     """The finding on one input, or None. The original is the buggy code, so only what no fix
     of a wrong answer needs counts: pulling a whole finite iterator for the same answer the
@@ -477,7 +487,7 @@ def _judge(b, a, mutating=()):
     value of another type, not a hang on an endless iterator, not an error raised outside the
     changed function, e.g. in a callback); an error moved from the call into the iteration."""
     if b["how"] in ("ret", "lazy") and a["how"] in ("ret", "lazy") and \
-            not b.get("lazy_error") and b.get("text") == a.get("text"):
+            not b.get("lazy_error") and _same_answer(b, a):
         for pb, pa, total in zip(b["pulled"], a["pulled"], a["total"]):
             # The original read some and stopped (reading none, its answer did not depend on
             # the input: `tail(0, it)` is `()` either way).
@@ -509,16 +519,23 @@ def _judge(b, a, mutating=()):
 
 
 def _longer(v):
-    return IterSpec(list(v.items) * 2) if isinstance(v, IterSpec) and v.items else v
+    """An iterator argument twice as long: its items, then the same reversed (not repeated:
+    a grown input is already a repetition, and a repetition of it keeps answers that only
+    coincide, like the first and the last 3000 of 5000 items cycling through five)."""
+    if isinstance(v, IterSpec) and v.items:
+        return IterSpec(list(v.items) + list(reversed(v.items)))
+    return v
 
 
 def _reads_whole_when_longer(before, after, head, args, kw, keep, per_call):
     """Whether the patched code still reads a whole finite iterator, and more of it than the
-    original, when every iterator argument is twice as long."""
+    original, for the same answer when every iterator argument is twice as long."""
     a = tuple(_longer(v) for v in args)
     k = {n: _longer(v) for n, v in kw.items()}
     b = _run(before, head, a, k, keep, per_call)
     x = _run(after, head, a, k, keep, per_call)
+    if not _same_answer(b, x):
+        return False
     return any(total is not None and pa >= total and pb < pa
                for pb, pa, total in zip(b.get("pulled", []), x.get("pulled", []),
                                         x.get("total", [])))
@@ -1183,8 +1200,8 @@ def differ():
                 # machine slows one call, not a loop that never ends).
                 x = _run(after, heads[ci], a, k, keep, per_call * 3)
             text = _call_text(f["qualname"], a, k)
-            if (b.get("how"), b.get("text"), b.get("error")) != \
-                    (x.get("how"), x.get("text"), x.get("error")):
+            if (b.get("how"), b.get("error")) != (x.get("how"), x.get("error")) or \
+                    not _same_answer(b, x):
                 row["differ"] += 1
                 if "differ_call" not in row or len(text) < len(row["differ_call"]):
                     row.update(differ_call=text, differ_before=_show_out(b),
