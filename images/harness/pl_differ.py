@@ -959,7 +959,7 @@ def _agreements(f, before, after, mod, calls, fns, live_fns, notes):
             b[j] = wrap([a[j]])
             return (a, k, None), (tuple(b), k, _only_item)
         out.append({"what": "argument %d as one value and as a list of it" % (j + 1),
-                    "fns": same, "pair": pair})
+                    "fns": same, "pair": pair, "retyped": True})
     for j in range(width):
         # The same value as another type: a number and its digits, a list and a tuple
         # (answers compared as plain values). Whether the code takes both is the original's
@@ -982,7 +982,7 @@ def _agreements(f, before, after, mod, calls, fns, live_fns, notes):
                 b[j] = conv(a[j])
                 return (a, k, _plain), (tuple(b), k, _plain)
             out.append({"what": "argument %d as %s" % (j + 1, what), "fns": same,
-                        "pair": pair, "echo": j})
+                        "pair": pair, "echo": j, "retyped": True})
     if f.get("bound") or "." in f["qualname"] or mod is None:
         return out
     mine = _params(after)
@@ -1075,7 +1075,10 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
             return None
         # A timeout, a death or an error on the way in (binding the arguments) is not the
         # code's answer; an error raised in the function's own file is.
-        if _answered(left) and _raised_here(right):
+        if _answered(left) and _raised_here(right) and not (
+                rel.get("retyped") and right.get("error") in ("TypeError", "AttributeError")):
+            # (The retyped value refused for its type — a tuple has no `append` — is the
+            # value of another type the code never takes, not an answer.)
             return _side(left.get("text")), _show_out(right), True
         if _answered(right) and _raised_here(left):
             return _show_out(left), _side(right.get("text")), True
