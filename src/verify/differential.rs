@@ -7,7 +7,8 @@
 //! answer needs? How (`pl_differ.py`, one process in the verification container, patch
 //! applied):
 //! 1. the failing tests and up to [`SAMPLE`] other tests of their files run under a profile
-//!    hook that keeps deep copies of every call's arguments (at most 24 distinct per function);
+//!    hook that keeps deep copies of every call's arguments (at most 24 distinct per function;
+//!    a built-in iterator over a sequence with its items, read from a copy);
 //! 2. the function's pre-patch version is rebuilt from the file before the patch, with the live
 //!    module's globals and defaults (a sentinel stays one object), so only its own code differs;
 //! 3. Hypothesis draws inputs shaped like the recorded ones, widened — other and larger
