@@ -106,10 +106,40 @@ pub fn strip_ansi(line: &str) -> String {
     out
 }
 
+/// The classic builder's race with a concurrent image removal: the cached layer a build was
+/// about to commit on top of was deleted under it (another job's cleanup removed an image whose
+/// untagged parent that layer was, before this build had made a child of it).
+pub(crate) fn is_lost_parent(text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    t.contains("unknown parent image id") || t.contains("failed to set parent")
+}
+
 /// Streams a context to the build endpoint (classic builder), forwards its output as progress
 /// and turns failures into [`ImageError::BuildFailed`] / [`ImageError::DiskFull`]. Returns the
-/// image id.
+/// image id. A build that lost a cached layer to a concurrent removal ([`is_lost_parent`]) is
+/// run once more: the layer is then made afresh.
 pub(crate) async fn run_build(
+    docker: &Docker,
+    options: bollard::query_parameters::BuildImageOptions,
+    entries: Vec<Entry>,
+    stage: &str,
+    progress: &Option<ProgressFn>,
+) -> Result<String, ImageError> {
+    match build_once(docker, options.clone(), entries.clone(), stage, progress).await {
+        Err(ImageError::BuildFailed { log_tail, .. }) if is_lost_parent(&log_tail) => {
+            say(
+                progress,
+                &format!(
+                    "{stage}: a cached layer was removed while the build used it (another job's image cleanup on this daemon?); building again"
+                ),
+            );
+            build_once(docker, options, entries, stage, progress).await
+        }
+        built => built,
+    }
+}
+
+async fn build_once(
     docker: &Docker,
     options: bollard::query_parameters::BuildImageOptions,
     entries: Vec<Entry>,

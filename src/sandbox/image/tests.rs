@@ -1,3 +1,4 @@
+use super::build::is_lost_parent;
 use super::rootfs::{euid_from_status, rootfs_tag};
 use super::*;
 
@@ -137,6 +138,26 @@ fn disk_full_is_recognised() {
         "write /var/lib/docker/x: No space left on device"
     ));
     assert!(!is_disk_full("returned a non-zero code: 1"));
+}
+
+#[test]
+fn a_cached_layer_removed_under_a_build_is_retried_and_nothing_else_is() {
+    // The daemon's words when another job's `rmi` removed the layer a build was committing on
+    // (seen with a concurrent `patchloop eval` on the same daemon).
+    let error = "failed to export image: failed to set parent sha256:a3c4a50d535ea00cf7472aaad823d82174ae5512709861d7b4816645d0167312: unknown parent image ID sha256:a3c4a50d535ea00cf7472aaad823d82174ae5512709861d7b4816645d0167312";
+    match classify_failure(
+        "install layer",
+        "Step 5/8 : COPY workspace /workspace",
+        error,
+    ) {
+        ImageError::BuildFailed { log_tail, .. } => assert!(is_lost_parent(&log_tail)),
+        other => panic!("{other:?}"),
+    }
+    let failed = "The command '/bin/sh -c pip install .' returned a non-zero code: 1";
+    match classify_failure("install layer", "ERROR: No matching distribution", failed) {
+        ImageError::BuildFailed { log_tail, .. } => assert!(!is_lost_parent(&log_tail)),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
