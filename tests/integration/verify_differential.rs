@@ -8,7 +8,7 @@
 use crate::verify_common;
 
 use patchloop::verify::FitOptions;
-use patchloop::verify::receipt::Receipt;
+use patchloop::verify::receipt::{Layer, Receipt};
 use patchloop::verify::verdict::Verdict;
 use verify_common::{fixture_of, layer, remove_image, verify_fixture};
 
@@ -72,10 +72,22 @@ const CALLED: &str = "\
  def describe(x):
 ";
 
-async fn run(d: &bollard::Docker, patch: &str) -> Receipt {
-    let base = [("lib.py", LIB)];
-    let fit = FitOptions::default();
-    verify_fixture(d, TAG, patch, &IDS, fit, "test-verify-differential", &base).await
+/// `patch` verified on the fixture image `tag` whose `lib.py` is `lib`, every layer on.
+async fn run(
+    d: &bollard::Docker,
+    (tag, lib): (&str, &str),
+    patch: &str,
+    ids: &[&str],
+    run_id: &str,
+) -> Receipt {
+    let base = [("lib.py", lib)];
+    verify_fixture(d, tag, patch, ids, FitOptions::default(), run_id, &base).await
+}
+
+/// The receipt's differential row, once the verdict is `want` (the reason shown if not).
+fn differential(r: &Receipt, want: Verdict) -> &Layer {
+    assert_eq!(r.decision.verdict, want, "{}", r.decision.reason);
+    layer(r, "differential")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -85,28 +97,16 @@ async fn the_differential_says_not_run_when_it_tested_nothing() {
         .expect("Docker is required for this test");
     let _dir = fixture_of(&d, &[("lib.py", LIB), ("tests/test_lib.py", TEST)], TAG).await;
 
-    let r = run(&d, UNCALLED).await;
-    assert_eq!(
-        r.decision.verdict,
-        Verdict::Verified,
-        "{}",
-        r.decision.reason
-    );
-    let l = layer(&r, "differential");
+    let r = run(&d, (TAG, LIB), UNCALLED, &IDS, "test-verify-differential").await;
+    let l = differential(&r, Verdict::Verified);
     assert_eq!(l.status, "not_run", "{l:?}");
     assert!(
         l.detail.starts_with("no generated input was tested: ") && l.detail.contains("describe"),
         "{l:?}"
     );
 
-    let r = run(&d, CALLED).await;
-    assert_eq!(
-        r.decision.verdict,
-        Verdict::Verified,
-        "{}",
-        r.decision.reason
-    );
-    let l = layer(&r, "differential");
+    let r = run(&d, (TAG, LIB), CALLED, &IDS, "test-verify-differential").await;
+    let l = differential(&r, Verdict::Verified);
     assert_eq!(l.status, "clean", "{l:?}");
     assert!(!l.detail.contains(" 0 generated input(s)"), "{l:?}");
 
@@ -184,48 +184,16 @@ async fn a_store_the_original_makes_is_its_contract_a_new_one_is_a_finding() {
         .expect("Docker is required for this test");
     let files = [("lib.py", STORES_LIB), ("tests/test_lib.py", STORES_TEST)];
     let _dir = fixture_of(&d, &files, STORES_TAG).await;
-    let base = [("lib.py", STORES_LIB)];
+    let fixture = (STORES_TAG, STORES_LIB);
 
     let ids = ["tests/test_lib.py::test_first_keeps_the_first"];
-    let fit = FitOptions::default();
-    let r = verify_fixture(
-        &d,
-        STORES_TAG,
-        FIRST_FIXED,
-        &ids,
-        fit,
-        "test-diff-stores-1",
-        &base,
-    )
-    .await;
-    assert_eq!(
-        r.decision.verdict,
-        Verdict::Verified,
-        "{}",
-        r.decision.reason
-    );
-    let l = layer(&r, "differential");
+    let r = run(&d, fixture, FIRST_FIXED, &ids, "test-diff-stores-1").await;
+    let l = differential(&r, Verdict::Verified);
     assert_eq!(l.status, "clean", "{l:?}");
 
     let ids = ["tests/test_lib.py::test_update_sets_the_key"];
-    let fit = FitOptions::default();
-    let r = verify_fixture(
-        &d,
-        STORES_TAG,
-        UPDATE_IN_PLACE,
-        &ids,
-        fit,
-        "test-diff-stores-2",
-        &base,
-    )
-    .await;
-    assert_eq!(
-        r.decision.verdict,
-        Verdict::NeedsReview,
-        "{}",
-        r.decision.reason
-    );
-    let l = layer(&r, "differential");
+    let r = run(&d, fixture, UPDATE_IN_PLACE, &ids, "test-diff-stores-2").await;
+    let l = differential(&r, Verdict::NeedsReview);
     assert!(
         l.detail.contains("mutates_input") || l.detail.contains("in place"),
         "{l:?}"
