@@ -901,6 +901,11 @@ def _plain(r):
     return r
 
 
+def _digits(v):
+    """Whether a value is the text of a whole number ('12', '-3')."""
+    return type(v) is str and v.lstrip("-").isdigit()
+
+
 def _only_item(r):
     if type(r) in (list, tuple) and len(r) == 1:
         return r[0]
@@ -965,7 +970,7 @@ def _agreements(f, before, after, mod, calls, fns, live_fns, notes):
         # (answers compared as plain values). Whether the code takes both is the original's
         # to show: a pair counts only where it answered both alike.
         vals = [c[1][j] for c in calls if len(c[1]) > j]
-        digits = any(type(v) is str and v.lstrip("-").isdigit() for v in vals)
+        digits = any(_digits(v) for v in vals)
         for src, conv, what, seen in (
                 (int, str, "a number and as its digits", int in map(type, vals)),
                 (str, int, "digits and as their number", digits),
@@ -975,8 +980,7 @@ def _agreements(f, before, after, mod, calls, fns, live_fns, notes):
                 continue
 
             def pair(ci, a, k, j=j, src=src, conv=conv):
-                if len(a) <= j or type(a[j]) is not src or \
-                        (src is str and not a[j].lstrip("-").isdigit()):
+                if len(a) <= j or type(a[j]) is not src or (src is str and not _digits(a[j])):
                     return None
                 b = list(a)
                 b[j] = conv(a[j])
@@ -1053,21 +1057,26 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
 
     lb_fn, la_fn, rb_fn, ra_fn = rel["fns"]
 
-    def sides(ci, p, left_fn, right_fn):
-        """Both sides' answers' texts, or None when either did not answer."""
+    def both(ci, p, left_fn, right_fn, answers_only=False):
+        """Both sides' outcomes; with `answers_only`, the right side is not asked (None) when
+        the left one did not answer."""
         (la, lk, lp), (ra, rk, rp) = p
         left = _run(left_fn, heads[ci], la, lk, keep, per_call, post=lp)
-        if not _answered(left):
-            return None
-        right = _run(right_fn, heads[ci], ra, rk, keep, per_call, post=rp)
-        return (left.get("text"), right.get("text")) if _answered(right) else None
+        if answers_only and not _answered(left):
+            return left, None
+        return left, _run(right_fn, heads[ci], ra, rk, keep, per_call, post=rp)
+
+    def sides(ci, p, left_fn, right_fn):
+        """Both sides' answers' texts, or None when either did not answer."""
+        left, right = both(ci, p, left_fn, right_fn, answers_only=True)
+        if right is not None and _answered(right):
+            return left.get("text"), right.get("text")
+        return None
 
     def apart(ci, p):
         """The patched code's two answers when they differ (not only by an echoed value), or
         an answer one way and an error the function raised the other: (left, right, raised)."""
-        (la, lk, lp), (ra, rk, rp) = p
-        left = _run(la_fn, heads[ci], la, lk, keep, per_call, post=lp)
-        right = _run(ra_fn, heads[ci], ra, rk, keep, per_call, post=rp)
+        left, right = both(ci, p, la_fn, ra_fn)
         if _answered(left) and _answered(right):
             got = (left.get("text"), right.get("text"))
             if got[0] != got[1] and not _echoed(rel, p, *got):
