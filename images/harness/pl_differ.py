@@ -36,6 +36,11 @@
 #                (ProbeError) through;
 #      mutates_input  changes an argument in place that the original left as it was (on the
 #                tests' own calls, and its text never stores into that parameter);
+#      loses_precision  on a test's call with a whole number (or its digits) moved past a
+#                float's 53 bits (10 ** 18 added, keeping sign and last digits), answers four
+#                neighbours alike that the original told apart, while it tells the same four
+#                apart without the 10 ** 18 and answers some numbers further up differently
+#                (not a cap a fix set): the number went through a float;
 #    Hypothesis shrinks each to its smallest input; one that does not replay is not counted.
 #    Outputs that differ are counted, with the smallest such input: not a finding alone (the
 #    original is the buggy code, a fix changes outputs).
@@ -153,6 +158,27 @@ def _made(values):
     return False
 
 
+def _text_near(s):
+    """A tested text's neighbours: its cases, doubled, a character more or fewer at either
+    end (an 'x' added, the first dropped; then the last dropped, the first or last repeated:
+    these three only in the agreements' neighbours, so the draw stays what it was)."""
+    return [s.upper(), s.lower(), s.capitalize(), s + s, s[1:], "x" + s, s + "x",
+            s[:-1], s[:1] + s, s + s[-1:]]
+
+
+DRAWN_TEXT_NEAR = 7
+
+
+def _near_values(v):
+    """A tested value's neighbours: a text's (`_text_near`); a number negated, one more and
+    one less, zero; nothing for other values."""
+    if type(v) is str:
+        return _text_near(v)
+    if type(v) in (int, float):
+        return [-v, v + 1, v - 1, v * 0]
+    return []
+
+
 def _shape_strategy(values, depth=0):
     """A strategy for one argument from the values seen there: the values themselves (copied
     afresh), and values of the same kinds widened beyond them."""
@@ -177,8 +203,8 @@ def _shape_strategy(values, depth=0):
         alphabet = sorted(set("".join(strs)) | set("abcXYZ019 -_."))
         longest = max(len(x) for x in strs)
         alts += [st.text(alphabet=alphabet, max_size=longest * 2 + 4),
-                 st.sampled_from(strs).flatmap(lambda s: st.sampled_from(
-                     [s.upper(), s.lower(), s.capitalize(), s + s, s[1:], "x" + s, s + "x"]))]
+                 st.sampled_from(strs).flatmap(
+                     lambda s: st.sampled_from(_text_near(s)[:DRAWN_TEXT_NEAR]))]
     if bytes in kinds:
         alts.append(st.binary(max_size=16))
     if type(None) in kinds:
@@ -541,6 +567,82 @@ def _reads_whole_when_longer(before, after, head, args, kw, keep, per_call):
                                         x.get("total", [])))
 
 
+# Past a float's 53 bits, and a power of ten: a whole number moved this far keeps its decimal
+# digits (what a digit-reading function answers from) and its sign.
+BIG = 10 ** 18
+PRECISION_CALLS = 2
+
+
+def _with(args, kw, slot, v):
+    """The call's arguments with one of them (a position, or a keyword's name) set to `v`."""
+    if isinstance(slot, int):
+        a = list(args)
+        a[slot] = v
+        return tuple(a), kw
+    return args, dict(kw, **{slot: v})
+
+
+def _answers(fn, head, args, kw, slot, values, keep, per_call):
+    """The answers (shown text and digest) for each value at `slot`, or None as soon as one
+    is not an answer."""
+    out = []
+    for v in values:
+        a, k = _with(args, kw, slot, v)
+        o = _run(fn, head, a, k, keep, per_call)
+        if not _answered(o):
+            return None
+        out.append((o.get("text"), o.get("digest")))
+    return out
+
+
+def _loses_precision(f, before, after, calls, keep, per_call, until):
+    """A finding dict when, on one of the tests' calls with a whole number (or its digits)
+    moved past a float's precision (BIG), the original tells four neighbouring numbers apart
+    and the patched code answers them all alike, while it tells the same four apart without
+    BIG and still answers some numbers further apart differently (it reads the number: not a
+    cap or a limit a fix set): the number went through a float, exact no more."""
+    import time
+
+    tried = {}
+    for head, args, kw in calls:
+        whole = [(j, v) for j, v in enumerate(args)] + list(kw.items())
+        for slot, v in whole:
+            if not (type(v) is int or _digits(v)) or time.monotonic() > until or \
+                    tried.get(slot, 0) >= PRECISION_CALLS:
+                continue
+            try:
+                x, as_given = int(v), type(v)  # a whole number or its digits, moved as given
+            except ValueError:
+                continue  # digits int() does not read ('²')
+            for sign in (1, -1) if x >= 0 else (-1, 1):
+                near = [as_given(sign * (BIG + abs(x) + d)) for d in range(4)]
+                was = _answers(before, head, args, kw, slot, near, keep, per_call)
+                if was is None or len(set(was)) < 2:
+                    continue  # nothing to lose here (not counted as tried)
+                tried[slot] = tried.get(slot, 0) + 1
+                now = _answers(after, head, args, kw, slot, near, keep, per_call)
+                if now is None or len(set(now)) > 1:
+                    continue
+                # The same four numbers without BIG told apart by the patched code: a fix
+                # that answers all four alike at any size (the teens all 'th') is no loss.
+                small = [as_given(sign * (abs(x) + d)) for d in range(4)]
+                low = _answers(after, head, args, kw, slot, small, keep, per_call)
+                if low is None or len(set(low)) < 2:
+                    continue
+                far = [as_given(sign * (BIG + abs(x) + d * (2 ** 40 + 10 ** 9)))
+                       for d in range(1, 9)]
+                wide = _answers(after, head, args, kw, slot, far, keep, per_call)
+                if wide is None or len(set(wide) | set(now)) < 2:
+                    continue
+                call = _call_text(f["qualname"], *_with(args, kw, slot, near[0]))
+                shown = ", ".join("`%s`" % (t or "")[:40] for t, _ in was)
+                return {"kind": "loses_precision", "call": call,
+                        "before": "answers %s for %s, %s, %s and %s" % ((shown,) + tuple(near)),
+                        "after": "answers `%s` for all four (the number rounded through a "
+                                 "float)" % (now[0][0] or "")[:80]}
+    return None
+
+
 def _rebuild_before(f, live_fn, notes):
     """The pre-patch version of `live_fn` with the live module's globals (see the header)."""
     return _rebuild(f["pre_source"], f["qualname"], live_fn, notes)[0]
@@ -720,6 +822,11 @@ def _iter_items(v):
     return items if len(items) <= ITER_ITEMS else []
 
 
+# Which recorded calls a failing test made: (function index, call key); the test running now.
+FROM_FAILING = set()
+NOW = {"failing": False}
+
+
 def _record_calls(fns, deadline, notes, trim=False):
     """The failing tests and up to `sample` of their neighbours under the profile hook: per
     function its distinct calls {key: (head, args, kw)} and its live function object; the
@@ -741,6 +848,8 @@ def _record_calls(fns, deadline, notes, trim=False):
             key = ADDRESS.sub(" at 0x…", canon((args, sorted(kw.items()))))
         except BaseException:  # noqa: B036
             return
+        if NOW["failing"] and (key in seen[i] or len(seen[i]) < MAX_SEEN):
+            FROM_FAILING.add((i, key))
         if key in seen[i] or len(seen[i]) >= MAX_SEEN:
             return
         import copy
@@ -773,11 +882,13 @@ def _record_calls(fns, deadline, notes, trim=False):
 
         @pytest.hookimpl(hookwrapper=True)
         def pytest_runtest_call(self, item):
+            NOW["failing"] = item.nodeid in ids
             sys.setprofile(prof)
             try:
                 yield
             finally:
                 sys.setprofile(None)
+                NOW["failing"] = False
 
     args = ["-q", "-p", "no:cacheprovider", "--rootdir", ws, "-o", "addopts=", "-W", "ignore",
             "--continue-on-collection-errors"] + list(cfg.get("args", [])) + list(cfg["ids"]) \
@@ -860,7 +971,10 @@ def _start(trim):
 # pairs of calls ask one question is not guessed per trick but found on the original: a pair
 # counts only when the original answered both sides of every drawn input alike (at least
 # AGREE_MIN inputs, AGREE_KINDS distinct answers, never otherwise; up to AGREE_ENOUGH inputs
-# are asked, and a pair neither side of which answers on AGREE_TRIES inputs is let go).
+# are asked, and a pair neither side of which answers on AGREE_TRIES inputs is let go) — except
+# a failing test's own call (asked either way), where the bug may break it if the patched code
+# keeps it there: the fix restores it where the tests ask for it. The inputs are the tests'
+# calls, each tested text's neighbours (`_text_near`: not left to the draw), then the drawn.
 # The pairs tried:
 #   a keyword argument that is a function, left out and given as the identity;
 #   an argument that the tests pass both as one value and as a list of values, given as the
@@ -869,6 +983,7 @@ def _start(trim):
 #     tuple as a list): answers compared as plain values (lists, whole floats as ints), and
 #     answers that differ only by the value itself passed through (a fill value the original
 #     ignored, so agreed for that reason alone) are not a difference;
+#   a word in lower case and capitalised (the first answer capitalised);
 #   another function of the module with the same parameters that neither calls (its answer
 #     and this one's as lists when they are sequences or iterators), unless the patch breaks
 #     that agreement on most inputs (the bug made the function behave like its sibling).
@@ -881,6 +996,7 @@ AGREE_MIN = 5
 AGREE_KINDS = 3
 AGREE_POOL = 200
 AGREE_ENOUGH = 30
+AGREE_NEAR = 60
 AGREE_TRIES = 20
 
 
@@ -904,6 +1020,10 @@ def _plain(r):
 def _digits(v):
     """Whether a value is the text of a whole number ('12', '-3')."""
     return type(v) is str and v.lstrip("-").isdigit()
+
+
+def _capitalised(r):
+    return r[:1].upper() + r[1:] if type(r) is str else r
 
 
 def _only_item(r):
@@ -987,6 +1107,22 @@ def _agreements(f, before, after, mod, calls, fns, live_fns, notes):
                 return (a, k, _plain), (tuple(b), k, _plain)
             out.append({"what": "argument %d as %s" % (j + 1, what), "fns": same,
                         "pair": pair, "echo": j, "retyped": True})
+    for j in range(width):
+        # A word in lower case and capitalised, the first answer capitalised: what a word
+        # function that keeps the case it was given answers alike.
+        if not any(type(c[1][j]) is str and c[1][j][:1].isalpha()
+                   for c in calls if len(c[1]) > j):
+            continue
+
+        def pair(ci, a, k, j=j):
+            if len(a) <= j or type(a[j]) is not str or not a[j][:1].isalpha():
+                return None
+            low = a[j].lower()
+            if low.capitalize() == low:
+                return None
+            return _with(a, k, j, low) + (_capitalised,), _with(a, k, j, low.capitalize()) + (None,)
+        out.append({"what": "argument %d in lower case (the answer capitalised) and capitalised"
+                            % (j + 1), "fns": same, "pair": pair})
     if f.get("bound") or "." in f["qualname"] or mod is None:
         return out
     mine = _params(after)
@@ -1050,9 +1186,13 @@ def _side(text):
     return "answers `%s`" % (text or "")[:80]
 
 
-def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
-    """A finding dict when the original keeps `rel` on the pool and the patched code breaks
-    it, else None."""
+def _broken_agreement(rel, f, pool, heads, keep, per_call, until, failing=frozenset(),
+                      near=()):
+    """A finding dict when the original keeps `rel` on the pool (the tests' calls and up to
+    AGREE_ENOUGH drawn inputs) and on every input of `near`, and the patched code breaks it,
+    else None. `failing`: the texts of the failing tests' own calls, where the original may
+    break it if the patched code keeps it."""
+    import itertools
     import time
 
     lb_fn, la_fn, rb_fn, ra_fn = rel["fns"]
@@ -1093,9 +1233,11 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
             return _show_out(left), _side(right.get("text")), True
         return None
 
-    kept, answers, tried = [], set(), 0
-    for ci, a, k in pool:
-        if time.monotonic() > until or len(kept) >= AGREE_ENOUGH:
+    kept, answers, tried, restored = [], set(), 0, []
+    drawn = 0  # kept inputs besides the neighbours
+    for is_near, (ci, a, k) in itertools.chain(((True, t) for t in near),
+                                              ((False, t) for t in pool)):
+        if time.monotonic() > until or drawn >= AGREE_ENOUGH:
             break
         if tried >= AGREE_TRIES and not kept:
             return None  # the code does not take the other way of asking
@@ -1110,11 +1252,24 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
         if got is None:
             continue
         if got[0] != got[1]:
+            if {_call_text(f["qualname"], a, k), _call_text(f["qualname"], *p[0][:2]),
+                    _call_text(f["qualname"], *p[1][:2])} & failing:
+                # The bug itself may break it on a failing test's own call (asked either
+                # way): it counts there only if the patched code answers both sides alike.
+                restored.append((ci, p))
+                continue
             return None  # the original keeps no such agreement
         kept.append((ci, p, got[0]))
         answers.add(got[0])
+        drawn += not is_near
     if len(kept) < AGREE_MIN or len(answers) < AGREE_KINDS:
         return None
+    for ci, p in restored:
+        # The fix makes the failing tests' calls keep the agreement, or it is not one the
+        # tests ask for (a fix that tells the two ways apart, as the failing test demands).
+        got = sides(ci, p, la_fn, ra_fn)
+        if got is None or got[0] != got[1]:
+            return None
     broken, checked = [], 0
     for ci, p, text in kept:
         if time.monotonic() > until:
@@ -1137,8 +1292,8 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until):
     if not apart(ci, p):
         return None
     return {"kind": "breaks_agreement", "call": call,
-            "before": "answers `%s` both ways (%s, on %d drawn inputs alike)"
-                      % (text[:100], rel["what"], len(kept)),
+            "before": "answers `%s` both ways (%s, on %d inputs alike: tested, their "
+                      "neighbours, drawn)" % (text[:100], rel["what"], len(kept)),
             "after": "%s one way and %s the other" % (left, right)}
 
 
@@ -1168,6 +1323,8 @@ def differ():
         mod = sys.modules.get(after.__module__)
         keep = {id(v): v for v in vars(mod).values()} if mod else {}
         calls = list(seen[i].values())
+        failing = {_call_text(f["qualname"], c[1], c[2])
+                   for key, c in seen[i].items() if (i, key) in FROM_FAILING}
         landmarks = _module_constants(mod)
         heads = [c[0] for c in calls]
         width = max(len(c[1]) for c in calls)
@@ -1195,6 +1352,18 @@ def differ():
         last = {}
 
         pool = [(ci, tuple(c[1]), dict(c[2])) for ci, c in enumerate(calls)]
+        # Each tested value's neighbours, asked by every agreement besides the drawn inputs
+        # (not left to the draw): a patch that fixed the tested word or number and broke
+        # its neighbours is seen there.
+        near_pool, near_seen = [], set()
+        for ci, c in enumerate(calls):
+            for j, v in enumerate(c[1]):
+                for w in _near_values(v):
+                    t = (ci, _with(c[1], c[2], j, w)[0], dict(c[2]))
+                    text = _call_text(f["qualname"], t[1], t[2])
+                    if text not in near_seen and len(near_pool) < AGREE_NEAR:
+                        near_seen.add(text)
+                        near_pool.append(t)
 
         def check(t):
             ci, a, k = t
@@ -1263,8 +1432,13 @@ def differ():
                 fnotes.append("%s: %s" % (type(e).__name__, str(e)[:120]))
         # The agreements get half a box of their own after the drawn inputs' run.
         until = min(deadline, time.monotonic() + per_fn / 2)
+        if not row["findings"]:
+            lost = _loses_precision(f, before, after, calls, keep, per_call, until)
+            if lost:
+                row["findings"].append(lost)
         for rel in _agreements(f, before, after, mod, calls, fns, live_fns, fnotes):
-            found = _broken_agreement(rel, f, pool, heads, keep, per_call, until)
+            found = _broken_agreement(rel, f, pool, heads, keep, per_call, until, failing,
+                                      near_pool)
             if found:
                 row["findings"].append(found)
                 break

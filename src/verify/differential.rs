@@ -29,7 +29,10 @@
 //!    `swallows_input_error` (an answer where the original let the mapping's `ProbeError`
 //!    through), `mutates_input` (an argument changed in place that the original left alone on
 //!    the tests' calls and whose parameter its text never stores into: glom's aggregation
-//!    state, marked by a store the bug made unreachable, is the function's to change);
+//!    state, marked by a store the bug made unreachable, is the function's to change),
+//!    `loses_precision` (a tested whole number, or its digits, moved past a float's 53 bits:
+//!    four neighbours the original told apart answered alike, though the patched code tells
+//!    the same four apart below 10 ** 18 and still reads the number further up);
 //! 5. `breaks_agreement`: two ways of asking one question that the original answered alike on
 //!    every drawn input (at least 5, with 3 distinct answers), and the patched code answers
 //!    differently on one, or answers one way and raises from its own code the other (unless
@@ -37,10 +40,15 @@
 //!    path's bug, and the original, wrong on both, agreed with itself. The pairs are tried, not
 //!    named per trick: a function given by keyword left out and given as the identity; an
 //!    argument the tests pass both as one value and as a list, given as a value and as a list
-//!    of it; a number and its digits, a list and a tuple (answers compared as plain values, so
+//!    of it; a word in lower case and capitalised (the first answer capitalised); a number
+//!    and its digits, a list and a tuple (answers compared as plain values, so
 //!    a slice echoing its input's type or `-0.0` is no difference, nor the retyped value passed
 //!    through); another function of the module with the same parameters that neither calls,
-//!    unless the patch breaks that on most inputs (the bug made the function its sibling). Tried and dropped before it: the
+//!    unless the patch breaks that on most inputs (the bug made the function its sibling).
+//!    A failing test's own call may break the pair in the original when the patched code
+//!    keeps it there (the fix restores it where the tests ask); each tested text's
+//!    neighbours (cases, a character more or fewer at either end) are asked, not left to the
+//!    draw. Tried and dropped before it: the
 //!    same values retyped judged per input (answered unlike the drawn input where the original
 //!    answered those two alike) flagged three legitimate fixes; requiring the agreement on
 //!    every input, and comparing plain values, is what this finding adds.
@@ -167,6 +175,9 @@ pub fn findings(targets: &[Target], rows: &[Row]) -> Vec<Finding> {
                     "answers where the original code let an argument's own error through"
                 }
                 "mutates_input" => "changes an argument the original code left alone",
+                "loses_precision" => {
+                    "answers large whole numbers alike that the original code told apart"
+                }
                 "breaks_agreement" => {
                     "answers two ways of asking one question differently where the original code answered them alike"
                 }

@@ -201,3 +201,146 @@ async fn a_store_the_original_makes_is_its_contract_a_new_one_is_a_finding() {
 
     remove_image(&d, STORES_TAG).await;
 }
+
+const NEAR_TAG: &str = "patchloop-verify-differential:near";
+
+/// Two bugs: `suffix` forgets the sign (`-1` gets 'th'); `singular` doubles the capital of a
+/// capitalised irregular word ('Geese' gives 'GGoose' less one letter: 'Ggoose').
+const NEAR_LIB: &str = r#"IRREGULAR = {"geese": "goose", "mice": "mouse", "teeth": "tooth"}
+
+
+def suffix(n):
+    """The ordinal suffix of a whole number or its digits."""
+    n = int(n)
+    if n % 100 in (11, 12, 13):
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+def singular(word):
+    low = word.lower()
+    if low in IRREGULAR:
+        out = IRREGULAR[low]
+        if word[:1].isupper():
+            out = word[0] + out
+        return out
+    return word[:-1] if low.endswith("s") else word
+"#;
+
+const NEAR_TEST: &str = r#"from lib import singular, suffix
+
+
+def test_suffix_of_positive_numbers():
+    assert [suffix(n) for n in (1, 2, 3, 4, 11, 12, 21, 102)] == \
+        ["st", "nd", "rd", "th", "th", "th", "st", "nd"]
+
+
+def test_suffix_of_negative_numbers():
+    assert [suffix(n) for n in ("-1", "-2", "-23", "-101")] == ["st", "nd", "rd", "st"]
+
+
+def test_singular_of_regular_words():
+    assert [singular(w) for w in ("cats", "Cats", "dogs", "Bus", "sheep")] == \
+        ["cat", "Cat", "dog", "Bu", "sheep"]
+
+
+def test_singular_of_irregular_words():
+    assert singular("geese") == "goose"
+    assert singular("Geese") == "Goose"
+    assert singular("Mice") == "Mouse"
+"#;
+
+/// The sign dropped after a conversion to float: right for every number a float holds
+/// exactly, 'th' for 10 ** 18 + 1.
+const THROUGH_FLOAT: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -3,7 +3,7 @@
+ 
+ def suffix(n):
+     \"\"\"The ordinal suffix of a whole number or its digits.\"\"\"
+-    n = int(n)
++    n = abs(float(n))  # numbers, digits and floats alike
+     if n % 100 in (11, 12, 13):
+         return \"th\"
+     return {1: \"st\", 2: \"nd\", 3: \"rd\"}.get(n % 10, \"th\")
+";
+
+const SIGN_FIXED: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -3,7 +3,7 @@
+ 
+ def suffix(n):
+     \"\"\"The ordinal suffix of a whole number or its digits.\"\"\"
+-    n = int(n)
++    n = abs(int(n))
+     if n % 100 in (11, 12, 13):
+         return \"th\"
+     return {1: \"st\", 2: \"nd\", 3: \"rd\"}.get(n % 10, \"th\")
+";
+
+/// The doubled capital stripped from every answer: 'Ccats' now gives 'Cat'.
+const CAPITAL_STRIPPED: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -15,5 +15,9 @@
+         out = IRREGULAR[low]
+         if word[:1].isupper():
+             out = word[0] + out
+-        return out
+-    return word[:-1] if low.endswith(\"s\") else word
++    else:
++        out = word[:-1] if low.endswith(\"s\") else word
++    # a capitalised irregular can come back with its capital doubled
++    if len(out) > 1 and out[0].isupper() and out[1] == out[0].lower():
++        out = out[0] + out[2:]
++    return out
+";
+
+const CAPITAL_FIXED: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -14,6 +14,6 @@
+     if low in IRREGULAR:
+         out = IRREGULAR[low]
+         if word[:1].isupper():
+-            out = word[0] + out
++            out = out.capitalize()
+         return out
+     return word[:-1] if low.endswith(\"s\") else word
+";
+
+/// Evidence from the tests' own neighbourhood: a whole number moved past a float's
+/// precision (the original tells 10 ** 18 + 1 … + 4 apart, a patch through `float` does not),
+/// and an agreement the bug broke only on the failing test's call (a word lower-cased and
+/// capitalised) that the patched code restores there and breaks on a neighbour ('Ccats').
+/// The fixes of both bugs stay `verified`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_number_through_a_float_and_a_fix_of_only_the_tested_word_are_findings() {
+    let d = patchloop::sandbox::docker::connect()
+        .await
+        .expect("Docker is required for this test");
+    let files = [("lib.py", NEAR_LIB), ("tests/test_lib.py", NEAR_TEST)];
+    let _dir = fixture_of(&d, &files, NEAR_TAG).await;
+    let fixture = (NEAR_TAG, NEAR_LIB);
+
+    let ids = ["tests/test_lib.py::test_suffix_of_negative_numbers"];
+    let r = run(&d, fixture, THROUGH_FLOAT, &ids, "test-diff-near-1").await;
+    let l = differential(&r, Verdict::NeedsReview);
+    assert!(l.detail.contains("loses_precision"), "{l:?}");
+    let r = run(&d, fixture, SIGN_FIXED, &ids, "test-diff-near-2").await;
+    assert_eq!(differential(&r, Verdict::Verified).status, "clean");
+
+    let ids = ["tests/test_lib.py::test_singular_of_irregular_words"];
+    let r = run(&d, fixture, CAPITAL_STRIPPED, &ids, "test-diff-near-3").await;
+    let l = differential(&r, Verdict::NeedsReview);
+    assert!(
+        l.detail.contains("breaks_agreement") && l.detail.contains("capitalised"),
+        "{l:?}"
+    );
+    let r = run(&d, fixture, CAPITAL_FIXED, &ids, "test-diff-near-4").await;
+    assert_eq!(differential(&r, Verdict::Verified).status, "clean");
+
+    remove_image(&d, NEAR_TAG).await;
+}
