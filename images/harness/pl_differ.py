@@ -973,8 +973,9 @@ def _start(trim):
 # AGREE_MIN inputs, AGREE_KINDS distinct answers, never otherwise; up to AGREE_ENOUGH inputs
 # are asked, and a pair neither side of which answers on AGREE_TRIES inputs is let go) — except
 # a failing test's own call (asked either way), where the bug may break it if the patched code
-# keeps it there: the fix restores it where the tests ask for it. The inputs are the tests'
-# calls, each tested text's neighbours (`_text_near`: not left to the draw), then the drawn.
+# keeps it there: the fix restores it where the tests ask for it. The inputs are each tested
+# value's neighbours (`_near_values`, not left to the draw: all of them must agree), then the
+# tests' calls and the drawn inputs.
 # The pairs tried:
 #   a keyword argument that is a function, left out and given as the identity;
 #   an argument that the tests pass both as one value and as a list of values, given as the
@@ -1120,7 +1121,8 @@ def _agreements(f, before, after, mod, calls, fns, live_fns, notes):
             low = a[j].lower()
             if low.capitalize() == low:
                 return None
-            return _with(a, k, j, low) + (_capitalised,), _with(a, k, j, low.capitalize()) + (None,)
+            return (_with(a, k, j, low) + (_capitalised,),
+                    _with(a, k, j, low.capitalize()) + (None,))
         out.append({"what": "argument %d in lower case (the answer capitalised) and capitalised"
                             % (j + 1), "fns": same, "pair": pair})
     if f.get("bound") or "." in f["qualname"] or mod is None:
