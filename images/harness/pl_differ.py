@@ -570,7 +570,7 @@ def _reads_whole_when_longer(before, after, head, args, kw, keep, per_call):
 # Past a float's 53 bits, and a power of ten: a whole number moved this far keeps its decimal
 # digits (what a digit-reading function answers from) and its sign.
 BIG = 10 ** 18
-PRECISION_CALLS = 2
+PRECISION_CALLS = 3  # tested calls tried per argument
 
 
 def _with(args, kw, slot, v):
@@ -614,12 +614,12 @@ def _loses_precision(f, before, after, calls, keep, per_call, until):
                 x, as_given = int(v), type(v)  # a whole number or its digits, moved as given
             except ValueError:
                 continue  # digits int() does not read ('²')
+            tried[slot] = tried.get(slot, 0) + 1
             for sign in (1, -1) if x >= 0 else (-1, 1):
                 near = [as_given(sign * (BIG + abs(x) + d)) for d in range(4)]
                 was = _answers(before, head, args, kw, slot, near, keep, per_call)
                 if was is None or len(set(was)) < 2:
-                    continue  # nothing to lose here (not counted as tried)
-                tried[slot] = tried.get(slot, 0) + 1
+                    continue  # nothing to lose here
                 now = _answers(after, head, args, kw, slot, near, keep, per_call)
                 if now is None or len(set(now)) > 1:
                     continue
@@ -1253,15 +1253,19 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until, failing=frozen
         got = sides(ci, p, lb_fn, rb_fn)
         if got is None:
             continue
+        sides_tested = {_call_text(f["qualname"], *p[0][:2]),
+                        _call_text(f["qualname"], *p[1][:2])} & failing
         if got[0] != got[1]:
-            if {_call_text(f["qualname"], a, k), _call_text(f["qualname"], *p[0][:2]),
-                    _call_text(f["qualname"], *p[1][:2])} & failing:
+            if _call_text(f["qualname"], a, k) in failing or sides_tested:
                 # The bug itself may break it on a failing test's own call (asked either
                 # way): it counts there only if the patched code answers both sides alike.
                 restored.append((ci, p))
                 continue
             return None  # the original keeps no such agreement
-        kept.append((ci, p, got[0]))
+        # A failing test's call asked only through two variants of it (lower-cased and
+        # capitalised, say): the fix may change exactly that relation (a slug made lower case).
+        variant = _call_text(f["qualname"], a, k) in failing and not sides_tested
+        kept.append((ci, p, got[0], variant))
         answers.add(got[0])
         drawn += not is_near
     if len(kept) < AGREE_MIN or len(answers) < AGREE_KINDS:
@@ -1273,11 +1277,13 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until, failing=frozen
         if got is None or got[0] != got[1]:
             return None
     broken, checked = [], 0
-    for ci, p, text in kept:
+    for ci, p, text, variant in kept:
         if time.monotonic() > until:
             break
         checked += 1
         got = apart(ci, p)
+        if got and variant:
+            return None  # what the failing test asks changes the relation itself
         if got:
             call = _call_text(f["qualname"], p[0][0], p[0][1])
             broken.append((len(call), call, text, got, ci, p))
@@ -1349,6 +1355,12 @@ def differ():
                             (j < len(passed) and passed[j] in stored)
                             for j in range(max(len(any_mutated), len(passed)))]
 
+        # Before the draw, in a box of its own: a few calls per tested number, so a loaded
+        # machine's slow draw cannot leave it without time.
+        lost = _loses_precision(f, before, after, calls, keep, per_call,
+                                min(deadline, time.monotonic() + per_fn / 2))
+        if lost:
+            row["findings"].append(lost)
         drawn = _inputs(st, calls)
         fn_deadline = min(deadline, time.monotonic() + per_fn)
         last = {}
@@ -1434,10 +1446,6 @@ def differ():
                 fnotes.append("%s: %s" % (type(e).__name__, str(e)[:120]))
         # The agreements get half a box of their own after the drawn inputs' run.
         until = min(deadline, time.monotonic() + per_fn / 2)
-        if not row["findings"]:
-            lost = _loses_precision(f, before, after, calls, keep, per_call, until)
-            if lost:
-                row["findings"].append(lost)
         for rel in _agreements(f, before, after, mod, calls, fns, live_fns, fnotes):
             found = _broken_agreement(rel, f, pool, heads, keep, per_call, until, failing,
                                       near_pool)

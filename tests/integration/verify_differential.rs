@@ -86,8 +86,9 @@ async fn run(
 
 /// The receipt's differential row, once the verdict is `want` (the reason shown if not).
 fn differential(r: &Receipt, want: Verdict) -> &Layer {
-    assert_eq!(r.decision.verdict, want, "{}", r.decision.reason);
-    layer(r, "differential")
+    let l = layer(r, "differential");
+    assert_eq!(r.decision.verdict, want, "{}\n{l:?}", r.decision.reason);
+    l
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
