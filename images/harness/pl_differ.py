@@ -973,7 +973,9 @@ def _start(trim):
 # AGREE_MIN inputs, AGREE_KINDS distinct answers, never otherwise; up to AGREE_ENOUGH inputs
 # are asked, and a pair neither side of which answers on AGREE_TRIES inputs is let go) — except
 # a failing test's own call (asked either way), where the bug may break it if the patched code
-# keeps it there: the fix restores it where the tests ask for it. The inputs are each tested
+# keeps it there: the fix restores it where the tests ask for it; and a pair the patched code
+# breaks on a failing test's call asked only through two variants of it (neither side is the
+# call) is dropped: the fix changes that relation itself. The inputs are each tested
 # value's neighbours (`_near_values`, not left to the draw: all of them must agree), then the
 # tests' calls and the drawn inputs.
 # The pairs tried:

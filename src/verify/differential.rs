@@ -46,9 +46,11 @@
 //!    through); another function of the module with the same parameters that neither calls,
 //!    unless the patch breaks that on most inputs (the bug made the function its sibling).
 //!    A failing test's own call may break the pair in the original when the patched code
-//!    keeps it there (the fix restores it where the tests ask); each tested text's
-//!    neighbours (cases, a character more or fewer at either end) are asked, not left to the
-//!    draw. Tried and dropped before it: the
+//!    keeps it there (the fix restores it where the tests ask), and a pair the patched code
+//!    breaks on a failing test's call asked only through two variants of it is dropped (a
+//!    slug made lower case changes that relation itself). Each tested value's neighbours (a
+//!    text's cases and one-character edits; a number negated, one more or less, zero) are
+//!    asked, not left to the draw, and must all agree. Tried and dropped before it: the
 //!    same values retyped judged per input (answered unlike the drawn input where the original
 //!    answered those two alike) flagged three legitimate fixes; requiring the agreement on
 //!    every input, and comparing plain values, is what this finding adds.
