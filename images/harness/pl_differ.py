@@ -1446,8 +1446,10 @@ def differ():
                               % (last["kind"], last["call"][:80]))
             else:
                 fnotes.append("%s: %s" % (type(e).__name__, str(e)[:120]))
-        # The agreements get half a box of their own after the drawn inputs' run.
-        until = min(deadline, time.monotonic() + per_fn / 2)
+        # The agreements get two boxes of their own after the drawn inputs' run: their work
+        # is counted (neighbours, then 30 drawn), and a loaded machine (the suite's parallel
+        # tests) must not cut it short — half a box lost catches there.
+        until = min(deadline, time.monotonic() + per_fn * 2)
         for rel in _agreements(f, before, after, mod, calls, fns, live_fns, fnotes):
             found = _broken_agreement(rel, f, pool, heads, keep, per_call, until, failing,
                                       near_pool)
