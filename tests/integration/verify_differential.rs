@@ -84,6 +84,16 @@ async fn run(
     verify_fixture(d, tag, patch, ids, FitOptions::default(), run_id, &base).await
 }
 
+/// The fixture image `tag` of `lib.py` and its tests, built on the daemon; the directory is
+/// kept alive by the caller.
+async fn lib_fixture(tag: &str, lib: &str, test: &str) -> (bollard::Docker, tempfile::TempDir) {
+    let d = patchloop::sandbox::docker::connect()
+        .await
+        .expect("Docker is required for this test");
+    let dir = fixture_of(&d, &[("lib.py", lib), ("tests/test_lib.py", test)], tag).await;
+    (d, dir)
+}
+
 /// The receipt's differential row, once the verdict is `want` (the reason shown if not).
 fn differential(r: &Receipt, want: Verdict) -> &Layer {
     let l = layer(r, "differential");
@@ -180,11 +190,7 @@ const UPDATE_IN_PLACE: &str = "\
 /// starts writing into its caller's dict is stopped.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_store_the_original_makes_is_its_contract_a_new_one_is_a_finding() {
-    let d = patchloop::sandbox::docker::connect()
-        .await
-        .expect("Docker is required for this test");
-    let files = [("lib.py", STORES_LIB), ("tests/test_lib.py", STORES_TEST)];
-    let _dir = fixture_of(&d, &files, STORES_TAG).await;
+    let (d, _dir) = lib_fixture(STORES_TAG, STORES_LIB, STORES_TEST).await;
     let fixture = (STORES_TAG, STORES_LIB);
 
     let ids = ["tests/test_lib.py::test_first_keeps_the_first"];
@@ -319,11 +325,7 @@ const CAPITAL_FIXED: &str = "\
 /// The fixes of both bugs stay `verified`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_number_through_a_float_and_a_fix_of_only_the_tested_word_are_findings() {
-    let d = patchloop::sandbox::docker::connect()
-        .await
-        .expect("Docker is required for this test");
-    let files = [("lib.py", NEAR_LIB), ("tests/test_lib.py", NEAR_TEST)];
-    let _dir = fixture_of(&d, &files, NEAR_TAG).await;
+    let (d, _dir) = lib_fixture(NEAR_TAG, NEAR_LIB, NEAR_TEST).await;
     let fixture = (NEAR_TAG, NEAR_LIB);
 
     let ids = ["tests/test_lib.py::test_suffix_of_negative_numbers"];
