@@ -424,14 +424,123 @@ def _safe_canon(x):
         return None
 
 
+# Answers already given in this function's checks: (fn, post, the call's plain key) -> the
+# child's JSON. The same call is asked again and again (the drawn inputs by every agreement,
+# the tested calls by each check, shrinking's replays), and each fork costs ~5 ms in a process
+# that holds pytest and the project. Cleared per changed function (`_memo_reset`): the keys
+# hold ids of the functions and the tested call's head, alive until then.
+_MEMO = {}
+# Calls answered, and the children forked for them (the rest were answered before).
+ASKED = {"asked": 0, "forked": 0}
+PLAIN = (type(None), bool, int, float, complex, str, bytes)
+
+
+def _memo_reset():
+    _MEMO.clear()
+
+
+def _plain_key(v, depth=0):
+    """A key that tells apart every two plain values a call could tell apart (type, value,
+    order), or None for anything else (an object, an iterator, a drawn odd value)."""
+    t = type(v)
+    if t in PLAIN:
+        return (t.__name__, repr(v))
+    if depth > 4:
+        return None
+    if t in (list, tuple, set, frozenset):
+        items = [_plain_key(x, depth + 1) for x in v]
+        return None if None in items else (t.__name__, tuple(items))
+    if t is dict:
+        items = [(_plain_key(a, depth + 1), _plain_key(b, depth + 1)) for a, b in v.items()]
+        return None if any(None in i for i in items) else ("dict", tuple(items))
+    return None
+
+
+def _memo_key(fn, head, args, kw, post):
+    try:
+        a = _plain_key(tuple(args))
+        k = _plain_key(dict(kw))
+    except (ValueError, RecursionError):  # an int too long for repr, say
+        return None
+    if a is None or k is None:
+        return None
+    # The head (a bound call's self or class) is the recorded object itself, kept alive in
+    # the function's recorded calls: its identity is its key.
+    return (id(fn), id(post), tuple(id(h) for h in head), a, k)
+
+
 def _run(fn, head, args, kw, keep, per_call, setup=None, post=None):
     """`_call` in a forked child, killed after `per_call` seconds: a loop in C that no signal
     interrupts, memory beyond CALL_MEMORY, or state the call leaves in a module cannot reach
     the next call (a fork costs ~2 ms). `setup` runs in the child first (a candidate's code
-    swapped in: the parent never changes)."""
+    swapped in: the parent never changes). A call of plain values already answered is not
+    asked again (`_MEMO`), unless that answer was a death or memory (an edge, asked anew)."""
+    return _runs([(fn, head, args, kw, per_call, setup, post)], keep)[0]
+
+
+def _runs(jobs, keep):
+    """`_run` of each job `(fn, head, args, kw, per_call, setup, post)`, the children of the
+    ones not yet answered started together (each its own process: the two versions' answers
+    to one input, say) and read as they finish."""
     import select
     import time
 
+    outs, keys, live = [None] * len(jobs), [None] * len(jobs), {}
+    ASKED["asked"] += len(jobs)
+    for i, (fn, head, args, kw, per_call, setup, post) in enumerate(jobs):
+        key = None if setup is not None else _memo_key(fn, head, args, kw, post)
+        if key is not None and key in _MEMO:
+            outs[i] = json.loads(_MEMO[key])
+            continue
+        keys[i] = key
+        ASKED["forked"] += 1
+        r, pid = _spawn(fn, head, args, kw, keep, setup, post)
+        live[r] = (i, pid, time.monotonic() + per_call, [])
+    while live:
+        now = time.monotonic()
+        for r in [r for r, v in live.items() if v[2] <= now]:
+            i, pid, _, _ = live.pop(r)
+            os.close(r)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            os.waitpid(pid, 0)
+            outs[i] = _fallback(jobs[i], how="timeout")
+        if not live:
+            break
+        ready, _, _ = select.select(list(live), [], [], max(0, min(v[2] for v in live.values())
+                                                           - time.monotonic()))
+        for r in ready:
+            chunk = os.read(r, 1 << 16)
+            if chunk:
+                live[r][3].append(chunk)
+                continue
+            i, pid, _, chunks = live.pop(r)
+            os.close(r)
+            _, status = os.waitpid(pid, 0)
+            try:
+                outs[i] = json.loads(b"".join(chunks))
+            except ValueError:
+                outs[i] = _fallback(jobs[i], how="raise", error="died (status %d)" % status,
+                                    deliberate=False, inside=True)
+    for key, out in zip(keys, outs):
+        if key is not None and out.get("how") in ("ret", "lazy", "raise") and \
+                "MemoryError" not in (out.get("error"), out.get("lazy_error")) and \
+                not str(out.get("error", "")).startswith("died"):
+            _MEMO[key] = json.dumps(out)
+    return outs
+
+
+def _fallback(job, **how):
+    """The outcome of a call whose child gave no answer (out of time, or died)."""
+    base = dict(_facts(job[2], job[3]))
+    base["pulled"] = [0] * len(base["total"])
+    return dict(base, **how)
+
+
+def _spawn(fn, head, args, kw, keep, setup, post):
+    """Fork the child of one call: (the read end of its pipe, its pid)."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -457,36 +566,7 @@ def _run(fn, head, args, kw, keep, per_call, setup=None, post=None):
         finally:
             os._exit(0)
     os.close(w)
-    chunks, end = [], time.monotonic() + per_call
-    timed_out = False
-    while True:
-        left = end - time.monotonic()
-        if left <= 0:
-            timed_out = True
-            break
-        ready, _, _ = select.select([r], [], [], left)
-        if not ready:
-            continue
-        chunk = os.read(r, 1 << 16)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(r)
-    if timed_out:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    _, status = os.waitpid(pid, 0)
-    base = dict(_facts(args, kw))
-    base["pulled"] = [0] * len(base["total"])
-    if timed_out:
-        return dict(base, how="timeout")
-    try:
-        return json.loads(b"".join(chunks))
-    except ValueError:
-        return dict(base, how="raise", error="died (status %d)" % status, deliberate=False,
-                    inside=True)
+    return r, pid
 
 
 def _show_out(o):
@@ -558,8 +638,8 @@ def _reads_whole_when_longer(before, after, head, args, kw, keep, per_call):
     original, for the same answer when every iterator argument is twice as long."""
     a = tuple(_longer(v) for v in args)
     k = {n: _longer(v) for n, v in kw.items()}
-    b = _run(before, head, a, k, keep, per_call)
-    x = _run(after, head, a, k, keep, per_call)
+    b, x = _runs([(before, head, a, k, per_call, None, None),
+                  (after, head, a, k, per_call, None, None)], keep)
     if not _same_answer(b, x):
         return False
     return any(total is not None and pa >= total and pb < pa
@@ -586,12 +666,13 @@ def _answers(fn, head, args, kw, slot, values, keep, per_call):
     """The answers (shown text and digest) for each value at `slot`, or None as soon as one
     is not an answer."""
     out = []
-    for v in values:
-        a, k = _with(args, kw, slot, v)
-        o = _run(fn, head, a, k, keep, per_call)
-        if not _answered(o):
-            return None
-        out.append((o.get("text"), o.get("digest")))
+    for i in range(0, len(values), 2):  # two children at a time
+        jobs = [(fn, head) + _with(args, kw, slot, v) + (per_call, None, None)
+                for v in values[i:i + 2]]
+        for o in _runs(jobs, keep):
+            if not _answered(o):
+                return None
+            out.append((o.get("text"), o.get("digest")))
     return out
 
 
@@ -1202,13 +1283,16 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until, failing=frozen
     lb_fn, la_fn, rb_fn, ra_fn = rel["fns"]
 
     def both(ci, p, left_fn, right_fn, answers_only=False):
-        """Both sides' outcomes; with `answers_only`, the right side is not asked (None) when
+        """Both sides' outcomes; with `answers_only`, the right side is None when
         the left one did not answer."""
         (la, lk, lp), (ra, rk, rp) = p
-        left = _run(left_fn, heads[ci], la, lk, keep, per_call, post=lp)
+        # Asked together (two children at once); the right side's answer is set aside when
+        # the left one did not answer.
+        left, right = _runs([(left_fn, heads[ci], la, lk, per_call, None, lp),
+                             (right_fn, heads[ci], ra, rk, per_call, None, rp)], keep)
         if answers_only and not _answered(left):
             return left, None
-        return left, _run(right_fn, heads[ci], ra, rk, keep, per_call, post=rp)
+        return left, right
 
     def sides(ci, p, left_fn, right_fn):
         """Both sides' answers' texts, or None when either did not answer."""
@@ -1325,6 +1409,7 @@ def differ():
             row["note"] = "no time left"
             continue
         fnotes = []
+        _memo_reset()
         before = _rebuild_before(f, live_fns[i], fnotes)
         if before is None:
             row["note"] = "; ".join(fnotes)
@@ -1388,10 +1473,10 @@ def differ():
             row["examples"] += 1
             if len(pool) < AGREE_POOL:
                 pool.append(t)
-            b = _run(before, heads[ci], a, k, keep, per_call)
+            b, x = _runs([(before, heads[ci], a, k, per_call, None, None),
+                          (after, heads[ci], a, k, per_call, None, None)], keep)
             if b["how"] == "timeout":
                 return  # nothing to compare with
-            x = _run(after, heads[ci], a, k, keep, per_call)
             if x["how"] == "timeout":
                 # Out of time counts only when three times the time does not do either (a busy
                 # machine slows one call, not a loop that never ends).
@@ -1459,7 +1544,8 @@ def differ():
         if fnotes:
             row["note"] = "; ".join(fnotes)
     emit({"functions": out, "rc": rc, "runner": runner, "notes": sorted(notes),
-          "record_s": round(recorded, 2), "total_s": round(time.monotonic() - started, 2)})
+          "record_s": round(recorded, 2), "total_s": round(time.monotonic() - started, 2),
+          "asked": ASKED["asked"], "forked": ASKED["forked"]})
 
 
 # --- consensus: passing candidates against each other (src/verify/consensus.rs drives it) ---
@@ -1609,11 +1695,14 @@ def consensus():
             if time.monotonic() > fn_deadline:
                 return
             answers = {}
-            for k, setup in zip(compared, setups):
-                o = _run(entry, heads[ci], a, kw, keep, per_call, setup=setup)
-                if not _decides(o):
-                    return
-                answers[k] = o
+            pairs = list(zip(compared, setups))
+            for i in range(0, len(pairs), 2):  # two children at a time
+                got = _runs([(entry, heads[ci], a, kw, per_call, setup, None)
+                             for _, setup in pairs[i:i + 2]], keep)
+                for (k, _), o in zip(pairs[i:i + 2], got):
+                    if not _decides(o):
+                        return
+                    answers[k] = o
             widened = any(isinstance(x, (IterSpec, Odd)) for x in list(a) + list(kw.values()))
             if widened and any(_answer(o) == ("raise",) for o in answers.values()):
                 # Whether an iterator or another type is accepted at all is a contract the
@@ -1653,7 +1742,8 @@ def consensus():
     for row in out:
         row["outvoted"] = sorted(row["outvoted"].values(), key=lambda v: v["candidate"])
     emit({"functions": out, "rc": rc, "runner": runner, "notes": sorted(notes),
-          "record_s": round(recorded, 2), "total_s": round(time.monotonic() - started, 2)})
+          "record_s": round(recorded, 2), "total_s": round(time.monotonic() - started, 2),
+          "asked": ASKED["asked"], "forked": ASKED["forked"]})
 
 
 HYPOTHESIS_SITE = "/opt/patchloop/hypothesis-site"

@@ -126,6 +126,12 @@ pub(super) struct Output<R> {
     pub notes: Vec<String>,
     #[serde(default)]
     pub record_s: f64,
+    /// Calls the versions answered, and the children forked for them (a call of plain values
+    /// asked again reuses its answer).
+    #[serde(default)]
+    pub asked: usize,
+    #[serde(default)]
+    pub forked: usize,
 }
 
 /// The script's input fields both modes share (how to run the failing tests and record the
@@ -298,6 +304,10 @@ pub async fn run(
     let out = out?;
     let found = findings(targets, &out.functions);
     let mut n = note(targets, &out.functions, out.record_s, started.elapsed());
+    n.push_str(&format!(
+        "; {} call(s) answered in {} child process(es), the rest asked before",
+        out.asked, out.forked
+    ));
     if !out.notes.is_empty() {
         n.push_str(&format!("; {}", out.notes.join("; ")));
     }

@@ -101,6 +101,22 @@ fn differential(r: &Receipt, want: Verdict) -> &Layer {
     l
 }
 
+/// The note's "N call(s) answered in M child process(es)": (N, M).
+fn answered(detail: &str) -> (usize, usize) {
+    const MID: &str = " call(s) answered in ";
+    let (before, after) = detail
+        .split_once(MID)
+        .unwrap_or_else(|| panic!("no count of calls answered: {detail}"));
+    let number = |s: Option<&str>| -> usize {
+        s.and_then(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("{detail}"))
+    };
+    (
+        number(before.rsplit(' ').next()),
+        number(after.split(' ').next()),
+    )
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_differential_says_not_run_when_it_tested_nothing() {
     let d = patchloop::sandbox::docker::connect()
@@ -120,6 +136,10 @@ async fn the_differential_says_not_run_when_it_tested_nothing() {
     let l = differential(&r, Verdict::Verified);
     assert_eq!(l.status, "clean", "{l:?}");
     assert!(!l.detail.contains(" 0 generated input(s)"), "{l:?}");
+    // A call asked again (a tested call by each check, a drawn one by each agreement) reuses
+    // its answer: fewer children than answers, and some.
+    let (asked, forked) = answered(&l.detail);
+    assert!(0 < forked && forked < asked, "{l:?}");
 
     remove_image(&d, TAG).await;
 }
