@@ -443,10 +443,17 @@ def _plain_key(v, depth=0):
     """A key that tells apart every two plain values a call could tell apart (type, value,
     order), or None for anything else (an object, an iterator, a drawn odd value)."""
     t = type(v)
-    if t in PLAIN:
+    if t in PLAIN or t is range:
         return (t.__name__, repr(v))
     if depth > 4:
         return None
+    # The drawn stand-ins made afresh for each call (`_fresh`): their recipe is their key.
+    if t is IterSpec:
+        inner = "endless" if v.items is None else _plain_key(v.items, depth + 1)
+        return None if inner is None else ("IterSpec", inner)
+    if t in (Odd, Faulty):
+        inner = _plain_key(v.v if t is Odd else v.d, depth + 1)
+        return None if inner is None else (t.__name__, inner)
     if t in (list, tuple, set, frozenset):
         items = [_plain_key(x, depth + 1) for x in v]
         return None if None in items else (t.__name__, tuple(items))
