@@ -20,7 +20,8 @@
 #    recorded calls themselves and each grown a thousandfold (ints times 1000, sequences
 #    repeated, also as iterators); both versions answer each input, every call in a forked
 #    child killed after `per_call_s` (a timeout is tried again with three times the time),
-#    all within `per_fn_s`;
+#    all within `per_fn_s`; the two versions' children for one input run together, and a
+#    call of plain values (or of a drawn stand-in's recipe) asked again reuses its answer;
 # 4. a finding is an input where the patched version
 #      crashes   raises where the original answered, by the interpreter inside the changed
 #                code (not a `raise` of the project's code: validation a fix adds is

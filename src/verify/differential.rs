@@ -14,7 +14,9 @@
 //! 3. Hypothesis draws inputs shaped like the recorded ones, widened — other and larger
 //!    numbers, other text, longer and empty containers, a tuple for a list, a counting iterator
 //!    (finite or endless) for a sequence, a value of another type for a container — and both
-//!    versions answer each, every call in a forked child killed after [`PER_CALL_SECS`];
+//!    versions answer each, every call in a forked child killed after [`PER_CALL_SECS`]
+//!    (the two versions' children for one input at once; a call of plain values asked again,
+//!    by an agreement or a shrink, reuses its answer: the note counts answers and children);
 //!    The recorded calls themselves are drawn too, and each grown a thousandfold (ints times
 //!    1000, sequences repeated, also as iterators), and a mapping whose lookups raise an error
 //!    no code knows by name (`ProbeError`);
