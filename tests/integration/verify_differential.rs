@@ -367,3 +367,110 @@ async fn a_number_through_a_float_and_a_fix_of_only_the_tested_word_are_findings
 
     remove_image(&d, NEAR_TAG).await;
 }
+
+const EXTENDS_TAG: &str = "patchloop-verify-differential:extends";
+
+/// `parse` registers its option tokens in the list it is given through a helper, but its
+/// test is flipped (docopt's `parse_argv` of the field corpus, in small): a token of dashes
+/// only never reaches the helper; `tail` reads any sequence.
+const EXTENDS_LIB: &str = r#"def _register(options, name):
+    options.append(name)
+    return "option " + name
+
+
+def parse(tokens, options):
+    out = []
+    for t in tokens:
+        if not t.startswith("-"):
+            out.append(_register(options, t))
+        else:
+            out.append("argument " + t)
+    return out
+
+
+def tail(items, x):
+    return list(items) + [x]
+"#;
+
+const EXTENDS_TEST: &str = r#"from lib import parse, tail
+
+
+def test_parse_registers_options():
+    opts = []
+    assert parse(["-v", "file"], opts) == ["option -v", "argument file"]
+    assert parse(["-q"], opts) == ["option -q"]
+    assert opts == ["-v", "-q"]
+
+
+def test_tail_appends():
+    assert tail([1, 2], 3) == [1, 2, 3]
+"#;
+
+/// The fix: an option token goes to the helper that appends it to the caller's list, a
+/// plain one is an argument.
+const REGISTERS: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -6,8 +6,8 @@
+ def parse(tokens, options):
+     out = []
+     for t in tokens:
+-        if not t.startswith(\"-\"):
++        if t.startswith(\"-\"):
+             out.append(_register(options, t))
+         else:
+             out.append(\"argument \" + t)
+     return out
+";
+
+/// The same fix, and `tail` narrowed to lists: it concatenates what it was given.
+const REGISTERS_AND_NARROWS: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -6,12 +6,12 @@
+ def parse(tokens, options):
+     out = []
+     for t in tokens:
+-        if not t.startswith(\"-\"):
++        if t.startswith(\"-\"):
+             out.append(_register(options, t))
+         else:
+             out.append(\"argument \" + t)
+     return out
+ 
+ 
+ def tail(items, x):
+-    return list(items) + [x]
++    return items + [x]
+";
+
+/// A tuple or an iterator drawn where the tests pass a list is refused by code that extends
+/// the list it was given (a parser registering options, as docopt's does): the fix that
+/// reaches that code is `verified`. A patch that stops reading tuples and iterators where
+/// the original read them (`items + [x]`) still crashes where the original answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stand_in_refused_by_code_that_extends_its_list_is_no_crash_a_narrowed_reader_is() {
+    let (d, _dir) = lib_fixture(EXTENDS_TAG, EXTENDS_LIB, EXTENDS_TEST).await;
+    let fixture = (EXTENDS_TAG, EXTENDS_LIB);
+    let ids = ["tests/test_lib.py::test_parse_registers_options"];
+
+    let r = run(&d, fixture, REGISTERS, &ids, "test-diff-extends-1").await;
+    let l = differential(&r, Verdict::Verified);
+    assert_eq!(l.status, "clean", "{l:?}");
+
+    let r = run(
+        &d,
+        fixture,
+        REGISTERS_AND_NARROWS,
+        &ids,
+        "test-diff-extends-2",
+    )
+    .await;
+    let l = differential(&r, Verdict::NeedsReview);
+    assert!(
+        l.detail.contains("crashes") && l.detail.contains("`tail`"),
+        "{l:?}"
+    );
+
+    remove_image(&d, EXTENDS_TAG).await;
+}
