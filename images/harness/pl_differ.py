@@ -394,6 +394,25 @@ def _list_changed(e):
     return isinstance(e, (AttributeError, TypeError)) and bool(LIST_CHANGED.match(str(e)))
 
 
+def _spent():
+    """CPU seconds of this process and its reaped children (every call's child is reaped
+    before its answer is read): what a time box counts, so that a loaded machine (a CI
+    runner's parallel jobs) slows the layer down without changing what it asks."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+# A hang's guard beside the CPU boxes: the wall clock's end for the whole layer (`differ`).
+WALL_END = [float("inf")]
+
+
+def _over(until):
+    """Whether a box that ends at `until` (CPU seconds, `_spent`) is spent, or the wall
+    clock's end is reached."""
+    import time
+    return _spent() > until or time.monotonic() > WALL_END[0]
+
+
 # Characters of an answer's text that are compared (a longer one is cut).
 ANSWER_CHARS = 300
 
@@ -710,7 +729,7 @@ def _loses_precision(f, before, after, calls, keep, per_call, until):
     for head, args, kw in calls:
         whole = [(j, v) for j, v in enumerate(args)] + list(kw.items())
         for slot, v in whole:
-            if not (type(v) is int or _digits(v)) or time.monotonic() > until or \
+            if not (type(v) is int or _digits(v)) or _over(until) or \
                     tried.get(slot, 0) >= PRECISION_CALLS:
                 continue
             try:
@@ -1347,7 +1366,7 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until, failing=frozen
     drawn = 0  # kept inputs besides the neighbours
     for is_near, (ci, a, k) in itertools.chain(((True, t) for t in near),
                                               ((False, t) for t in pool)):
-        if time.monotonic() > until or drawn >= AGREE_ENOUGH:
+        if _over(until) or drawn >= AGREE_ENOUGH:
             break
         if tried >= AGREE_TRIES and not kept:
             return None  # the code does not take the other way of asking
@@ -1386,7 +1405,7 @@ def _broken_agreement(rel, f, pool, heads, keep, per_call, until, failing=frozen
             return None
     broken, checked = [], 0
     for ci, p, text, variant in kept:
-        if time.monotonic() > until:
+        if _over(until):
             break
         checked += 1
         got = apart(ci, p)
@@ -1421,15 +1440,23 @@ def differ():
     given, settings, st, HealthCheck, Phase = _hypothesis()
 
     out = []
+    # The box: `per_fn` CPU seconds per changed function in all (`_spent`), each function's
+    # share what is left divided among the functions still to test (a function no test
+    # called, or one done early, leaves its time to the next); the wall clock's `deadline`
+    # guards against a hang.
+    WALL_END[0] = deadline
+    budget_end = _spent() + per_fn * len(fns)
     for i, f in enumerate(fns):
         row = {"fn": i, "examples": 0, "differ": 0, "findings": [], "calls": len(seen[i])}
         out.append(row)
         if not seen[i]:
             row["note"] = "no test called it"
             continue
-        if time.monotonic() > deadline:
+        fn_start = _spent()
+        if _over(budget_end):
             row["note"] = "no time left"
             continue
+        share = (budget_end - fn_start) / (len(fns) - i)
         fnotes = []
         _memo_reset()
         before = _rebuild_before(f, live_fns[i], fnotes)
@@ -1470,14 +1497,17 @@ def differ():
                             (j < len(passed) and passed[j] in stored)
                             for j in range(max(len(any_mutated), len(passed)))]
 
-        # Before the draw, in a box of its own: a few calls per tested number, so a loaded
-        # machine's slow draw cannot leave it without time.
+        # The share's phases, each counted work with a deadline against a hang or a slow
+        # machine: the precision check first (a few calls per tested number) up to 15% of
+        # it, the drawn inputs up to 60%, the agreements to its end (with what the draw left).
+        phases = {}
         lost = _loses_precision(f, before, after, calls, keep, per_call,
-                                min(deadline, time.monotonic() + per_fn / 2))
+                                fn_start + share * 0.15)
         if lost:
             row["findings"].append(lost)
+        phases["precision"] = _spent() - fn_start
         drawn = _inputs(st, calls)
-        fn_deadline = min(deadline, time.monotonic() + per_fn)
+        fn_deadline = fn_start + share * 0.6
         last = {}
 
         pool = [(ci, tuple(c[1]), dict(c[2])) for ci, c in enumerate(calls)]
@@ -1496,7 +1526,7 @@ def differ():
 
         def check(t):
             ci, a, k = t
-            if time.monotonic() > fn_deadline:
+            if _over(fn_deadline):
                 return
             row["examples"] += 1
             if len(pool) < AGREE_POOL:
@@ -1567,21 +1597,25 @@ def differ():
                               % (last["kind"], last["call"][:80]))
             else:
                 fnotes.append("%s: %s" % (type(e).__name__, str(e)[:120]))
-        # The agreements get two boxes of their own after the drawn inputs' run: their work
-        # is counted (neighbours, then 30 drawn), and a loaded machine (the suite's parallel
-        # tests) must not cut it short — half a box lost catches there.
-        until = min(deadline, time.monotonic() + per_fn * 2)
+        phases["draw"] = _spent() - fn_start - phases["precision"]
+        until = fn_start + share
+        found = None
         for rel in _agreements(f, before, after, mod, calls, fns, live_fns, fnotes):
             found = _broken_agreement(rel, f, pool, heads, keep, per_call, until, failing,
                                       near_pool)
             if found:
                 row["findings"].append(found)
                 break
+        phases["agreements"] = _spent() - fn_start - phases["precision"] - phases["draw"]
+        row["phases_s"] = {k: round(v, 2) for k, v in phases.items()}
+        row["share_s"] = round(share, 2)
+        if _over(until) and not found:
+            fnotes.append("its %.1f CPU s ran out before every agreement was asked" % share)
         if fnotes:
             row["note"] = "; ".join(fnotes)
     emit({"functions": out, "rc": rc, "runner": runner, "notes": sorted(notes),
           "record_s": round(recorded, 2), "total_s": round(time.monotonic() - started, 2),
-          "asked": ASKED["asked"], "forked": ASKED["forked"]})
+          "cpu_s": round(_spent(), 2), "asked": ASKED["asked"], "forked": ASKED["forked"]})
 
 
 # --- consensus: passing candidates against each other (src/verify/consensus.rs drives it) ---
@@ -1716,7 +1750,8 @@ def consensus():
         if len(compared) < 2:
             row["note"] = "fewer than two candidates rebuild"
             continue
-        if time.monotonic() > deadline:
+        WALL_END[0] = deadline
+        if _over(float("inf")):
             row["note"] = "no time left"
             continue
         entry = live_fns[i]
@@ -1724,11 +1759,11 @@ def consensus():
         keep = {id(v): v for v in vars(mod).values()} if mod else {}
         calls = list(seen[i].values())
         heads = [c[0] for c in calls]
-        fn_deadline = min(deadline, time.monotonic() + per_fn)
+        fn_deadline = _spent() + per_fn  # CPU seconds, as differ's boxes
 
         def check(t):
             ci, a, kw = t
-            if time.monotonic() > fn_deadline:
+            if _over(fn_deadline):
                 return
             answers = {}
             pairs = list(zip(compared, setups))
@@ -1779,7 +1814,7 @@ def consensus():
         row["outvoted"] = sorted(row["outvoted"].values(), key=lambda v: v["candidate"])
     emit({"functions": out, "rc": rc, "runner": runner, "notes": sorted(notes),
           "record_s": round(recorded, 2), "total_s": round(time.monotonic() - started, 2),
-          "asked": ASKED["asked"], "forked": ASKED["forked"]})
+          "cpu_s": round(_spent(), 2), "asked": ASKED["asked"], "forked": ASKED["forked"]})
 
 
 HYPOTHESIS_SITE = "/opt/patchloop/hypothesis-site"

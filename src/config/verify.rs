@@ -12,10 +12,11 @@ pub struct VerifyFile {
     /// functions and relation-preserving variants of them, before and after the patch (two
     /// more runs of the failing tests; default true).
     pub probe: Option<bool>,
-    /// Differential neighbourhood testing: seconds per changed function for generated inputs
-    /// run through the code before and after the patch (Hypothesis; a new crash, an input
-    /// read whole, an error moved into the iteration); also the repair search's comparison
-    /// of its passing candidates on such inputs. 0 turns both off; default 10.
+    /// Differential neighbourhood testing: CPU seconds per changed function (the layer's own
+    /// and its calls', so a busy runner slows it without changing what it asks) for generated
+    /// inputs run through the code before and after the patch (Hypothesis; a new crash, an
+    /// input read whole, an error moved into the iteration); also the repair search's
+    /// comparison of its passing candidates on such inputs. 0 turns both off; default 10.
     pub differential_seconds: Option<u64>,
     /// A model (spec as `--model`) that reviews each passing patch against a fixed rubric of
     /// fitted-patch classes; a `fitted` answer quoting an added line makes it needs_review.
