@@ -474,3 +474,103 @@ async fn a_stand_in_refused_by_code_that_extends_its_list_is_no_crash_a_narrowed
 
     remove_image(&d, EXTENDS_TAG).await;
 }
+
+const IGNORED_TAG: &str = "patchloop-verify-differential:ignored";
+
+/// `group(n)` answers the whole match for every `n` but 0, the test flipped (marko's
+/// `MatchObj.group` of the field corpus, in small): the bug makes `n` irrelevant.
+const IGNORED_LIB: &str = r#"class Match:
+    def __init__(self, text, groups):
+        self._text = text
+        self._groups = groups
+
+    def group(self, n=0):
+        if n != 0:
+            return self._text
+        return self._groups[n - 1]
+
+
+def nth(items, n, default=None):
+    try:
+        return items[n]
+    except IndexError:
+        return default
+"#;
+
+const IGNORED_TEST: &str = r#"from lib import Match, nth
+
+
+def test_group():
+    m = Match("ab", ["a", "b"])
+    assert m.group() == "ab"
+    assert m.group(2) == "b"
+
+
+def test_nth():
+    assert nth(["a", "b", "c"], 1) == "b"
+    assert nth(["a", "b", "c"], 5, "none") == "none"
+
+
+def test_nth_of_a_negative_index_is_the_default():
+    assert nth(["a", "b", "c"], -1, "none") == "none"
+"#;
+
+/// The fix: a group's number reads the group, and one that does not exist raises, as
+/// `re.Match.group` does.
+const GROUP_FIXED: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -4,7 +4,7 @@
+         self._groups = groups
+ 
+     def group(self, n=0):
+-        if n != 0:
++        if n == 0:
+             return self._text
+         return self._groups[n - 1]
+ 
+";
+
+/// `nth` made to pass the negative index, its handler dropped for a guard that covers only
+/// the indexes the tests use.
+const NTH_GUARDED: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -10,7 +10,6 @@
+ 
+ 
+ def nth(items, n, default=None):
+-    try:
+-        return items[n]
+-    except IndexError:
++    if n < 0 or n == 5:
+         return default
++    return items[n]
+";
+
+/// A crash only counts where the original's answer depended on the value: the bug that
+/// made `group`'s number irrelevant answered `group(3)` as it answered the tested
+/// `group(2)`, so the fix's IndexError there is no crash where the original answered. A patch
+/// whose guard covers only the tested index still crashes one past it, where the original
+/// answered the caller's default.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_counts_only_where_the_original_read_the_value() {
+    let (d, _dir) = lib_fixture(IGNORED_TAG, IGNORED_LIB, IGNORED_TEST).await;
+    let fixture = (IGNORED_TAG, IGNORED_LIB);
+
+    let ids = ["tests/test_lib.py::test_group"];
+    let r = run(&d, fixture, GROUP_FIXED, &ids, "test-diff-ignored-1").await;
+    assert_eq!(
+        differential(&r, Verdict::Verified).status,
+        "clean",
+        "{:?}",
+        layer(&r, "differential")
+    );
+
+    let ids = ["tests/test_lib.py::test_nth_of_a_negative_index_is_the_default"];
+    let r = run(&d, fixture, NTH_GUARDED, &ids, "test-diff-ignored-2").await;
+    let l = differential(&r, Verdict::NeedsReview);
+    assert!(l.detail.contains("crashes"), "{l:?}");
+
+    remove_image(&d, IGNORED_TAG).await;
+}
