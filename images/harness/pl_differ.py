@@ -1522,12 +1522,10 @@ def differ():
         # The share's phases, each counted work with a deadline against a hang or a slow
         # machine: the precision check first (a few calls per tested number) up to 15% of
         # it, the drawn inputs up to 60%, the agreements to its end (with what the draw left).
-        phases = {}
         lost = _loses_precision(f, before, after, calls, keep, per_call,
                                 fn_start + share * 0.15)
         if lost:
             row["findings"].append(lost)
-        phases["precision"] = _spent() - fn_start
         drawn = _inputs(st, calls)
         fn_deadline = fn_start + share * 0.6
         last = {}
@@ -1536,33 +1534,38 @@ def differ():
         # Each tested value's neighbours, asked by every agreement besides the drawn inputs
         # (not left to the draw): a patch that fixed the tested word or number and broke
         # its neighbours is seen there.
-        near_pool, near_seen = [], set()
+        def distinct(ts, cap):
+            """The first `cap` of `ts` whose calls read differently."""
+            out, texts = [], set()
+            for t in ts:
+                text = _call_text(f["qualname"], t[1], t[2])
+                if text not in texts and len(out) < cap:
+                    texts.add(text)
+                    out.append(t)
+            return out
+
+        # Per tested call, each argument (keywords too) moved to a neighbour, marked whether
+        # it is a positional one of `_near_values` (what the agreements ask). A mapping's
+        # neighbour is also itself with lookups that raise (an error the code should let
+        # through: `swallows_input_error`).
         per_call_near = []
         for ci, c in enumerate(calls):
             mine = []
-            for j, v in enumerate(c[1]):
-                for w in _near_values(v):
-                    t = (ci, _with(c[1], c[2], j, w)[0], dict(c[2]))
-                    text = _call_text(f["qualname"], t[1], t[2])
-                    if text not in near_seen and len(near_pool) < AGREE_NEAR:
-                        near_seen.add(text)
-                        near_pool.append(t)
             for j, v in list(enumerate(c[1])) + list(c[2].items()):
-                # A mapping's neighbour is itself with lookups that raise (an error the code
-                # should let through: `swallows_input_error`).
                 for w in _near_values(v) + ([Faulty(v)] if type(v) is dict else []):
                     a, k = _with(c[1], c[2], j, w)
-                    mine.append((ci, tuple(a), dict(k)))
+                    mine.append((isinstance(j, int) and not isinstance(w, Faulty),
+                                 (ci, tuple(a), dict(k))))
             per_call_near.append(mine)
-        # The crash checks' neighbours: of every argument (keywords too), taken from each
-        # tested call in turn so that a cap reaches all of them (the calls that take a
-        # default are often the last ones).
-        near_checks, checked_texts = [], set()
-        for t in itertools.chain.from_iterable(itertools.zip_longest(*per_call_near)):
-            text = t and _call_text(f["qualname"], t[1], t[2])
-            if t and text not in checked_texts and len(near_checks) < NEAR_CHECKS:
-                checked_texts.add(text)
-                near_checks.append(t)
+        near_pool = distinct([t for mine in per_call_near for positional, t in mine
+                              if positional], AGREE_NEAR)
+        # The crash checks' neighbours: of every argument, taken from each tested call in
+        # turn so that a cap reaches all of them (the calls that take a default are often the
+        # last ones).
+        near_checks = distinct(
+            [t for _, t in itertools.chain.from_iterable(
+                itertools.zip_longest(*per_call_near, fillvalue=(False, None))) if t],
+            NEAR_CHECKS)
 
         def _ignored_there(ci, a, k, b):
             """Whether the original answered input (a, k) exactly as it answered a tested call
@@ -1693,7 +1696,6 @@ def differ():
                                   % (last["kind"], last["call"][:80]))
                 else:
                     fnotes.append("%s: %s" % (type(e).__name__, str(e)[:120]))
-        phases["draw"] = _spent() - fn_start - phases["precision"]
         until = fn_start + share
         found = None
         for rel in _agreements(f, before, after, mod, calls, fns, live_fns, fnotes):
@@ -1702,9 +1704,6 @@ def differ():
             if found:
                 row["findings"].append(found)
                 break
-        phases["agreements"] = _spent() - fn_start - phases["precision"] - phases["draw"]
-        row["phases_s"] = {k: round(v, 2) for k, v in phases.items()}
-        row["share_s"] = round(share, 2)
         if _over(until) and not found:
             fnotes.append("its %.1f CPU s ran out before every agreement was asked" % share)
         if fnotes:

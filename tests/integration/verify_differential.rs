@@ -423,22 +423,10 @@ const REGISTERS: &str = "\
      return out
 ";
 
-/// The same fix, and `tail` narrowed to lists: it concatenates what it was given.
-const REGISTERS_AND_NARROWS: &str = "\
---- a/lib.py
-+++ b/lib.py
-@@ -6,12 +6,12 @@
- def parse(tokens, options):
-     out = []
-     for t in tokens:
--        if not t.startswith(\"-\"):
-+        if t.startswith(\"-\"):
-             out.append(_register(options, t))
-         else:
-             out.append(\"argument \" + t)
-     return out
- 
- 
+/// `tail` narrowed to lists: it concatenates what it was given (a hunk for after
+/// [`REGISTERS`]).
+const NARROWS: &str = "\
+@@ -16,2 +16,2 @@
  def tail(items, x):
 -    return list(items) + [x]
 +    return items + [x]
@@ -461,7 +449,7 @@ async fn a_stand_in_refused_by_code_that_extends_its_list_is_no_crash_a_narrowed
     let r = run(
         &d,
         fixture,
-        REGISTERS_AND_NARROWS,
+        &format!("{REGISTERS}{NARROWS}"),
         &ids,
         "test-diff-extends-2",
     )
