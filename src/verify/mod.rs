@@ -13,7 +13,10 @@
 //! read-only unless held-out files must be copied in) → one `setup` exec (pre-patch pytest
 //! config, baseline snapshot, shadowing lookups) → N unpatched runs (the failure must reproduce
 //! N/N) → `git apply` → N patched runs → second runner → (only for a patch every integrity
-//! layer lets through) the generalisation layers → verdict → receipt.
+//! layer lets through) the generalisation layers → verdict → receipt. The generalisation
+//! layers run on a second container of the same image (held-out files and patch put there
+//! too), started with the first: they begin once the first patched run passes, beside the
+//! other runs, and their report counts only if the rest lets the patch through as well.
 //!
 //! Invariants:
 //! - Every path returns a receipt; nothing here panics on input (errors are verdict `error`).

@@ -562,3 +562,81 @@ async fn a_crash_counts_only_where_the_original_read_the_value() {
 
     remove_image(&d, IGNORED_TAG).await;
 }
+
+/// The limit fixed for the first call made in the container only (a file in `/tmp` counts the
+/// calls): the first patched run passes, the later ones fail.
+const FIRST_RUN_ONLY: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -2,7 +2,11 @@ LIMIT = 5
+ 
+ 
+ def cap(x):
+-    return min(x, LIMIT)
++    import os
++    os.makedirs(\"/tmp/calls\", exist_ok=True)
++    n = len(os.listdir(\"/tmp/calls\"))
++    os.mkdir(\"/tmp/calls/%d\" % n)
++    return min(x, LIMIT * 10 if n == 0 else LIMIT)
+ 
+ 
+ def describe(x):
+";
+
+/// The generalisation layers start on a spare container once the first patched run passes,
+/// beside the re-runs; a patch a later run then fails keeps no report of theirs (they are
+/// asked only of a patch every other layer lets through), and neither container outlives the
+/// verification.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn layers_started_beside_the_reruns_count_only_for_a_patch_the_reruns_let_through() {
+    let (d, _dir) = lib_fixture(TAG_SPARE, LIB, TEST).await;
+    let image = patchloop::verify::PreparedImage {
+        tag: TAG_SPARE.into(),
+        tests_dirs: vec!["tests".into()],
+        test_cmd: patchloop::testcmd::TestCommand::parse("python -m pytest").unwrap(),
+    };
+    let base = tempfile::tempdir().unwrap();
+    std::fs::write(base.path().join("lib.py"), LIB).unwrap();
+    let tree = patchloop::verify::policy::DirTree(base.path().to_path_buf());
+    let verify = |patch: &str, run_id: &str| {
+        let mut req = patchloop::verify::VerifyRequest::new(
+            image.clone(),
+            patch.to_string(),
+            IDS.iter().map(|s| s.to_string()).collect(),
+        );
+        req.reruns = 3;
+        req.run_id = run_id.into();
+        req
+    };
+
+    let req = verify(FIRST_RUN_ONLY, "test-verify-spare-flaky");
+    let r = patchloop::verify::verify(&d, &req, &tree).await;
+    assert_eq!(r.decision.verdict, Verdict::Flaky, "{}", r.decision.reason);
+    assert!(r.fit.is_none(), "{:?}", r.fit);
+    assert_eq!(layer(&r, "differential").status, "not_run");
+
+    // The same limit fixed for good: the layers' report is the receipt's.
+    let req = verify(CALLED, "test-verify-spare-fixed");
+    let r = patchloop::verify::verify(&d, &req, &tree).await;
+    let l = differential(&r, Verdict::Verified);
+    assert_eq!(l.status, "clean", "{l:?}");
+    assert!(r.fit.is_some());
+
+    for run_id in ["test-verify-spare-flaky", "test-verify-spare-fixed"] {
+        let left = d
+            .list_containers(Some(bollard::query_parameters::ListContainersOptions {
+                all: true,
+                filters: Some(std::collections::HashMap::from([(
+                    "label".to_string(),
+                    vec![format!("{}={run_id}", patchloop::sandbox::LABEL_RUN)],
+                )])),
+                ..Default::default()
+            }))
+            .await
+            .unwrap();
+        assert!(left.is_empty(), "{run_id}: {left:?}");
+    }
+    remove_image(&d, TAG_SPARE).await;
+}
+
+const TAG_SPARE: &str = "patchloop-verify-differential-spare:test";

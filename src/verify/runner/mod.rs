@@ -284,31 +284,58 @@ pub async fn verify(docker: &Docker, req: &VerifyRequest, base: &dyn BaseTree) -
             return ctx.finish(Some(msg));
         }
     }
-    let container = match Container::start(
-        docker,
-        &req.image.tag,
-        &ctx.container_policy,
-        &req.run_id,
-        "verify",
-    )
-    .await
-    {
+    // The generalisation layers get a container of their own, started beside this one, so
+    // they run while the patched re-runs do (`run_all`). Without one they run after them.
+    let wants_spare = !kind.uses_junit_harness()
+        && crate::verify::layers::LAYERS
+            .iter()
+            .any(|l| l.asked(&req.fit));
+    let start = |role| {
+        Container::start(
+            docker,
+            &req.image.tag,
+            &ctx.container_policy,
+            &req.run_id,
+            role,
+        )
+    };
+    let (main, spare) = if wants_spare {
+        let (m, s) = tokio::join!(start("verify"), start("verify-fit"));
+        (m, s.ok())
+    } else {
+        (start("verify").await, None)
+    };
+    let container = match main {
         Ok(c) => c,
         Err(e) => {
+            if let Some(s) = spare {
+                let _ = s.remove().await;
+            }
             let msg = format!("starting the verification container failed: {e}");
             return ctx.finish(Some(msg));
         }
     };
-    let setup_error = run_all(&container, &mut ctx, &report.new_modules, &report.files)
-        .await
-        .err();
+    let setup_error = run_all(
+        &container,
+        spare.as_ref().map(|s| s as &dyn Sandbox),
+        &mut ctx,
+        &report.new_modules,
+        &report.files,
+    )
+    .await
+    .err();
     let _ = container.remove().await;
+    if let Some(s) = spare {
+        let _ = s.remove().await;
+    }
     ctx.finish(setup_error)
 }
 
-/// The container part; an `Err` is the setup error of the receipt.
+/// The container part; an `Err` is the setup error of the receipt. `spare`: a second
+/// container of the same image where the generalisation layers run beside the patched re-runs.
 async fn run_all(
     c: &dyn Sandbox,
+    spare: Option<&dyn Sandbox>,
     ctx: &mut Ctx<'_>,
     new_modules: &[String],
     files: &[super::diff::FilePatch],
@@ -411,18 +438,55 @@ async fn run_all(
         ctx.analysis = scan::analyse(&scanned, &pre, &post);
     }
     let patched = snapshot(c, &req.image.tests_dirs).await?;
-    let mut full = false;
-    for i in 0..req.reruns.max(1) {
-        let (p, scope, t) = pick(i, full);
-        let r = one_run(c, p, scope, Phase::After, i, t, &patched, req).await?;
-        if i == 0 && focused {
-            full = new_failures(&ctx.before[0], &r, &req.fail_to_pass);
+    let (p, scope, t) = pick(0, false);
+    let first = one_run(c, p, scope, Phase::After, 0, t, &patched, req).await?;
+    let full = focused && new_failures(&ctx.before[0], &first, &req.fail_to_pass);
+    ctx.after.push(first);
+    // Fixed or fitted: asked only of a patch every integrity layer lets through. When the
+    // first patched run already passes, they start now on the spare container (its own copy
+    // of the workspace: the probe takes the patch back and forth there) and their report is
+    // kept only if the remaining runs let the patch through too.
+    let early = spare.filter(|_| so_far(ctx).verdict == Verdict::Verified);
+    // The rest of the patched runs and the second runner, on this container.
+    let rest = async {
+        for i in 1..req.reruns.max(1) {
+            let (p, scope, t) = pick(i, full);
+            let r = one_run(c, p, scope, Phase::After, i, t, &patched, req).await?;
+            ctx.after.push(r);
         }
-        ctx.after.push(r);
+        ctx.second = Some(second_run(c, &plan, req).await?);
+        Ok::<(), String>(())
+    };
+    let fit = match early {
+        Some(s) => {
+            let (r, fit) = tokio::join!(rest, fit_on_spare(s, req, files, &pre, &post));
+            r?;
+            Some(fit)
+        }
+        None => {
+            rest.await?;
+            None
+        }
+    };
+    if so_far(ctx).verdict == Verdict::Verified {
+        ctx.fit = match fit {
+            Some(Ok(report)) => report,
+            Some(Err(e)) => {
+                tracing::warn!(
+                    "the spare container could not take the patch ({e}); the generalisation layers run after the tests"
+                );
+                fit_layers(c, req, files, &pre, &post).await
+            }
+            None => fit_layers(c, req, files, &pre, &post).await,
+        };
     }
-    ctx.second = Some(second_run(c, &plan, req).await?);
-    // Fixed or fitted: asked only of a patch every integrity layer lets through.
-    let so_far = verdict::with_second_runner(
+    Ok(())
+}
+
+/// The verdict of the runs so far, before the generalisation layers.
+fn so_far(ctx: &Ctx<'_>) -> Decision {
+    let req = ctx.req;
+    verdict::with_second_runner(
         verdict::with_analysis(
             verdict::decide(&Inputs {
                 violations: &ctx.violations,
@@ -436,11 +500,21 @@ async fn run_all(
         ),
         ctx.second.as_ref(),
         &req.fail_to_pass,
-    );
-    if so_far.verdict == Verdict::Verified {
-        ctx.fit = fit_layers(c, req, files, &pre, &post).await;
-    }
-    Ok(())
+    )
+}
+
+/// The generalisation layers on the spare container: the held-out files and the patch put
+/// there as on the main one first. `Err`: that setup failed (the layers did not run).
+async fn fit_on_spare(
+    s: &dyn Sandbox,
+    req: &VerifyRequest,
+    files: &[super::diff::FilePatch],
+    pre: &BTreeMap<String, Option<String>>,
+    post: &BTreeMap<String, Option<String>>,
+) -> Result<Option<FitReport>, String> {
+    put_holdouts(s, req).await?;
+    apply_patch(s, &req.patch).await?;
+    Ok(fit_layers(s, req, files, pre, post).await)
 }
 
 /// Stop early when the unpatched runs already decide the verdict (unknown ids, no

@@ -186,7 +186,7 @@ async fn a_run_without_junit_says_so_and_what_was_run() {
         second: None,
         fit: None,
     };
-    let err = run_all(&fake, &mut ctx, &[], &[]).await.err();
+    let err = run_all(&fake, None, &mut ctx, &[], &[]).await.err();
     let r = ctx.finish(err);
     assert_eq!(r.decision.verdict, Verdict::Error);
     let reason = &r.decision.reason;
