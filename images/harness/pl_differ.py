@@ -8,7 +8,8 @@
 # 1. the failing tests and up to `sample` other tests of `tests` (their files, nearest first)
 #    run under pytest with a profile hook that keeps deep copies of the arguments of every call
 #    of a changed function (at most MAX_SEEN distinct calls each; a built-in iterator over a
-#    sequence, `iter([1, 2])`, with its items, read from a copy; a generator's are unknown);
+#    sequence, `iter([1, 2])`, with its items, read from a copy; a generator's are unknown;
+#    an object no copy can be made of, such as one holding a lock, kept as the test left it);
 # 2. each changed function's pre-patch version is rebuilt from `pre_source` (the file before
 #    the patch, executed as a scratch module): its code with the live module's globals, its
 #    defaults mapped to the live module's objects (a sentinel stays the same object), so the two
@@ -990,15 +991,21 @@ def _record_calls(fns, deadline, notes, trim=False):
             return
         import copy
 
-        def keep(v):
+        def keep(v, how):
             if hasattr(v, "__next__") and not isinstance(v, (str, bytes, dict)):
                 return IterSpec(_iter_items(v))
-            return copy.deepcopy(v)
-        try:
-            seen[i][key] = ([copy.copy(h) for h in head], [keep(a) for a in args],
-                            {n: keep(v) for n, v in kw.items()})
-        except BaseException:  # noqa: B036
-            notes.add("%s: an argument is not copyable" % fns[i]["qualname"])
+            try:
+                return how(v)
+            except BaseException:  # noqa: B036
+                # Not copyable (a lock, a file, a frame inside): the object itself, as the
+                # test leaves it. Each call is asked in a forked child, so no call changes it
+                # for the next; both versions are asked on the same state.
+                notes.add("%s: an argument kept as the test left it (not copyable)"
+                          % fns[i]["qualname"])
+                return v
+        seen[i][key] = ([keep(h, copy.copy) for h in head],
+                        [keep(a, copy.deepcopy) for a in args],
+                        {n: keep(v, copy.deepcopy) for n, v in kw.items()})
 
     prof = calls_hook(targets, record, deadline, fns, notes)
     pytest, runner, _ = load_pytest()

@@ -640,3 +640,75 @@ async fn layers_started_beside_the_reruns_count_only_for_a_patch_the_reruns_let_
 }
 
 const TAG_SPARE: &str = "patchloop-verify-differential-spare:test";
+
+const LOCKED_TAG: &str = "patchloop-verify-differential:locked";
+
+/// `take` reads a box that holds a lock (no deep copy of it exists), one item short (the bug).
+const LOCKED_LIB: &str = r#"import threading
+
+
+class Box:
+    def __init__(self, items):
+        self.lock = threading.Lock()
+        self.items = list(items)
+
+
+def take(box, n):
+    with box.lock:
+        return box.items[:n - 1]
+"#;
+
+const LOCKED_TEST: &str = r#"from lib import Box, take
+
+
+def test_take():
+    assert take(Box("abc"), 2) == ["a", "b"]
+"#;
+
+/// The fix.
+const TAKE_FIXED: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -9,4 +9,4 @@
+ 
+ def take(box, n):
+     with box.lock:
+-        return box.items[:n - 1]
++        return box.items[:n]
+";
+
+/// Indexes where the original sliced: past the box's end it raises.
+const TAKE_INDEXED: &str = "\
+--- a/lib.py
++++ b/lib.py
+@@ -9,4 +9,4 @@
+ 
+ def take(box, n):
+     with box.lock:
+-        return box.items[:n - 1]
++        return [box.items[i] for i in range(n)]
+";
+
+/// An argument that cannot be copied (it holds a lock) is kept as the test left it, so the
+/// function is still asked: a patch that crashes one step past the tested count is seen, the
+/// fix is `verified` and `clean`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_argument_that_cannot_be_copied_is_asked_as_the_test_left_it() {
+    let (d, _dir) = lib_fixture(LOCKED_TAG, LOCKED_LIB, LOCKED_TEST).await;
+    let fixture = (LOCKED_TAG, LOCKED_LIB);
+    let ids = ["tests/test_lib.py::test_take"];
+
+    let r = run(&d, fixture, TAKE_FIXED, &ids, "test-diff-locked-1").await;
+    let l = differential(&r, Verdict::Verified);
+    assert_eq!(l.status, "clean", "{l:?}");
+    assert!(l.detail.contains("kept as the test left it"), "{l:?}");
+
+    let r = run(&d, fixture, TAKE_INDEXED, &ids, "test-diff-locked-2").await;
+    let l = differential(&r, Verdict::NeedsReview);
+    assert!(
+        l.detail.contains("crashes") && l.detail.contains("`take`"),
+        "{l:?}"
+    );
+
+    remove_image(&d, LOCKED_TAG).await;
+}
