@@ -135,6 +135,9 @@ pub struct TimeSummary {
     pub prepare: f64,
     pub episode: f64,
     pub verify: f64,
+    /// The median over episodes whose verification ran tests of verification's wall time /
+    /// its own test runs (issue #44's overhead measure).
+    pub verify_over_tests: Option<f64>,
 }
 
 impl TimeSummary {
@@ -154,6 +157,7 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
     let (mut wall, mut tokens, mut cost) = (0.0, 0.0, 0.0);
     let mut errors = 0;
     let mut time = TimeSummary::default();
+    let mut verify_ratios = Vec::new();
     let (mut first_tokens, mut first_model_ms) = (0u64, 0u64);
     let mut strategies: Vec<StrategyRow> = Vec::new();
     let mut benches: BTreeMap<String, BenchRow> = BTreeMap::new();
@@ -219,6 +223,9 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
             row.passing += a.passing;
         }
         if let Some(t) = &r.timings {
+            if t.tests_ms > 0 {
+                verify_ratios.push(t.verify_ms as f64 / t.tests_ms as f64);
+            }
             time.episodes += 1;
             time.wall += r.wall_ms as f64 / 1000.0;
             time.tests += t.tests_ms as f64 / 1000.0;
@@ -292,7 +299,10 @@ pub fn summarize(run_id: &str, results: &[EpisodeResult]) -> RunSummary {
         mean_cost_usd: cost / n,
         pass_k,
         per_task,
-        time: (time.episodes > 0).then_some(time),
+        time: (time.episodes > 0).then_some(TimeSummary {
+            verify_over_tests: stats::median(verify_ratios),
+            ..time
+        }),
         first_tokens,
         first_model_ms,
         strategies: {
@@ -573,6 +583,12 @@ pub fn render_markdown(a: &RunSummary, vs: &[RunSummary]) -> String {
             t.verify / n,
             t.tests / n
         );
+        if let Some(m) = t.verify_over_tests {
+            let _ = writeln!(
+                s,
+                "\nVerification took a median **{m:.2}x** its own test runs (per episode, wall time / test runs)."
+            );
+        }
     }
     s.push_str(&a.resolved_time);
     counts(&mut s, "Stop reasons", &a.stop_reasons);

@@ -65,6 +65,8 @@ fn timings_give_the_ratio_and_the_overhead() {
     let md = render_markdown(&sum, &[]);
     assert!(md.contains("| 8.0 s | 4.0 s | 2.00x | 2.00 s |"), "{md}");
     assert!(md.contains("prepare 1.00 s, agent episode 0.50 s"), "{md}");
+    // Verification / its test runs: 2.5 and 0.83, the median of two their mean.
+    assert!(md.contains("a median **1.67x** its own test runs"), "{md}");
 }
 
 #[test]

@@ -22,6 +22,20 @@ pub struct Proportion {
 
 /// The Wilson score interval for `successes` out of `trials` at normal quantile `z`.
 /// With no trials nothing is known: the interval is the whole of [0, 1].
+/// The median (the mean of the middle two for an even count); `None` when empty.
+pub fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
 pub fn wilson(successes: u64, trials: u64, z: f64) -> Proportion {
     if trials == 0 {
         return Proportion {
@@ -171,6 +185,13 @@ pub fn mean_over_tasks(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        assert_eq!(median(vec![]), None);
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), Some(2.5));
+    }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
