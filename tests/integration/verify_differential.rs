@@ -598,7 +598,7 @@ async fn layers_started_beside_the_reruns_count_only_for_a_patch_the_reruns_let_
     let base = tempfile::tempdir().unwrap();
     std::fs::write(base.path().join("lib.py"), LIB).unwrap();
     let tree = patchloop::verify::policy::DirTree(base.path().to_path_buf());
-    let verify = |patch: &str, run_id: &str| {
+    let request = |patch: &str, run_id: &str| {
         let mut req = patchloop::verify::VerifyRequest::new(
             image.clone(),
             patch.to_string(),
@@ -609,14 +609,14 @@ async fn layers_started_beside_the_reruns_count_only_for_a_patch_the_reruns_let_
         req
     };
 
-    let req = verify(FIRST_RUN_ONLY, "test-verify-spare-flaky");
+    let req = request(FIRST_RUN_ONLY, "test-verify-spare-flaky");
     let r = patchloop::verify::verify(&d, &req, &tree).await;
     assert_eq!(r.decision.verdict, Verdict::Flaky, "{}", r.decision.reason);
     assert!(r.fit.is_none(), "{:?}", r.fit);
     assert_eq!(layer(&r, "differential").status, "not_run");
 
     // The same limit fixed for good: the layers' report is the receipt's.
-    let req = verify(CALLED, "test-verify-spare-fixed");
+    let req = request(CALLED, "test-verify-spare-fixed");
     let r = patchloop::verify::verify(&d, &req, &tree).await;
     let l = differential(&r, Verdict::Verified);
     assert_eq!(l.status, "clean", "{l:?}");
