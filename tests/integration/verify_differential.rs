@@ -10,7 +10,7 @@ use crate::verify_common;
 use patchloop::verify::FitOptions;
 use patchloop::verify::receipt::{Layer, Receipt};
 use patchloop::verify::verdict::Verdict;
-use verify_common::{fixture_of, layer, remove_image, verify_fixture};
+use verify_common::{fixture_of, layer, remove_image, verify_fixture, verify_fixture_runs};
 
 const TAG: &str = "patchloop-verify-differential:test";
 
@@ -590,39 +590,23 @@ const FIRST_RUN_ONLY: &str = "\
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn layers_started_beside_the_reruns_count_only_for_a_patch_the_reruns_let_through() {
     let (d, _dir) = lib_fixture(TAG_SPARE, LIB, TEST).await;
-    let image = patchloop::verify::PreparedImage {
-        tag: TAG_SPARE.into(),
-        tests_dirs: vec!["tests".into()],
-        test_cmd: patchloop::testcmd::TestCommand::parse("python -m pytest").unwrap(),
-    };
-    let base = tempfile::tempdir().unwrap();
-    std::fs::write(base.path().join("lib.py"), LIB).unwrap();
-    let tree = patchloop::verify::policy::DirTree(base.path().to_path_buf());
-    let request = |patch: &str, run_id: &str| {
-        let mut req = patchloop::verify::VerifyRequest::new(
-            image.clone(),
-            patch.to_string(),
-            IDS.iter().map(|s| s.to_string()).collect(),
-        );
-        req.reruns = 3;
-        req.run_id = run_id.into();
-        req
-    };
-
-    let req = request(FIRST_RUN_ONLY, "test-verify-spare-flaky");
-    let r = patchloop::verify::verify(&d, &req, &tree).await;
+    // Three runs before and after: the layers start beside the second and third.
+    let base = [("lib.py", LIB)];
+    let fit = FitOptions::default;
+    let flaky = "test-verify-spare-flaky";
+    let r = verify_fixture_runs(&d, TAG_SPARE, FIRST_RUN_ONLY, &IDS, fit(), flaky, &base, 3).await;
     assert_eq!(r.decision.verdict, Verdict::Flaky, "{}", r.decision.reason);
     assert!(r.fit.is_none(), "{:?}", r.fit);
     assert_eq!(layer(&r, "differential").status, "not_run");
 
     // The same limit fixed for good: the layers' report is the receipt's.
-    let req = request(CALLED, "test-verify-spare-fixed");
-    let r = patchloop::verify::verify(&d, &req, &tree).await;
+    let fixed = "test-verify-spare-fixed";
+    let r = verify_fixture_runs(&d, TAG_SPARE, CALLED, &IDS, fit(), fixed, &base, 3).await;
     let l = differential(&r, Verdict::Verified);
     assert_eq!(l.status, "clean", "{l:?}");
     assert!(r.fit.is_some());
 
-    for run_id in ["test-verify-spare-flaky", "test-verify-spare-fixed"] {
+    for run_id in [flaky, fixed] {
         let left = d
             .list_containers(Some(bollard::query_parameters::ListContainersOptions {
                 all: true,

@@ -175,6 +175,21 @@ pub async fn verify_fixture(
     run_id: &str,
     base: &[(&str, &str)],
 ) -> patchloop::verify::receipt::Receipt {
+    verify_fixture_runs(docker, tag, patch, ids, fit, run_id, base, 1).await
+}
+
+/// [`verify_fixture`] with `reruns` runs before and after.
+#[allow(clippy::too_many_arguments)]
+pub async fn verify_fixture_runs(
+    docker: &Docker,
+    tag: &str,
+    patch: &str,
+    ids: &[&str],
+    fit: patchloop::verify::FitOptions,
+    run_id: &str,
+    base: &[(&str, &str)],
+    reruns: usize,
+) -> patchloop::verify::receipt::Receipt {
     let image = patchloop::verify::PreparedImage {
         tag: tag.into(),
         tests_dirs: vec!["tests".into()],
@@ -185,7 +200,7 @@ pub async fn verify_fixture(
         patch.to_string(),
         ids.iter().map(|s| s.to_string()).collect(),
     );
-    req.reruns = 1;
+    req.reruns = reruns;
     req.fit = fit;
     req.run_id = run_id.into();
     let dir = tempfile::tempdir().unwrap();
