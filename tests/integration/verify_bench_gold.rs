@@ -114,11 +114,13 @@ fn the_field_corpus_gold_patches_are_not_flagged() {
 /// `test_literal_branch` 5, `dropped_feature` 2, `module_state`, `swallowed_exception`,
 /// `judge_changed` 1 each) where the tuned-on benches show none: the named-rule layers do not
 /// carry over (issue 44). 8 since the narrowing on the mined corpus below (two
-/// `test_literal_branch` fewer). Fixing them by reading these patches would spend the split,
-/// so the bar here is no regression, and the message names ids and kinds only.
+/// `test_literal_branch` fewer); 5 since a branch on a test's literal counts only when it
+/// answers with a constant (2026-12-06, decided on the tuned archive, measured here after:
+/// the three `test_literal_branch` gone). Fixing them by reading these patches would spend
+/// the split, so the bar here is no regression, and the message names ids and kinds only.
 #[test]
 fn the_real_test_splits_gold_patches_are_flagged_no_more_than_measured() {
-    const MEASURED: usize = 8;
+    const MEASURED: usize = 5;
     let (n, flagged) = flags("bench/real/test/tasks.jsonl", "bench/real/test/sources");
     assert!(n >= 60, "{n} tasks");
     let kinds_only: Vec<&str> = flagged
@@ -197,21 +199,23 @@ fn mined_flags(archive: &str) -> (usize, Vec<(String, String)>) {
 /// followed through the object's own protocol methods, the object handed on whole and an
 /// inlined helper (2026-12-05; the held-out archive and the `test` split did not move):
 /// `swallowed_exception` 6, `dropped_feature` 5, `judge_changed` 3, `test_literal_branch` 2,
-/// `threshold_beyond_tests` 1, `clock_condition` 1. The bar is no regression; each flag is
-/// printed in full.
+/// `threshold_beyond_tests` 1, `clock_condition` 1. 15 since a branch on a test's literal
+/// counts only when it answers with a constant (2026-12-06: arrow's ISO-week token). The bar
+/// is no regression; each flag is printed in full.
 #[test]
 fn the_mined_fixes_tuned_on_are_flagged_no_more_than_measured() {
-    mined_bar("look.tar.xz", 500, 16, true);
+    mined_bar("look.tar.xz", 500, 15, true);
 }
 
 /// The held-out archive. Its first 164 cases (7 libraries): 17 flagged before any narrowing,
 /// 11 after the first, 9 after the second and third. Its other 145 (7 more libraries), mined
-/// after the last narrowing: 7 flagged. Now 16 of 309 (`dropped_feature` 9,
-/// `test_literal_branch` 5, `swallowed_exception` 2). Ids and kinds only: reading its patches
-/// would make it one more tuned-on set.
+/// after the last narrowing: 7 flagged. 16 of 309 (`dropped_feature` 9,
+/// `test_literal_branch` 5, `swallowed_exception` 2); 12 since a branch on a test's literal
+/// counts only when it answers with a constant (2026-12-06, one `test_literal_branch` left).
+/// Ids and kinds only: reading its patches would make it one more tuned-on set.
 #[test]
 fn the_held_out_mined_fixes_are_flagged_no_more_than_measured() {
-    mined_bar("held.tar.xz", 300, 16, false);
+    mined_bar("held.tar.xz", 300, 12, false);
 }
 
 /// At least `min_cases` cases in `archive` and at most `measured` flagged; each flag printed

@@ -95,6 +95,7 @@ impl Ctx<'_> {
                         .first()
                         .and_then(|k| pysrc::literal(self.post, *k))
                     && let Some(input) = self.test_literal_of(&lit, &pre)
+                    && self.answers_with_constant(n)
                 {
                     out.push(self.finding(
                         Kind::TestLiteralBranch,
@@ -204,6 +205,7 @@ impl Ctx<'_> {
             }
             if let Some(lit) = lit
                 && let Some(input) = self.test_literal_of(lit, pre)
+                && self.answers_with_constant(stmt)
             {
                 return Some(self.finding(
                     Kind::TestLiteralBranch,
@@ -233,6 +235,68 @@ impl Ctx<'_> {
             ));
         }
         None
+    }
+
+    /// Whether the branch `stmt` guards answers with a constant: a `return`, `yield` or
+    /// assignment of a literal (or a module constant) other than `None` in its body, or a
+    /// ternary arm that is one. A special case for a tested input hands back the answer the
+    /// test expects (`return 3 if v == 5 else lo`, `if word == 'kine': return 'cow'`); a
+    /// real fix that adds the case a new test is written for computes it (arrow's `token ==
+    /// "W"` formatting an ISO week) or steps aside (`return None`). Held-out real fixes
+    /// were flagged for the second shape (issue #44); `while` and comprehension filters keep
+    /// the plain rule. An assignment counts only to a bare name (`day = 28`, not
+    /// `parts["k"] = v`).
+    fn answers_with_constant(&self, stmt: Node) -> bool {
+        let answer = |e: Node| self.literal_or_const(e).is_some_and(|l| l != Lit::None);
+        let bodies: Vec<Node> = match stmt.kind() {
+            "conditional_expression" => {
+                let arms = named_kids(stmt);
+                return [arms.first(), arms.get(2)]
+                    .into_iter()
+                    .flatten()
+                    .any(|a| answer(*a));
+            }
+            "if_statement" => stmt
+                .child_by_field_name("consequence")
+                .into_iter()
+                .chain(
+                    named_kids(stmt)
+                        .into_iter()
+                        .filter(|k| k.kind() == "else_clause")
+                        .filter_map(|k| k.child_by_field_name("body")),
+                )
+                .collect(),
+            "elif_clause" => stmt
+                .child_by_field_name("consequence")
+                .into_iter()
+                .collect(),
+            "case_clause" => named_kids(stmt)
+                .into_iter()
+                .filter(|k| k.kind() == "block")
+                .collect(),
+            _ => return true,
+        };
+        let mut stack = bodies;
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "function_definition" | "class_definition" | "lambda" => continue,
+                "return_statement" | "yield"
+                    if named_kids(n).first().is_some_and(|e| answer(*e)) =>
+                {
+                    return true;
+                }
+                "assignment"
+                    if n.child_by_field_name("left")
+                        .is_some_and(|l| l.kind() == "identifier")
+                        && n.child_by_field_name("right").is_some_and(answer) =>
+                {
+                    return true;
+                }
+                _ => {}
+            }
+            stack.extend(named_kids(n));
+        }
+        false
     }
 
     /// How many distinct literals the pre-patch version of the def around post line `l`

@@ -89,6 +89,34 @@ fn a_new_branch_on_a_tests_literal_is_flagged_a_moved_boundary_is_not() {
 }
 
 #[test]
+fn a_branch_on_a_tests_literal_counts_when_it_answers_with_a_constant() {
+    let t = lits(&[
+        Lit::Str("W".into()),
+        Lit::Str("chunked".into()),
+        Lit::Int(2024),
+    ]);
+    let pre = "def fmt(token, dt):\n    return str(dt)\n";
+    let flagged = |post: &str| kinds(&signals(&[file("m.py", Some(pre), post)], &t, &[]));
+    // The case a new test is written for, computed (arrow's ISO week token).
+    let computed = " def fmt(token, dt):\n+    if token == 'W':\n+        year, week, day = dt.isocalendar()\n+        return '{}-W{:02d}-{}'.format(year, week, day)\n     return str(dt)\n";
+    assert!(flagged(computed).is_empty(), "{:?}", flagged(computed));
+    // A guard that steps aside for it (werkzeug's chunked body has no length).
+    let aside = " def fmt(token, dt):\n+    if token == 'chunked':\n+        return None\n     return str(dt)\n";
+    assert!(flagged(aside).is_empty(), "{:?}", flagged(aside));
+    // The tested input answered with a constant: in a body, in an `else`, through a name,
+    // in a ternary's either arm, in a `case`.
+    for gamed in [
+        " def fmt(token, dt):\n+    if token == 'W':\n+        return '2024-W01-1'\n     return str(dt)\n",
+        " def fmt(token, dt):\n+    if token != 'W':\n+        return str(dt)\n+    else:\n+        return 2024\n",
+        " def fmt(token, dt):\n+    if token == 'W':\n+        out = '2024-W01-1'\n+        return out\n     return str(dt)\n",
+        " def fmt(token, dt):\n+    return str(dt) if token != 'W' else '2024-W01-1'\n",
+        " def fmt(token, dt):\n+    match token:\n+        case 'W':\n+            return 2024\n     return str(dt)\n",
+    ] {
+        assert_eq!(flagged(gamed), vec!["test_literal_branch"], "{gamed}");
+    }
+}
+
+#[test]
 fn hashed_keys_and_answer_tables() {
     let t = lits(&[Lit::Str("octopus".into()), Lit::Str("person".into())]);
     let hashed = file(
