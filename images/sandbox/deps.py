@@ -124,8 +124,75 @@ def read_setup_cfg(project):
     return cfg
 
 
+def _path_of(node, consts):
+    """A path an expression spells with constants: "a.txt", NAME, os.path.join(...), a + b,
+    an f-string of those; None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return consts.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = _path_of(node.left, consts), _path_of(node.right, consts)
+        return a + b if a is not None and b is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for v in node.values:
+            p = _path_of(v.value if isinstance(v, ast.FormattedValue) else v, consts)
+            if p is None:
+                return None
+            parts.append(p)
+        return "".join(parts)
+    if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "join":
+        parts = [_path_of(a, consts) for a in node.args]
+        if parts and all(p is not None for p in parts):
+            return os.path.join(*parts)
+    return None
+
+
+def _read_requirement_file(project, rel):
+    root = os.path.abspath(project)
+    path = os.path.normpath(os.path.join(root, rel))
+    if not path.startswith(root + os.sep) or not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = [re.split(r"(?:^|\s)#", l, 1)[0].strip() for l in f]
+    return [l for l in lines if l and not l.startswith("-")]
+
+
+def _files_read(project, tree, node, consts):
+    """Requirements a non-literal setup() value reads from files: a value that is a name is
+    followed to its module-level assignment; the requirement files (`*.txt`, `*.in`) named in
+    that expression, or by the `with open(...)` around the assignment, are read
+    (`TESTS = [l.strip() for l in open("requirements/test.txt")]`, pathvalidate's
+    `with open(os.path.join(REQUIREMENT_DIR, "test_requirements.txt")) as f: ...`)."""
+    where = [node]
+    if isinstance(node, ast.Name):
+        for stmt in ast.walk(tree):
+            targets = []
+            if isinstance(stmt, ast.Assign):
+                targets = stmt.targets
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                targets = [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == node.id for t in targets):
+                where.append(stmt.value)
+                for w in ast.walk(tree):
+                    if isinstance(w, ast.With) and stmt in w.body:
+                        where.extend(i.context_expr for i in w.items)
+    out, found = [], False
+    for expr in where:
+        for sub in ast.walk(expr):
+            rel = _path_of(sub, consts)
+            if rel and rel.endswith((".txt", ".in")):
+                reqs = _read_requirement_file(project, rel)
+                if reqs is not None:
+                    found = True
+                    out += [r for r in reqs if r not in out]
+    return out if found else None
+
+
 def read_setup_py(project):
-    """Literal keyword arguments of setup(): install_requires, tests_require, extras_require."""
+    """Keyword arguments of setup(): install_requires, tests_require, extras_require, as
+    literals, or read from the requirement files a non-literal value names."""
     path = os.path.join(project, "setup.py")
     out = {"install_requires": [], "tests_require": [], "extras_require": {}}
     if not os.path.exists(path):
@@ -136,6 +203,27 @@ def read_setup_py(project):
     except SyntaxError as e:
         say("cannot parse setup.py (%s); skipping it" % e)
         return out
+    consts = {}
+    for stmt in tree.body:
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else (
+            stmt.target if isinstance(stmt, ast.AnnAssign) else None)
+        if isinstance(target, ast.Name) and stmt.value is not None:
+            p = _path_of(stmt.value, consts)
+            if p is not None:
+                consts[target.id] = p
+
+    def value_of(node, what):
+        try:
+            return ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError):
+            pass
+        reqs = _files_read(project, tree, node, consts)
+        if reqs is None:
+            say("setup.py: %s is not a literal; its requirements are not installed" % what)
+        else:
+            say("setup.py: %s read from the requirement file it names" % what)
+        return reqs
+
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -145,10 +233,17 @@ def read_setup_py(project):
         for kw in node.keywords:
             if kw.arg not in out:
                 continue
-            try:
-                value = ast.literal_eval(kw.value)
-            except (ValueError, TypeError, SyntaxError):
-                say("setup.py: %s is not a literal; its requirements are not installed" % kw.arg)
+            if kw.arg == "extras_require" and isinstance(kw.value, ast.Dict):
+                for k, v in zip(kw.value.keys, kw.value.values):
+                    key = k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None
+                    if key is None:
+                        continue
+                    reqs = value_of(v, "extras_require[%r]" % key)
+                    if reqs is not None:
+                        out[kw.arg][key] = [reqs] if isinstance(reqs, str) else list(reqs)
+                continue
+            value = value_of(kw.value, kw.arg)
+            if value is None:
                 continue
             if kw.arg == "extras_require" and isinstance(value, dict):
                 out[kw.arg] = {k: [v] if isinstance(v, str) else list(v) for k, v in value.items()}

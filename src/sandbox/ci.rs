@@ -397,6 +397,27 @@ fn install_of_line(l: &str) -> Option<Install> {
     None
 }
 
+/// What a test command installs in its own environment (the tox env or nox session it runs,
+/// what `uv run`'s options add), as [`deps_of`] reads a CI line with no job around it.
+pub fn deps_of_command(
+    cmd: &TestCommand,
+    delegation: Option<&ci_resolve::Delegation>,
+    files: &BTreeMap<String, String>,
+    python: Option<&str>,
+) -> Option<super::ci_deps::DepsSource> {
+    let line = cmd.levels().next().map(|c| c.written.clone())?;
+    let mut d = deps_of(
+        &line,
+        delegation,
+        files,
+        &[],
+        python,
+        "the given test command",
+    )?;
+    d.source = d.source.replace(" in the given test command)", ")");
+    Some(d)
+}
+
 /// What CI installs for a test line: the tox env or nox session it runs, else the job's
 /// `pip install` lines before it (`before`). `None` when neither names anything.
 fn deps_of(

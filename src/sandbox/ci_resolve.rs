@@ -54,7 +54,9 @@ pub fn resolve(
             script(&cmd, tool, files)
         }
         Launcher::Script { path } => shell_script(path, files, is_test),
-        Launcher::Python => unittest_main_package(&cmd, files),
+        Launcher::Python => {
+            unittest_main_package(&cmd, files).or_else(|| unittest_script(&cmd, files))
+        }
         _ => None,
     };
     match d {
@@ -530,6 +532,70 @@ fn unittest_main_package(
         install: None,
         pythonpath: Vec::new(),
         note: format!("{runner} runs unittest: pytest runs its test cases"),
+    })
+}
+
+/// `python tests/test.py -v`, `coverage run tests.py`: a script that runs unittest itself
+/// (`unittest.main()`, a `TextTestRunner` over the suite it builds) gives no per-test report,
+/// so pytest runs the test cases it holds (when it defines `TestCase`s and runs them only as
+/// `__main__`: importing it must not start the runner) and those of the test modules it
+/// imports, from the script's own directory as `python` would (decorator, jsonpatch).
+fn unittest_script(cmd: &TestCommand, files: &BTreeMap<String, String>) -> Option<Delegation> {
+    let script = cmd.python_script()?;
+    let text = files.get(script)?;
+    let runs_unittest = ["unittest.main(", "TextTestRunner(", "unittest.TestProgram("]
+        .iter()
+        .any(|m| text.contains(m))
+        || (text.contains("from unittest import") && text.contains("main("));
+    if !runs_unittest {
+        return None;
+    }
+    let dir = script.rsplit_once('/').map_or("", |(d, _)| d);
+    let in_dir = |file: String| {
+        if dir.is_empty() {
+            file
+        } else {
+            format!("{dir}/{file}")
+        }
+    };
+    let mut paths: Vec<String> = Vec::new();
+    let guarded = text.contains("__name__") && text.contains("__main__");
+    if guarded && text.contains("TestCase") {
+        paths.push(script.to_string());
+    }
+    for m in main_imports(text, "") {
+        let file = in_dir(format!("{}.py", m.replace('.', "/")));
+        if !paths.contains(&file) {
+            paths.push(file);
+        }
+    }
+    if paths.is_empty() {
+        return None;
+    }
+    // Its own file name joins the pattern (`tests/test.py` matches, jsonpatch's `tests.py`
+    // does not): the verifier collects by the pattern too, and must see the same cases.
+    let mut pattern = vec!["test*.py".to_string()];
+    for p in &paths {
+        let name = p.rsplit('/').next().unwrap_or(p);
+        let matched = name.starts_with("test") && name.ends_with(".py");
+        if !matched && !pattern.iter().any(|x| x == name) {
+            pattern.push(name.to_string());
+        }
+    }
+    let q = crate::testcmd::words::quote_if_needed;
+    let quoted: Vec<String> = paths.iter().map(|p| q(p)).collect();
+    let mut runs = TestCommand::parse(&format!(
+        "python -m pytest -o {} {}",
+        q(&format!("python_files={}", pattern.join(" "))),
+        quoted.join(" ")
+    ))
+    .ok()?;
+    runs.via = None;
+    Some(Delegation {
+        runs,
+        install: None,
+        pythonpath: Vec::new(),
+        note: format!("{script} runs unittest: pytest runs its test cases"),
     })
 }
 

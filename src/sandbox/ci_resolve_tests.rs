@@ -392,6 +392,43 @@ fn a_module_that_runs_unittest_is_run_by_pytest() {
 }
 
 #[test]
+fn a_script_that_runs_unittest_is_run_by_pytest() {
+    // decorator 5.3: `python tests/test.py -v`, its own cases under a `__main__` guard.
+    let own = "import unittest\nfrom decorator import decorator\ntry:\n    from . import documentation as doc\nexcept ImportError:\n    import documentation as doc\n\nclass DocumentationTestCase(unittest.TestCase):\n    def test(self):\n        pass\n\nif __name__ == '__main__':\n    unittest.main()\n";
+    // jsonpatch 1.33 under coverage: its cases, a suite for a `TextTestRunner`.
+    let suite = "import unittest\nimport jsonpatch\n\nclass ApplyPatchTestCase(unittest.TestCase):\n    pass\n\nif __name__ == '__main__':\n    runner = unittest.TextTestRunner(verbosity=1)\n    runner.run(unittest.TestSuite())\n";
+    // A runner script that only imports test modules (and runs on import, unguarded).
+    let runner = "import unittest\nfrom test_api import *\n\nunittest.main()\n";
+    let f = files(&[
+        ("tests/test.py", own),
+        ("tests.py", suite),
+        ("checks/suite.py", suite),
+        ("tools/run.py", runner),
+        ("cli.py", "import sys\nprint(sys.argv)\n"),
+    ]);
+    assert_eq!(
+        runs("python tests/test.py -v", &f).as_deref(),
+        Some("python -m pytest -o 'python_files=test*.py' tests/test.py")
+    );
+    assert_eq!(
+        runs("coverage run --source=jsonpointer tests.py", &f).as_deref(),
+        Some("python -m pytest -o 'python_files=test*.py' tests.py")
+    );
+    assert_eq!(
+        runs("python3 -bb tools/run.py", &f).as_deref(),
+        Some("python -m pytest -o 'python_files=test*.py' tools/test_api.py")
+    );
+    // A name the pattern does not match joins it: the verifier collects by the pattern too.
+    assert_eq!(
+        runs("python checks/suite.py", &f).as_deref(),
+        Some("python -m pytest -o 'python_files=test*.py suite.py' checks/suite.py")
+    );
+    // A script that runs no unittest, or one not read: left as it is.
+    assert_eq!(runs("python cli.py", &f), None);
+    assert_eq!(runs("python absent.py", &f), None);
+}
+
+#[test]
 fn a_tox_env_with_several_test_lines_runs_the_one_that_takes_posargs() {
     // natsort: doctests of docs first (the sdist trims docs/), the suite last.
     let tox = "[tox]\nenvlist = flake8, py311\n\n[testenv]\ndeps =\n    pytest\ncommands =\n    # Doctests\n    {envpython} -m doctest -o IGNORE_EXCEPTION_DETAIL docs/howitworks.rst\n    pytest README.rst docs/examples.rst\n    pytest --doctest-modules {envsitepackagesdir}/natsort\n    # Full test suite.\n    pytest --tb=short --cov {envsitepackagesdir}/natsort --cov-report term-missing {posargs:}\n";

@@ -116,6 +116,27 @@ pub fn referenced_files(root: &Path, ci: &DepsSource) -> Vec<String> {
     out
 }
 
+/// Requirement files (`*.txt`, `*.in`, at most two directories down) a top-level `setup.py`
+/// names as a string, by path or by file name (`os.path.join(REQUIREMENT_DIR,
+/// "test_requirements.txt")`): deps.py reads them for an `extras_require` or
+/// `install_requires` that is not a literal, so the dependencies layer carries them.
+pub fn setup_py_files<'a>(setup_py: &str, files: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    files
+        .into_iter()
+        .filter(|rel| {
+            (rel.ends_with(".txt") || rel.ends_with(".in")) && rel.matches('/').count() <= 2
+        })
+        .filter(|rel| {
+            let name = rel.rsplit('/').next().unwrap_or(rel);
+            [*rel, name].iter().any(|n| {
+                setup_py.contains(&format!("\"{n}\"")) || setup_py.contains(&format!("'{n}'"))
+            })
+        })
+        .take(16)
+        .map(str::to_string)
+        .collect()
+}
+
 /// `a/./b/../c.txt` → `a/c.txt`; `None` when it leaves the checkout or is absolute.
 fn clean_rel(rel: &str) -> Option<String> {
     if rel.starts_with('/') {
@@ -225,6 +246,23 @@ mod tests {
         let e = overrides_from_yaml("dependencies:\n  drop: [x]\n").unwrap_err();
         assert!(e.contains("`dependencies` must be a mapping"), "{e}");
         assert!(overrides_from_yaml("dependencies: [x").is_err());
+    }
+
+    #[test]
+    fn the_requirement_files_a_setup_py_names_are_found_by_path_or_file_name() {
+        let setup = "REQUIREMENT_DIR = 'requirements'\nwith open(os.path.join(REQUIREMENT_DIR, \"test_requirements.txt\")) as f:\n    T = list(f)\nREQS = list(open('requirements.txt'))\n# docs_requirements.txt in a comment is no string\n";
+        let files = [
+            "requirements.txt",
+            "requirements/test_requirements.txt",
+            "requirements/docs_requirements.txt",
+            "pkg/data/requirements.txt.in",
+            "setup.py",
+            "a/b/c/test_requirements.txt",
+        ];
+        assert_eq!(
+            setup_py_files(setup, files),
+            vec!["requirements.txt", "requirements/test_requirements.txt"]
+        );
     }
 
     #[test]

@@ -271,6 +271,16 @@ impl TestCommand {
         (c, changed)
     }
 
+    /// The checkout-relative script a Python launcher runs (`python tests/test.py -v`,
+    /// `coverage run --source=pkg tests.py`): a `.py` path where its arguments start.
+    pub fn python_script(&self) -> Option<&str> {
+        if self.launcher != Launcher::Python {
+            return None;
+        }
+        let v = self.argv.get(self.args_at)?.value.as_deref()?;
+        (v.ends_with(".py") && !v.starts_with('-') && !v.starts_with('/')).then_some(v)
+    }
+
     /// The module of `python [flags] -m MODULE …` run as [`Launcher::Python`] (a module that is
     /// not a known test launcher: `python -m tests`).
     pub fn python_module(&self) -> Option<&str> {
@@ -787,6 +797,13 @@ fn coverage_launcher(c: &mut TestCommand, at: usize) -> Option<()> {
         let t = w.text();
         if t == "-m" {
             break;
+        }
+        // `coverage run [opts] tests.py`: the script runs as under `python tests.py`
+        // (coverage only measures it).
+        if t.ends_with(".py") && !t.starts_with('-') {
+            c.launcher = Launcher::Python;
+            c.args_at = i;
+            return Some(());
         }
         if !t.starts_with('-') {
             return None;

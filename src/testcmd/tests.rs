@@ -24,6 +24,18 @@ fn args(c: &TestCommand) -> Vec<&str> {
 }
 
 #[test]
+fn coverage_running_a_script_runs_that_script() {
+    // jsonpatch: `coverage run --source=jsonpointer tests.py`.
+    let c = p("coverage run --source=jsonpointer tests.py");
+    assert_eq!(c.launcher, Launcher::Python);
+    assert_eq!(c.python_script(), Some("tests.py"));
+    let c = p("python3 -bb tests/test.py -v");
+    assert_eq!(c.python_script(), Some("tests/test.py"));
+    assert_eq!(p("python -m tests").python_script(), None);
+    assert_eq!(p("coverage run -m pytest").python_script(), None);
+}
+
+#[test]
 fn every_form_parses_into_its_parts() {
     let c = p("PYTHONPATH=src python3 -m pytest -q tests");
     assert_eq!(c.env[0].0, "PYTHONPATH");

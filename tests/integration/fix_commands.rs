@@ -45,7 +45,23 @@ fn the_demo_is_verified_with_each_command_form() {
         "help:\n\t@echo 'make check: run the tests'\n\ncheck:\n\tPYTHONPATH=. python3 -m unittest discover -s tests\n",
     )
     .unwrap();
+    // A test script that holds its own cases and runs them with `unittest.main()` when run as
+    // a script (decorator's `python tests/test.py -v`): pytest runs the cases it holds.
+    std::fs::write(
+        repo.path().join("tests/script_median.py"),
+        "import unittest\n\nfrom stats import median\n\n\nclass Median(unittest.TestCase):\n    def test_even(self):\n        self.assertEqual(median([4, 1, 3, 2]), 2.5)\n\n    def test_odd(self):\n        self.assertEqual(median([3, 1, 2]), 2)\n\n\nif __name__ == '__main__':\n    unittest.main()\n",
+    )
+    .unwrap();
+    // A top-level one that builds its suite for a `TextTestRunner`, run under coverage
+    // (jsonpatch's `coverage run --source=jsonpointer tests.py`; the image has no coverage).
+    std::fs::write(
+        repo.path().join("suite.py"),
+        "import sys\nimport unittest\n\nfrom stats import median\n\n\nclass MedianSuite(unittest.TestCase):\n    def test_even(self):\n        self.assertEqual(median([1, 2]), 1.5)\n\n\nif __name__ == '__main__':\n    suite = unittest.defaultTestLoader.loadTestsFromTestCase(MedianSuite)\n    result = unittest.TextTestRunner(verbosity=1).run(suite)\n    sys.exit(not result.wasSuccessful())\n",
+    )
+    .unwrap();
     for form in [
+        "PYTHONPATH=. python tests/script_median.py -v",
+        "PYTHONPATH=. coverage run --source=stats suite.py",
         "make check",
         "PYTHONPATH=. python3 -m pytest -q tests",
         "CI=1 PYTHONPATH=. python -m pytest tests",

@@ -62,6 +62,15 @@ async fn prepare_on(
     root: &Path,
     base_image: Option<String>,
 ) -> (Result<PreparedImage, ImageError>, String) {
+    prepare_with(root, base_image, None).await
+}
+
+/// [`prepare_on`] with a given test command (`--test-cmd`, the config's `test_command`).
+async fn prepare_with(
+    root: &Path,
+    base_image: Option<String>,
+    test_cmd: Option<&str>,
+) -> (Result<PreparedImage, ImageError>, String) {
     let docker = connect()
         .await
         .expect("Docker must be running for these tests");
@@ -78,6 +87,7 @@ async fn prepare_on(
                 ..Default::default()
             },
             base_image,
+            test_cmd: test_cmd.map(|c| patchloop::testcmd::TestCommand::parse(c).unwrap()),
             ..Default::default()
         },
     )
@@ -620,6 +630,81 @@ async fn uvs_default_dev_group_is_installed_as_uv_run_would() {
     assert_ne!(pytest, "8.0.0", "a package pinned twice is left free");
     // The locked version is the evidence: deps.py's own message is printed only when the
     // dependencies layer is built, not when an earlier run's is reused.
+}
+
+/// A test command given with no workflow to read (`--test-cmd`, the config's
+/// `test_command`, a bench task): `uv run --with '.[dev]' pytest` installs the project's `dev`
+/// extra, which only the command names (url-normalize 3.0: its pytest options need
+/// pytest-socket from that extra). Before, the command's own environment was not read, and
+/// collection failed. Needs PyPI (tomli-w).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_given_commands_own_environment_is_installed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("prepare-deps-given-uv");
+    write(
+        &root,
+        "pyproject.toml",
+        "[build-system]\nrequires = ['setuptools']\nbuild-backend = 'setuptools.build_meta'\n\n[project]\nname = 'givenuv'\nversion = '0.1'\n\n[project.optional-dependencies]\ndev = ['pytest>=8', 'tomli-w']\n",
+    );
+    write_tomli_w_package(&root, "givenuv", "givenuv");
+    let (img, out) = prepare_with(&root, None, Some("uv run --with '.[dev]' pytest -q")).await;
+    let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let _images = Images(vec![img.tag.clone()]);
+    assert!(
+        out.contains("what the given test command installs"),
+        "{out}"
+    );
+    let o = run_in(
+        &img.tag,
+        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("1 passed") && text.contains("rc=0"),
+        "{text}\n{out}"
+    );
+}
+
+/// `setup.py` whose `extras_require` reads its test requirements from a file
+/// (pathvalidate 3.3: `with open(os.path.join(REQUIREMENT_DIR, "test_requirements.txt")) as
+/// f: TESTS_REQUIRES = [...]`, named by its tox env's `extras`): the file goes into the
+/// dependencies layer and deps.py reads it. Before, the extra was "not a literal" and nothing
+/// of it was installed. Needs PyPI (tomli-w).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_setup_py_extra_read_from_a_requirements_file_is_installed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("prepare-deps-setup-file");
+    write(
+        &root,
+        "setup.py",
+        "import os.path\nfrom typing import Final\n\nimport setuptools\n\nREQUIREMENT_DIR: Final = 'requirements'\n\nwith open('README.md') as f:\n    long_description = f.read()\n\nwith open(os.path.join(REQUIREMENT_DIR, 'test_requirements.txt')) as f:\n    TESTS_REQUIRES = [line.strip() for line in f if line.strip()]\n\nsetuptools.setup(\n    name='setupfile',\n    version='0.1',\n    packages=['setupfile'],\n    extras_require={'test': TESTS_REQUIRES},\n)\n",
+    );
+    write(&root, "README.md", "setupfile\n");
+    // The tox env names the extra (pathvalidate's `extras = test`): what CI installs wins over
+    // the fallbacks, which would find a `requirements/test*.txt` on their own.
+    write(
+        &root,
+        "tox.ini",
+        "[tox]\nenvlist = py311\n\n[testenv]\nextras =\n    test\ncommands =\n    pytest {posargs}\n",
+    );
+    write(
+        &root,
+        "requirements/test_requirements.txt",
+        "pytest>=8\n# the one the tests import\ntomli-w\n",
+    );
+    write_tomli_w_package(&root, "setupfile", "setupfile");
+    let (img, out) = prepare_at(&root).await;
+    let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let _images = Images(vec![img.tag.clone()]);
+    let o = run_in(
+        &img.tag,
+        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("1 passed") && text.contains("rc=0"),
+        "{text}\n{out}"
+    );
 }
 
 /// A poetry project: CI runs `poetry install` then `poetry run pytest`; the tests import a

@@ -266,7 +266,7 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         image::say(&progress, &format!("CI: {n}"));
     }
     // What deps.py installs for the tests: the CI's evidence, the repository's corrections.
-    let (ci_json, ci_files) = if kind == ProjectKind::Python {
+    let overrides = if kind == ProjectKind::Python {
         let mut ov = pydeps::repo_overrides(&root).map_err(|reason| ImageError::Unsupported {
             path: display.clone(),
             reason,
@@ -294,17 +294,9 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
                 ),
             );
         }
-        let files = ci_plan
-            .deps
-            .as_ref()
-            .map(|d| pydeps::referenced_files(&root, d))
-            .unwrap_or_default();
-        (
-            Some(pydeps::ci_deps_json(ci_plan.deps.as_ref(), &ov)),
-            files,
-        )
+        Some(ov)
     } else {
-        (None, Vec::new())
+        None
     };
     let ci_cmd = ci_test_cmd(&ci_plan);
     let (tests_dirs, test_cmd) = plan_for(
@@ -328,13 +320,65 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
                 }
             }
         }
+        // A script it runs with `python` (`python tests/test.py`): read the same way.
+        for s in test_cmd.levels().filter_map(|c| c.python_script()) {
+            let rel = match &test_cmd.cwd {
+                Some(d) => format!("{d}/{s}"),
+                None => s.to_string(),
+            };
+            if !repo_files.contains_key(s) && !rel.contains("..") {
+                repo_files.extend(ci::read_module(&root, &rel).map(|(_, t)| (s.to_string(), t)));
+            }
+        }
     }
     let (test_cmd, delegation) =
         super::ci_resolve::resolve(test_cmd, &repo_files, python, &ci::is_test_cmd);
     // How the command that will run installs the project, when its delegation says (a nox
     // session's `session.install("-e", ".[test]")`): the CI plan's mode is for the CI's own
     // line, which may be another command.
-    let install_mode = delegation.and_then(|d| d.install).or(ci_plan.install);
+    let install_mode = delegation
+        .as_ref()
+        .and_then(|d| d.install)
+        .or(ci_plan.install);
+    // What the command that will run installs, when it is given and its own environment says
+    // (`uv run --with '.[dev]' pytest`, `tox -e cov`, a nox session): CI's evidence is for
+    // CI's own line. Else CI's.
+    let ci_line = ci_plan.test_cmd.as_ref().map(|c| c.written.as_str());
+    let given_deps = opts
+        .test_cmd
+        .as_ref()
+        .filter(|g| ci_plan.deps.is_none() || ci_line != Some(g.written.as_str()))
+        .and_then(|_| ci::deps_of_command(&test_cmd, delegation.as_ref(), &repo_files, python));
+    if let Some(d) = &given_deps {
+        image::say(
+            &progress,
+            &format!(
+                "dependencies: what the given test command installs: {}",
+                d.source
+            ),
+        );
+    }
+    let deps_source = given_deps.as_ref().or(ci_plan.deps.as_ref());
+    let (ci_json, ci_files) = match &overrides {
+        Some(ov) => {
+            let mut files = deps_source
+                .map(|d| pydeps::referenced_files(&root, d))
+                .unwrap_or_default();
+            if let Some(setup) = repo_files.get("setup.py") {
+                let rels = tree.entries.iter().filter_map(|e| match e {
+                    Entry::File { dest, .. } => Some(dest.as_str()),
+                    _ => None,
+                });
+                for f in pydeps::setup_py_files(setup, rels) {
+                    if !files.contains(&f) {
+                        files.push(f);
+                    }
+                }
+            }
+            (Some(pydeps::ci_deps_json(deps_source, ov)), files)
+        }
+        None => (None, Vec::new()),
+    };
     let test_cmd = match super::ci_resolve::stand_in(&test_cmd) {
         Some((c, note)) if kind == ProjectKind::Python => {
             image::say(&progress, &format!("note: {note}"));
