@@ -5,8 +5,8 @@
 # guard) meets a runner it did not see coming.
 #   - `file.py::Class::test` where Class is a unittest.TestCase: plain unittest runs it.
 #   - `file.py::test` / `file.py::Class::test` (plain class) with no parameters, no required
-#     arguments (fixtures), no pytest marks, and no conftest autouse fixture in the tree: the
-#     module is imported by path and the function called.
+#     arguments (fixtures), no pytest marks, and no autouse fixture in a conftest of the tree or
+#     in the test module: the module is imported by path and the function called.
 #   - anything else (parametrized ids, fixtures, marks, pytest-only imports, nested classes,
 #     generators/coroutines) is `not_applicable` with the reason: never a silent pass.
 # Output: one line `@@PATCHLOOP-SECOND@@ <nonce> <json {id: {"outcome", "detail"}}>` written to
@@ -53,6 +53,19 @@ def autouse_in_conftests():
             except OSError:
                 pass
     return None
+
+
+_own_autouse = {}
+
+
+def own_autouse(path):
+    if path not in _own_autouse:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                _own_autouse[path] = "autouse" in f.read()
+        except OSError:
+            _own_autouse[path] = False
+    return _own_autouse[path]
 
 
 def module_name(path):
@@ -128,6 +141,10 @@ def run_one(node_id):
     # unittest cases too: without pytest that stage is missing, and the case proves nothing.
     if autouse:
         return na("autouse fixture or setup hook in %s" % autouse)
+    # So does an autouse fixture of the test module itself (platformdirs' Windows tests patch
+    # the folder lookup for every test of the file).
+    if own_autouse(path):
+        return na("autouse fixture in %s" % parts[0])
     if len(parts) == 3:
         if isinstance(obj, type) and issubclass(obj, unittest.TestCase):
             if marked(obj) or marked(getattr(obj, parts[2], None)):

@@ -345,6 +345,24 @@ fn the_second_runner_runs_module_and_class_fixtures_as_pytest_does() {
     let run = parse_second(&out, "n1");
     assert_eq!(run.results[ids[0]].outcome, "not_applicable", "{out}");
     assert!(run.results[ids[0]].detail.contains("conftest.py"), "{out}");
+    // So does an autouse fixture of the test module itself (platformdirs 4.11's Windows tests
+    // patch the folder lookup for every test of the file): the gold patch came back
+    // `tampered` when the second runner called the test without it.
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.path().join("tests")).unwrap();
+    std::fs::write(
+        ws.path().join("tests/test_own.py"),
+        "try:\n    import pytest\nexcept ImportError:  # this host runs the harness without pytest\n    pytest = None\n\nSTAGE = []\n\nif pytest:\n    @pytest.fixture(autouse=True)\n    def _stage():\n        STAGE.append(1)\n\n\ndef test_needs_the_stage():\n    assert STAGE\n",
+    )
+    .unwrap();
+    let id = "tests/test_own.py::test_needs_the_stage";
+    let out = second_here(ws.path(), none.path(), &[id]);
+    let run = parse_second(&out, "n1");
+    assert_eq!(run.results[id].outcome, "not_applicable", "{out}");
+    assert!(
+        run.results[id].detail.contains("autouse fixture in tests/test_own.py"),
+        "{out}"
+    );
 }
 
 #[test]
