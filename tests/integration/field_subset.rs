@@ -52,6 +52,16 @@ const SUBSET: &[(&str, &str)] = &[
         "more-itertools__more-itertools-flipcmp-35750cee2d",
         "make target, the differential on a gold fix that reads more",
     ),
+    // The arrival round of 2026-12-06: a test script that runs unittest itself, and a given
+    // `uv run --with '.[dev]'` whose extra brings the pytest plugin its options need.
+    (
+        "micheles__decorator-flipcmp-4fc3e9f0e5",
+        "python tests/test.py (a unittest script)",
+    ),
+    (
+        "niksite__url-normalize-flipcmp-f05214e833",
+        "uv run --with '.[dev]' pytest",
+    ),
 ];
 
 fn task(tasks: &[Task], id: &str) -> Task {
