@@ -534,6 +534,8 @@ pub fn tox_env(
         .and_then(|i| words.get(i + 1).copied())
         .or_else(|| words.iter().find_map(|w| w.strip_prefix("-e")));
     if let Some(e) = flag {
+        // `tox -e "py310-extras"` as a shell line writes it: the env is what the shell passes.
+        let e = e.trim_matches(['"', '\'']);
         let e = e.split(',').next().unwrap_or(e).trim();
         if !e.is_empty() && !e.contains('$') {
             return Some(e.to_string());
@@ -1085,6 +1087,15 @@ mod tests {
             "[tox]\nenvlist = lint, py311, py312\n\n[gh-actions]\npython =\n    3.11: py311\n    3.12: py312, lint\n",
         );
         assert_eq!(tox_env("tox -e py", &t, None).as_deref(), Some("py"));
+        // Quoted as a shell line writes it (Automat's `tox -e "py310-extras"`).
+        assert_eq!(
+            tox_env("tox -e \"py310-extras\"", &t, None).as_deref(),
+            Some("py310-extras")
+        );
+        assert_eq!(
+            tox_env("tox -e 'py310-extras,lint'", &t, None).as_deref(),
+            Some("py310-extras")
+        );
         assert_eq!(
             tox_env("tox -epy312,lint", &t, None).as_deref(),
             Some("py312")

@@ -360,7 +360,9 @@ fn the_second_runner_runs_module_and_class_fixtures_as_pytest_does() {
     let run = parse_second(&out, "n1");
     assert_eq!(run.results[id].outcome, "not_applicable", "{out}");
     assert!(
-        run.results[id].detail.contains("autouse fixture in tests/test_own.py"),
+        run.results[id]
+            .detail
+            .contains("autouse fixture in tests/test_own.py"),
         "{out}"
     );
 }
