@@ -271,6 +271,29 @@ impl TestCommand {
         (c, changed)
     }
 
+    /// Whether the command names the environment it runs in: a tox env, label or factor
+    /// (`-e`, `-m`, `-f`), a nox session or tag (`-s`, `-t`), or a tool that runs in the
+    /// project's own environment (`uv run --with …`, `hatch run ENV:…`, `poetry run`).
+    pub fn names_its_environment(&self) -> bool {
+        let Some(outer) = self.levels().next() else {
+            return false;
+        };
+        let args: Vec<&str> = outer.args().iter().map(|w| w.text()).collect();
+        let flag = |names: &[&str]| {
+            args.iter().any(|a| {
+                names.iter().any(|n| {
+                    a == n || (a.starts_with(n) && (n.len() == 2 || a[n.len()..].starts_with('=')))
+                })
+            })
+        };
+        match &outer.launcher {
+            Launcher::Tox => flag(&["-e", "--envlist", "-m", "-f"]),
+            Launcher::Nox => flag(&["-s", "--session", "--sessions", "-t", "--tags", "-e"]),
+            Launcher::EnvRunner { .. } => true,
+            _ => false,
+        }
+    }
+
     /// The checkout-relative script a Python launcher runs (`python tests/test.py -v`,
     /// `coverage run --source=pkg tests.py`): a `.py` path where its arguments start.
     pub fn python_script(&self) -> Option<&str> {

@@ -24,6 +24,31 @@ fn args(c: &TestCommand) -> Vec<&str> {
 }
 
 #[test]
+fn a_command_names_its_environment_by_its_env_session_or_tool() {
+    for named in [
+        "tox -e \"py310-extras\"",
+        "python -m tox -e ci-base -- --verbose",
+        "tox run -m ci",
+        "tox -epy311",
+        "nox -s tests-3.11",
+        "uv run --with '.[dev]' pytest",
+        "poetry run pytest",
+    ] {
+        assert!(p(named).names_its_environment(), "{named}");
+    }
+    for bare in [
+        "python -m tox",
+        "tox",
+        "tox --parallel 0",
+        "nox",
+        "python -m pytest",
+        "make test",
+    ] {
+        assert!(!p(bare).names_its_environment(), "{bare}");
+    }
+}
+
+#[test]
 fn coverage_running_a_script_runs_that_script() {
     // jsonpatch: `coverage run --source=jsonpointer tests.py`.
     let c = p("coverage run --source=jsonpointer tests.py");

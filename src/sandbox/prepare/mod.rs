@@ -342,12 +342,16 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         .or(ci_plan.install);
     // What the command that will run installs, when it is given and its own environment says
     // (`uv run --with '.[dev]' pytest`, `tox -e cov`, a nox session): CI's evidence is for
-    // CI's own line. Else CI's.
+    // CI's own line. Else CI's: a bare `python -m tox` names no more than CI's `tox` did
+    // (pyjwt's crypto env, which its tests need, is the one CI's reading found).
     let ci_line = ci_plan.test_cmd.as_ref().map(|c| c.written.as_str());
     let given_deps = opts
         .test_cmd
         .as_ref()
-        .filter(|g| ci_plan.deps.is_none() || ci_line != Some(g.written.as_str()))
+        .filter(|g| {
+            ci_plan.deps.is_none()
+                || (ci_line != Some(g.written.as_str()) && g.names_its_environment())
+        })
         .and_then(|_| ci::deps_of_command(&test_cmd, delegation.as_ref(), &repo_files, python));
     if let Some(d) = &given_deps {
         image::say(
