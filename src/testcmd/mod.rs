@@ -27,6 +27,24 @@ use words::{Token, quote, quote_if_needed, tokenize};
 /// is new enough, else the harness's own; its first output line says which.
 pub const PL_PYTEST: &str = include_str!("../../images/harness/pl_pytest.py");
 
+/// `uv run`/`uvx` options that change what is installed beside the project.
+const UV_INSTALL_OPTIONS: &[&str] = &[
+    "--with",
+    "--with-requirements",
+    "--with-editable",
+    "--extra",
+    "--all-extras",
+    "--no-extra",
+    "--group",
+    "--all-groups",
+    "--only-group",
+    "--no-group",
+    "--dev",
+    "--no-dev",
+    "--only-dev",
+    "--no-default-groups",
+];
+
 /// What runs the tests.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -272,8 +290,8 @@ impl TestCommand {
     }
 
     /// Whether the command names the environment it runs in: a tox env, label or factor
-    /// (`-e`, `-m`, `-f`), a nox session or tag (`-s`, `-t`), or a tool that runs in the
-    /// project's own environment (`uv run --with …`, `hatch run ENV:…`, `poetry run`).
+    /// (`-e`, `-m`, `-f`), a nox session or tag (`-s`, `-t`), or what `uv run` installs
+    /// (`--with`, `--extra`, `--group`, …).
     pub fn names_its_environment(&self) -> bool {
         let Some(outer) = self.levels().next() else {
             return false;
@@ -289,7 +307,18 @@ impl TestCommand {
         match &outer.launcher {
             Launcher::Tox => flag(&["-e", "--envlist", "-m", "-f"]),
             Launcher::Nox => flag(&["-s", "--session", "--sessions", "-t", "--tags", "-e"]),
-            Launcher::EnvRunner { .. } => true,
+            // `uv run` options that change what is installed beside the project. A bare
+            // `pdm run`/`poetry run` says no more than CI's reading of the job does (its install
+            // line and lock), which the given line alone would lose.
+            Launcher::EnvRunner { tool } if tool.starts_with("uv") => outer.argv
+                [..outer.args_at.min(outer.argv.len())]
+                .iter()
+                .any(|w| {
+                    let t = w.text();
+                    UV_INSTALL_OPTIONS
+                        .iter()
+                        .any(|o| t == *o || t.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
+                }),
             _ => false,
         }
     }

@@ -32,7 +32,7 @@ fn a_command_names_its_environment_by_its_env_session_or_tool() {
         "tox -epy311",
         "nox -s tests-3.11",
         "uv run --with '.[dev]' pytest",
-        "poetry run pytest",
+        "uv run --group=test pytest",
     ] {
         assert!(p(named).names_its_environment(), "{named}");
     }
