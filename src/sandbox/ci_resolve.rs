@@ -493,11 +493,7 @@ fn unittest_main_package(
         ),
     };
     let main = files.get(&runner)?;
-    let runs_unittest = ["unittest.main(", "TextTestRunner(", "unittest.TestProgram("]
-        .iter()
-        .any(|m| main.contains(m))
-        || (main.contains("from unittest import") && main.contains("main("));
-    if !runs_unittest {
+    if !runs_unittest(main) {
         return None;
     }
     let base = package.replace('.', "/");
@@ -522,17 +518,18 @@ fn unittest_main_package(
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let mut runs = TestCommand::parse(&format!(
-        "python -m pytest -o python_files=test*.py {paths}"
-    ))
-    .ok()?;
-    runs.via = None;
-    Some(Delegation {
-        runs,
-        install: None,
-        pythonpath: Vec::new(),
-        note: format!("{runner} runs unittest: pytest runs its test cases"),
-    })
+    pytest_runs_unittest(
+        &format!("python -m pytest -o python_files=test*.py {paths}"),
+        &runner,
+    )
+}
+
+/// Whether a module's source runs unittest itself (`unittest.main()`, a `TextTestRunner`).
+fn runs_unittest(text: &str) -> bool {
+    ["unittest.main(", "TextTestRunner(", "unittest.TestProgram("]
+        .iter()
+        .any(|m| text.contains(m))
+        || (text.contains("from unittest import") && text.contains("main("))
 }
 
 /// `python tests/test.py -v`, `coverage run tests.py`: a script that runs unittest itself
@@ -543,11 +540,7 @@ fn unittest_main_package(
 fn unittest_script(cmd: &TestCommand, files: &BTreeMap<String, String>) -> Option<Delegation> {
     let script = cmd.python_script()?;
     let text = files.get(script)?;
-    let runs_unittest = ["unittest.main(", "TextTestRunner(", "unittest.TestProgram("]
-        .iter()
-        .any(|m| text.contains(m))
-        || (text.contains("from unittest import") && text.contains("main("));
-    if !runs_unittest {
+    if !runs_unittest(text) {
         return None;
     }
     let dir = script.rsplit_once('/').map_or("", |(d, _)| d);
@@ -584,18 +577,25 @@ fn unittest_script(cmd: &TestCommand, files: &BTreeMap<String, String>) -> Optio
     }
     let q = crate::testcmd::words::quote_if_needed;
     let quoted: Vec<String> = paths.iter().map(|p| q(p)).collect();
-    let mut runs = TestCommand::parse(&format!(
-        "python -m pytest -o {} {}",
-        q(&format!("python_files={}", pattern.join(" "))),
-        quoted.join(" ")
-    ))
-    .ok()?;
+    pytest_runs_unittest(
+        &format!(
+            "python -m pytest -o {} {}",
+            q(&format!("python_files={}", pattern.join(" "))),
+            quoted.join(" ")
+        ),
+        script,
+    )
+}
+
+/// The delegation of a unittest runner (`runner`, a path) to the pytest command `cmd`.
+fn pytest_runs_unittest(cmd: &str, runner: &str) -> Option<Delegation> {
+    let mut runs = TestCommand::parse(cmd).ok()?;
     runs.via = None;
     Some(Delegation {
         runs,
         install: None,
         pythonpath: Vec::new(),
-        note: format!("{script} runs unittest: pytest runs its test cases"),
+        note: format!("{runner} runs unittest: pytest runs its test cases"),
     })
 }
 

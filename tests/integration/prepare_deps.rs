@@ -157,6 +157,19 @@ fn assert_tests_pass_with_the_locked_tomli_w(tag: &str, out: &str) {
     );
 }
 
+/// The checkout's one test passes in the image (its dependencies were installed).
+fn assert_the_one_test_passes(tag: &str, out: &str) {
+    let o = run_in(
+        tag,
+        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("1 passed") && text.contains("rc=0"),
+        "{text}\n{out}"
+    );
+}
+
 /// Removes the sandbox images a test made (not their cached layers), also when it fails.
 struct Images(Vec<String>);
 
@@ -654,15 +667,7 @@ async fn a_given_commands_own_environment_is_installed() {
         out.contains("what the given test command installs"),
         "{out}"
     );
-    let o = run_in(
-        &img.tag,
-        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
-    );
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        text.contains("1 passed") && text.contains("rc=0"),
-        "{text}\n{out}"
-    );
+    assert_the_one_test_passes(&img.tag, &out);
 }
 
 /// `setup.py` whose `extras_require` reads its test requirements from a file
@@ -696,15 +701,7 @@ async fn a_setup_py_extra_read_from_a_requirements_file_is_installed() {
     let (img, out) = prepare_at(&root).await;
     let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
     let _images = Images(vec![img.tag.clone()]);
-    let o = run_in(
-        &img.tag,
-        "cd /workspace && /opt/venv/bin/python -m pytest -q -p no:cacheprovider 2>&1; echo rc=$?",
-    );
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        text.contains("1 passed") && text.contains("rc=0"),
-        "{text}\n{out}"
-    );
+    assert_the_one_test_passes(&img.tag, &out);
 }
 
 /// A poetry project: CI runs `poetry install` then `poetry run pytest`; the tests import a
