@@ -406,16 +406,28 @@ pub fn deps_of_command(
     python: Option<&str>,
 ) -> Option<super::ci_deps::DepsSource> {
     let line = cmd.levels().next().map(|c| c.written.clone())?;
-    let mut d = deps_of(
-        &line,
-        delegation,
-        files,
-        &[],
-        python,
-        "the given test command",
-    )?;
-    d.source = d.source.replace(" in the given test command)", ")");
-    Some(d)
+    deps_of(&line, delegation, files, &[], python, LineOf::Given)
+}
+
+/// Whose line a dependency source is read from, for the evidence it names: CI's (in the
+/// workflow file given, when there is one) or a command given to patchloop.
+#[derive(Clone, Copy)]
+enum LineOf<'a> {
+    Ci(&'a str),
+    Given,
+}
+
+impl LineOf<'_> {
+    /// `CI runs `tox -e py``, with the workflow file when `with_file` and known.
+    fn runs(self, line: &str, with_file: bool) -> String {
+        match self {
+            LineOf::Ci(path) if with_file && !path.is_empty() => {
+                format!("CI runs `{line}` in {path}")
+            }
+            LineOf::Ci(_) => format!("CI runs `{line}`"),
+            LineOf::Given => format!("the given test command runs `{line}`"),
+        }
+    }
 }
 
 /// What CI installs for a test line: the tox env or nox session it runs, else the job's
@@ -426,7 +438,7 @@ fn deps_of(
     files: &BTreeMap<String, String>,
     before: &[String],
     python: Option<&str>,
-    path: &str,
+    of: LineOf,
 ) -> Option<super::ci_deps::DepsSource> {
     use super::ci_deps;
     let lower = line.to_ascii_lowercase();
@@ -438,8 +450,9 @@ fn deps_of(
         let mut d = ci_deps::tox_deps(&tox, env.as_deref());
         if !d.is_empty() {
             d.source = format!(
-                "{from} [testenv{}] deps/extras (CI runs `{line}`)",
-                env.map(|e| format!(":{e}")).unwrap_or_default()
+                "{from} [testenv{}] deps/extras ({})",
+                env.map(|e| format!(":{e}")).unwrap_or_default(),
+                of.runs(line, false)
             );
             return Some(d);
         }
@@ -449,7 +462,7 @@ fn deps_of(
     {
         let mut d = ci_deps::nox_deps(nf, &r.runs.written);
         if !d.is_empty() {
-            d.source = format!("noxfile.py session.install (CI runs `{line}`)");
+            d.source = format!("noxfile.py session.install ({})", of.runs(line, false));
             return Some(d);
         }
     }
@@ -473,7 +486,7 @@ fn deps_of(
     if let Some(env) = hatch_env
         && let Some(mut d) = ci_deps::hatch_deps(files, &env)
     {
-        d.source = format!("{} (CI runs `{line}`)", d.source);
+        d.source = format!("{} ({})", d.source, of.runs(line, false));
         return Some(d);
     }
     let pip = ci_deps::pip_deps(before);
@@ -500,7 +513,7 @@ fn deps_of(
         } else {
             format!(": groups and extras {}", d.extras.join(", "))
         };
-        d.source = format!("{tool}{named} (CI runs `{line}` in {path})");
+        d.source = format!("{tool}{named} ({})", of.runs(line, true));
         Some(d)
     };
     if !uv.is_empty() {
@@ -529,7 +542,12 @@ fn deps_of(
     if d.is_empty() {
         return None;
     }
-    d.source = format!("the `pip install` lines of the test job in {path}");
+    d.source = match of {
+        LineOf::Ci(path) if !path.is_empty() => {
+            format!("the `pip install` lines of the test job in {path}")
+        }
+        _ => "the `pip install` lines of the test job".to_string(),
+    };
     Some(d)
 }
 
@@ -604,7 +622,7 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
                 files,
                 &job.lines[..ti],
                 newest.as_deref(),
-                path,
+                LineOf::Ci(path),
             );
             match &delegation {
                 Some(d) => {
@@ -650,7 +668,7 @@ pub fn plan(files: &BTreeMap<String, String>) -> CiPlan {
             };
             let (cmd, delegation) = ci_resolve::resolve(cmd, files, None, &is_test_cmd);
             let Some(d) = delegation else { continue };
-            p.deps = deps_of(runner, Some(&d), files, &[], None, "");
+            p.deps = deps_of(runner, Some(&d), files, &[], None, LineOf::Ci(""));
             p.notes
                 .push(format!("{} runs `{}`", d.note, d.runs.written));
             p.install = d.install;
