@@ -151,6 +151,16 @@ pub struct SourceTree {
     pub python_files: usize,
 }
 
+impl SourceTree {
+    /// The relative paths of the regular files copied.
+    pub fn file_paths(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().filter_map(|e| match e {
+            Entry::File { dest, .. } => Some(dest.as_str()),
+            _ => None,
+        })
+    }
+}
+
 /// Walks `root` applying [`exclusion_reason`]; symlinks are kept as links, never followed;
 /// sockets, fifos and devices are skipped.
 pub fn walk_source(root: &Path) -> io::Result<SourceTree> {

@@ -249,11 +249,7 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     let kind = project_kind(&display, &tree, opts.kind)?;
     // How the repository's CI installs and runs its tests (Python): mirrored below.
     let repo_files = if kind == ProjectKind::Python {
-        let rels = tree.entries.iter().filter_map(|e| match e {
-            Entry::File { dest, .. } => Some(dest.as_str()),
-            _ => None,
-        });
-        ci::read_files(&root, rels)
+        ci::read_files(&root, tree.file_paths())
     } else {
         Default::default()
     };
@@ -369,11 +365,7 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
                 .map(|d| pydeps::referenced_files(&root, d))
                 .unwrap_or_default();
             if let Some(setup) = repo_files.get("setup.py") {
-                let rels = tree.entries.iter().filter_map(|e| match e {
-                    Entry::File { dest, .. } => Some(dest.as_str()),
-                    _ => None,
-                });
-                for f in pydeps::setup_py_files(setup, rels) {
+                for f in pydeps::setup_py_files(setup, tree.file_paths()) {
                     if !files.contains(&f) {
                         files.push(f);
                     }
