@@ -540,11 +540,7 @@ class Reqs:
 
 def plan(project):
     """(source, build requirements, Reqs) for a project directory."""
-    try:
-        with open(os.path.join(HERE, "ci-deps.json")) as f:
-            given = json.load(f)
-    except (OSError, ValueError):
-        given = {}
+    given = given_json()
     proj = Project(project)
     reqs = Reqs(project)
     for r in proj.runtime():
@@ -622,10 +618,79 @@ def install_set(verb, items, base_args, skipped, what):
     return done
 
 
+def given_json():
+    try:
+        with open(os.path.join(HERE, "ci-deps.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def file_release(filename):
+    """(normalized name, version) of a distribution file's name: `docopt_ng-0.9.0.tar.gz`,
+    `docopt_ng-0.9.0-py3-none-any.whl`; None for anything else."""
+    for ext in (".tar.gz", ".tar.bz2", ".zip", ".whl"):
+        if filename.endswith(ext):
+            stem = filename[:-len(ext)]
+            break
+    else:
+        return None
+    if ext == ".whl":
+        parts = stem.split("-")
+        return (normalize(parts[0]), parts[1]) if len(parts) >= 5 else None
+    name, sep, version = stem.rpartition("-")
+    return (normalize(name), version) if sep else None
+
+
+def release_upload_time(name, version):
+    """The first upload time of release `name` `version` on the index (PEP 691/700 JSON:
+    `upload-time` of its files), or None with a reason."""
+    import urllib.request
+    index = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/")
+    url = "%s/%s/" % (index, normalize(name))
+    req = urllib.request.Request(url, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            files = json.load(r).get("files", [])
+    except Exception as e:  # any failure means: no cut-off, said why
+        return None, "cannot read %s (%s)" % (url, e)
+    times = sorted(f["upload-time"] for f in files
+                   if f.get("upload-time") and file_release(f.get("filename", "")) == (normalize(name), version))
+    if not times:
+        return None, "the index lists no file of %s %s with an upload time" % (name, version)
+    return times[0], None
+
+
+def cutoff(as_of):
+    """The upload-time cut-off `as_of` asks for: a date or datetime as given, or for
+    {"release": [name, version]} that release's first upload. (None, why) when there is none."""
+    if not as_of:
+        return None, None
+    if isinstance(as_of, str):
+        return as_of, None
+    rel = as_of.get("release") if isinstance(as_of, dict) else None
+    if isinstance(rel, list) and len(rel) == 2:
+        return release_upload_time(rel[0], rel[1])
+    return None, "`as_of` is neither a date nor a release: %r" % (as_of,)
+
+
 def wheel(project, wheels):
     os.makedirs(wheels, exist_ok=True)
     source, build, reqs = plan(project)
     say("test dependencies from: " + source)
+    # Resolved as of a date (an old checkout whose lockless requirements today's index
+    # answers with releases its suite never ran with): only what was uploaded before it.
+    # pip learned the cut-off in 26.0; the builder's own pip is upgraded for it.
+    as_of, why = cutoff(given_json().get("as_of"))
+    if why:
+        say("FAILED: no dependency cut-off: " + why)
+        sys.exit(1)
+    if as_of:
+        ok, err = pip("install", ["--upgrade", "pip>=26"])
+        if not ok:
+            say("FAILED: pip>=26 (for --uploaded-prior-to) could not be installed: %s" % err)
+            sys.exit(1)
+        say("resolving as of %s (only what the index had then)" % as_of)
     consts = []
     for i, c in enumerate(reqs.constraints):
         dst = os.path.join(wheels, "constraints-%d.txt" % i)
@@ -634,12 +699,17 @@ def wheel(project, wheels):
     reqs.constraints = consts
     args = ["--wheel-dir", wheels] + reqs.option_args()
     skipped = []
+    # The build backend stays today's: it builds old projects, and an old one may need what
+    # only build isolation installs (pdm-backend 2.0's `editables` for an editable install).
     build_ok = install_set("wheel", build, args, skipped, "build requirements")
+    if as_of:
+        args += ["--uploaded-prior-to", as_of]
     items_ok = install_set("wheel", reqs.items, args, skipped, "dependencies")
     compiled = compiled_here(wheels)
     with open(os.path.join(wheels, "plan.json"), "w") as f:
         json.dump({"source": source, "build": build_ok, "items": items_ok, "skipped": skipped,
-                   "compiled": compiled,
+                   "compiled": compiled, "as_of": as_of,
+                   "as_of_reason": given_json().get("as_of_reason") if as_of else None,
                    "constraints": [os.path.basename(c) for c in consts]}, f)
     for c in compiled:
         say("compiled from source (no wheel for this Python): " + c)
@@ -688,7 +758,8 @@ def install(wheels):
     os.makedirs("/opt/patchloop", exist_ok=True)
     with open("/opt/patchloop/deps.json", "w") as f:
         json.dump({"source": p["source"], "installed": installed, "skipped": skipped,
-                   "compiled": p.get("compiled", [])}, f)
+                   "compiled": p.get("compiled", []), "as_of": p.get("as_of"),
+                   "as_of_reason": p.get("as_of_reason")}, f)
     if not p["build"] and not p["items"]:
         say("no declared dependencies")
     say("dependencies installed (%d requirements, %d left out)" % (len(installed), len(skipped)))

@@ -176,6 +176,11 @@ pub struct DependenciesFile {
     pub add: Option<Vec<String>>,
     /// Packages to leave out (by name) of what CI or the project's metadata names.
     pub skip: Option<Vec<String>>,
+    /// Resolve the test dependencies as of a date (`2023-05-30`, an ISO datetime) or of the
+    /// checkout's own release (`release`: its PKG-INFO, else its git commit): only what the
+    /// index had then. Without it, dependencies resolved today that cannot collect an old
+    /// checkout's tests are resolved again as of its release.
+    pub as_of: Option<String>,
 }
 
 /// Where a value came from.

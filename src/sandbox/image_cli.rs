@@ -93,6 +93,12 @@ pub struct PrepareArgs {
     /// `dependencies.skip`).
     #[arg(long = "skip-dep", value_name = "NAME")]
     pub skip_deps: Vec<String>,
+    /// Resolve the Python test dependencies as of a date (`2023-05-30`) or of the checkout's
+    /// own release (`release`: its PKG-INFO, else its git commit): only what the index had
+    /// then (overrides `dependencies.as_of`). Without it, dependencies resolved today that
+    /// cannot collect an old checkout's tests are resolved again as of its release.
+    #[arg(long = "deps-as-of", value_name = "DATE|release")]
+    pub deps_as_of: Option<String>,
     #[command(flatten)]
     pub base: BaseArgs,
 }
@@ -171,6 +177,8 @@ pub async fn prepare(args: PrepareArgs) -> Result<(), ImageError> {
         deps: super::pydeps::DepsOverrides {
             add: args.add_deps,
             skip: args.skip_deps,
+            as_of: args.deps_as_of,
+            as_of_reason: None,
         },
         base_image: None,
     };

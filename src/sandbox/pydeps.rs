@@ -29,10 +29,25 @@ pub struct DepsOverrides {
     pub add: Vec<String>,
     #[serde(default)]
     pub skip: Vec<String>,
+    /// Resolve the test environment as of a date (`2023-05-30`, an ISO datetime) or as of the
+    /// checkout's own release (`release`): only what the index had then. For an old checkout
+    /// with no lock, whose requirements today's index answers with releases its suite never
+    /// ran with.
+    #[serde(default)]
+    pub as_of: Option<String>,
+    /// Why the dependencies are resolved as of a date when prepare decided it (not read from
+    /// a file): the note every receipt carries says so.
+    #[serde(skip)]
+    pub as_of_reason: Option<String>,
 }
 
 impl DepsOverrides {
     pub fn extend(&mut self, other: DepsOverrides) {
+        // The later layer (flags over the repository's file) decides the cut-off.
+        if other.as_of.is_some() {
+            self.as_of = other.as_of;
+            self.as_of_reason = other.as_of_reason;
+        }
         for a in other.add {
             if !self.add.contains(&a) {
                 self.add.push(a);
@@ -67,13 +82,91 @@ pub fn overrides_from_yaml(text: &str) -> Result<DepsOverrides, String> {
         return Ok(DepsOverrides::default());
     }
     serde_yaml::from_value::<DepsOverrides>(d.clone()).map_err(|e| {
-        format!("`dependencies` must be a mapping with `add` and `skip` lists of requirement strings ({e})")
+        format!("`dependencies` must be a mapping with `add` and `skip` lists of requirement strings, and an `as_of` date or `release` ({e})")
     })
 }
 
-/// The `ci-deps.json` deps.py reads.
-pub fn ci_deps_json(ci: Option<&DepsSource>, ov: &DepsOverrides) -> String {
-    serde_json::json!({ "ci": ci, "add": ov.add, "skip": ov.skip }).to_string()
+/// The `ci-deps.json` deps.py reads. `as_of` is the cut-off deps.py applies ([`as_of_value`]);
+/// absent unless asked, so the layers of every other checkout keep their tags.
+pub fn ci_deps_json(
+    ci: Option<&DepsSource>,
+    ov: &DepsOverrides,
+    as_of: Option<&serde_json::Value>,
+) -> String {
+    let mut j = serde_json::json!({ "ci": ci, "add": ov.add, "skip": ov.skip });
+    if let Some(a) = as_of {
+        j["as_of"] = a.clone();
+        if let Some(r) = &ov.as_of_reason {
+            j["as_of_reason"] = r.as_str().into();
+        }
+    }
+    j.to_string()
+}
+
+/// What deps.py gets for `dependencies.as_of`: a date or datetime as given (checked for its
+/// shape), or for `release` the checkout's own release — `{"release": [name, version]}` from
+/// an sdist's `PKG-INFO` (deps.py asks the index when it was uploaded), else the date of the
+/// git commit checked out. `Err` says what is wrong or missing.
+pub fn as_of_value(root: &Path, as_of: &str) -> Result<serde_json::Value, String> {
+    let v = as_of.trim();
+    if v == "release" {
+        return checkout_release(root).ok_or_else(|| {
+            "`dependencies.as_of: release` needs the checkout's release: a PKG-INFO (an sdist) \
+             or its git history; give a date instead (`as_of: 2023-05-30`)"
+                .to_string()
+        });
+    }
+    let date_shape = regex::Regex::new(
+        r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$",
+    )
+    .expect("static regex");
+    if date_shape.is_match(v) {
+        Ok(v.into())
+    } else {
+        Err(format!(
+            "`dependencies.as_of` is `{v}`: give a date (`2023-05-30`), an ISO datetime \
+             (`2023-05-30T12:00:00Z`) or `release`"
+        ))
+    }
+}
+
+/// Whole days from `date` (`YYYY-MM-DD…`, its day only) to now; `None` when it is no date.
+pub fn days_before_now(date: &str) -> Option<i64> {
+    let day = date.get(..10)?;
+    let t = humantime::parse_rfc3339_weak(&format!("{day}T00:00:00Z")).ok()?;
+    let now = std::time::SystemTime::now();
+    Some(match now.duration_since(t) {
+        Ok(d) => (d.as_secs() / 86_400) as i64,
+        Err(e) => -((e.duration().as_secs() / 86_400) as i64),
+    })
+}
+
+/// The checkout's own release, for [`as_of_value`]: `PKG-INFO`'s name and version, else the
+/// committer date of the git commit checked out. `None` when neither is there.
+pub fn checkout_release(root: &Path) -> Option<serde_json::Value> {
+    if let Ok(text) = std::fs::read_to_string(root.join("PKG-INFO")) {
+        let field = |k: &str| {
+            text.lines()
+                .take_while(|l| !l.trim().is_empty())
+                .find_map(|l| l.strip_prefix(k).map(|v| v.trim().to_string()))
+                .filter(|v| !v.is_empty())
+        };
+        if let (Some(n), Some(v)) = (field("Name:"), field("Version:")) {
+            return Some(serde_json::json!({ "release": [n, v] }));
+        }
+    }
+    if !root.join(".git").exists() {
+        return None;
+    }
+    let out = std::process::Command::new("git")
+        .args(["-C"])
+        .arg(root)
+        .args(["log", "-1", "--format=%cI"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let date = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!date.is_empty()).then(|| date.into())
 }
 
 /// Requirement files the CI's install names (`-r`, `-c`), and the files those include,
@@ -175,6 +268,11 @@ pub struct DepsReport {
     /// toolchain (no wheel for this Python).
     #[serde(default)]
     pub compiled: Vec<String>,
+    /// The upload-time cut-off the resolution used (`dependencies.as_of`), and why.
+    #[serde(default)]
+    pub as_of: Option<String>,
+    #[serde(default)]
+    pub as_of_reason: Option<String>,
 }
 
 impl DepsReport {
@@ -195,6 +293,15 @@ impl DepsReport {
     /// The sentence the image's environment note (and so every receipt) carries.
     pub fn note(&self) -> String {
         let mut s = format!("test dependencies from {}", self.source);
+        if let Some(d) = &self.as_of {
+            s.push_str(&format!(
+                ", resolved as of {d} (only what the index had then"
+            ));
+            if let Some(r) = &self.as_of_reason {
+                s.push_str(&format!(": {r}"));
+            }
+            s.push(')');
+        }
         if !self.compiled.is_empty() {
             s.push_str(&format!(
                 "; compiled from source (no wheel for this Python): {}",
@@ -246,6 +353,86 @@ mod tests {
         let e = overrides_from_yaml("dependencies:\n  drop: [x]\n").unwrap_err();
         assert!(e.contains("`dependencies` must be a mapping"), "{e}");
         assert!(overrides_from_yaml("dependencies: [x").is_err());
+    }
+
+    #[test]
+    fn as_of_is_a_date_or_the_checkouts_release_and_reaches_deps_py_only_when_asked() {
+        let o = overrides_from_yaml("dependencies:\n  as_of: release\n").unwrap();
+        assert_eq!(o.as_of.as_deref(), Some("release"));
+        // A flag's cut-off wins over the file's.
+        let mut file = o.clone();
+        file.extend(DepsOverrides {
+            as_of: Some("2024-01-02".into()),
+            ..Default::default()
+        });
+        assert_eq!(file.as_of.as_deref(), Some("2024-01-02"));
+        let d = tempfile::tempdir().unwrap();
+        for ok in [
+            "2023-05-30",
+            "2023-05-30T20:46:25Z",
+            "2023-05-30T20:46:25.064915+02:00",
+        ] {
+            assert_eq!(as_of_value(d.path(), ok).unwrap(), ok);
+        }
+        for bad in ["yesterday", "30/05/2023", "2023-5-30"] {
+            let e = as_of_value(d.path(), bad).unwrap_err();
+            assert!(e.contains("give a date"), "{e}");
+        }
+        // `release` with neither PKG-INFO nor git history says what it needs.
+        let e = as_of_value(d.path(), "release").unwrap_err();
+        assert!(e.contains("PKG-INFO") && e.contains("git"), "{e}");
+        // An sdist's PKG-INFO: its headers only (a `Version:` in the description is not one).
+        std::fs::write(
+            d.path().join("PKG-INFO"),
+            "Metadata-Version: 2.1\nName: docopt-ng\nVersion: 0.9.0\n\nVersion: 9.9\n",
+        )
+        .unwrap();
+        assert_eq!(
+            as_of_value(d.path(), "release").unwrap(),
+            serde_json::json!({ "release": ["docopt-ng", "0.9.0"] })
+        );
+        // A git checkout: the commit's date, as git reports it.
+        let g = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let o = std::process::Command::new("git")
+                .arg("-C")
+                .arg(g.path())
+                .args(args)
+                .env("GIT_COMMITTER_DATE", "2021-03-04T05:06:07+02:00")
+                .env("GIT_AUTHOR_DATE", "2021-03-04T05:06:07+02:00")
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{o:?}");
+        };
+        git(&["init", "-q"]);
+        std::fs::write(g.path().join("a"), "a").unwrap();
+        git(&["add", "a"]);
+        git(&[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "a",
+        ]);
+        assert_eq!(
+            checkout_release(g.path()),
+            Some("2021-03-04T05:06:07+02:00".into())
+        );
+        assert!(days_before_now("2021-03-04T05:06:07+02:00").unwrap() > 365);
+        assert_eq!(days_before_now("not a date"), None);
+        // ci-deps.json: no `as_of` key unless asked, so no other layer's tag changes.
+        let plain = ci_deps_json(None, &DepsOverrides::default(), None);
+        assert_eq!(plain, r#"{"add":[],"ci":null,"skip":[]}"#);
+        let ov = DepsOverrides {
+            as_of_reason: Some("today's could not collect the tests".into()),
+            ..Default::default()
+        };
+        let j: serde_json::Value =
+            serde_json::from_str(&ci_deps_json(None, &ov, Some(&"2023-05-30".into()))).unwrap();
+        assert_eq!(j["as_of"], "2023-05-30");
+        assert_eq!(j["as_of_reason"], "today's could not collect the tests");
     }
 
     #[test]

@@ -778,3 +778,66 @@ async fn a_pdm_dev_group_is_installed_at_the_locked_version() {
     );
     assert_tests_pass_with_the_locked_tomli_w(&img.tag, &out);
 }
+
+/// An old checkout with no lock: its PKG-INFO names a release uploaded on 2023-05-30
+/// (docopt-ng 0.9.0, whose conftest this is), its test extra asks for `pytest` unpinned, and its
+/// conftest implements `pytest_collect_file` with the `path` argument pytest 9 removed. pytest
+/// resolved today refuses the conftest and collects nothing; prepare resolves the test
+/// dependencies again as of the release (pip's `--uploaded-prior-to`), the test collects and
+/// passes, the note says so, and a second prepare of the same dependency files reuses the
+/// dated resolution without collecting again. Needs PyPI (pip ≥ 26, pytest).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_old_checkout_whose_tests_todays_pytest_cannot_collect_is_resolved_as_of_its_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("prepare-deps-as-of");
+    write(
+        &root,
+        "PKG-INFO",
+        "Metadata-Version: 2.1\nName: docopt-ng\nVersion: 0.9.0\n\nAn sdist of 2023.\n",
+    );
+    write(
+        &root,
+        "pyproject.toml",
+        "[build-system]\nrequires = ['setuptools>=61']\nbuild-backend = 'setuptools.build_meta'\n\n[project]\nname = 'asof'\nversion = '0.9.0'\n\n[project.optional-dependencies]\ntest = ['pytest']\n\n[tool.setuptools]\npackages = ['asof']\n",
+    );
+    write(&root, "asof/__init__.py", "def two():\n    return 2\n");
+    write(
+        &root,
+        "tests/conftest.py",
+        "def pytest_collect_file(file_path, path, parent):\n    return None\n",
+    );
+    write(
+        &root,
+        "tests/test_two.py",
+        "from asof import two\n\n\ndef test_two():\n    assert two() == 2\n",
+    );
+    let (img, out) = prepare_at(&root).await;
+    let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let mut images = Images(vec![img.tag.clone()]);
+    assert!(
+        out.contains("cannot be collected with the dependencies resolved today")
+            && out.contains("PluginValidationError"),
+        "{out}"
+    );
+    assert!(out.contains("resolved as of 2023-05-30"), "{out}");
+    let pytest = installed_version(&img.tag, "pytest");
+    assert!(
+        pytest.starts_with("7."),
+        "pytest {pytest} as of 2023-05-30\n{out}"
+    );
+    assert_the_one_test_passes(&img.tag, &out);
+    // Adopted: the next prepare reuses the dated dependencies and collects nothing again.
+    write(&root, "asof/__init__.py", "def two():\n    return 1 + 1\n");
+    let (again, out2) = prepare_at(&root).await;
+    let again = again.unwrap_or_else(|e| panic!("{e}\n{out2}"));
+    images.0.push(again.tag.clone());
+    assert!(
+        out2.contains("exists; reusing it") && !out2.contains("resolved today"),
+        "{out2}"
+    );
+    assert!(
+        installed_version(&again.tag, "pytest").starts_with("7."),
+        "{out2}"
+    );
+    assert_the_one_test_passes(&again.tag, &out2);
+}

@@ -294,6 +294,26 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     } else {
         None
     };
+    let as_of = match overrides.as_ref().and_then(|o| o.as_of.as_deref()) {
+        Some(a) => {
+            let v = pydeps::as_of_value(&root, a).map_err(|reason| ImageError::Unsupported {
+                path: display.clone(),
+                reason,
+            })?;
+            let what = match (&v["release"][0], &v["release"][1]) {
+                (serde_json::Value::String(n), serde_json::Value::String(ver)) => {
+                    format!("the checkout's release, {n} {ver}")
+                }
+                _ => v.as_str().unwrap_or(a).to_string(),
+            };
+            image::say(
+                &progress,
+                &format!("dependencies: resolved as of {what}: only what the index had then"),
+            );
+            Some(v)
+        }
+        None => None,
+    };
     let ci_cmd = ci_test_cmd(&ci_plan);
     let (tests_dirs, test_cmd) = plan_for(
         &display,
@@ -371,7 +391,10 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
                     }
                 }
             }
-            (Some(pydeps::ci_deps_json(deps_source, ov)), files)
+            (
+                Some(pydeps::ci_deps_json(deps_source, ov, as_of.as_ref())),
+                files,
+            )
         }
         None => (None, Vec::new()),
     };
@@ -580,7 +603,123 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
             "the tests are collected without the requirements left out",
         );
     }
+    // Today's index may answer an old checkout's unpinned requirements with releases its suite
+    // never ran with (pytest 9 refuses a 2023 conftest's hook). Dependencies resolved now that
+    // cannot even collect the tests are resolved again as of the checkout's release.
+    if kind == ProjectKind::Python
+        && !img.deps_reused
+        && as_of.is_none()
+        && let Some(dated) =
+            dated_fallback(docker, opts, &root, &img, (deps.as_str(), parent.as_str())).await
+    {
+        return Ok(dated);
+    }
     Ok(img)
+}
+
+/// How long a checkout's own dependencies stay today's: one committed within this many days
+/// is not resolved as of its date (nothing older would be chosen).
+const RECENT_DAYS: i64 = 30;
+
+/// [`prepare`] again as of the checkout's release, when `img` (dependencies resolved today)
+/// cannot collect its tests: the dated image when it can, adopted for later prepares too (its
+/// dependencies image takes the undated tag; the undated install and source images go).
+/// `None` keeps `img`, each reason said on the progress lines.
+async fn dated_fallback(
+    docker: &Docker,
+    opts: &PrepareOptions,
+    root: &Path,
+    img: &PreparedImage,
+    (deps, parent): (&str, &str),
+) -> Option<PreparedImage> {
+    let progress = &opts.base.progress;
+    let failure = collect_failure(docker, img).await?;
+    let why = failure.first_line();
+    let Some(release) = pydeps::checkout_release(root) else {
+        image::say(
+            progress,
+            &format!(
+                "note: the tests cannot be collected ({why}); the checkout names no release to \
+                 resolve its dependencies as of (no PKG-INFO, no git history): \
+                 `dependencies.as_of: <date>` in .github/patchloop.yml does"
+            ),
+        );
+        return None;
+    };
+    if let Some(date) = release.as_str()
+        && pydeps::days_before_now(date).is_some_and(|d| d < RECENT_DAYS)
+    {
+        return None;
+    }
+    image::say(
+        progress,
+        &format!(
+            "the tests cannot be collected with the dependencies resolved today ({why}): \
+             resolving them again as of the checkout's release"
+        ),
+    );
+    let mut dated_opts = opts.clone();
+    dated_opts.deps.as_of = Some("release".into());
+    dated_opts.deps.as_of_reason = Some(format!("today's could not collect the tests: {why}"));
+    let dated = match Box::pin(prepare(docker, &dated_opts)).await {
+        Ok(d) => d,
+        Err(e) => {
+            image::say(
+                progress,
+                &format!("note: resolving as of the release failed ({e}); keeping today's"),
+            );
+            return None;
+        }
+    };
+    if let Some(f) = collect_failure(docker, &dated).await {
+        image::say(
+            progress,
+            &format!(
+                "note: as of the release the tests cannot be collected either ({}); keeping today's",
+                f.first_line()
+            ),
+        );
+        return None;
+    }
+    // Adopted: later prepares of these dependency files reuse the dated layer under the
+    // undated tag, and rebuild the install and source layers on it.
+    let dated_deps = docker
+        .inspect_image(&dated.tag)
+        .await
+        .ok()
+        .and_then(|i| i.config?.labels?.get(LABEL_DEPS).cloned());
+    if let Some(dd) = dated_deps
+        && let Some((repo, tag)) = deps.split_once(':')
+    {
+        for stale in [img.tag.as_str(), parent]
+            .into_iter()
+            .filter(|t| *t != deps)
+        {
+            super::layer::remove_tag(docker, stale).await;
+        }
+        let tagged = docker
+            .tag_image(
+                &dd,
+                Some(
+                    bollard::query_parameters::TagImageOptionsBuilder::new()
+                        .repo(repo)
+                        .tag(tag)
+                        .build(),
+                ),
+            )
+            .await;
+        if let Err(e) = tagged {
+            tracing::warn!("tagging {dd} as {deps} failed: {e}");
+        }
+    }
+    image::say(
+        progress,
+        &format!(
+            "the tests are collected with the dependencies as of the checkout's release: {}",
+            dated.tag
+        ),
+    );
+    Some(dated)
 }
 
 /// (source, skipped) from a prepared image's labels.
@@ -598,9 +737,51 @@ fn deps_labels(
     (source, skipped)
 }
 
+/// A test collection that failed: the exit status and the output's last lines.
+struct CollectFailure {
+    status: Option<i64>,
+    tail: String,
+}
+
+impl CollectFailure {
+    /// The line that says what went wrong: the last error line (`E   …`, `…Error: …`), else
+    /// the last line.
+    fn first_line(&self) -> String {
+        let lines: Vec<&str> = self
+            .tail
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let is_error = |l: &&str| {
+            l.starts_with("E ")
+                || l.contains("Error:")
+                || l.contains("error:")
+                || l.starts_with("ERROR")
+        };
+        let line = lines
+            .iter()
+            .rev()
+            .find(|l| is_error(l))
+            .or(lines.last())
+            .copied()
+            .unwrap_or("");
+        let line: String = line.chars().take(200).collect();
+        match self.status {
+            Some(s) => format!("exit {s}: {line}"),
+            None => line,
+        }
+    }
+}
+
 /// Collects the tests of a fresh image in a hardened, network-less container: `None` when
 /// collection works (or finds no tests), else the output's tail.
 async fn collection_problem(docker: &Docker, img: &PreparedImage) -> Option<String> {
+    collect_failure(docker, img).await.map(|f| f.tail)
+}
+
+/// [`collection_problem`] with the exit status.
+async fn collect_failure(docker: &Docker, img: &PreparedImage) -> Option<CollectFailure> {
     use super::Sandbox;
     let policy = super::policy::ContainerPolicy {
         read_only_paths: img.tests_dirs.clone(),
@@ -613,9 +794,10 @@ async fn collection_problem(docker: &Docker, img: &PreparedImage) -> Option<Stri
     {
         Ok(c) => c,
         Err(e) => {
-            return Some(format!(
-                "cannot start a container to collect the tests: {e}"
-            ));
+            return Some(CollectFailure {
+                status: None,
+                tail: format!("cannot start a container to collect the tests: {e}"),
+            });
         }
     };
     let cmd = super::pytest::collect_command(&img.test_cmd, &img.tests_dirs);
@@ -635,9 +817,18 @@ async fn collection_problem(docker: &Docker, img: &PreparedImage) -> Option<Stri
         Ok(r) => {
             let text = r.output.render();
             let lines: Vec<&str> = text.lines().collect();
-            Some(lines[lines.len().saturating_sub(30)..].join("\n"))
+            Some(CollectFailure {
+                status: match r.status {
+                    super::ExecStatus::Exited(n) => Some(n),
+                    _ => None,
+                },
+                tail: lines[lines.len().saturating_sub(30)..].join("\n"),
+            })
         }
-        Err(e) => Some(format!("collecting the tests failed: {e}")),
+        Err(e) => Some(CollectFailure {
+            status: None,
+            tail: format!("collecting the tests failed: {e}"),
+        }),
     }
 }
 

@@ -256,3 +256,20 @@ fn check_dir_rejects_missing_and_non_directories() -> std::io::Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn a_failed_collection_is_told_by_its_error_line_and_exit_status() {
+    let f = CollectFailure {
+        status: Some(1),
+        tail: "Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.11/site-packages/pluggy/_manager.py\", line 448, in _verify_hook\n    raise PluginValidationError(\npluggy._manager.PluginValidationError: Plugin 'conftest.py' for hook 'pytest_collect_file'\nhookimpl definition: pytest_collect_file(file_path, path, parent)\n\n".into(),
+    };
+    assert_eq!(
+        f.first_line(),
+        "exit 1: pluggy._manager.PluginValidationError: Plugin 'conftest.py' for hook 'pytest_collect_file'"
+    );
+    let quiet = CollectFailure {
+        status: None,
+        tail: "first\nlast words\n".into(),
+    };
+    assert_eq!(quiet.first_line(), "last words");
+}
