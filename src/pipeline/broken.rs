@@ -13,7 +13,7 @@ use crate::testcmd::TestCommand;
 /// Why the test command could not run, with what it printed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "the test command cannot run: {why} — it ran no test on the unmodified checkout, so there is nothing to repair yet.\n  command: {command}\n  its first error lines:\n{lines}\n  fix the command (`--test-cmd`, or `test_command:` in .github/patchloop.yml) so that it runs the tests in a checkout with the dependencies installed"
+    "the test command cannot run: {why} — it ran no test on the unmodified checkout, so there is nothing to repair yet.\n  command: {command}\n  its first error lines:\n{lines}\n  fix the command (`--test-cmd`, or `test_command:` in .github/patchloop.yml) so that it runs the tests in a checkout with the dependencies installed; for an old checkout whose dependencies have released breaking versions since, `dependencies: {{ as_of: release }}` resolves them as of its release"
 )]
 pub struct BrokenCommand {
     /// The command as the repository wrote it, and what it runs.
