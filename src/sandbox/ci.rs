@@ -22,7 +22,7 @@ use serde_yaml::Value;
 // counts as "mentions pytest": installs are excluded separately).
 static TEST_LIKE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     ci_re(
-        r"(?:^|[\s/;&|(])(?:py\.?test|tox|nox|nose2?|cargo (?:test|nextest)|(?:npx |pnpm exec |yarn )?(?:jest|vitest)|go test|(?:npm|yarn|pnpm)(?: run)? test|make(?: -\S+)* (?:test|tests|check)|runtests(?:\.py)?|setup\.py test)\b|-m (?:pytest|unittest|tox|nox|tests?)\b",
+        r"(?:^|[\s/;&|(])(?:py\.?test|tox|nox|nose2?|cargo (?:test|nextest)|(?:npx |pnpm exec |yarn )?(?:jest|vitest)|go test|(?:npm|yarn|pnpm)(?: run)? test|make(?: -\S+)* (?:test|tests|check)|runtests(?:\.py)?|setup\.py test|trial|zope-testrunner|stestr|green|(?:just|invoke|inv|poe) test\w*)\b|-m (?:pytest|unittest|tox|nox|tests?|testtools\.run|subunit\.run|zope\.testrunner|twisted\.trial|nose2?|green|stestr|[\w.]+\.tests?(?:\.\w+)*)\b",
     )
 });
 static INSTALL_LIKE: LazyLock<Option<Regex>> = LazyLock::new(|| {
@@ -778,6 +778,44 @@ jobs:
             runs(&p).as_deref(),
             Some("python -m pytest -o python_files=test*.py tests/test_parser.py")
         );
+    }
+
+    #[test]
+    fn a_test_runner_other_than_pytest_and_unittest_is_the_test_step() {
+        // testtools: its own `testtools.run` given a suite's dotted name; the job's install
+        // line names the extras the tests import (Twisted).
+        let wf = "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          python -m pip install sphinx\n          python -m pip install \".[test,twisted,dev]\"\n      - run: python -W once -m testtools.run tests.test_suite\n";
+        let p = plan(&files(&[(".github/workflows/test.yml", wf)]));
+        assert!(
+            p.test_cmd.as_ref().is_some_and(|c| c.runs_pytest()),
+            "{p:?}"
+        );
+        let deps = p.deps.expect("the job's install line");
+        assert_eq!(
+            deps.extras,
+            vec!["test", "twisted", "dev"],
+            "{}",
+            deps.source
+        );
+        for line in [
+            "python -m simplejson.tests._cibw_runner .",
+            "python -bb -m pyfakefs.tests.all_tests",
+            "trial tests",
+            "python -m twisted.trial pkg",
+            "just test cpy314",
+            "stestr run",
+            "zope-testrunner --test-path=src",
+        ] {
+            assert!(is_test_cmd(line), "{line}");
+        }
+        for line in [
+            "python -m build",
+            "python -m pip install tests",
+            "just lint",
+            "python setup.py sdist",
+        ] {
+            assert!(!is_test_cmd(line), "{line}");
+        }
     }
 
     #[test]

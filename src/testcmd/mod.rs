@@ -160,7 +160,13 @@ const PYTHON_MODULE_LAUNCHERS: &[&str] = &[
     "coverage",
     "unittest",
     "zope.testrunner",
+    "testtools.run",
+    "subunit.run",
 ];
+
+/// Runners that take unittest's arguments (`discover`, dotted names): unittest itself and the
+/// `TestProgram`s built on it.
+const UNITTEST_LIKE: &[&str] = &["unittest", "testtools.run", "subunit.run"];
 const ENV_RUNNERS: &[&str] = &[
     "uv", "uvx", "poetry", "hatch", "pdm", "pipenv", "rye", "pipx",
 ];
@@ -245,9 +251,14 @@ impl TestCommand {
     /// the checkout but is a module there (`X` where `X.py` exists) given as that module:
     /// `unittest discover -s test` where `test` is `test.py` discovers from the module's
     /// directory (pyotp's sdist), and pytest would stop at "file or directory not found".
-    /// `exists` answers for checkout-relative paths (files and directories). Returns the paths
-    /// changed.
-    pub fn with_module_paths(&self, exists: impl Fn(&str) -> bool) -> (TestCommand, Vec<String>) {
+    /// A path read from a unittest dotted name that names an object inside a module
+    /// (`tests.test_suite` → `tests/test_suite.py`, a function of `tests/__init__.py`) is given
+    /// as the nearest module or package holding it. `exists` answers for checkout-relative
+    /// paths (files and directories). Returns each path changed, with what it became.
+    pub fn with_module_paths(
+        &self,
+        exists: impl Fn(&str) -> bool,
+    ) -> (TestCommand, Vec<(String, String)>) {
         let mut c = self.clone();
         let cwd = self.flat().cwd;
         let mut changed = Vec::new();
@@ -276,11 +287,36 @@ impl TestCommand {
                 Some(d) => format!("{d}/{v}"),
                 None => v.to_string(),
             };
-            if !exists(&rel) && exists(&format!("{rel}.py")) {
+            let found = if exists(&rel) {
+                None
+            } else if exists(&format!("{rel}.py")) {
+                Some(format!("{v}.py"))
+            } else {
+                // A unittest dotted name read as a path (`tests.test_suite` → `tests/test_suite.py`)
+                // names an object inside a module or package: the nearest module or package
+                // that holds it (`tests`, whose `__init__.py` defines `test_suite`).
+                let stem = v.strip_suffix(".py").unwrap_or(v);
+                let parts: Vec<&str> = stem.split('/').collect();
+                (1..parts.len()).rev().find_map(|n| {
+                    let p = parts[..n].join("/");
+                    let r = match &cwd {
+                        Some(d) => format!("{d}/{p}"),
+                        None => p.clone(),
+                    };
+                    if exists(&format!("{r}.py")) {
+                        Some(format!("{p}.py"))
+                    } else if exists(&format!("{r}/__init__.py")) {
+                        Some(p)
+                    } else {
+                        None
+                    }
+                })
+            };
+            if let Some(new) = found {
                 if let Some(slot) = at.argv[from..].iter_mut().find(|x| x.raw == w.raw) {
-                    *slot = Word::lit(&format!("{v}.py"));
+                    *slot = Word::lit(&new);
                 }
-                changed.push(v.to_string());
+                changed.push((v.to_string(), new));
             }
         }
         if !changed.is_empty() {
@@ -763,7 +799,7 @@ fn python_launcher(c: &mut TestCommand) {
         },
         "tox" => Launcher::Tox,
         "nox" => Launcher::Nox,
-        "unittest" | "zope.testrunner" => {
+        "unittest" | "zope.testrunner" | "testtools.run" | "subunit.run" => {
             c.launcher = Launcher::Python;
             unittest_as_pytest(c, &module, m_at + 1);
             c.args_at = i;
@@ -788,7 +824,8 @@ fn unittest_as_pytest(c: &mut TestCommand, runner: &str, at: usize) {
         .map(|w| w.text().to_string())
         .collect();
     let mut paths: Vec<String> = Vec::new();
-    let mut pattern = if runner == "unittest" {
+    let unittest_like = UNITTEST_LIKE.contains(&runner);
+    let mut pattern = if unittest_like {
         "test*.py"
     } else {
         "test*.py tests.py"
@@ -817,7 +854,7 @@ fn unittest_as_pytest(c: &mut TestCommand, runner: &str, at: usize) {
             s if s.starts_with("--test-path=") => paths.push(s["--test-path=".len()..].to_string()),
             s if s.starts_with('-') => {}
             // `tests.test_x` (a module) or `tests/test_x.py`.
-            s if runner == "unittest" => {
+            s if unittest_like => {
                 if s.ends_with(".py") || s.contains('/') {
                     paths.push(s.to_string());
                 } else {
@@ -873,7 +910,7 @@ fn coverage_launcher(c: &mut TestCommand, at: usize) -> Option<()> {
         i += if takes { 2 } else { 1 };
     }
     let module = c.argv.get(i + 1)?.value.clone()?;
-    if module == "unittest" || module == "zope.testrunner" {
+    if UNITTEST_LIKE.contains(&module.as_str()) || module == "zope.testrunner" {
         c.launcher = Launcher::Python;
         unittest_as_pytest(c, &module, i + 2);
         return Some(());

@@ -343,7 +343,7 @@ def main(args):
         let exists = |p: &str| ws.join(p).exists();
         let c = p("coverage run --branch -m unittest discover -s test -v");
         let (m, changed) = c.with_module_paths(exists);
-        assert_eq!(changed, vec!["test"]);
+        assert_eq!(changed, vec![("test".to_string(), "test.py".to_string())]);
         let r = b.run(&m.shell(&Run {
             workspace: &workspace,
             ..Default::default()
@@ -357,6 +357,58 @@ def main(args):
         let (same, changed) = p("pytest tests sub/tests nowhere").with_module_paths(exists);
         assert!(changed.is_empty());
         assert_eq!(same, p("pytest tests sub/tests nowhere"));
+    }
+
+    #[test]
+    fn a_unittest_runner_given_a_suite_functions_dotted_name_runs_its_package() {
+        // testtools' CI: `python -W once -m testtools.run tests.test_suite`, where `test_suite`
+        // is a function of tests/__init__.py that lists the test modules; pytest collects the
+        // same cases from the package. And a class inside a module runs that module.
+        let b = Box_::new();
+        let ws = b.ws();
+        std::fs::create_dir_all(ws.join("tests/sub")).unwrap();
+        for f in [
+            "tests/__init__.py",
+            "tests/test_x.py",
+            "tests/sub/__init__.py",
+        ] {
+            std::fs::write(ws.join(f), "").unwrap();
+        }
+        let workspace = ws.to_string_lossy().into_owned();
+        let exists = |p: &str| ws.join(p).exists();
+        for (line, runner, path) in [
+            (
+                "python -W once -m testtools.run tests.test_suite",
+                "testtools.run",
+                "tests",
+            ),
+            (
+                "python -m subunit.run tests.test_x.TestX.test_a",
+                "subunit.run",
+                "tests/test_x.py",
+            ),
+            (
+                "python -m unittest tests.sub.test_suite",
+                "unittest",
+                "tests/sub",
+            ),
+        ] {
+            let c = p(line);
+            assert_eq!(
+                c.via.as_deref(),
+                Some(format!("pytest runs `{runner}`'s test cases").as_str()),
+                "{line}"
+            );
+            let (m, changed) = c.with_module_paths(exists);
+            assert_eq!(changed.len(), 1, "{line}: {changed:?}");
+            assert_eq!(changed[0].1, path, "{line}");
+            let r = b.run(&m.shell(&Run {
+                workspace: &workspace,
+                ..Default::default()
+            }));
+            let args = r["args"].to_string();
+            assert!(args.contains(&format!("\"{path}\"")), "{line}: {args}");
+        }
     }
 
     #[test]

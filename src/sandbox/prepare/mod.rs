@@ -409,11 +409,11 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         // Asked for the command's few positional paths only: a scan of the entries is enough.
         let exists = |p: &str| tree.dirs.contains(p) || tree.entries.iter().any(|e| e.dest() == p);
         let (c, changed) = test_cmd.with_module_paths(exists);
-        for p in changed {
+        for (p, new) in changed {
             image::say(
                 &progress,
                 &format!(
-                    "note: `{p}` is no directory of the checkout but `{p}.py` is: the tests run from that module"
+                    "note: `{p}` is nothing in the checkout, `{new}` is: the tests run from that module or package"
                 ),
             );
         }
