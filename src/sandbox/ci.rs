@@ -78,6 +78,9 @@ pub fn wanted(rel: &str) -> bool {
             | "Makefile"
             | "makefile"
             | "GNUmakefile"
+            | "justfile"
+            | "Justfile"
+            | ".justfile"
             | "pyproject.toml"
             | "setup.cfg"
             | "setup.py"
@@ -489,6 +492,13 @@ fn deps_of(
         d.source = format!("{} ({})", d.source, of.runs(line, false));
         return Some(d);
     }
+    // What the delegate installs before its test line (a justfile recipe's dependencies).
+    let before: Vec<String> = before
+        .iter()
+        .chain(delegation.map_or(&[][..], |d| d.before.as_slice()))
+        .cloned()
+        .collect();
+    let before = before.as_slice();
     let pip = ci_deps::pip_deps(before);
     // uv: `uv sync` before the test line, `uv run` in it or in what it delegates to (a
     // Makefile's `uv run coverage run -m pytest`) install the project's default groups (`dev`)
@@ -548,6 +558,9 @@ fn deps_of(
         }
         _ => "the `pip install` lines of the test job".to_string(),
     };
+    if let Some(dl) = delegation.filter(|dl| !dl.before.is_empty()) {
+        d.source = format!("{} and of what {} depends on", d.source, dl.note);
+    }
     Some(d)
 }
 
@@ -794,6 +807,21 @@ jobs:
         assert_eq!(
             deps.extras,
             vec!["test", "twisted", "dev"],
+            "{}",
+            deps.source
+        );
+        // A justfile recipe: its dependencies' install lines say what the tests need.
+        let wf = "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: just test cpy314\n";
+        let jf = "test venv=\"\": (install venv)\n    \"${VENV_PATH}/bin/pytest\"\n\ninstall venv=\"\":\n    .venvs/{{ venv }}/bin/python -m pip install .[all]\n";
+        let p = plan(&files(&[
+            (".github/workflows/test.yml", wf),
+            ("justfile", jf),
+        ]));
+        assert_eq!(runs(&p).as_deref(), Some("pytest"), "{p:?}");
+        let deps = p.deps.expect("the recipe's install line");
+        assert_eq!(deps.extras, vec!["all"], "{}", deps.source);
+        assert!(
+            deps.source.contains("justfile recipe `test`"),
             "{}",
             deps.source
         );

@@ -28,6 +28,9 @@ pub struct Delegation {
     pub install: Option<Install>,
     pub pythonpath: Vec<String>,
     pub note: String,
+    /// Install lines the delegate runs before its test line (the recipes a justfile recipe
+    /// depends on): evidence of what the tests need, read like the job's own.
+    pub before: Vec<String>,
 }
 
 /// Whether a command line runs tests (the caller's predicate, `ci::is_test_cmd`).
@@ -50,6 +53,7 @@ pub fn resolve(
         Launcher::Tox => tox(&cmd, files, python, is_test),
         Launcher::Nox => nox(&cmd, files, is_test),
         Launcher::Make => make(&cmd, files, is_test),
+        Launcher::Just => just(&cmd, files, is_test),
         Launcher::EnvRunner { tool } if tool == "hatch run" || tool == "pdm run" => {
             script(&cmd, tool, files)
         }
@@ -351,6 +355,7 @@ fn tox_env_delegation(
         runs,
         install: Some(install),
         pythonpath,
+        before: Vec::new(),
         note: format!(
             "{from} [testenv{}]",
             env.map(|e| format!(":{e}")).unwrap_or_default()
@@ -458,6 +463,7 @@ fn shell_script(
                 runs,
                 install: None,
                 pythonpath: Vec::new(),
+                before: Vec::new(),
                 note: path.to_string(),
             });
         }
@@ -595,6 +601,7 @@ fn pytest_runs_unittest(cmd: &str, runner: &str) -> Option<Delegation> {
         runs,
         install: None,
         pythonpath: Vec::new(),
+        before: Vec::new(),
         note: format!("{runner} runs unittest: pytest runs its test cases"),
     })
 }
@@ -749,6 +756,7 @@ fn nox(cmd: &TestCommand, files: &BTreeMap<String, String>, is_test: IsTest) -> 
         runs: TestCommand::parse(&line).ok()?,
         install: Some(install),
         pythonpath: Vec::new(),
+        before: Vec::new(),
         note: match session {
             Some(s) => format!("noxfile.py session `{s}`"),
             None => "noxfile.py".into(),
@@ -882,6 +890,7 @@ fn make(
         runs,
         install: None,
         pythonpath: Vec::new(),
+        before: Vec::new(),
         note: format!("{file} target `{target}`"),
     })
 }
@@ -965,6 +974,231 @@ fn make_target_line(
         .iter()
         .filter(|p| p.as_str() != target)
         .find_map(|p| make_target_line(mk, p, vars, is_test, depth - 1))
+}
+
+/// One recipe of a justfile: its parameters (with defaults), the recipes it depends on (with
+/// their argument expressions) and its body lines, unindented.
+#[derive(Debug, Default)]
+struct Recipe {
+    name: String,
+    params: Vec<(String, Option<String>)>,
+    deps: Vec<(String, Vec<String>)>,
+    body: Vec<String>,
+}
+
+/// A justfile's `NAME := "value"` assignments (string literals unquoted, other expressions as
+/// written) and its recipes, in order.
+fn just_file(text: &str) -> (BTreeMap<String, String>, Vec<Recipe>) {
+    let assign = regex::Regex::new(r"^(?:export\s+)?([A-Za-z_][\w-]*)\s*:=\s*(.*?)\s*$")
+        .expect("static regex");
+    let header = regex::Regex::new(r"^@?([A-Za-z_][\w-]*)((?:\s+[^:]*?)?)\s*:(?:\s+(.*))?$")
+        .expect("static regex");
+    let dep = regex::Regex::new(r"\(([^)]*)\)|([A-Za-z_][\w-]*)").expect("static regex");
+    let (mut vars, mut recipes) = (BTreeMap::new(), Vec::<Recipe>::new());
+    let mut current: Option<Recipe> = None;
+    for line in text.lines() {
+        let starts_indented = line.starts_with([' ', '\t']);
+        if starts_indented || line.trim().is_empty() {
+            if let Some(r) = current.as_mut()
+                && !line.trim().is_empty()
+            {
+                r.body.push(line.trim().to_string());
+            }
+            continue;
+        }
+        recipes.extend(current.take());
+        let l = line.trim_end();
+        if l.starts_with(['#', '[']) || l.starts_with("set ") || l.starts_with("alias ") {
+            continue;
+        }
+        if let Some(c) = assign.captures(l) {
+            vars.insert(c[1].to_string(), unquote_just(&c[2]));
+            continue;
+        }
+        let Some(c) = header.captures(l) else {
+            continue;
+        };
+        let params = shlex::split(c.get(2).map_or("", |m| m.as_str()))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| {
+                let p = p.trim_start_matches(['*', '+', '$']).to_string();
+                match p.split_once('=') {
+                    Some((n, d)) => (n.to_string(), Some(d.to_string())),
+                    None => (p, None),
+                }
+            })
+            .collect();
+        let deps = c
+            .get(3)
+            .map_or("", |m| m.as_str())
+            .split("&&")
+            .next()
+            .map(|pre| {
+                dep.captures_iter(pre)
+                    .filter_map(|d| match (d.get(1), d.get(2)) {
+                        (Some(call), _) => {
+                            let mut w = shlex::split(call.as_str()).unwrap_or_default();
+                            (!w.is_empty()).then(|| {
+                                let name = w.remove(0);
+                                (name, w)
+                            })
+                        }
+                        (_, Some(name)) => Some((name.as_str().to_string(), Vec::new())),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        current = Some(Recipe {
+            name: c[1].to_string(),
+            params,
+            deps,
+            body: Vec::new(),
+        });
+    }
+    recipes.extend(current);
+    (vars, recipes)
+}
+
+/// A justfile expression's value when it is a string literal; else the expression as written.
+fn unquote_just(expr: &str) -> String {
+    let e = expr.trim();
+    for q in ['"', '\''] {
+        if e.len() >= 2 && e.starts_with(q) && e.ends_with(q) {
+            return e[1..e.len() - 1].to_string();
+        }
+    }
+    e.to_string()
+}
+
+/// `{{ name }}` replaced by its value in `scope`; other expressions are left as written.
+fn just_interpolate(line: &str, scope: &BTreeMap<String, String>) -> String {
+    let re = regex::Regex::new(r"\{\{\s*([A-Za-z_][\w-]*)\s*\}\}").expect("static regex");
+    re.replace_all(line, |c: &regex::Captures| {
+        scope
+            .get(&c[1])
+            .cloned()
+            .unwrap_or_else(|| c[0].to_string())
+    })
+    .into_owned()
+}
+
+/// A venv's own tool in a recipe's line (`"${VENV_PATH}/bin/pytest"`, `.venv/bin/python`):
+/// the sandbox's image is that environment, so the tool by its name.
+fn venv_tool(line: &str) -> String {
+    let re = regex::Regex::new(
+        r#"^((?:[A-Za-z_]\w*=\S*\s+)*)["']?[^\s"'=]*/bin/(pytest|py\.test|python3?(?:\.\d+)?|coverage|tox|nox)["']?(\s|$)"#,
+    )
+    .expect("static regex");
+    re.replace(line, "$1$2$3").into_owned()
+}
+
+/// `just [OPTIONS] [NAME=VALUE…] [RECIPE [ARGS…]]`: the recipe's test line from the justfile
+/// (`justfile`, `Justfile`, `.justfile`, or `-f FILE`), its parameters bound to the arguments
+/// (else their defaults) and `{{ … }}` filled from them and the file's assignments; else the
+/// first test line of the recipes it depends on. The install lines of those recipes
+/// (`(install venv)`: `pip install .[all]`) are what runs before it.
+fn just(
+    cmd: &TestCommand,
+    files: &BTreeMap<String, String>,
+    is_test: IsTest,
+) -> Option<Delegation> {
+    let args: Vec<&str> = cmd
+        .args()
+        .iter()
+        .filter_map(|w| w.value.as_deref())
+        .collect();
+    let (mut named, mut recipe, mut rest, mut overrides) = (None, None, Vec::new(), Vec::new());
+    let mut i = 0;
+    while let Some(&a) = args.get(i) {
+        if recipe.is_some() {
+            rest.push(a.to_string());
+        } else if matches!(a, "-f" | "--justfile") {
+            named = args.get(i + 1).copied();
+            i += 1;
+        } else if matches!(a, "-d" | "--working-directory" | "--set" | "--shell") {
+            i += if a == "--set" { 2 } else { 1 };
+        } else if let Some(f) = a.strip_prefix("--justfile=") {
+            named = Some(f);
+        } else if a.starts_with('-') {
+        } else if let Some((k, v)) = a.split_once('=') {
+            overrides.push((k.to_string(), v.to_string()));
+        } else {
+            recipe = Some(a.to_string());
+        }
+        i += 1;
+    }
+    let (file, text) = match named.map(|f| f.trim_start_matches("./")) {
+        Some(f) => (f, files.get(f)?),
+        None => ["justfile", "Justfile", ".justfile"]
+            .into_iter()
+            .find_map(|n| Some((n, files.get(n)?)))?,
+    };
+    let (mut vars, recipes) = just_file(text);
+    vars.extend(overrides);
+    // Without a name, just runs the file's first recipe.
+    let target = recipe.or_else(|| recipes.first().map(|r| r.name.clone()))?;
+    let mut before = Vec::new();
+    let line = just_recipe_line(&recipes, &vars, &target, &rest, is_test, &mut before, 4)?;
+    let runs = TestCommand::parse(&line).ok()?;
+    Some(Delegation {
+        runs,
+        install: None,
+        pythonpath: Vec::new(),
+        note: format!("{file} recipe `{target}`"),
+        before,
+    })
+}
+
+/// The test line of recipe `name` called with `args` (its dependencies first, as just runs
+/// them), `depth` levels of dependencies down; the install lines met on the way go to
+/// `before`.
+fn just_recipe_line(
+    recipes: &[Recipe],
+    vars: &BTreeMap<String, String>,
+    name: &str,
+    args: &[String],
+    is_test: IsTest,
+    before: &mut Vec<String>,
+    depth: u8,
+) -> Option<String> {
+    let r = recipes.iter().find(|r| r.name == name)?;
+    let mut scope = vars.clone();
+    for (k, (p, default)) in r.params.iter().enumerate() {
+        let v = args
+            .get(k)
+            .cloned()
+            .or_else(|| default.as_deref().map(unquote_just))
+            .unwrap_or_default();
+        scope.insert(p.clone(), v);
+    }
+    let mut found = None;
+    if depth > 0 {
+        for (dep, dep_args) in &r.deps {
+            // An argument is a parameter's name or a string literal.
+            let values: Vec<String> = dep_args
+                .iter()
+                .map(|a| scope.get(a).cloned().unwrap_or_else(|| unquote_just(a)))
+                .collect();
+            let l = just_recipe_line(recipes, vars, dep, &values, is_test, before, depth - 1);
+            found = found.or(l);
+        }
+    }
+    for l in &r.body {
+        let l = l.trim_start_matches(['@', '-']).trim();
+        if l.starts_with('#') {
+            continue;
+        }
+        let l = venv_tool(&just_interpolate(l, &scope));
+        // What the job's `pip install` lines are read for (`ci_deps::pip_deps`).
+        if l.contains("pip install") || l.contains("pip3 install") {
+            before.push(l);
+        } else if is_test(&l) {
+            return Some(l);
+        }
+    }
+    found
 }
 
 /// `hatch run [ENV:]SCRIPT args` / `pdm run SCRIPT args`: the script's command from
@@ -1066,6 +1300,7 @@ fn script(cmd: &TestCommand, tool: &str, files: &BTreeMap<String, String>) -> Op
         runs: TestCommand::parse(&line).ok()?,
         install: None,
         pythonpath: Vec::new(),
+        before: Vec::new(),
         note: if tool == "hatch run" {
             format!("pyproject.toml [tool.hatch.envs.{env}.scripts] {script}")
         } else {

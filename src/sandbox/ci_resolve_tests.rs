@@ -530,3 +530,71 @@ fn a_factor_conditional_setenv_line_applies_to_its_factors_only() {
     // `coverage run -m pytest` is run as pytest (the harness's), with the env's assignments.
     assert_eq!(run("tox -e py310-coverage"), "pytest skip=1 plain=");
 }
+
+/// just reads `justfile` (or `Justfile`, `.justfile`, `-f FILE`): the recipe named (else the
+/// file's first), its parameters bound to the arguments or their defaults, `{{ … }}` filled
+/// from them and the file's assignments, a venv's own pytest run as the image's; the recipes it
+/// depends on run first (txaio's `test venv="": (install-tools venv) (install venv)`), and
+/// their install lines are kept as what runs before the tests.
+#[test]
+fn just_runs_a_recipes_test_line_with_its_arguments() {
+    let jf = r#"set positional-arguments := true
+VENV_DIR := "./.venvs"
+PYTEST_ARGS := '-x -q'
+
+# the default recipe
+default:
+    @just --list
+
+[private]
+install venv="": (create venv)
+    #!/usr/bin/env bash
+    set -e
+    "{{ VENV_DIR }}/{{ venv }}/bin/python" -m pip install .[all]
+
+create venv="":
+    uv venv "{{ VENV_DIR }}/{{ venv }}"
+
+test venv="": (install venv)
+    #!/usr/bin/env bash
+    set -e
+    VENV_PATH="{{ VENV_DIR }}/{{ venv }}"
+    echo "==> Running test suite for {{ venv }}..."
+    "${VENV_PATH}/bin/pytest" {{ PYTEST_ARGS }} tests/{{ venv }}
+
+ci: lint test
+lint:
+    ruff check .
+"#;
+    let f = files(&[("justfile", jf)]);
+    assert_eq!(
+        runs("just test cpy314", &f).as_deref(),
+        Some("pytest -x -q tests/cpy314")
+    );
+    // Defaults when no argument is given; a dependency's test line when the recipe has none.
+    assert_eq!(runs("just ci", &f).as_deref(), Some("pytest -x -q tests/"));
+    // A bare `just` runs the first recipe, which runs no test.
+    assert_eq!(runs("just", &f), None);
+    let (_, d) = resolve(
+        TestCommand::parse("just test cpy314").unwrap(),
+        &f,
+        None,
+        &is_test,
+    );
+    let d = d.unwrap();
+    assert_eq!(d.note, "justfile recipe `test`");
+    assert_eq!(d.before, vec!["python -m pip install .[all]"]);
+    // `-f` names the file; `NAME=VALUE` before the recipe sets a variable.
+    let f = files(&[
+        (
+            "ci/tasks.just",
+            "ARGS := \"-q\"\ntest:\n    PYTHONPATH=src .venv/bin/python -m pytest {{ARGS}}\n",
+        ),
+        ("Justfile", "test:\n    pytest wrong\n"),
+    ]);
+    assert_eq!(
+        runs("just -f ci/tasks.just ARGS=-x test", &f).as_deref(),
+        Some("PYTHONPATH=src python -m pytest -x")
+    );
+    assert_eq!(runs("just test", &f).as_deref(), Some("pytest wrong"));
+}

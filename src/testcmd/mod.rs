@@ -60,6 +60,8 @@ pub enum Launcher {
     Nox,
     /// `make test`.
     Make,
+    /// `just test` (a justfile recipe).
+    Just,
     /// A script of the repository (`./ci.sh`, `bash scripts/test.sh`): what it runs is read
     /// from it (`sandbox::ci_resolve`).
     Script { path: String },
@@ -398,7 +400,11 @@ impl TestCommand {
         let last = self.flat().last;
         matches!(
             last.launcher,
-            Launcher::Tox | Launcher::Nox | Launcher::Make | Launcher::EnvRunner { .. }
+            Launcher::Tox
+                | Launcher::Nox
+                | Launcher::Make
+                | Launcher::Just
+                | Launcher::EnvRunner { .. }
         ) && last.runs.is_none()
     }
 
@@ -719,6 +725,8 @@ fn parse_words(words: &[Word]) -> Option<TestCommand> {
         c.launcher = Launcher::Nox;
     } else if name == "make" {
         c.launcher = Launcher::Make;
+    } else if name == "just" {
+        c.launcher = Launcher::Just;
     } else if ENV_RUNNERS.contains(&name.as_str()) {
         env_runner(&mut c, &name)?;
     } else if let Some(path) = script_path(&c.argv) {

@@ -59,7 +59,15 @@ fn the_demo_is_verified_with_each_command_form() {
         "import sys\nimport unittest\n\nfrom stats import median\n\n\nclass MedianSuite(unittest.TestCase):\n    def test_even(self):\n        self.assertEqual(median([1, 2]), 1.5)\n\n\nif __name__ == '__main__':\n    suite = unittest.defaultTestLoader.loadTestsFromTestCase(MedianSuite)\n    result = unittest.TextTestRunner(verbosity=1).run(suite)\n    sys.exit(not result.wasSuccessful())\n",
     )
     .unwrap();
+    // A justfile recipe with a parameter, that runs its venv's own pytest after the recipes it
+    // depends on (txaio's `just test cpy314`); the image has no `just`, nor that venv.
+    std::fs::write(
+        repo.path().join("justfile"),
+        "VENV_DIR := \"./.venvs\"\n\ndefault:\n    @just --list\n\ninstall venv=\"\":\n    \"{{ VENV_DIR }}/{{ venv }}/bin/python\" -m pip install -e .\n\ntest venv=\"\": (install venv)\n    #!/usr/bin/env bash\n    set -e\n    VENV_PATH=\"{{ VENV_DIR }}/{{ venv }}\"\n    PYTHONPATH=. \"${VENV_PATH}/bin/pytest\" tests\n",
+    )
+    .unwrap();
     for form in [
+        "just test cpy311",
         "PYTHONPATH=. python tests/script_median.py -v",
         "PYTHONPATH=. coverage run --source=stats suite.py",
         "make check",
@@ -90,6 +98,12 @@ fn the_demo_is_verified_with_each_command_form() {
         );
         // The command as written is verified too without reading `makefile` (make runs the
         // recipe): that the recipe was read is what this form checks.
+        if form == "just test cpy311" {
+            assert!(
+                stderr.contains("which runs `PYTHONPATH=. pytest tests` (justfile recipe `test`"),
+                "{stderr}"
+            );
+        }
         if form == "make check" {
             assert!(
                 stderr.contains("which runs `python -m pytest -o 'python_files=test*.py' tests` (makefile target `check`"),
