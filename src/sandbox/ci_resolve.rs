@@ -499,10 +499,18 @@ fn unittest_main_package(
         ),
     };
     let main = files.get(&runner)?;
-    if !runs_unittest(main) {
+    let base = package.replace('.', "/");
+    // A runner that calls its package's own unittest runner (simplejson's `_cibw_runner`:
+    // `simplejson.tests.main(project_dir=…)`, a `TextTestRunner` over the package's
+    // `test_*.py`): what that runs.
+    let calls_package_main = !package.is_empty()
+        && (main.contains(&format!("{package}.main(")) || main.contains("from . import main"))
+        && files
+            .get(&format!("{base}/__init__.py"))
+            .is_some_and(|init| runs_unittest(init));
+    if !runs_unittest(main) && !calls_package_main {
         return None;
     }
-    let base = package.replace('.', "/");
     let modules = main_imports(main, &package);
     let paths = if modules.is_empty() {
         if base.is_empty() {

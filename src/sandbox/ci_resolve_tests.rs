@@ -389,6 +389,25 @@ fn a_module_that_runs_unittest_is_run_by_pytest() {
     // A module that runs no unittest is left as it is.
     let f = files(&[("pkg/cli.py", "import sys\nprint(sys.argv)\n")]);
     assert_eq!(runs("python -m pkg.cli", &f), None);
+    // simplejson 4.1: `python -m simplejson.tests._cibw_runner .` calls its package's own
+    // `main()`, a `TextTestRunner` over the package's `test_*.py` (found by listing): the
+    // package. Calling a package `main()` that runs no unittest is left as it is.
+    let cibw = "import sys\nimport simplejson.tests\n\nif __name__ == '__main__':\n    simplejson.tests.main(project_dir=sys.argv[1])\n";
+    let init = "import unittest\nimport sys\n\ndef main(project_dir=None):\n    runner = unittest.TextTestRunner(verbosity=1)\n    raise SystemExit(not runner.run(all_tests_suite()).wasSuccessful())\n";
+    let f = files(&[
+        ("simplejson/tests/_cibw_runner.py", cibw),
+        ("simplejson/tests/__init__.py", init),
+        (
+            "other/tests/run.py",
+            "import other.tests\nother.tests.main()\n",
+        ),
+        ("other/tests/__init__.py", "def main():\n    print('hi')\n"),
+    ]);
+    assert_eq!(
+        runs("python -m simplejson.tests._cibw_runner .", &f).as_deref(),
+        Some("python -m pytest -o python_files=test*.py simplejson/tests")
+    );
+    assert_eq!(runs("python -m other.tests.run", &f), None);
 }
 
 #[test]

@@ -330,7 +330,14 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     if kind == ProjectKind::Python {
         for m in test_cmd.levels().filter_map(|c| c.python_module()) {
             let dir = m.replace('.', "/");
-            for rel in [format!("{dir}.py"), format!("{dir}/__main__.py")] {
+            // Its package's `__init__.py` too: a runner may call the package's own `main()`.
+            let init = dir
+                .rsplit_once('/')
+                .map(|(p, _)| format!("{p}/__init__.py"));
+            for rel in [format!("{dir}.py"), format!("{dir}/__main__.py")]
+                .into_iter()
+                .chain(init)
+            {
                 if !repo_files.contains_key(&rel) {
                     repo_files.extend(ci::read_module(&root, &rel));
                 }
