@@ -62,6 +62,12 @@ const SUBSET: &[(&str, &str)] = &[
         "niksite__url-normalize-flipcmp-f05214e833",
         "uv run --with '.[dev]' pytest",
     ),
+    // The arrival round of the night: testtools' own unittest runner given a suite function's
+    // dotted name, whose job installs the Twisted extra its tests import.
+    (
+        "testing-cabal__testtools-flipcmp-9220c2fee5",
+        "python -W once -m testtools.run tests.test_suite",
+    ),
 ];
 
 fn task(tasks: &[Task], id: &str) -> Task {
