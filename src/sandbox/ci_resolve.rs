@@ -846,16 +846,33 @@ fn for_factors<'a>(l: &'a str, factors: &[&str]) -> Option<&'a str> {
     }
 }
 
+/// A task runner's arguments, as the shell passes them (words with expansions left out).
+fn arg_values(cmd: &TestCommand) -> Vec<&str> {
+    cmd.args()
+        .iter()
+        .filter_map(|w| w.value.as_deref())
+        .collect()
+}
+
+/// The file a task runner reads: the one its `-f` named, else the first of `names` the checkout
+/// has (the tool's own order). With its text.
+fn task_file<'a>(
+    files: &'a BTreeMap<String, String>,
+    named: Option<&'a str>,
+    names: &[&'a str],
+) -> Option<(&'a str, &'a String)> {
+    match named.map(|f| f.trim_start_matches("./")) {
+        Some(f) => Some((f, files.get(f)?)),
+        None => names.iter().find_map(|n| Some((*n, files.get(*n)?))),
+    }
+}
+
 fn make(
     cmd: &TestCommand,
     files: &BTreeMap<String, String>,
     is_test: IsTest,
 ) -> Option<Delegation> {
-    let args: Vec<&str> = cmd
-        .args()
-        .iter()
-        .filter_map(|w| w.value.as_deref())
-        .collect();
+    let args = arg_values(cmd);
     // `-f FILE` names the file; the target is the first word that is neither an option, an
     // option's value nor an assignment.
     let (mut named, mut asked) = (None, None);
@@ -877,12 +894,7 @@ fn make(
         i += 1;
     }
     // Else GNU make's own order of names.
-    let (file, mk) = match named.map(|f| f.trim_start_matches("./")) {
-        Some(f) => (f, files.get(f)?),
-        None => ["GNUmakefile", "makefile", "Makefile"]
-            .into_iter()
-            .find_map(|n| Some((n, files.get(n)?)))?,
-    };
+    let (file, mk) = task_file(files, named, &["GNUmakefile", "makefile", "Makefile"])?;
     // Else make's default goal.
     let target = match asked {
         Some(t) => t.to_string(),
@@ -1112,11 +1124,7 @@ fn just(
     files: &BTreeMap<String, String>,
     is_test: IsTest,
 ) -> Option<Delegation> {
-    let args: Vec<&str> = cmd
-        .args()
-        .iter()
-        .filter_map(|w| w.value.as_deref())
-        .collect();
+    let args = arg_values(cmd);
     let (mut named, mut recipe, mut rest, mut overrides) = (None, None, Vec::new(), Vec::new());
     let mut i = 0;
     while let Some(&a) = args.get(i) {
@@ -1137,12 +1145,7 @@ fn just(
         }
         i += 1;
     }
-    let (file, text) = match named.map(|f| f.trim_start_matches("./")) {
-        Some(f) => (f, files.get(f)?),
-        None => ["justfile", "Justfile", ".justfile"]
-            .into_iter()
-            .find_map(|n| Some((n, files.get(n)?)))?,
-    };
+    let (file, text) = task_file(files, named, &["justfile", "Justfile", ".justfile"])?;
     let (mut vars, recipes) = just_file(text);
     vars.extend(overrides);
     // Without a name, just runs the file's first recipe.

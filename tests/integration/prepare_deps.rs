@@ -795,10 +795,18 @@ async fn an_old_checkout_whose_tests_todays_pytest_cannot_collect_is_resolved_as
         "PKG-INFO",
         "Metadata-Version: 2.1\nName: docopt-ng\nVersion: 0.9.0\n\nAn sdist of 2023.\n",
     );
+    // The dated resolution is adopted under the undated layer's tag, and only a layer built
+    // now is checked: a dependency file of its own each run, so every run builds it.
+    let run = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
     write(
         &root,
         "pyproject.toml",
-        "[build-system]\nrequires = ['setuptools>=61']\nbuild-backend = 'setuptools.build_meta'\n\n[project]\nname = 'asof'\nversion = '0.9.0'\n\n[project.optional-dependencies]\ntest = ['pytest']\n\n[tool.setuptools]\npackages = ['asof']\n",
+        &format!(
+            "# run {run}\n[build-system]\nrequires = ['setuptools>=61']\nbuild-backend = 'setuptools.build_meta'\n\n[project]\nname = 'asof'\nversion = '0.9.0'\n\n[project.optional-dependencies]\ntest = ['pytest']\n\n[tool.setuptools]\npackages = ['asof']\n"
+        ),
     );
     write(&root, "asof/__init__.py", "def two():\n    return 2\n");
     write(

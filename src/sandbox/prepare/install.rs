@@ -62,8 +62,23 @@ pub(super) async fn ensure_install(
     tree: &SourceTree,
     progress: &Option<ProgressFn>,
 ) -> Result<String, ImageError> {
+    // Keyed by the dependencies image's content, not only its tag: a tag can come to name
+    // another image (prepare adopts a dated resolution under the undated tag; a pruned layer is
+    // rebuilt), and an install layer built on the old one must not be reused on the new.
+    let deps_id = docker
+        .inspect_image(deps)
+        .await
+        .ok()
+        .and_then(|i| i.id)
+        .unwrap_or_default();
     let mut h = Sha256::new();
-    for part in [deps, INSTALL_DOCKERFILE, INSTALL_SH, CONTEXT_FORMAT] {
+    for part in [
+        deps,
+        &deps_id,
+        INSTALL_DOCKERFILE,
+        INSTALL_SH,
+        CONTEXT_FORMAT,
+    ] {
         h.update(part.as_bytes());
         h.update([0]);
     }
