@@ -656,6 +656,13 @@ async fn dated_fallback(
     if let Some(date) = release.as_str()
         && pydeps::days_before_now(date).is_some_and(|d| d < RECENT_DAYS)
     {
+        image::say(
+            progress,
+            &format!(
+                "note: the tests cannot be collected ({why}); the checkout is from {date}, so \
+                 today's dependencies are its own"
+            ),
+        );
         return None;
     }
     image::say(
