@@ -583,11 +583,19 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     if let Some(r) = &report {
         image::say(&progress, &format!("dependencies: {}", r.note()));
     }
+    // Dependencies resolved now are checked by collecting the tests once, for both checks
+    // below (a reused layer was checked when it was built).
+    let fresh = kind == ProjectKind::Python && !img.deps_reused && as_of.is_none();
+    let collected = if fresh || !img.deps_skipped.is_empty() {
+        collection_failure(docker, &img).await
+    } else {
+        None
+    };
     // Degrade, don't die: requirements left out fail the prepare only when the tests then
     // cannot even be collected (the image is removed, so a rerun checks again).
     if !img.deps_skipped.is_empty() {
-        let problem = collection_problem(docker, &img).await;
-        if let Some(log_tail) = problem {
+        if let Some(failure) = collected {
+            let log_tail = failure.tail;
             let _ = docker
                 .remove_image(
                     &img.tag,
@@ -613,11 +621,17 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     // Today's index may answer an old checkout's unpinned requirements with releases its suite
     // never ran with (pytest 9 refuses a 2023 conftest's hook). Dependencies resolved now that
     // cannot even collect the tests are resolved again as of the checkout's release.
-    if kind == ProjectKind::Python
-        && !img.deps_reused
-        && as_of.is_none()
-        && let Some(dated) =
-            dated_fallback(docker, opts, &root, &img, (deps.as_str(), parent.as_str())).await
+    if fresh
+        && let Some(failure) = collected
+        && let Some(dated) = dated_fallback(
+            docker,
+            opts,
+            &root,
+            &img,
+            &failure,
+            (deps.as_str(), parent.as_str()),
+        )
+        .await
     {
         return Ok(dated);
     }
@@ -629,19 +643,19 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
 const RECENT_DAYS: i64 = 30;
 
 /// [`prepare`] again as of the checkout's release, when `img` (dependencies resolved today)
-/// cannot collect its tests: the dated image when it can, adopted for later prepares too (its
-/// dependencies image takes the undated tag; the undated install and source images go).
-/// `None` keeps `img`, each reason said on the progress lines.
+/// cannot collect its tests (`failure`): the dated image when it can, adopted for later
+/// prepares too (its dependencies image takes the undated tag; the undated install and source
+/// images go). `None` keeps `img`, each reason said on the progress lines.
 async fn dated_fallback(
     docker: &Docker,
     opts: &PrepareOptions,
     root: &Path,
     img: &PreparedImage,
+    failure: &CollectFailure,
     (deps, parent): (&str, &str),
 ) -> Option<PreparedImage> {
     let progress = &opts.base.progress;
-    let failure = collect_failure(docker, img).await?;
-    let why = failure.first_line();
+    let why = failure.error_line();
     let Some(release) = pydeps::checkout_release(root) else {
         image::say(
             progress,
@@ -685,12 +699,12 @@ async fn dated_fallback(
             return None;
         }
     };
-    if let Some(f) = collect_failure(docker, &dated).await {
+    if let Some(f) = collection_failure(docker, &dated).await {
         image::say(
             progress,
             &format!(
                 "note: as of the release the tests cannot be collected either ({}); keeping today's",
-                f.first_line()
+                f.error_line()
             ),
         );
         return None;
@@ -760,7 +774,7 @@ struct CollectFailure {
 impl CollectFailure {
     /// The line that says what went wrong: the last error line (`E   …`, `…Error: …`), else
     /// the last line.
-    fn first_line(&self) -> String {
+    fn error_line(&self) -> String {
         let lines: Vec<&str> = self
             .tail
             .lines()
@@ -789,13 +803,8 @@ impl CollectFailure {
 }
 
 /// Collects the tests of a fresh image in a hardened, network-less container: `None` when
-/// collection works (or finds no tests), else the output's tail.
-async fn collection_problem(docker: &Docker, img: &PreparedImage) -> Option<String> {
-    collect_failure(docker, img).await.map(|f| f.tail)
-}
-
-/// [`collection_problem`] with the exit status.
-async fn collect_failure(docker: &Docker, img: &PreparedImage) -> Option<CollectFailure> {
+/// collection works (or finds no tests), else the exit status and the output's tail.
+async fn collection_failure(docker: &Docker, img: &PreparedImage) -> Option<CollectFailure> {
     use super::Sandbox;
     let policy = super::policy::ContainerPolicy {
         read_only_paths: img.tests_dirs.clone(),

@@ -264,12 +264,12 @@ fn a_failed_collection_is_told_by_its_error_line_and_exit_status() {
         tail: "Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.11/site-packages/pluggy/_manager.py\", line 448, in _verify_hook\n    raise PluginValidationError(\npluggy._manager.PluginValidationError: Plugin 'conftest.py' for hook 'pytest_collect_file'\nhookimpl definition: pytest_collect_file(file_path, path, parent)\n\n".into(),
     };
     assert_eq!(
-        f.first_line(),
+        f.error_line(),
         "exit 1: pluggy._manager.PluginValidationError: Plugin 'conftest.py' for hook 'pytest_collect_file'"
     );
     let quiet = CollectFailure {
         status: None,
         tail: "first\nlast words\n".into(),
     };
-    assert_eq!(quiet.first_line(), "last words");
+    assert_eq!(quiet.error_line(), "last words");
 }
