@@ -1094,8 +1094,10 @@ fn unquote_just(expr: &str) -> String {
 
 /// `{{ name }}` replaced by its value in `scope`; other expressions are left as written.
 fn just_interpolate(line: &str, scope: &BTreeMap<String, String>) -> String {
-    let re = regex::Regex::new(r"\{\{\s*([A-Za-z_][\w-]*)\s*\}\}").expect("static regex");
-    re.replace_all(line, |c: &regex::Captures| {
+    static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\{\{\s*([A-Za-z_][\w-]*)\s*\}\}").expect("static regex")
+    });
+    RE.replace_all(line, |c: &regex::Captures| {
         scope
             .get(&c[1])
             .cloned()
@@ -1107,11 +1109,14 @@ fn just_interpolate(line: &str, scope: &BTreeMap<String, String>) -> String {
 /// A venv's own tool in a recipe's line (`"${VENV_PATH}/bin/pytest"`, `.venv/bin/python`):
 /// the sandbox's image is that environment, so the tool by its name.
 fn venv_tool(line: &str) -> String {
-    let re = regex::Regex::new(
-        r#"^((?:[A-Za-z_]\w*=\S*\s+)*)["']?[^\s"'=]*/bin/(pytest|py\.test|python3?(?:\.\d+)?|coverage|tox|nox)["']?(\s|$)"#,
-    )
-    .expect("static regex");
-    re.replace(line, "$1$2$3").into_owned()
+    // Run for every line of a recipe: compiled once.
+    static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"^((?:[A-Za-z_]\w*=\S*\s+)*)["']?[^\s"'=]*/bin/(pytest|py\.test|python3?(?:\.\d+)?|coverage|tox|nox)["']?(\s|$)"#,
+        )
+        .expect("static regex")
+    });
+    RE.replace(line, "$1$2$3").into_owned()
 }
 
 /// `just [OPTIONS] [NAME=VALUE…] [RECIPE [ARGS…]]`: the recipe's test line from the justfile
