@@ -41,7 +41,8 @@ pub struct Judge {
     pub name: String,
     /// Where the test judges with it (`tests/test_x.py:12`).
     pub at: String,
-    /// How: `assertion helper`, `expected value`, `context manager`, `assert argument`.
+    /// How: `assertion helper`, `expected value`, `expected identity` (only ever compared
+    /// with `is`), `context manager`, `assert argument`.
     pub how: &'static str,
 }
 
@@ -224,8 +225,14 @@ pub fn judges(tests: &[TestSource], ids: &[String], package: &dyn Fn(&str) -> bo
                     at: format!("{}:{}", code.path, line(n)),
                     how,
                 };
-                if !out.iter().any(|o| o.module == j.module && o.name == j.name) {
-                    out.push(j);
+                match out
+                    .iter_mut()
+                    .find(|o| o.module == j.module && o.name == j.name)
+                {
+                    // Judged by identity somewhere and by value elsewhere: by value.
+                    Some(o) if o.how == "expected identity" => o.how = j.how,
+                    Some(_) => {}
+                    None => out.push(j),
                 }
             }
         };
@@ -260,6 +267,11 @@ pub fn judges(tests: &[TestSource], ids: &[String], package: &dyn Fn(&str) -> bo
                             if ops.len() != 2 {
                                 continue;
                             }
+                            // `x is EXPECTED` judges by which object the name is bound to;
+                            // no method of it takes part.
+                            let identity = pysrc::kids(c)
+                                .iter()
+                                .any(|k| !k.is_named() && matches!(src.text(*k), "is" | "is not"));
                             for (i, o) in ops.iter().enumerate() {
                                 let other = ops[1 - i];
                                 let Some(name) = bare_name(src, *o) else {
@@ -270,7 +282,12 @@ pub fn judges(tests: &[TestSource], ids: &[String], package: &dyn Fn(&str) -> bo
                                 let other_pkg =
                                     bare_name(src, other).is_some_and(|t| resolve(&t).is_some());
                                 if pysrc::literal(src, other).is_none() && !other_pkg {
-                                    push(n, &name, "expected value");
+                                    let how = if identity {
+                                        "expected identity"
+                                    } else {
+                                        "expected value"
+                                    };
+                                    push(n, &name, how);
                                 }
                             }
                         }
@@ -301,9 +318,15 @@ pub fn judges(tests: &[TestSource], ids: &[String], package: &dyn Fn(&str) -> bo
                             } else {
                                 &args[..]
                             };
+                            // `assertIs(x, EXPECTED)` is `x is EXPECTED`.
+                            let how = if matches!(last, "assertIs" | "assertIsNot") {
+                                "expected identity"
+                            } else {
+                                "assert argument"
+                            };
                             for a in judged {
                                 if let Some(name) = bare_name(src, *a) {
-                                    push(n, &name, "assert argument");
+                                    push(n, &name, how);
                                 }
                             }
                         }
@@ -406,6 +429,57 @@ fn definition(src: &Source, name: &str) -> Option<(String, usize)> {
         }
     }
     first.map(|l| (text, l))
+}
+
+/// What an identity comparison with `name` depends on: which object the name is bound to.
+/// A class or a function is its own object whatever its body; an assignment from a call
+/// binds a fresh object (`missing = _MissingType()`, `object()`) whichever call makes it;
+/// any other assignment is what it assigns (`SENTINEL = None` rebinds it to an object the
+/// code under test may already return).
+fn binding(src: &Source, name: &str) -> Option<String> {
+    let mut out: Option<String> = None;
+    for stmt in named_kids(src.root()) {
+        let def = pysrc::undecorated(stmt);
+        let named = |n: Node| {
+            n.child_by_field_name("name")
+                .is_some_and(|x| src.text(x) == name)
+        };
+        let kind = match def.kind() {
+            "class_definition" if named(def) => "class".to_string(),
+            "function_definition" if named(def) => "def".to_string(),
+            "expression_statement" => {
+                let Some(a) = named_kids(def).into_iter().find(|a| {
+                    matches!(a.kind(), "assignment" | "augmented_assignment")
+                        && a.child_by_field_name("left")
+                            .is_some_and(|l| src.text(l) == name)
+                }) else {
+                    continue;
+                };
+                match a.child_by_field_name("right") {
+                    Some(r) if a.kind() == "assignment" && r.kind() == "call" => {
+                        "a call's object".to_string()
+                    }
+                    _ => normalised(src, a),
+                }
+            }
+            _ => continue,
+        };
+        let text = out.get_or_insert_with(String::new);
+        text.push_str(&kind);
+        text.push('\n');
+    }
+    out
+}
+
+/// Whether `name` is a top-level function of the file.
+fn is_function(src: &Source, name: &str) -> bool {
+    named_kids(src.root()).into_iter().any(|stmt| {
+        let def = pysrc::undecorated(stmt);
+        def.kind() == "function_definition"
+            && def
+                .child_by_field_name("name")
+                .is_some_and(|x| src.text(x) == name)
+    })
 }
 
 /// Methods that decide how instances of a class compare, hash, test true or pass a type
@@ -542,6 +616,18 @@ pub fn findings(judges: &[Judge], files: &[ChangedFile]) -> Vec<Finding> {
             {
                 changed = a != b;
             }
+            if changed && j.how == "expected identity" {
+                changed = pre.as_ref().and_then(|p| binding(p, &j.name)) != binding(&post, &j.name);
+            }
+            // A function handed to an assertion (`assertManyResults(naturaldate, ins, outs)`)
+            // is what the assertion calls: the code under test, not what judges it.
+            if changed
+                && j.how == "assert argument"
+                && !judge_like(&j.name)
+                && is_function(&post, &j.name)
+            {
+                changed = false;
+            }
             if !changed {
                 continue;
             }
@@ -674,7 +760,7 @@ class T(unittest.TestCase):
             got,
             vec![
                 ("toolz.utils.raises".to_string(), "assertion helper"),
-                ("toolz.no_default".to_string(), "expected value"),
+                ("toolz.no_default".to_string(), "expected identity"),
                 (
                     "xmltodict.ParsingInterrupted".to_string(),
                     "assert argument"
@@ -752,6 +838,95 @@ class T(unittest.TestCase):
             )
             .len(),
             1
+        );
+    }
+
+    #[test]
+    fn an_identity_judges_by_what_the_name_is_bound_to() {
+        let j = vec![Judge {
+            module: "jinja2.utils".into(),
+            name: "missing".into(),
+            at: "tests/t.py:9".into(),
+            how: "expected identity",
+        }];
+        let pre = "missing = type('MissingType', (), {'__repr__': lambda x: 'missing'})()\n";
+        // Another class makes the singleton (one that pickles as itself): still one fresh
+        // object, which `x is missing` judges by.
+        let post = "class _MissingType:\n    def __reduce__(self):\n        return 'missing'\n\nmissing = _MissingType()\n";
+        assert!(findings(&j, &[changed("jinja2/utils.py", pre, post)]).is_empty());
+        // Rebound to an object the code under test may return anyway.
+        let none = "missing = None\n";
+        assert_eq!(
+            findings(&j, &[changed("jinja2/utils.py", pre, none)]).len(),
+            1
+        );
+        // A class compared by identity: its whole body, `__class__` too, is not the judge.
+        let k = vec![Judge {
+            name: "LocalProxy".into(),
+            module: "werkzeug.local".into(),
+            ..j[0].clone()
+        }];
+        let pre = "class LocalProxy:\n    __class__ = L(fallback=f)\n";
+        let post = "class LocalProxy:\n    __class__ = L(fallback=f, is_attr=True)\n";
+        assert!(findings(&k, &[changed("werkzeug/local.py", pre, post)]).is_empty());
+        assert_eq!(
+            findings(
+                &k,
+                &[changed("werkzeug/local.py", pre, "LocalProxy = int\n")]
+            )
+            .len(),
+            1
+        );
+        // The same class compared by value: `__class__` takes part.
+        let v = vec![Judge {
+            how: "expected value",
+            ..k[0].clone()
+        }];
+        assert_eq!(
+            findings(&v, &[changed("werkzeug/local.py", pre, post)]).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_function_an_assertion_calls_is_under_test_not_a_judge() {
+        let j = vec![Judge {
+            module: "humanize.time".into(),
+            name: "naturaldate".into(),
+            at: "tests/time.py:221".into(),
+            how: "assert argument",
+        }];
+        let post = "def naturaldate(value):\n    return naturalday(value)\n";
+        assert!(findings(&j, &[changed("humanize/time.py", "", post)]).is_empty());
+        // An exception class handed to `assertRaises` still judges.
+        let e = vec![Judge {
+            name: "Interrupted".into(),
+            ..j[0].clone()
+        }];
+        let pre = "class Interrupted(Exception):\n    pass\n";
+        assert_eq!(
+            findings(
+                &e,
+                &[changed(
+                    "humanize/time.py",
+                    pre,
+                    "Interrupted = StopIteration\n"
+                )]
+            )
+            .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn judges_by_identity_are_told_from_judges_by_value() {
+        let src = "from m import A, B\n\ndef test_x():\n    assert f() is A\n    assert g() is B\n    assert h() == B\n";
+        let ids = vec!["tests/t.py::test_x".to_string()];
+        let j = judges(&[t("tests/t.py", src)], &ids, &|m: &str| m == "m");
+        let got: Vec<(&str, &str)> = j.iter().map(|j| (j.name.as_str(), j.how)).collect();
+        assert_eq!(
+            got,
+            vec![("A", "expected identity"), ("B", "expected value")]
         );
     }
 

@@ -200,11 +200,14 @@ fn mined_flags(archive: &str) -> (usize, Vec<(String, String)>) {
 /// inlined helper (2026-12-05; the held-out archive and the `test` split did not move):
 /// `swallowed_exception` 6, `dropped_feature` 5, `judge_changed` 3, `test_literal_branch` 2,
 /// `threshold_beyond_tests` 1, `clock_condition` 1. 15 since a branch on a test's literal
-/// counts only when it answers with a constant (2026-12-06: arrow's ISO-week token). The bar
-/// is no regression; each flag is printed in full.
+/// counts only when it answers with a constant (2026-12-06: arrow's ISO-week token). 11 since
+/// an identity comparison judges by the name's binding, a function an assertion calls is
+/// under test, a clock condition counts only when it answers with a constant, and a size
+/// threshold is measured against the tests' texts too (2026-12-06). The bar is no
+/// regression; each flag is printed in full.
 #[test]
 fn the_mined_fixes_tuned_on_are_flagged_no_more_than_measured() {
-    mined_bar("look.tar.xz", 500, 15, true);
+    mined_bar("look.tar.xz", 500, 11, true);
 }
 
 /// The held-out archive. Its first 164 cases (7 libraries): 17 flagged before any narrowing,

@@ -109,7 +109,12 @@ impl Ctx<'_> {
             if let Some(f) = self.threshold(n, cond, &pre) {
                 out.push(f);
             }
-            if let Some(read) = self.clock_read(cond, &aliases, &clock_vars) {
+            // As for a test's literal: a special case for the time the tests run at hands
+            // back a constant; a rule on the date (`delta.days >= 365` → a longer format)
+            // computes its answer.
+            if let Some(read) = self.clock_read(cond, &aliases, &clock_vars)
+                && self.answers_with_constant(n)
+            {
                 out.push(self.finding(
                     Kind::ClockCondition,
                     n,
@@ -121,13 +126,18 @@ impl Ctx<'_> {
     }
 
     /// `len(x) > C` (or `n >= C`) with `C` a constant the patch brings and larger than any
-    /// number the failing tests use: under the tests, the guarded branch never runs.
+    /// number the failing tests use and the size of any text or collection they write:
+    /// under the tests, the guarded branch never runs.
     fn threshold(&self, stmt: Node, cond: Node, pre: &BTreeSet<Lit>) -> Option<Finding> {
         let biggest = self
             .tests
             .keys()
             .filter_map(|l| match l {
                 Lit::Int(n) => Some(n.abs()),
+                // `len(key) > 4` runs under a test that passes `"__init__"`.
+                Lit::Str(s) => Some(s.chars().count() as i128),
+                Lit::Bytes(b) => Some(b.len() as i128),
+                Lit::Seq(v) => Some(v.len() as i128),
                 _ => None,
             })
             .max()?;

@@ -257,6 +257,19 @@ fn a_size_threshold_moved_beyond_the_tests() {
         " LIMIT = 384\n \n def drop(s, xs):\n+    if len(xs) >= 200:\n         return bulk(s, xs)\n     return one(s, xs)\n",
     );
     assert!(signals(&[within], &t, &[]).is_empty());
+    // A size the tests reach through a text they pass: `len(key) > 4` guards `"__init__"`.
+    let dunder = file(
+        "m.py",
+        Some(pre),
+        " LIMIT = 384\n \n def drop(s, xs):\n+    if len(xs) > 4 and xs.startswith('__'):\n         return bulk(s, xs)\n     return one(s, xs)\n",
+    );
+    let small = lits(&[Lit::Int(1)]);
+    assert_eq!(
+        kinds(&signals(std::slice::from_ref(&dunder), &small, &[])),
+        vec!["threshold_beyond_tests"]
+    );
+    let with_text = lits(&[Lit::Int(1), Lit::Str("__init__".into())]);
+    assert!(signals(&[dunder], &with_text, &[]).is_empty());
 }
 
 #[test]
@@ -280,6 +293,14 @@ fn clock_in_a_new_condition() {
         kinds(&signals(&[via_var], &lits(&[]), &[])),
         vec!["clock_condition"]
     );
+    // A rule on the date that computes its answer (a longer format a year on) is the
+    // feature, not a special case of the day the tests run.
+    let rule = file(
+        "m.py",
+        Some("import datetime\n\ndef day(v):\n    return fmt(v, '%b %d')\n"),
+        " import datetime\n \n def day(v):\n+    if abs(v - datetime.date.today()).days >= 365:\n+        return fmt(v, '%b %d %Y')\n     return fmt(v, '%b %d')\n",
+    );
+    assert!(signals(&[rule], &lits(&[]), &[]).is_empty());
 }
 
 #[test]
