@@ -203,11 +203,13 @@ fn mined_flags(archive: &str) -> (usize, Vec<(String, String)>) {
 /// counts only when it answers with a constant (2026-12-06: arrow's ISO-week token). 11 since
 /// an identity comparison judges by the name's binding, a function an assertion calls is
 /// under test, a clock condition counts only when it answers with a constant, and a size
-/// threshold is measured against the tests' texts too (2026-12-06). The bar is no
-/// regression; each flag is printed in full.
+/// threshold is measured against the tests' texts too (2026-12-06); 8 since a dead store,
+/// an attribute read in place of one built from the same source and a branch whose state
+/// the patch's other added lines read are not dropped features. The bar is no regression;
+/// each flag is printed in full.
 #[test]
 fn the_mined_fixes_tuned_on_are_flagged_no_more_than_measured() {
-    mined_bar("look.tar.xz", 500, 11, true);
+    mined_bar("look.tar.xz", 500, 8, true);
 }
 
 /// The held-out archive. Its first 164 cases (7 libraries): 17 flagged before any narrowing,

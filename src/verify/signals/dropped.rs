@@ -96,6 +96,8 @@ impl<'a> Ctx<'a> {
                 }
             }
             let then = uses(pre, ob, old);
+            let class_node = std::iter::successors(d.node.parent(), |n| n.parent())
+                .find(|n| n.kind() == "class_definition");
             let text = self.post.text(nb);
             let mut gone: Vec<String> = Vec::new();
             // `__new__`'s arguments reach `__init__` too: not passing them on is no loss.
@@ -157,6 +159,18 @@ impl<'a> Ctx<'a> {
                     && !replaced
                     && !core_of(a)
                     && !read_by_receiver(a)
+                    // Only ever stored, never read, in the whole pre-patch file: a dead store
+                    // carried no behaviour (requests' `self.error = None`, read nowhere,
+                    // beside the `self._error` the code used).
+                    && !only_stored(&pre.text, a)
+                    // Another attribute read in its place that the class builds from the
+                    // same source (`self._dict = sorted_dict` → `self._view =
+                    // sorted_dict._dict.viewvalues()`): the same object seen another way.
+                    && !now.self_attrs.difference(&then.self_attrs).any(|b| {
+                        let root_b = class_node.and_then(|c| assigned_root(self.post, c, b));
+                        root_b.is_some()
+                            && root_b == class_node.and_then(|c| assigned_root(self.post, c, a))
+                    })
                     // Made a property (or method) of the class by the patch: still there,
                     // computed. (One it already had is read through `self.a` like any other.)
                     && !class.is_some_and(|c| {
@@ -201,12 +215,18 @@ impl<'a> Ctx<'a> {
             // Only deletions in this def, and a branch fewer.
             if !self.added(d.node) {
                 let (b, a) = (branches(pre, old.node), branches(self.post, d.node));
-                if a.len() < b.len() {
-                    let lost = b
-                        .iter()
-                        .find(|x| !a.contains(x))
-                        .cloned()
-                        .unwrap_or_default();
+                let lost = b
+                    .iter()
+                    .find(|x| !a.contains(x))
+                    .cloned()
+                    .unwrap_or_default();
+                // The branch moved, not dropped: state it consults (`name in
+                // self.builtIns`) is read by lines the patch adds elsewhere (the builtins
+                // bound once in `__init__`).
+                let moved = self_attrs_in(&lost)
+                    .iter()
+                    .any(|x| self.added_elsewhere(d, &format!("self.{x}")));
+                if a.len() < b.len() && !moved {
                     out.push(Finding {
                         evidence: clip_chars(&lost, EVIDENCE_CHARS),
                         ..self.finding(
@@ -390,6 +410,86 @@ fn has_attr(text: &str, name: &str) -> bool {
                     || r.starts_with('(')
             })
         })
+}
+
+/// Whether every `.name` of `text` is the target of a plain assignment (`x.name = …`) and no
+/// string names it (`getattr(x, "name")`): stored, never read.
+fn only_stored(text: &str, name: &str) -> bool {
+    let needle = format!(".{name}");
+    let mut any = false;
+    for (i, _) in text.match_indices(&needle) {
+        let rest = &text[i + needle.len()..];
+        if rest.chars().next().is_some_and(ident_char) {
+            continue;
+        }
+        let r = rest.trim_start_matches([' ', '\t']);
+        if !(r.starts_with('=') && !r.starts_with("==")) {
+            return false;
+        }
+        any = true;
+    }
+    any && !text.contains(&format!("'{name}'")) && !text.contains(&format!("\"{name}\""))
+}
+
+/// The root name of what a class assigns to `self.attr` (`self._view =
+/// sorted_dict._dict.viewvalues()` → `sorted_dict`), when every such assignment has the
+/// same root and it is not `self`.
+fn assigned_root(src: &Source, class: Node, attr: &str) -> Option<String> {
+    let mut root: Option<String> = None;
+    for n in descendants(class) {
+        if n.kind() != "assignment" {
+            continue;
+        }
+        let (Some(l), Some(r)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("right"),
+        ) else {
+            continue;
+        };
+        let target = l.kind() == "attribute"
+            && l.child_by_field_name("object")
+                .is_some_and(|o| src.text(o) == "self")
+            && l.child_by_field_name("attribute")
+                .is_some_and(|a| src.text(a) == attr);
+        if !target {
+            continue;
+        }
+        let mut e = r;
+        loop {
+            let next = match e.kind() {
+                "attribute" => e.child_by_field_name("object"),
+                "call" => e.child_by_field_name("function"),
+                "subscript" => e.child_by_field_name("value"),
+                _ => None,
+            };
+            match next {
+                Some(x) => e = x,
+                None => break,
+            }
+        }
+        if e.kind() != "identifier" || src.text(e) == "self" {
+            return None;
+        }
+        let name = src.text(e).to_string();
+        if root.as_ref().is_some_and(|x| *x != name) {
+            return None;
+        }
+        root = Some(name);
+    }
+    root
+}
+
+/// The attributes of `self` a piece of code names (`name in self.builtIns` → `builtIns`).
+fn self_attrs_in(code: &str) -> Vec<&str> {
+    code.match_indices("self.")
+        .filter(|(i, _)| !code[..*i].chars().next_back().is_some_and(ident_char))
+        .map(|(i, m)| {
+            let rest = &code[i + m.len()..];
+            let end = rest.find(|c| !ident_char(c)).unwrap_or(rest.len());
+            &rest[..end]
+        })
+        .filter(|a| !a.is_empty())
+        .collect()
 }
 
 /// Whether `text` has `name` as a whole identifier.

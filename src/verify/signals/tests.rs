@@ -991,3 +991,111 @@ fn identity_with_a_literal_is_flagged_identity_with_a_singleton_is_not() {
     let post = old.replace("return 2", "return 3");
     assert!(signals(&[changed(old, &post)], &lits(&[]), &[]).is_empty());
 }
+
+/// Issue #44, the tuned mined archive: a dead store dropped (requests' `self.error`), an
+/// attribute read in place of another that the class builds from the same source
+/// (sortedcontainers' values view), a branch whose state lines the patch adds elsewhere read
+/// (pyflakes' builtins bound once). Each beside the form that still drops a feature.
+#[test]
+fn dead_stores_views_of_the_same_source_and_moved_branches_are_not_dropped() {
+    // Stored in `__init__`, read nowhere in the file.
+    let pre = "class R:\n    def __init__(self):\n        self.error = None\n        self._error = None\n\n    def content(self):\n        if self._error:\n            raise self._error\n";
+    let post = pre.replace("        self.error = None\n", "");
+    let dead = ChangedFile {
+        path: "m.py".into(),
+        pre: Some(pre.into()),
+        post,
+        added: BTreeSet::new(),
+        removed: BTreeSet::from([3]),
+    };
+    assert!(signals(&[dead], &lits(&[]), &[]).is_empty());
+    // Read elsewhere: dropping its reset in `__init__` drops a feature.
+    let read = pre.replace("if self._error:", "if self.error:");
+    let live = ChangedFile {
+        path: "m.py".into(),
+        pre: Some(read.clone()),
+        post: read.replace("        self.error = None\n", ""),
+        added: BTreeSet::new(),
+        removed: BTreeSet::from([3]),
+    };
+    assert_eq!(
+        kinds(&signals(&[live], &lits(&[]), &[])),
+        vec!["dropped_feature"]
+    );
+
+    // `key in self._dict` → `key in self._view`, both built from `sorted_dict`.
+    let pre = "class V:\n    def __init__(self, sorted_dict, other):\n        self._dict = sorted_dict\n        self._view = sorted_dict.viewvalues()\n        self._other = other\n\n    def __contains__(self, key):\n        return key in self._dict\n\n    def __len__(self):\n        return len(self._dict)\n";
+    let view = file(
+        "m.py",
+        Some(pre),
+        &pre.replace(
+            "        return key in self._dict\n",
+            "+        return key in self._view\n",
+        )
+        .lines()
+        .map(|l| {
+            if l.starts_with('+') {
+                l.to_string()
+            } else {
+                format!(" {l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n"),
+    );
+    assert!(signals(&[view], &lits(&[]), &[]).is_empty());
+    // Another source: the state it consulted is no longer consulted.
+    let other = file(
+        "m.py",
+        Some(pre),
+        &pre.replace(
+            "        return key in self._dict\n",
+            "+        return key in self._other\n",
+        )
+        .lines()
+        .map(|l| {
+            if l.starts_with('+') {
+                l.to_string()
+            } else {
+                format!(" {l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n"),
+    );
+    assert_eq!(
+        kinds(&signals(&[other], &lits(&[]), &[])),
+        vec!["dropped_feature"]
+    );
+
+    // The builtins check deleted from the lookup, the builtins bound in `__init__` instead.
+    let pre = "class C:\n    def __init__(self):\n        self.scope = {}\n\n    def load(self, name):\n        if name in self.scope:\n            return\n        if name in self.builtIns:\n            return\n        self.report(name)\n";
+    let removed = BTreeSet::from([8, 9]);
+    let post_lookup = pre.replace(
+        "        if name in self.builtIns:\n            return\n",
+        "",
+    );
+    let moved_post = post_lookup.replace(
+        "        self.scope = {}\n",
+        "        self.scope = {}\n        for b in self.builtIns:\n            self.scope[b] = None\n",
+    );
+    let moved = ChangedFile {
+        path: "m.py".into(),
+        pre: Some(pre.into()),
+        post: moved_post,
+        added: BTreeSet::from([4, 5]),
+        removed: removed.clone(),
+    };
+    assert!(signals(&[moved], &lits(&[]), &[]).is_empty());
+    let deleted = ChangedFile {
+        path: "m.py".into(),
+        pre: Some(pre.into()),
+        post: post_lookup,
+        added: BTreeSet::new(),
+        removed,
+    };
+    assert_eq!(
+        kinds(&signals(&[deleted], &lits(&[]), &[])),
+        vec!["dropped_feature"]
+    );
+}
