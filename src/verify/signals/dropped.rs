@@ -423,7 +423,7 @@ fn only_stored(text: &str, name: &str) -> bool {
             continue;
         }
         let r = rest.trim_start_matches([' ', '\t']);
-        if !(r.starts_with('=') && !r.starts_with("==")) {
+        if !r.starts_with('=') || r.starts_with("==") {
             return false;
         }
         any = true;
