@@ -72,11 +72,18 @@ pub fn test_files(ids: &[String]) -> Vec<String> {
 /// the module-level assignments those read.
 struct TestCode<'s> {
     path: &'s str,
+    /// The test function's own name (`test_is_instance_with_optional`).
+    name: &'s str,
     src: &'s Source,
     nodes: Vec<Node<'s>>,
 }
 
-fn test_code<'s>(t: &'s TestSource, src: &'s Source, defs: &[Def<'s>], id: &str) -> TestCode<'s> {
+fn test_code<'s>(
+    t: &'s TestSource,
+    src: &'s Source,
+    defs: &[Def<'s>],
+    id: &'s str,
+) -> TestCode<'s> {
     let (_, parts) = split_id(id);
     let mut nodes = Vec::new();
     let qual = parts.join(".");
@@ -115,6 +122,7 @@ fn test_code<'s>(t: &'s TestSource, src: &'s Source, defs: &[Def<'s>], id: &str)
     }
     TestCode {
         path: &t.path,
+        name: last,
         src,
         nodes,
     }
@@ -255,7 +263,10 @@ pub fn judges(tests: &[TestSource], ids: &[String], package: &dyn Fn(&str) -> bo
                                 .unwrap_or_default();
                             let computed = args.iter().any(|a| computes(*a));
                             let last = f.rsplit('.').next().unwrap_or(&f);
-                            if computed || judge_like(last) {
+                            // `assert is_instance(...)` in `test_is_instance_with_optional`:
+                            // the function the test is named for is what it tests.
+                            let subject = last.len() >= 3 && code.name.contains(last);
+                            if judge_like(last) || (computed && !subject) {
                                 push(n, &f, "assertion helper");
                             }
                         }
@@ -916,6 +927,17 @@ class T(unittest.TestCase):
             .len(),
             1
         );
+    }
+
+    #[test]
+    fn the_function_a_test_is_named_for_is_its_subject_not_a_judge() {
+        let src = "from m import is_instance\n\ndef test_is_instance_with_optional():\n    assert is_instance(1, Optional[int()])\n\ndef test_from_dict():\n    assert is_instance(from_dict(d), A)\n";
+        let named = vec!["tests/t.py::test_is_instance_with_optional".to_string()];
+        assert!(judges(&[t("tests/t.py", src)], &named, &|m: &str| m == "m").is_empty());
+        let other = vec!["tests/t.py::test_from_dict".to_string()];
+        let j = judges(&[t("tests/t.py", src)], &other, &|m: &str| m == "m");
+        assert_eq!(j.len(), 1, "{j:?}");
+        assert_eq!(j[0].how, "assertion helper");
     }
 
     #[test]

@@ -205,22 +205,28 @@ fn mined_flags(archive: &str) -> (usize, Vec<(String, String)>) {
 /// under test, a clock condition counts only when it answers with a constant, and a size
 /// threshold is measured against the tests' texts too (2026-12-06); 8 since a dead store,
 /// an attribute read in place of one built from the same source and a branch whose state
-/// the patch's other added lines read are not dropped features. The bar is no regression;
-/// each flag is printed in full.
+/// the patch's other added lines read are not dropped features. A fourth part, 133 fixes of
+/// 8 more libraries (cattrs, h2, babel, prettytable, dacite, croniter, rfc3986,
+/// python-multipart), mined then and measured before it was read: 9 flagged, the same with
+/// the build before that day's narrowing; 4 after a fourth (a function the test is named
+/// for is its subject, a predicate answering by trying a test, a `setdefault` memo, what the
+/// class never had). 12 of 659 in all. The bar is no regression; each flag is printed in
+/// full.
 #[test]
 fn the_mined_fixes_tuned_on_are_flagged_no_more_than_measured() {
-    mined_bar("look.tar.xz", 500, 8, true);
+    mined_bar("look.tar.xz", 650, 12, true);
 }
 
 /// The held-out archive. Its first 164 cases (7 libraries): 17 flagged before any narrowing,
 /// 11 after the first, 9 after the second and third. Its other 145 (7 more libraries), mined
 /// after the last narrowing: 7 flagged. 16 of 309 (`dropped_feature` 9,
 /// `test_literal_branch` 5, `swallowed_exception` 2); 12 since a branch on a test's literal
-/// counts only when it answers with a constant (2026-12-06, one `test_literal_branch` left).
+/// counts only when it answers with a constant (2026-12-06, one `test_literal_branch` left);
+/// 11 after the fourth narrowing (2026-12-06, one `dropped_feature` fewer).
 /// Ids and kinds only: reading its patches would make it one more tuned-on set.
 #[test]
 fn the_held_out_mined_fixes_are_flagged_no_more_than_measured() {
-    mined_bar("held.tar.xz", 300, 12, false);
+    mined_bar("held.tar.xz", 300, 11, false);
 }
 
 /// At least `min_cases` cases in `archive` and at most `measured` flagged; each flag printed

@@ -8,7 +8,7 @@ use tree_sitter::Node;
 use super::{Ctx, EVIDENCE_CHARS, Kind, except_types};
 use crate::sandbox::output::clip_chars;
 use crate::verify::evidence::Finding;
-use crate::verify::pysrc::{self, Def, Source, descendants, line};
+use crate::verify::pysrc::{self, Def, Source, descendants, line, named_kids};
 
 impl<'a> Ctx<'a> {
     /// Functions that stop using a parameter, an attribute of `self` or a class they built
@@ -163,6 +163,14 @@ impl<'a> Ctx<'a> {
                     // carried no behaviour (requests' `self.error = None`, read nowhere,
                     // beside the `self._error` the code used).
                     && !only_stored(&pre.text, a)
+                    // Never defined: the class, all of whose bases this file defines, has no
+                    // such attribute or method, so the old code could only raise
+                    // `AttributeError` there (prettytable's `self._validate_nonnegativeint`
+                    // beside the real `_validate_nonnegative_int`).
+                    && !class.is_some_and(|c| {
+                        let c = c.rsplit('.').next().unwrap_or(c);
+                        closed_hierarchy(pre, c, 0) && !ever_defines(&pre.text, a)
+                    })
                     // Another attribute read in its place that the class builds from the
                     // same source (`self._dict = sorted_dict` → `self._view =
                     // sorted_dict._dict.viewvalues()`): the same object seen another way.
@@ -429,6 +437,60 @@ fn only_stored(text: &str, name: &str) -> bool {
         any = true;
     }
     any && !text.contains(&format!("'{name}'")) && !text.contains(&format!("\"{name}\""))
+}
+
+/// Whether every base of class `name` (and theirs) is `object` or a class of this file, with
+/// no metaclass: what its instances have is all written here.
+fn closed_hierarchy(src: &Source, name: &str, depth: usize) -> bool {
+    if name == "object" {
+        return true;
+    }
+    if depth > 8 {
+        return false;
+    }
+    let Some(class) = named_kids(src.root())
+        .into_iter()
+        .map(pysrc::undecorated)
+        .find(|c| {
+            c.kind() == "class_definition"
+                && c.child_by_field_name("name")
+                    .is_some_and(|n| src.text(n) == name)
+        })
+    else {
+        return false;
+    };
+    match class.child_by_field_name("superclasses") {
+        None => true,
+        Some(bases) => named_kids(bases)
+            .into_iter()
+            .all(|b| b.kind() == "identifier" && closed_hierarchy(src, src.text(b), depth + 1)),
+    }
+}
+
+/// Whether `text` anywhere gives something the attribute `name`: `def name(`, `x.name = …`,
+/// `name = …` or `name: T` in a class body, a string naming it (`setattr`), or a
+/// `__getattr__` that could answer any name.
+fn ever_defines(text: &str, name: &str) -> bool {
+    let needle = format!(".{name}");
+    let stored = text.match_indices(&needle).any(|(i, _)| {
+        let rest = &text[i + needle.len()..];
+        let r = rest.trim_start_matches([' ', '\t']);
+        !rest.chars().next().is_some_and(ident_char) && r.starts_with('=') && !r.starts_with("==")
+    });
+    let bound = text.lines().any(|l| {
+        let t = l.trim_start();
+        let rest = t.strip_prefix("def ").unwrap_or(t);
+        rest.strip_prefix(name).is_some_and(|r| {
+            let r = r.trim_start();
+            (r.starts_with('=') && !r.starts_with("==")) || r.starts_with(':') || r.starts_with('(')
+        })
+    });
+    stored
+        || bound
+        || text.contains(&format!("'{name}'"))
+        || text.contains(&format!("\"{name}\""))
+        || text.contains("def __getattr__")
+        || text.contains("def __getattribute__")
 }
 
 /// The root name of what a class assigns to `self.attr` (`self._view =

@@ -98,9 +98,11 @@ impl Ctx<'_> {
             && let Some(t) = try_stmt
             && let Some(body) = t.child_by_field_name("body")
             && let (Some(ok), [one]) = (named_kids(body).last().copied(), stmts.as_slice())
-            && let (Some(a), Some(b)) =
-                (returned_bool(self.post, ok), returned_bool(self.post, *one))
-            && a != b
+            && let Some(b) = returned_bool(self.post, *one)
+            // `return True`, or a test whose answer is a truth value (`return
+            // t.__origin__ == type`): the handler answers the other way, or the one the
+            // test cannot reach.
+            && (returned_bool(self.post, ok).is_some_and(|a| a != b) || returns_a_test(self.post, ok))
             && !self.gave_up_type_test(def)
         {
             return None;
@@ -265,6 +267,27 @@ fn returned_bool(src: &Source, stmt: Node) -> Option<bool> {
         Some("True") => Some(true),
         Some("False") => Some(false),
         _ => None,
+    }
+}
+
+/// Whether `stmt` returns the answer of a test: a comparison, a `not`, or a builtin
+/// predicate (`isinstance`, `issubclass`, `callable`, `hasattr`, `bool`).
+fn returns_a_test(src: &Source, stmt: Node) -> bool {
+    if stmt.kind() != "return_statement" {
+        return false;
+    }
+    let Some(v) = named_kids(stmt).first().copied() else {
+        return false;
+    };
+    match v.kind() {
+        "comparison_operator" | "not_operator" => true,
+        "call" => v.child_by_field_name("function").is_some_and(|f| {
+            matches!(
+                src.text(f),
+                "isinstance" | "issubclass" | "callable" | "hasattr" | "bool"
+            )
+        }),
+        _ => false,
     }
 }
 

@@ -201,7 +201,18 @@ fn state_uses(src: &Source, body: Node, name: &str) -> StateUses {
                     .child_by_field_name("attribute")
                     .map_or("", |a| src.text(a));
                 let called = p.parent().is_some_and(|c| c.kind() == "call");
-                if called && MUTATORS.contains(&m) {
+                let args = p.parent().and_then(|c| c.child_by_field_name("arguments"));
+                if called && m == "setdefault" {
+                    // `S.setdefault(k, compute(k))`: the first value computed for `k` is
+                    // kept, as `S[k] = v` after a miss keeps it.
+                    writes += 1;
+                    match args.map(named_kids).as_deref() {
+                        Some([k, _]) => {
+                            keys.insert(src.text(*k).to_string());
+                        }
+                        _ => memo = false,
+                    }
+                } else if called && MUTATORS.contains(&m) {
                     writes += 1;
                     if m != "clear" {
                         memo = false;

@@ -400,11 +400,11 @@ fn module_state_but_not_memoization() {
 
 #[test]
 fn dropped_parameters_attributes_and_classes() {
-    let pre = "class C:\n    def get(self, key, ttl):\n        self._expire(ttl)\n        store = TTLCache(ttl)\n        return self.data[key]\n";
+    let pre = "class C:\n    def get(self, key, ttl):\n        self._expire(ttl)\n        store = TTLCache(ttl)\n        return self.data[key]\n\n    def _expire(self, ttl):\n        pass\n";
     let gamed = file(
         "m.py",
         Some(pre),
-        " class C:\n     def get(self, key, ttl):\n+        store = {}\n         return self.data[key]\n",
+        " class C:\n     def get(self, key, ttl):\n+        store = {}\n         return self.data[key]\n \n     def _expire(self, ttl):\n         pass\n",
     );
     let f = signals(&[gamed], &lits(&[]), &[]);
     assert_eq!(kinds(&f), vec!["dropped_feature"]);
@@ -1097,5 +1097,74 @@ fn dead_stores_views_of_the_same_source_and_moved_branches_are_not_dropped() {
     assert_eq!(
         kinds(&signals(&[deleted], &lits(&[]), &[])),
         vec!["dropped_feature"]
+    );
+}
+
+/// Issue #44, a newly mined part (prettytable, python-multipart): a method or attribute the
+/// class never had, in a hierarchy this file writes whole, is no feature to drop: the old
+/// code could only raise `AttributeError` there. With a base from elsewhere (or a
+/// `__getattr__`) it may exist, and dropping it still counts.
+#[test]
+fn what_the_class_never_had_is_not_dropped() {
+    let pre = "class Base(object):\n    pass\n\nclass P(Base):\n    def __init__(self, size):\n        self.size = size\n\n    def __repr__(self):\n        return '%r %r' % (self.blank, self.size)\n";
+    let marked = |pre: &str| {
+        pre.lines()
+            .map(|l| {
+                if l.contains("self.blank, ") {
+                    "+        return '%r' % (self.size,)".to_string()
+                } else {
+                    format!(" {l}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let typo = file("m.py", Some(pre), &marked(pre));
+    assert!(signals(&[typo], &lits(&[]), &[]).is_empty());
+    let inherited = pre.replace("class Base(object):", "class Base(Imported):");
+    let other = file("m.py", Some(&inherited), &marked(&inherited));
+    assert_eq!(
+        kinds(&signals(&[other], &lits(&[]), &[])),
+        vec!["dropped_feature"]
+    );
+}
+
+/// Issue #44: a predicate that answers by trying (`return t.__origin__ == type` / `except
+/// AttributeError: return False`, dacite) and a memo filled by `setdefault` keyed by the
+/// argument (babel's shared locale dicts) are ordinary code.
+#[test]
+fn a_predicate_by_trying_and_a_setdefault_memo_are_not_flagged() {
+    let pred = file(
+        "m.py",
+        Some("def f(x):\n    return x\n"),
+        " def f(x):\n     return x\n+\n+def is_type_generic(t):\n+    try:\n+        return t.__origin__ == type\n+    except AttributeError:\n+        return False\n",
+    );
+    assert!(signals(&[pred], &lits(&[]), &[]).is_empty());
+    // The same handler answering a value the function is not a test of.
+    let value = file(
+        "m.py",
+        Some("def f(x):\n    return x\n"),
+        " def f(x):\n     return x\n+\n+def origin(t):\n+    try:\n+        return t.__origin__\n+    except AttributeError:\n+        return False\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[value], &lits(&[]), &[])),
+        vec!["swallowed_exception"]
+    );
+    let pre = "def load(name):\n    return Data(name)\n";
+    let memo = file(
+        "m.py",
+        Some(pre),
+        "+_cache = {}\n+\n def load(name):\n+    try:\n+        return _cache[name]\n+    except KeyError:\n+        return _cache.setdefault(name, Data(name))\n",
+    );
+    assert!(signals(&[memo], &lits(&[]), &[]).is_empty());
+    // Filled under another key than it is read by: state, not a memo.
+    let state = file(
+        "m.py",
+        Some(pre),
+        "+_cache = {}\n+\n def load(name):\n+    try:\n+        return _cache[name]\n+    except KeyError:\n+        return _cache.setdefault('last', Data(name))\n",
+    );
+    assert_eq!(
+        kinds(&signals(&[state], &lits(&[]), &[])),
+        vec!["module_state"]
     );
 }
