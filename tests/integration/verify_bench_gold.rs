@@ -4,7 +4,7 @@
 //! finding here is a false flag that would turn a correct repair into `needs_review` (toolz's
 //! twice-defined `_check_sigspec` was one). No Docker: the trees come from the snapshots in
 //! `bench/sources`, `bench/real/sources`, `bench/real/test/sources` and `bench/field/sources`,
-//! and the upstream fixes mined from 43 more libraries from `tests/corpus/mined/`.
+//! and the upstream fixes mined from 59 more libraries from `tests/corpus/mined/`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -222,11 +222,13 @@ fn the_mined_fixes_tuned_on_are_flagged_no_more_than_measured() {
 /// after the last narrowing: 7 flagged. 16 of 309 (`dropped_feature` 9,
 /// `test_literal_branch` 5, `swallowed_exception` 2); 12 since a branch on a test's literal
 /// counts only when it answers with a constant (2026-12-06, one `test_literal_branch` left);
-/// 11 after the fourth narrowing (2026-12-06, one `dropped_feature` fewer).
+/// 11 after the fourth narrowing (2026-12-06, one `dropped_feature` fewer). Its last 107
+/// (pyrsistent, furl, schedule, Box, pypika, jsonpickle, bidict, intervaltree), mined after
+/// that narrowing: 5 flagged with the build before the day's narrowing, 4 with it. 15 of 416.
 /// Ids and kinds only: reading its patches would make it one more tuned-on set.
 #[test]
 fn the_held_out_mined_fixes_are_flagged_no_more_than_measured() {
-    mined_bar("held.tar.xz", 300, 11, false);
+    mined_bar("held.tar.xz", 400, 15, false);
 }
 
 /// At least `min_cases` cases in `archive` and at most `measured` flagged; each flag printed
