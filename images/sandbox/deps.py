@@ -50,6 +50,12 @@ def req_name(req):
     return normalize(m.group(1)) if m else ""
 
 
+def extras_named(req):
+    """The extras a requirement asks for (`pkg[doc, test]; python_version > "3.8"` → doc, test)."""
+    m = re.match(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*\[([^\]]*)\]", req)
+    return [normalize(e.strip()) for e in m.group(1).split(",") if e.strip()] if m else []
+
+
 def is_local(line):
     """A requirement pointing at the project's own tree (installed by the source layer)."""
     s = line.strip()
@@ -585,13 +591,29 @@ def plan(project):
     skip = {normalize(s) for s in given.get("skip", [])}
     own = normalize(proj.name) if proj.name else None
     kept = []
-    for r in reqs.items:
+    pending = list(reqs.items)
+    own_extras = None
+    expanded = set()
+    while pending:
+        r = pending.pop(0)
         n = req_name(r)
         if n in skip:
             say("leaving out %s (dependencies.skip)" % r)
         elif own and n == own:
-            continue  # "pkg[test]" in a dependency group: the source layer installs the project
-        else:
+            # "pkg[doc,test]" in an extra (`all = ["pkg[doc,test]"]`) or a group: the source
+            # layer installs the project itself, without those extras; what they require is
+            # the tests' too.
+            if own_extras is None:
+                own_extras = proj.extras()
+            for e in extras_named(r):
+                if e in expanded:
+                    continue
+                expanded.add(e)
+                found = own_extras.get(e, [])
+                if found:
+                    say("%s names the project's own extra %r: adding what it requires" % (r, e))
+                pending.extend(x for x in found if x not in kept and x not in pending)
+        elif r not in kept:
             kept.append(r)
     reqs.items = kept
     build = [r for r in dict.fromkeys(proj.build_requires()) if req_name(r) not in skip]

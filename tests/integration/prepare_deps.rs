@@ -670,6 +670,32 @@ async fn a_given_commands_own_environment_is_installed() {
     assert_the_one_test_passes(&img.tag, &out);
 }
 
+/// An extra that names the project's own other extras (uncertainties 3.2.3: `all =
+/// ["uncertainties[doc,test,arrays]"]`, and CI runs `pip install .[all]`): the requirement
+/// names the project, which the source layer installs, so it was dropped whole and the test
+/// extra's packages (pytest-cov there) were never installed. Now the named extras are
+/// expanded. Needs PyPI (tomli-w).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extra_naming_the_projects_own_extras_installs_what_they_require() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("prepare-deps-own-extras");
+    write(
+        &root,
+        "pyproject.toml",
+        "[build-system]\nrequires = ['setuptools>=61']\nbuild-backend = 'setuptools.build_meta'\n\n[project]\nname = 'own-extras'\nversion = '0.1'\n\n[project.optional-dependencies]\ntest = ['pytest', 'tomli-w']\ndoc = []\nall = ['own_extras[doc, test]']\n\n[tool.setuptools]\npackages = ['ownextras']\n",
+    );
+    write(
+        &root,
+        ".github/workflows/ci.yml",
+        "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: python -m pip install .[all]\n      - run: python -m pytest tests\n",
+    );
+    write_tomli_w_package(&root, "ownextras", "ownextras");
+    let (img, out) = prepare_at(&root).await;
+    let img = img.unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let _images = Images(vec![img.tag.clone()]);
+    assert_the_one_test_passes(&img.tag, &out);
+}
+
 /// `setup.py` whose `extras_require` reads its test requirements from a file
 /// (pathvalidate 3.3: `with open(os.path.join(REQUIREMENT_DIR, "test_requirements.txt")) as
 /// f: TESTS_REQUIRES = [...]`, named by its tox env's `extras`): the file goes into the
