@@ -827,11 +827,11 @@ fn python_launcher(c: &mut TestCommand) {
 /// `-m zope.testrunner --test-path=DIR`: pytest runs unittest's test cases, so what the command
 /// runs is pytest on those paths, collecting the files the runner would (`-o python_files`).
 fn unittest_as_pytest(c: &mut TestCommand, runner: &str, at: usize) {
-    let args: Vec<String> = c.argv[at.min(c.argv.len())..]
-        .iter()
-        .map(|w| w.text().to_string())
-        .collect();
-    let mut paths: Vec<String> = Vec::new();
+    let given: Vec<Word> = c.argv[at.min(c.argv.len())..].to_vec();
+    let args: Vec<String> = given.iter().map(|w| w.text().to_string()).collect();
+    // Paths as words: one only a shell knows (`tests/test_*`, `$DIR`) is handed on as written,
+    // so the shell expands it as it did under the runner.
+    let mut paths: Vec<Word> = Vec::new();
     let unittest_like = UNITTEST_LIKE.contains(&runner);
     let mut pattern = if unittest_like {
         "test*.py"
@@ -847,8 +847,8 @@ fn unittest_as_pytest(c: &mut TestCommand, runner: &str, at: usize) {
             "discover" | "-v" | "--verbose" | "-q" | "--quiet" | "-b" | "--buffer" | "-f"
             | "--failfast" | "-c" | "--catch" | "--auto-color" | "--" => {}
             "-s" | "--start-directory" | "--test-path" | "--path" => {
-                if let Some(n) = next {
-                    paths.push(n);
+                if let Some(w) = given.get(i + 1) {
+                    paths.push(w.clone());
                 }
                 i += 1;
             }
@@ -859,14 +859,14 @@ fn unittest_as_pytest(c: &mut TestCommand, runner: &str, at: usize) {
                 i += 1;
             }
             "-t" | "--top-level-directory" | "-k" | "--package" | "-m" | "--module" => i += 1,
-            s if s.starts_with("--test-path=") => paths.push(s["--test-path=".len()..].to_string()),
+            s if s.starts_with("--test-path=") => paths.push(Word::lit(&s["--test-path=".len()..])),
             s if s.starts_with('-') => {}
-            // `tests.test_x` (a module) or `tests/test_x.py`.
+            // `tests.test_x` (a module) or `tests/test_x.py`, or a glob the shell expands.
             s if unittest_like => {
-                if s.ends_with(".py") || s.contains('/') {
-                    paths.push(s.to_string());
+                if given[i].value.is_none() || s.ends_with(".py") || s.contains('/') {
+                    paths.push(given[i].clone());
                 } else {
-                    paths.push(format!("{}.py", s.replace('.', "/")));
+                    paths.push(Word::lit(&format!("{}.py", s.replace('.', "/"))));
                 }
             }
             _ => {}
@@ -876,7 +876,7 @@ fn unittest_as_pytest(c: &mut TestCommand, runner: &str, at: usize) {
     let mut words = vec![Word::lit("python"), Word::lit("-m"), Word::lit("pytest")];
     words.push(Word::lit("-o"));
     words.push(Word::lit(&format!("python_files={pattern}")));
-    words.extend(paths.iter().map(|p| Word::lit(p)));
+    words.extend(paths);
     if let Some(mut inner) = parse_words(&words) {
         inner.written = raw_join(&inner.argv);
         c.via = Some(format!("pytest runs `{runner}`'s test cases"));

@@ -334,6 +334,29 @@ def main(args):
     }
 
     #[test]
+    fn a_glob_given_to_unittest_is_expanded_by_the_shell_for_pytest() {
+        // cronsim's CI: `python -m unittest tests/test_*`, the shell expanding the glob to the
+        // test files. pytest must get the files, not the pattern.
+        let b = Box_::new();
+        let ws = b.ws();
+        for f in ["tests/test_a.py", "tests/test_b.py", "tests/helper.py"] {
+            std::fs::write(ws.join(f), "").unwrap();
+        }
+        let got = rendered(&b, "python -m unittest tests/test_*", &[], &[]);
+        let args: Vec<&str> = got["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert!(
+            args.ends_with(&["tests/test_a.py", "tests/test_b.py"]),
+            "{args:?}"
+        );
+        assert!(!args.contains(&"tests/test_*"), "{args:?}");
+    }
+
+    #[test]
     fn a_start_directory_that_is_a_module_is_run_as_that_module() {
         // pyotp's sdist: `unittest discover -s test` with `test.py` and no `test/`.
         let b = Box_::new();
