@@ -81,6 +81,8 @@ pub fn wanted(rel: &str) -> bool {
             | "justfile"
             | "Justfile"
             | ".justfile"
+            | "poe_tasks.toml"
+            | "pixi.toml"
             | "pyproject.toml"
             | "setup.cfg"
             | "setup.py"

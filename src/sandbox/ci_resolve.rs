@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::ci_text::{call_args, ini};
+use crate::testcmd::words::quote_if_needed;
 use crate::testcmd::{Launcher, TestCommand, Word};
 
 /// How CI makes the project importable for its tests.
@@ -57,6 +58,8 @@ pub fn resolve(
         Launcher::EnvRunner { tool } if tool == "hatch run" || tool == "pdm run" => {
             script(&cmd, tool, files)
         }
+        Launcher::EnvRunner { tool } if tool == "poe" => poe(&cmd, files, is_test),
+        Launcher::EnvRunner { tool } if tool == "pixi run" => pixi(&cmd, files, is_test),
         Launcher::Script { path } => shell_script(path, files, is_test),
         Launcher::Python => {
             unittest_main_package(&cmd, files).or_else(|| unittest_script(&cmd, files))
@@ -1322,6 +1325,245 @@ fn script(cmd: &TestCommand, tool: &str, files: &BTreeMap<String, String>) -> Op
         } else {
             format!("pyproject.toml [tool.pdm.scripts] {script}")
         },
+    })
+}
+
+/// A task's command text: a string, or an array of words (pixi's `cmd = ["pytest", "-x"]`).
+fn command_text(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Array(a) => Some(
+            a.iter()
+                .filter_map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        _ => None,
+    }
+}
+
+/// One line of a task's command: whitespace (a multi-line TOML string) folded, the task's
+/// arguments appended.
+fn task_line(line: &str, args: &[&str]) -> String {
+    line.split_whitespace()
+        .chain(args.iter().copied())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `poe TASK args` (poethepoet): the task from pyproject.toml's `[tool.poe.tasks]` (or
+/// poe_tasks.toml's `[tasks]`). A string is a command; a table's `cmd` (or a `shell` script's
+/// test line) is one, with the task's `env` — and that of a `ref` naming it, which a
+/// `{default = …}` does not override — put in for `$NAME`/`${NAME}` as poe does; a `ref`, or
+/// a `sequence` of tasks, is followed to the first that runs tests.
+fn poe(cmd: &TestCommand, files: &BTreeMap<String, String>, is_test: IsTest) -> Option<Delegation> {
+    let (from, doc) = match files.get("pyproject.toml").and_then(|t| {
+        let d: toml::Value = toml::from_str(t).ok()?;
+        d.get("tool")?.get("poe")?.get("tasks")?;
+        Some(d)
+    }) {
+        Some(d) => (
+            "pyproject.toml [tool.poe.tasks]",
+            d["tool"]["poe"]["tasks"].clone(),
+        ),
+        None => {
+            let d: toml::Value = toml::from_str(files.get("poe_tasks.toml")?).ok()?;
+            ("poe_tasks.toml [tasks]", d.get("tasks")?.clone())
+        }
+    };
+    let tasks = doc.as_table()?;
+    let words = cmd.args();
+    let name = words.first()?.value.clone()?;
+    let rest: Vec<&str> = words[1..].iter().map(|w| w.raw.as_str()).collect();
+    let mut env = BTreeMap::new();
+    let line = poe_task(
+        tasks,
+        &toml::Value::String(format!("ref:{name}")),
+        &mut env,
+        is_test,
+        0,
+    )?;
+    let vars = regex::Regex::new(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+        .expect("a valid pattern");
+    let line = vars.replace_all(&line, |c: &regex::Captures| {
+        let n = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
+        env.get(n).cloned().unwrap_or_else(|| c[0].to_string())
+    });
+    // poe exports the task's env to what it runs (`PYTHONPATH`, `CI`).
+    let assigned: Vec<String> = env
+        .iter()
+        .map(|(k, v)| format!("{k}={}", quote_if_needed(&task_line(v, &[]))))
+        .collect();
+    let line = task_line(&format!("{} {line}", assigned.join(" ")), &rest);
+    Some(Delegation {
+        runs: TestCommand::parse(&line).ok()?,
+        install: None,
+        pythonpath: Vec::new(),
+        before: Vec::new(),
+        note: format!("{from} {name}"),
+    })
+}
+
+/// One poe task (`ref:NAME` for a reference) to its command line, `env` filled on the way.
+fn poe_task(
+    tasks: &toml::Table,
+    task: &toml::Value,
+    env: &mut BTreeMap<String, String>,
+    is_test: IsTest,
+    depth: usize,
+) -> Option<String> {
+    if depth > 8 {
+        return None;
+    }
+    let follow = |r: &str, env: &mut BTreeMap<String, String>| -> Option<String> {
+        // A reference may carry arguments (`ref = "test -x"`).
+        let mut parts = r.split_whitespace();
+        let target = tasks.get(parts.next()?)?;
+        let line = poe_task(tasks, target, env, is_test, depth + 1)?;
+        Some(task_line(&line, &parts.collect::<Vec<_>>()))
+    };
+    match task {
+        toml::Value::String(s) => match s.strip_prefix("ref:") {
+            Some(r) => follow(r, env),
+            None => Some(s.clone()),
+        },
+        toml::Value::Array(items) => items.iter().find_map(|item| {
+            let mut e = env.clone();
+            let line = match item {
+                toml::Value::String(r) => follow(r, &mut e),
+                other => poe_task(tasks, other, &mut e, is_test, depth + 1),
+            }?;
+            is_test(&line).then(|| {
+                *env = e;
+                line
+            })
+        }),
+        toml::Value::Table(t) => {
+            for (k, v) in t
+                .get("env")
+                .and_then(|e| e.as_table())
+                .into_iter()
+                .flatten()
+            {
+                match v {
+                    toml::Value::String(x) => {
+                        env.insert(k.clone(), x.clone());
+                    }
+                    toml::Value::Table(d) => {
+                        if let Some(x) = d.get("default").and_then(|x| x.as_str()) {
+                            env.entry(k.clone()).or_insert_with(|| x.to_string());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(c) = t.get("cmd").and_then(command_text) {
+                Some(c)
+            } else if let Some(sh) = t.get("shell").and_then(|x| x.as_str()) {
+                sh.lines()
+                    .map(str::trim)
+                    .find(|l| is_test(l))
+                    .map(str::to_string)
+            } else if let Some(r) = t.get("ref").and_then(|x| x.as_str()) {
+                follow(r, env)
+            } else {
+                t.get("sequence")
+                    .and_then(|q| poe_task(tasks, q, env, is_test, depth + 1))
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `pixi run [-e ENV] TASK args`: the task from pixi.toml (or pyproject.toml's `[tool.pixi]`),
+/// looked up in the features the environment is made of, then the default `tasks`. A string
+/// or a table's `cmd` is the command; a task with only `depends-on` is followed to the first
+/// of those that runs tests.
+fn pixi(
+    cmd: &TestCommand,
+    files: &BTreeMap<String, String>,
+    is_test: IsTest,
+) -> Option<Delegation> {
+    let (from, root): (&str, toml::Value) = match files.get("pixi.toml") {
+        Some(t) => ("pixi.toml", toml::from_str(t).ok()?),
+        None => {
+            let d: toml::Value = toml::from_str(files.get("pyproject.toml")?).ok()?;
+            (
+                "pyproject.toml [tool.pixi]",
+                d.get("tool")?.get("pixi")?.clone(),
+            )
+        }
+    };
+    let env = flag_value(
+        &cmd.argv[..cmd.args_at.min(cmd.argv.len())],
+        &["-e", "--environment"],
+    );
+    let features: Vec<String> = env
+        .as_deref()
+        .and_then(|e| root.get("environments")?.get(e))
+        .and_then(|v| match v {
+            toml::Value::Array(a) => Some(a.clone()),
+            toml::Value::Table(t) => t.get("features")?.as_array().cloned(),
+            _ => None,
+        })
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|f| f.as_str().map(str::to_string))
+        .collect();
+    let mut tables: Vec<(String, &toml::Table)> = features
+        .iter()
+        .filter_map(|f| {
+            let t = root.get("feature")?.get(f)?.get("tasks")?.as_table()?;
+            Some((format!("[feature.{f}.tasks]"), t))
+        })
+        .collect();
+    if let Some(t) = root.get("tasks").and_then(|t| t.as_table()) {
+        tables.push(("[tasks]".into(), t));
+    }
+    let words = cmd.args();
+    let name = words.first()?.value.clone()?;
+    let rest: Vec<&str> = words[1..].iter().map(|w| w.raw.as_str()).collect();
+    fn line_of(
+        tables: &[(String, &toml::Table)],
+        name: &str,
+        is_test: IsTest,
+        depth: usize,
+    ) -> Option<(String, String)> {
+        if depth > 8 {
+            return None;
+        }
+        let (at, task) = tables
+            .iter()
+            .find_map(|(at, t)| t.get(name).map(|v| (at.clone(), v)))?;
+        if let Some(c) = command_text(task).or_else(|| task.get("cmd").and_then(command_text)) {
+            // The task's `env` is exported to its command.
+            let assigned: Vec<String> = task
+                .get("env")
+                .and_then(|e| e.as_table())
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, v)| Some(format!("{k}={}", quote_if_needed(v.as_str()?))))
+                .collect();
+            return Some((at, task_line(&format!("{} {c}", assigned.join(" ")), &[])));
+        }
+        let deps = task
+            .get("depends-on")
+            .or_else(|| task.get("depends_on"))?
+            .as_array()?;
+        deps.iter().find_map(|d| {
+            let n = d
+                .as_str()
+                .or_else(|| d.get("task").and_then(|t| t.as_str()))?;
+            line_of(tables, n, is_test, depth + 1).filter(|(_, l)| is_test(l))
+        })
+    }
+    let (at, line) = line_of(&tables, &name, is_test, 0)?;
+    Some(Delegation {
+        runs: TestCommand::parse(&task_line(&line, &rest)).ok()?,
+        install: None,
+        pythonpath: Vec::new(),
+        before: Vec::new(),
+        note: format!("{from} {at} {name}"),
     })
 }
 

@@ -617,3 +617,101 @@ lint:
     );
     assert_eq!(runs("just test", &f).as_deref(), Some("pytest wrong"));
 }
+
+/// confuse's CI: `poe test-with-coverage`, a `ref` to `test` that sets `OPTS` over the
+/// `{default = …}` the referenced task gives it (a multi-line string), `cmd = "pytest $OPTS"`;
+/// poe exports the env to the command, so the assignments come along.
+/// schwifty's `uv run poe test` reaches the same reading through `uv run`.
+#[test]
+fn poe_runs_a_tasks_command_with_its_env_put_in() {
+    let py = r#"[project]
+name = "confuse"
+
+[tool.poe.tasks.test]
+cmd = "pytest $OPTS"
+env.OPTS.default = "-p no:cov"
+
+[tool.poe.tasks.test-with-coverage]
+ref = "test"
+env.OPTS = """
+--cov=confuse
+--cov-report=xml:.reports/coverage.xml
+"""
+
+[tool.poe.tasks]
+lint = "ruff check"
+check = ["lint", "test"]
+nested = { sequence = ["lint", { ref = "test -x" }] }
+"#;
+    let f = files(&[("pyproject.toml", py)]);
+    assert_eq!(
+        runs("poe test-with-coverage", &f).as_deref(),
+        Some(
+            "OPTS='--cov=confuse --cov-report=xml:.reports/coverage.xml' pytest --cov=confuse --cov-report=xml:.reports/coverage.xml"
+        )
+    );
+    assert_eq!(
+        runs("poe -q test tests/unit", &f).as_deref(),
+        Some("OPTS='-p no:cov' pytest -p no:cov tests/unit")
+    );
+    // A sequence runs the tests in its test task.
+    let plain = "OPTS='-p no:cov' pytest -p no:cov";
+    assert_eq!(runs("poe check", &f).as_deref(), Some(plain));
+    assert_eq!(
+        runs("poe nested", &f).as_deref(),
+        Some(format!("{plain} -x").as_str())
+    );
+    assert_eq!(runs("uv run poe test", &f).as_deref(), Some(plain));
+    // An unknown task, or no poe config: not resolved (run as written).
+    assert_eq!(runs("poe nope", &f), None);
+    assert_eq!(runs("poe test", &files(&[])), None);
+    // poe's own task file.
+    let own = files(&[(
+        "poe_tasks.toml",
+        "[tasks]\ntest = \"python -m pytest -q\"\n",
+    )]);
+    assert_eq!(
+        runs("poe test", &own).as_deref(),
+        Some("python -m pytest -q")
+    );
+}
+
+/// Pint's CI: `pixi run --environment test-py311 test`, the task in a feature of that
+/// environment (`[tool.pixi.feature.test.tasks]`); pixi.toml spells the same without
+/// `tool.pixi`, and a task with only `depends-on` runs its test task.
+#[test]
+fn pixi_runs_the_task_of_the_environments_features() {
+    let py = r#"[project]
+name = "pint"
+
+[tool.pixi.environments]
+test-py311 = ["test", "py311"]
+lint = { features = ["lint"] }
+
+[tool.pixi.feature.test.tasks]
+test = "pytest --benchmark-skip"
+
+[tool.pixi.feature.lint.tasks]
+test = "ruff check"
+
+[tool.pixi.tasks]
+test = "pytest"
+"#;
+    let f = files(&[("pyproject.toml", py)]);
+    assert_eq!(
+        runs("pixi run --environment test-py311 test", &f).as_deref(),
+        Some("pytest --benchmark-skip")
+    );
+    assert_eq!(
+        runs("pixi run -e test-py311 --frozen test -x", &f).as_deref(),
+        Some("pytest --benchmark-skip -x")
+    );
+    assert_eq!(runs("pixi run test", &f).as_deref(), Some("pytest"));
+    let toml = "[tasks]\nunit = { cmd = [\"python\", \"-m\", \"pytest\", \"tests\"] }\nci = { depends-on = [\"fmt\", \"unit\"] }\nfmt = \"ruff format\"\n";
+    let f = files(&[("pixi.toml", toml)]);
+    assert_eq!(
+        runs("pixi run ci", &f).as_deref(),
+        Some("python -m pytest tests")
+    );
+    assert_eq!(runs("pixi install", &f), None);
+}

@@ -729,6 +729,8 @@ fn parse_words(words: &[Word]) -> Option<TestCommand> {
         c.launcher = Launcher::Just;
     } else if ENV_RUNNERS.contains(&name.as_str()) {
         env_runner(&mut c, &name)?;
+    } else if name == "poe" || name == "pixi" {
+        task_runner(&mut c, &name)?;
     } else if let Some(path) = script_path(&c.argv) {
         c.launcher = Launcher::Script { path };
     } else {
@@ -1047,6 +1049,49 @@ fn env_runner(c: &mut TestCommand, tool: &str) -> Option<()> {
         ));
         c.runs = Some(Box::new(inner));
     }
+    Some(())
+}
+
+/// `poe [opts] TASK args` (poethepoet) and `pixi run [opts] TASK args`: a task the
+/// repository's config defines (`[tool.poe.tasks]`, `[tool.pixi.tasks]`, pixi.toml), resolved
+/// with the files ([`crate::sandbox::ci_resolve`]); `args_at` is the task's name.
+fn task_runner(c: &mut TestCommand, tool: &str) -> Option<()> {
+    let mut i = 1;
+    if tool == "pixi" {
+        if c.argv.get(1)?.value.as_deref()? != "run" {
+            return None;
+        }
+        i = 2;
+    }
+    let takes: &[&str] = if tool == "pixi" {
+        &[
+            "-e",
+            "--environment",
+            "--manifest-path",
+            "--auth-file",
+            "--pypi-keyring-provider",
+            "--concurrent-solves",
+            "--concurrent-downloads",
+        ]
+    } else {
+        &["--root", "-C", "--directory", "-e", "--executor"]
+    };
+    while let Some(w) = c.argv.get(i) {
+        let t = w.text();
+        if !t.starts_with('-') {
+            break;
+        }
+        i += if takes.contains(&t) { 2 } else { 1 };
+    }
+    c.argv.get(i)?.value.as_ref()?;
+    c.launcher = Launcher::EnvRunner {
+        tool: if tool == "pixi" {
+            "pixi run".into()
+        } else {
+            "poe".into()
+        },
+    };
+    c.args_at = i;
     Some(())
 }
 

@@ -66,7 +66,22 @@ fn the_demo_is_verified_with_each_command_form() {
         "VENV_DIR := \"./.venvs\"\n\ndefault:\n    @just --list\n\ninstall venv=\"\":\n    \"{{ VENV_DIR }}/{{ venv }}/bin/python\" -m pip install -e .\n\ntest venv=\"\": (install venv)\n    #!/usr/bin/env bash\n    set -e\n    VENV_PATH=\"{{ VENV_DIR }}/{{ venv }}\"\n    PYTHONPATH=. \"${VENV_PATH}/bin/pytest\" tests\n",
     )
     .unwrap();
+    // A poethepoet task that refers to another with its own env (confuse's `poe
+    // test-with-coverage`), and a pixi task of an environment's feature (Pint's `pixi run
+    // --environment test-py311 test`); the image has neither tool.
+    std::fs::write(
+        repo.path().join("poe_tasks.toml"),
+        "[tasks.test]\ncmd = \"pytest $OPTS\"\nenv = { PYTHONPATH = \".\", OPTS = { default = \"-x\" } }\n\n[tasks.test-with-coverage]\nref = \"test\"\nenv.OPTS = \"\"\"\n-q\ntests\n\"\"\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.path().join("pixi.toml"),
+        "[environments]\ntest-py311 = [\"test\"]\n\n[feature.test.tasks]\ntest = { cmd = \"python -m pytest tests\", env = { PYTHONPATH = \".\" } }\n\n[tasks]\ntest = \"ruff check\"\n",
+    )
+    .unwrap();
     for form in [
+        "poe test-with-coverage",
+        "pixi run --environment test-py311 test",
         "just test cpy311",
         "PYTHONPATH=. python tests/script_median.py -v",
         "PYTHONPATH=. coverage run --source=stats suite.py",
@@ -101,6 +116,18 @@ fn the_demo_is_verified_with_each_command_form() {
         if form == "just test cpy311" {
             assert!(
                 stderr.contains("which runs `PYTHONPATH=. pytest tests` (justfile recipe `test`"),
+                "{stderr}"
+            );
+        }
+        if form == "poe test-with-coverage" {
+            assert!(
+                stderr.contains("which runs `OPTS='-q tests' PYTHONPATH=. pytest -q tests` (poe_tasks.toml [tasks] test-with-coverage"),
+                "{stderr}"
+            );
+        }
+        if form.starts_with("pixi") {
+            assert!(
+                stderr.contains("(pixi.toml [feature.test.tasks] test"),
                 "{stderr}"
             );
         }
