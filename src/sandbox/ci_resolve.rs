@@ -61,9 +61,9 @@ pub fn resolve(
         Launcher::EnvRunner { tool } if tool == "poe" => poe(&cmd, files, is_test),
         Launcher::EnvRunner { tool } if tool == "pixi run" => pixi(&cmd, files, is_test),
         Launcher::Script { path } => shell_script(path, files, is_test),
-        Launcher::Python => {
-            unittest_main_package(&cmd, files).or_else(|| unittest_script(&cmd, files))
-        }
+        Launcher::Python => setup_py_test(&cmd, files)
+            .or_else(|| unittest_main_package(&cmd, files))
+            .or_else(|| unittest_script(&cmd, files)),
         _ => None,
     };
     match d {
@@ -1324,6 +1324,46 @@ fn script(cmd: &TestCommand, tool: &str, files: &BTreeMap<String, String>) -> Op
             format!("pyproject.toml [tool.hatch.envs.{env}.scripts] {script}")
         } else {
             format!("pyproject.toml [tool.pdm.scripts] {script}")
+        },
+    })
+}
+
+/// `python [flags] setup.py test`: setuptools' `test` command (gone since setuptools 72) or a
+/// project's own that runs unittest. pytest runs unittest's cases: under the top-level name of
+/// setup()'s `test_suite` when it gives one (`tests.test_all` → `tests`), else where pytest
+/// looks by itself (the checkout's files other than its configuration are not read here);
+/// the interpreter's flags (`-Wall`) are kept.
+fn setup_py_test(cmd: &TestCommand, files: &BTreeMap<String, String>) -> Option<Delegation> {
+    if cmd.python_script()? != "setup.py"
+        || cmd.argv.get(cmd.args_at + 1)?.value.as_deref()? != "test"
+    {
+        return None;
+    }
+    // Its top-level package or module (`tests.test_all` → `tests`): pytest collects what is
+    // under it.
+    let suite = files.get("setup.py").and_then(|t| {
+        let m = regex::Regex::new(r#"test_suite\s*=\s*['"]([A-Za-z0-9_]+)[A-Za-z0-9_.]*['"]"#)
+            .expect("a valid pattern")
+            .captures(t)?;
+        Some(m[1].to_string())
+    });
+    let flags: Vec<&str> = cmd.argv[..cmd.args_at]
+        .iter()
+        .map(|w| w.raw.as_str())
+        .collect();
+    let line = format!(
+        "{} -m pytest -o 'python_files=test*.py' {}",
+        flags.join(" "),
+        suite.clone().unwrap_or_default()
+    );
+    Some(Delegation {
+        runs: TestCommand::parse(line.trim()).ok()?,
+        install: None,
+        pythonpath: Vec::new(),
+        before: Vec::new(),
+        note: match suite {
+            Some(s) => format!("pytest runs `setup.py test`'s suite `{s}`"),
+            None => "pytest runs `setup.py test`'s unittest cases".to_string(),
         },
     })
 }

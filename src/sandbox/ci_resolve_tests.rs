@@ -715,3 +715,28 @@ test = "pytest"
     );
     assert_eq!(runs("pixi install", &f), None);
 }
+
+/// Pympler's CI: `python -Wall setup.py test`, a `test` command of its own that runs its
+/// unittest suite (setuptools' own is gone since 72). pytest runs the cases, under the
+/// top-level name of `test_suite` when setup() gives one.
+#[test]
+fn setup_py_test_is_run_by_pytest() {
+    let own = files(&[(
+        "setup.py",
+        "from setuptools import setup\nsetup(name='p', cmdclass={'test': T})\n",
+    )]);
+    assert_eq!(
+        runs("python -Wall setup.py test", &own).as_deref(),
+        Some("python -Wall -m pytest -o 'python_files=test*.py'")
+    );
+    let suite = files(&[(
+        "setup.py",
+        "from setuptools import setup\nsetup(name='p', test_suite=\"tests.test_all\")\n",
+    )]);
+    assert_eq!(
+        runs("python3 setup.py test", &suite).as_deref(),
+        Some("python3 -m pytest -o 'python_files=test*.py' tests")
+    );
+    // Another setup.py command is not a test run.
+    assert_eq!(runs("python setup.py build", &suite), None);
+}
