@@ -654,7 +654,10 @@ fn parse_line(text: &str) -> Option<TestCommand> {
         match t {
             Token::Word(w) => segments.last_mut()?.push(w),
             Token::And => segments.push(Vec::new()),
-            Token::Other => return None,
+            // Only `cd DIR; …` is taken apart: another sequence runs its commands whatever
+            // the first one did, which this type does not describe.
+            Token::Semi if segments.len() == 1 => segments.push(Vec::new()),
+            Token::Semi | Token::Other => return None,
         }
     }
     let (cwd, words) = match segments.as_slice() {
@@ -664,6 +667,8 @@ fn parse_line(text: &str) -> Option<TestCommand> {
         }
         _ => return None,
     };
+    // `cd DIR; cmd` would run cmd where it stands if DIR were missing; here, as with `&&`,
+    // the directory is required (a missing one fails the command, which says so).
     let mut c = parse_words(&words)?;
     c.written = text.to_string();
     c.cwd = cwd;

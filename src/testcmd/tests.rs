@@ -334,6 +334,35 @@ def main(args):
     }
 
     #[test]
+    fn cd_then_a_semicolon_runs_pytest_from_that_directory_without_coverage() {
+        // uncertainties' CI: `cd tests; python -m pytest … --cov=uncertainties --cov=.
+        // --cov-report=xml` (a YAML plain scalar folded onto one line). The tests directory
+        // is read-only in the sandbox, where coverage would write its data file.
+        let b = Box_::new();
+        let got = rendered(
+            &b,
+            "cd tests; python -m pytest --ignore=test_x.py -k \"not slow\" --cov=pkg --cov=. --cov-report=xml",
+            &[],
+            &[],
+        );
+        assert!(got["cwd"].as_str().unwrap().ends_with("/ws/tests"), "{got}");
+        let args: Vec<&str> = got["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert!(
+            args.contains(&"--ignore=test_x.py") && args.contains(&"not slow"),
+            "{args:?}"
+        );
+        assert!(!args.iter().any(|a| a.starts_with("--cov")), "{args:?}");
+        // Any other sequence is not taken apart.
+        assert_eq!(p("pytest; echo done").launcher, Launcher::Shell);
+        assert_eq!(p("cd tests; pytest; echo done").launcher, Launcher::Shell);
+    }
+
+    #[test]
     fn a_glob_given_to_unittest_is_expanded_by_the_shell_for_pytest() {
         // cronsim's CI: `python -m unittest tests/test_*`, the shell expanding the glob to the
         // test files. pytest must get the files, not the pattern.

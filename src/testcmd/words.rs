@@ -35,6 +35,8 @@ pub enum Token {
     Word(Word),
     /// `&&`.
     And,
+    /// `;` with more after it.
+    Semi,
     /// Any other control or redirection operator (`;`, `|`, `||`, `&`, `<`, `>`, `(`, `)`),
     /// or a comment: a command this module does not take apart.
     Other,
@@ -69,6 +71,16 @@ pub fn tokenize(line: &str) -> Option<Vec<Token>> {
         if c == '&' && chars.get(i + 1) == Some(&'&') {
             out.push(Token::And);
             i += 2;
+            continue;
+        }
+        // `cd tests; pytest …` (a YAML plain scalar folded onto one line): a sequence the
+        // caller may take apart; a trailing `;` ends the line.
+        if c == ';' && chars.get(i + 1) != Some(&';') {
+            if chars[i + 1..].iter().all(|d| *d == ' ' || *d == '\t') {
+                return Some(out);
+            }
+            out.push(Token::Semi);
+            i += 1;
             continue;
         }
         if matches!(
