@@ -1267,20 +1267,10 @@ fn script(cmd: &TestCommand, tool: &str, files: &BTreeMap<String, String>) -> Op
         match v {
             toml::Value::String(s) => Some(s.clone()),
             toml::Value::Array(a) => a.first()?.as_str().map(str::to_string),
-            toml::Value::Table(t) => {
-                t.get("cmd")
-                    .or_else(|| t.get("shell"))
-                    .and_then(|c| match c {
-                        toml::Value::String(s) => Some(s.clone()),
-                        toml::Value::Array(a) => Some(
-                            a.iter()
-                                .filter_map(|x| x.as_str())
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                        ),
-                        _ => None,
-                    })
-            }
+            toml::Value::Table(t) => t
+                .get("cmd")
+                .or_else(|| t.get("shell"))
+                .and_then(command_text),
             _ => None,
         }
     };
