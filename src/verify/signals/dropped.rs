@@ -401,42 +401,47 @@ impl<'a> Ctx<'a> {
 /// Whether `text` still has attribute `name`: read or set as `x.name`, bound in a class
 /// body (`name = …`, `name: T = …`) or defined (`def name(`). A comment's word does not count.
 fn has_attr(text: &str, name: &str) -> bool {
-    let dotted = text.match_indices(&format!(".{name}")).any(|(i, _)| {
-        !text[i + 1 + name.len()..]
-            .chars()
-            .next()
-            .is_some_and(ident_char)
-    });
-    dotted
-        || text.lines().any(|l| {
-            let t = l.trim_start();
-            let rest = t.strip_prefix("def ").unwrap_or(t);
-            rest.strip_prefix(name).is_some_and(|r| {
-                let r = r.trim_start();
-                r.starts_with('=') && !r.starts_with("==")
-                    || r.starts_with(':')
-                    || r.starts_with('(')
-            })
+    !dotted_uses(text, name).is_empty() || bound_by_line(text, name)
+}
+
+/// Each `.name` of `text` (not a longer name's prefix), in order: whether it is the target of a
+/// plain assignment (`x.name = …`, not `==`).
+fn dotted_uses(text: &str, name: &str) -> Vec<bool> {
+    let needle = format!(".{name}");
+    text.match_indices(&needle)
+        .filter_map(|(i, _)| {
+            let rest = &text[i + needle.len()..];
+            if rest.chars().next().is_some_and(ident_char) {
+                return None;
+            }
+            let r = rest.trim_start_matches([' ', '\t']);
+            Some(r.starts_with('=') && !r.starts_with("=="))
         })
+        .collect()
+}
+
+/// A line that binds `name` itself: `def name(`, `name = …` or `name: T` (in a class body).
+fn bound_by_line(text: &str, name: &str) -> bool {
+    text.lines().any(|l| {
+        let t = l.trim_start();
+        let rest = t.strip_prefix("def ").unwrap_or(t);
+        rest.strip_prefix(name).is_some_and(|r| {
+            let r = r.trim_start();
+            (r.starts_with('=') && !r.starts_with("==")) || r.starts_with(':') || r.starts_with('(')
+        })
+    })
+}
+
+/// Whether a string of `text` names `name` (`getattr(x, "name")`, `setattr`).
+fn named_in_a_string(text: &str, name: &str) -> bool {
+    text.contains(&format!("'{name}'")) || text.contains(&format!("\"{name}\""))
 }
 
 /// Whether every `.name` of `text` is the target of a plain assignment (`x.name = …`) and no
 /// string names it (`getattr(x, "name")`): stored, never read.
 fn only_stored(text: &str, name: &str) -> bool {
-    let needle = format!(".{name}");
-    let mut any = false;
-    for (i, _) in text.match_indices(&needle) {
-        let rest = &text[i + needle.len()..];
-        if rest.chars().next().is_some_and(ident_char) {
-            continue;
-        }
-        let r = rest.trim_start_matches([' ', '\t']);
-        if !r.starts_with('=') || r.starts_with("==") {
-            return false;
-        }
-        any = true;
-    }
-    any && !text.contains(&format!("'{name}'")) && !text.contains(&format!("\"{name}\""))
+    let uses = dotted_uses(text, name);
+    !uses.is_empty() && uses.iter().all(|store| *store) && !named_in_a_string(text, name)
 }
 
 /// Whether every base of class `name` (and theirs) is `object` or a class of this file, with
@@ -471,24 +476,9 @@ fn closed_hierarchy(src: &Source, name: &str, depth: usize) -> bool {
 /// `name = …` or `name: T` in a class body, a string naming it (`setattr`), or a
 /// `__getattr__` that could answer any name.
 fn ever_defines(text: &str, name: &str) -> bool {
-    let needle = format!(".{name}");
-    let stored = text.match_indices(&needle).any(|(i, _)| {
-        let rest = &text[i + needle.len()..];
-        let r = rest.trim_start_matches([' ', '\t']);
-        !rest.chars().next().is_some_and(ident_char) && r.starts_with('=') && !r.starts_with("==")
-    });
-    let bound = text.lines().any(|l| {
-        let t = l.trim_start();
-        let rest = t.strip_prefix("def ").unwrap_or(t);
-        rest.strip_prefix(name).is_some_and(|r| {
-            let r = r.trim_start();
-            (r.starts_with('=') && !r.starts_with("==")) || r.starts_with(':') || r.starts_with('(')
-        })
-    });
-    stored
-        || bound
-        || text.contains(&format!("'{name}'"))
-        || text.contains(&format!("\"{name}\""))
+    dotted_uses(text, name).contains(&true)
+        || bound_by_line(text, name)
+        || named_in_a_string(text, name)
         || text.contains("def __getattr__")
         || text.contains("def __getattribute__")
 }
