@@ -1406,13 +1406,7 @@ fn poe(cmd: &TestCommand, files: &BTreeMap<String, String>, is_test: IsTest) -> 
     let name = words.first()?.value.clone()?;
     let rest: Vec<&str> = words[1..].iter().map(|w| w.raw.as_str()).collect();
     let mut env = BTreeMap::new();
-    let line = poe_task(
-        tasks,
-        &toml::Value::String(format!("ref:{name}")),
-        &mut env,
-        is_test,
-        0,
-    )?;
+    let line = poe_ref(tasks, &name, &mut env, is_test, 0)?;
     let vars = regex::Regex::new(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
         .expect("a valid pattern");
     let line = vars.replace_all(&line, |c: &regex::Captures| {
@@ -1420,13 +1414,9 @@ fn poe(cmd: &TestCommand, files: &BTreeMap<String, String>, is_test: IsTest) -> 
         env.get(n).cloned().unwrap_or_else(|| c[0].to_string())
     });
     // poe exports the task's env to what it runs (`PYTHONPATH`, `CI`).
-    let assigned: Vec<String> = env
-        .iter()
-        .map(|(k, v)| format!("{k}={}", quote_if_needed(&task_line(v, &[]))))
-        .collect();
-    let line = task_line(&format!("{} {line}", assigned.join(" ")), &rest);
+    let line = with_assignments(env.iter().map(|(k, v)| (k.as_str(), v.as_str())), &line);
     Some(Delegation {
-        runs: TestCommand::parse(&line).ok()?,
+        runs: TestCommand::parse(&task_line(&line, &rest)).ok()?,
         install: None,
         pythonpath: Vec::new(),
         before: Vec::new(),
@@ -1434,7 +1424,30 @@ fn poe(cmd: &TestCommand, files: &BTreeMap<String, String>, is_test: IsTest) -> 
     })
 }
 
-/// One poe task (`ref:NAME` for a reference) to its command line, `env` filled on the way.
+/// `name = value` assignments in front of a command line, each value's whitespace folded and
+/// quoted for the shell.
+fn with_assignments<'a>(env: impl Iterator<Item = (&'a str, &'a str)>, line: &str) -> String {
+    let assigned: Vec<String> = env
+        .map(|(k, v)| format!("{k}={}", quote_if_needed(&task_line(v, &[]))))
+        .collect();
+    task_line(&format!("{} {line}", assigned.join(" ")), &[])
+}
+
+/// A reference to a poe task, with the arguments it may carry (`ref = "test -x"`).
+fn poe_ref(
+    tasks: &toml::Table,
+    r: &str,
+    env: &mut BTreeMap<String, String>,
+    is_test: IsTest,
+    depth: usize,
+) -> Option<String> {
+    let mut parts = r.split_whitespace();
+    let target = tasks.get(parts.next()?)?;
+    let line = poe_task(tasks, target, env, is_test, depth + 1)?;
+    Some(task_line(&line, &parts.collect::<Vec<_>>()))
+}
+
+/// One poe task to its command line, `env` filled on the way.
 fn poe_task(
     tasks: &toml::Table,
     task: &toml::Value,
@@ -1445,22 +1458,13 @@ fn poe_task(
     if depth > 8 {
         return None;
     }
-    let follow = |r: &str, env: &mut BTreeMap<String, String>| -> Option<String> {
-        // A reference may carry arguments (`ref = "test -x"`).
-        let mut parts = r.split_whitespace();
-        let target = tasks.get(parts.next()?)?;
-        let line = poe_task(tasks, target, env, is_test, depth + 1)?;
-        Some(task_line(&line, &parts.collect::<Vec<_>>()))
-    };
     match task {
-        toml::Value::String(s) => match s.strip_prefix("ref:") {
-            Some(r) => follow(r, env),
-            None => Some(s.clone()),
-        },
+        toml::Value::String(s) => Some(s.clone()),
+        // A sequence: its plain items are references.
         toml::Value::Array(items) => items.iter().find_map(|item| {
             let mut e = env.clone();
             let line = match item {
-                toml::Value::String(r) => follow(r, &mut e),
+                toml::Value::String(r) => poe_ref(tasks, r, &mut e, is_test, depth),
                 other => poe_task(tasks, other, &mut e, is_test, depth + 1),
             }?;
             is_test(&line).then(|| {
@@ -1495,7 +1499,7 @@ fn poe_task(
                     .find(|l| is_test(l))
                     .map(str::to_string)
             } else if let Some(r) = t.get("ref").and_then(|x| x.as_str()) {
-                follow(r, env)
+                poe_ref(tasks, r, env, is_test, depth)
             } else {
                 t.get("sequence")
                     .and_then(|q| poe_task(tasks, q, env, is_test, depth + 1))
@@ -1567,14 +1571,13 @@ fn pixi(
             .find_map(|(at, t)| t.get(name).map(|v| (at.clone(), v)))?;
         if let Some(c) = command_text(task).or_else(|| task.get("cmd").and_then(command_text)) {
             // The task's `env` is exported to its command.
-            let assigned: Vec<String> = task
+            let env = task
                 .get("env")
                 .and_then(|e| e.as_table())
                 .into_iter()
                 .flatten()
-                .filter_map(|(k, v)| Some(format!("{k}={}", quote_if_needed(v.as_str()?))))
-                .collect();
-            return Some((at, task_line(&format!("{} {c}", assigned.join(" ")), &[])));
+                .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)));
+            return Some((at, with_assignments(env, &c)));
         }
         let deps = task
             .get("depends-on")
