@@ -363,6 +363,43 @@ def main(args):
     }
 
     #[test]
+    fn setup_py_test_resolved_to_pytest_runs_in_a_shell() {
+        // Pympler's CI: `python -Wall setup.py test`. Resolved with the files (the suite
+        // setup() names), rendered, and run by `sh`: pytest gets the file pattern and the
+        // suite's package, the interpreter its flag.
+        let b = Box_::new();
+        let files = std::collections::BTreeMap::from([(
+            "setup.py".to_string(),
+            "from setuptools import setup\nsetup(name='p', test_suite='tests.test_all')\n"
+                .to_string(),
+        )]);
+        let (cmd, d) = crate::sandbox::ci_resolve::resolve(
+            p("python -Wall setup.py test"),
+            &files,
+            Some("3.11"),
+            &|l: &str| l.contains("pytest"),
+        );
+        assert!(d.is_some(), "{cmd:?}");
+        let ws = b.ws();
+        let workspace = ws.to_string_lossy().into_owned();
+        let got = b.run(&cmd.shell(&Run {
+            workspace: &workspace,
+            options: &[],
+            selection: &[],
+        }));
+        let args: Vec<&str> = got["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert!(
+            args.ends_with(&["-o", "python_files=test*.py", "tests"]),
+            "{args:?}"
+        );
+    }
+
+    #[test]
     fn a_glob_given_to_unittest_is_expanded_by_the_shell_for_pytest() {
         // cronsim's CI: `python -m unittest tests/test_*`, the shell expanding the glob to the
         // test files. pytest must get the files, not the pattern.
