@@ -150,6 +150,10 @@ pub struct ConfigFile {
     pub test_globs: Option<Vec<String>>,
     /// How many times verification re-runs the tests (flakiness check).
     pub reruns: Option<u32>,
+    /// The longest one run of the whole test suite may take, in seconds (default 900): the
+    /// reproduction and every verification run. Runs after the reproduction are cut sooner,
+    /// at three times its duration plus a minute, so a patch that hangs costs little.
+    pub test_timeout_seconds: Option<u64>,
     pub budgets: Option<BudgetsFile>,
     /// Paths under `.github/` a patch may change (CI-config fixes). Empty: none.
     pub allowed_ci_paths: Option<Vec<String>>,
@@ -217,6 +221,8 @@ pub struct Config {
     pub test_command: Option<String>,
     pub test_globs: Vec<String>,
     pub reruns: u32,
+    /// The longest one run of the whole suite may take (see [`ConfigFile`]).
+    pub test_timeout_seconds: u64,
     /// Every limit of the agent episode.
     pub budgets: Budgets,
     pub allowed_ci_paths: Vec<String>,
@@ -247,6 +253,7 @@ impl Default for Config {
                 "**/conftest.py".into(),
             ],
             reruns: 3,
+            test_timeout_seconds: TEST_TIMEOUT_SECONDS,
             budgets: Budgets::default(),
             allowed_ci_paths: Vec::new(),
             pull_request: false,
@@ -265,13 +272,18 @@ impl Default for Config {
     }
 }
 
+/// The default limit of one run of the whole suite: the verifier's, since the reproduction
+/// must finish for there to be anything to repair (a 280 s suite timed out at 300 s).
+pub const TEST_TIMEOUT_SECONDS: u64 = 900;
+
 /// Every dotted key, in display order.
-pub const KEYS: [&str; 27] = [
+pub const KEYS: [&str; 28] = [
     "model",
     "mode",
     "test_command",
     "test_globs",
     "reruns",
+    "test_timeout_seconds",
     "budgets.max_steps",
     "budgets.max_cost_usd",
     "budgets.max_tokens",
@@ -376,6 +388,13 @@ impl Config {
             s,
         );
         set(&mut self.reruns, f.reruns.as_ref(), "reruns", &source, s);
+        set(
+            &mut self.test_timeout_seconds,
+            f.test_timeout_seconds.as_ref(),
+            "test_timeout_seconds",
+            &source,
+            s,
+        );
         if let Some(b) = &f.budgets {
             let mut note = |key: &'static str, given: bool| {
                 if given {
@@ -568,6 +587,7 @@ impl Config {
                 .unwrap_or_else(|| "(from the failed job's log)".into()),
             "test_globs" => list(&self.test_globs),
             "reruns" => self.reruns.to_string(),
+            "test_timeout_seconds" => self.test_timeout_seconds.to_string(),
             "budgets.max_steps" => self.budgets.max_steps.to_string(),
             "budgets.max_cost_usd" => format!("{}", self.budgets.max_cost_usd),
             "budgets.max_tokens" => self.budgets.max_tokens.to_string(),
@@ -694,6 +714,21 @@ pub fn inputs_from_env(
             "reruns",
             ConfigFile {
                 reruns: Some(n),
+                ..Default::default()
+            },
+        );
+    }
+    if let Some(v) = input("test-timeout-seconds") {
+        let n = v.trim().parse().map_err(|_| {
+            bad(
+                "test-timeout-seconds",
+                format!("`{v}` is not a whole number of seconds"),
+            )
+        })?;
+        push(
+            "test-timeout-seconds",
+            ConfigFile {
+                test_timeout_seconds: Some(n),
                 ..Default::default()
             },
         );

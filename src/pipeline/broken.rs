@@ -96,6 +96,51 @@ fn raised_in_code_under_test(output: &str) -> bool {
     false
 }
 
+/// The reproduction did not finish within the limit of one test run: no outcome says what
+/// fails, and every later run would be cut the same way.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the tests did not finish within {limit_s} s on the unmodified checkout (the suite is slower than that in the sandbox, or a test hangs), so nothing says what fails.\n  command: {command}\n  raise `test_timeout_seconds` in .github/patchloop.yml (the action's `test-timeout-seconds` input) above the suite's time in the sandbox, or give a `test_command` that runs fewer tests{tail}"
+)]
+pub struct SuiteTimedOut {
+    pub command: String,
+    pub limit_s: u64,
+    /// The last lines it printed, indented, after a newline (empty: nothing printed).
+    pub tail: String,
+}
+
+/// `Some` when the reproduction `run` was cut at `limit` (see [`SuiteTimedOut`]).
+pub fn timed_out(
+    run: &TestRun,
+    cmd: &TestCommand,
+    limit: std::time::Duration,
+) -> Option<SuiteTimedOut> {
+    if run.status != ExecStatus::TimedOut {
+        return None;
+    }
+    let last: Vec<String> = run
+        .output
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .rev()
+        .take(4)
+        .map(|l| format!("    {}", l.chars().take(300).collect::<String>()))
+        .collect();
+    let tail = match last.is_empty() {
+        true => String::new(),
+        false => format!(
+            "\n  its last lines:\n{}",
+            last.into_iter().rev().collect::<Vec<_>>().join("\n")
+        ),
+    };
+    Some(SuiteTimedOut {
+        command: cmd.describe(),
+        limit_s: limit.as_secs(),
+        tail,
+    })
+}
+
 /// `Some` when the baseline run shows the command cannot run (see the module docs).
 pub fn check(run: &TestRun, cmd: &TestCommand) -> Option<BrokenCommand> {
     let outcomes = run
@@ -158,6 +203,24 @@ mod tests {
 
     fn cmd() -> TestCommand {
         TestCommand::parse("PYTHONPATH=src python3 -m pytest -q tests").unwrap()
+    }
+
+    #[test]
+    fn a_reproduction_cut_at_the_limit_is_told_with_the_limit_the_key_and_its_last_lines() {
+        let mut cut = run(0, None, "collected 3 items\n\ntests/test_slow.py .");
+        cut.status = ExecStatus::TimedOut;
+        let t = timed_out(&cut, &cmd(), std::time::Duration::from_secs(12)).unwrap();
+        let msg = t.to_string();
+        assert!(msg.contains("did not finish within 12 s"), "{msg}");
+        assert!(msg.contains("`test_timeout_seconds`"), "{msg}");
+        assert!(msg.contains("    tests/test_slow.py ."), "{msg}");
+        assert!(msg.contains("PYTHONPATH=src"), "{msg}");
+        // A run that ended on its own is not cut, whatever it printed.
+        let ended = run(1, Some((2, 1, 0, 0)), "1 failed, 2 passed");
+        assert_eq!(
+            timed_out(&ended, &cmd(), std::time::Duration::from_secs(12)),
+            None
+        );
     }
 
     #[test]

@@ -202,6 +202,8 @@ impl Judge<'_> {
         req.pass_to_pass = strings(&t.pass_to_pass);
         req.holdouts = t.held_out.clone();
         req.reruns = plan.verify_reruns;
+        // The configured limit, not the episode's (cut to the reproduction's duration).
+        req.run_timeout = plan.episode.tools.test_timeout;
         req.rerun_scope = plan.rerun_scope;
         req.policy = plan.verify_policy.clone();
         req.run_id = format!("{}-verify", plan.run_id);

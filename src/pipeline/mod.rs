@@ -189,6 +189,7 @@ impl Plan {
         self.episode.tools.context_budget = r.context_bytes;
         self.verify_reruns = r.reruns;
         self.rerun_scope = r.rerun_scope;
+        self.episode.tools.test_timeout = r.test_timeout;
         self.verify_policy = r.verify_policy.clone();
         self.edge_probe = r.probe;
         self.differential = (r.differential_seconds > 0)
@@ -212,6 +213,7 @@ impl Plan {
     /// windows, refused test edits, loop nudges) and the image's read-only paths.
     fn episode_for(&self, st: &start::Start, policy: &ContainerPolicy) -> EpisodeConfig {
         let mut cfg = self.episode.clone();
+        cfg.tools.test_timeout = after_reproduction(cfg.tools.test_timeout, st.baseline);
         cfg.tools.focus = st.focus.clone();
         cfg.tools.focus.read_only = policy.read_only_paths.clone();
         cfg
@@ -368,6 +370,20 @@ pub async fn interrupted() -> &'static str {
     }
 }
 
+/// The limit of the episode's test runs once the reproduction took `baseline`: three times
+/// it plus a minute (a suite's time varies, an edit may add a little), never above the
+/// configured `limit` — a patch that hangs the suite costs a few suite-lengths, not the
+/// limit. Without a measured run, the limit.
+pub fn after_reproduction(
+    limit: std::time::Duration,
+    baseline: Option<std::time::Duration>,
+) -> std::time::Duration {
+    match baseline {
+        Some(b) => (b * 3 + std::time::Duration::from_secs(60)).min(limit),
+        None => limit,
+    }
+}
+
 /// A run id: `PREFIX-<unix seconds>-<random>`.
 pub fn run_id(prefix: &str) -> String {
     format!(
@@ -375,4 +391,20 @@ pub fn run_id(prefix: &str) -> String {
         crate::clock::now_unix(),
         rand::random::<u16>()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::after_reproduction;
+    use std::time::Duration;
+
+    #[test]
+    fn the_episodes_runs_are_cut_at_three_reproductions_and_a_minute_within_the_limit() {
+        let limit = Duration::from_secs(900);
+        let s = Duration::from_secs;
+        assert_eq!(after_reproduction(limit, Some(s(10))), s(90));
+        assert_eq!(after_reproduction(limit, Some(s(280))), limit);
+        assert_eq!(after_reproduction(limit, None), limit);
+        assert_eq!(after_reproduction(s(30), Some(s(1))), s(30));
+    }
 }

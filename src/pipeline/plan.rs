@@ -43,6 +43,8 @@ pub struct RepairPlan {
     pub reruns: usize,
     /// Which tests the re-runs after the first run of each phase run.
     pub rerun_scope: crate::verify::RerunScope,
+    /// The longest one run of the whole suite may take (`test_timeout_seconds`).
+    pub test_timeout: Duration,
     /// The configured test command, typed (the image's own when `None`).
     pub test_cmd: Option<TestCommand>,
     /// The verifier's policy: the configured test globs over the defaults, the allowed CI
@@ -162,6 +164,16 @@ pub fn build(
             format!("{} is not a dollar amount (0 means no cap)", b.max_cost_usd),
         ));
     }
+    if !(10..=24 * 3600).contains(&cfg.test_timeout_seconds) {
+        return Err(err(
+            "test_timeout_seconds",
+            source("test_timeout_seconds", false),
+            format!(
+                "{} s is not a limit for one run of the test suite (10 s to 24 h)",
+                cfg.test_timeout_seconds
+            ),
+        ));
+    }
     if b.context_tokens < 512 {
         return Err(err(
             "budgets.context_tokens",
@@ -218,6 +230,7 @@ pub fn build(
         budgets: b.clone(),
         reruns: cfg.reruns as usize,
         rerun_scope: Default::default(),
+        test_timeout: Duration::from_secs(cfg.test_timeout_seconds),
         test_cmd,
         verify_policy: PolicyConfig {
             test_globs,
@@ -744,6 +757,15 @@ mod tests {
             build(&c, Some("m"), true, &opts(None)).unwrap_err().key,
             "repair.candidates"
         );
+        let e = build(
+            &cfg("test_timeout_seconds: 0\n", repo.clone()),
+            Some("m"),
+            true,
+            &opts(None),
+        )
+        .unwrap_err();
+        assert_eq!(e.key, "test_timeout_seconds");
+        assert!(e.message.contains("0 s is not a limit"), "{e}");
         let e = build(&Config::default(), None, true, &opts(None)).unwrap_err();
         assert_eq!((e.key.as_str(), e.origin.as_str()), ("model", "default"));
         assert!(e.message.contains("--model"), "{e}");
@@ -769,6 +791,24 @@ mod tests {
         );
         assert_eq!((p.reruns, p.budgets.max_steps), (2, 7));
         assert_eq!(p.strategies, Some(vec![Strategy::Loop]));
+        // The suite's limit: the default, and a configured one reaching the episode's tools.
+        let d = build(&Config::default(), Some("m"), true, &opts(None)).unwrap();
+        assert_eq!(d.test_timeout, Duration::from_secs(900));
+        let c = cfg(
+            "test_timeout_seconds: 1800\n",
+            Source::Repo(".github/patchloop.yml".into()),
+        );
+        let long = build(&c, Some("m"), true, &opts(None)).unwrap();
+        let plan = super::super::Plan::new(
+            crate::agent::episode::EpisodeConfig {
+                budgets: Default::default(),
+                tools: Default::default(),
+            },
+            std::path::Path::new("/tmp"),
+            "r",
+        )
+        .with_plan(&long);
+        assert_eq!(plan.episode.tools.test_timeout, Duration::from_secs(1800));
         // Not configured: routed by tier.
         let d = build(&Config::default(), Some("m"), true, &opts(None)).unwrap();
         assert_eq!(d.strategies, None);

@@ -20,6 +20,9 @@ pub(super) struct Start {
     pub failing: Vec<String>,
     pub problem: candidates::Problem,
     pub focus: crate::agent::context::Focus,
+    /// How long the reproduction run took (`None`: none ran): the episode's later runs are
+    /// cut at a few times it.
+    pub baseline: Option<std::time::Duration>,
 }
 
 /// How the start went: something to repair, or nothing failing (the targets say what was
@@ -41,10 +44,17 @@ pub(super) async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<
             failing: Vec::new(),
             problem: candidates::Problem::default(),
             focus: Default::default(),
+            baseline: None,
         })));
     }
     // One run: the given task's traceback the context is read from, or the reproduction.
+    let t_run = Instant::now();
     let (before, _) = super::reproduce(sandbox, tools).await?;
+    let baseline = t_run.elapsed();
+    // A suite that did not finish says nothing about what fails: stop, naming the limit.
+    if let Some(t) = super::broken::timed_out(&before, &tools.test_cmd, tools.test_timeout) {
+        return Err(t.into());
+    }
     // A command that cannot run is the user's to fix, before any model call.
     if let Some(b) = super::broken::check(&before, &tools.test_cmd) {
         return Err(b.into());
@@ -150,6 +160,7 @@ pub(super) async fn start(sandbox: &dyn Sandbox, plan: &Plan) -> anyhow::Result<
         targets,
         failing,
         focus: shown.focus,
+        baseline: Some(baseline),
     })))
 }
 

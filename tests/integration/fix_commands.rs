@@ -192,3 +192,46 @@ fn a_command_that_cannot_run_is_exit_2_with_its_error_before_any_model_call() {
         );
     }
 }
+
+/// A suite slower than `test_timeout_seconds` in the sandbox (Pympler's took 280 s against
+/// the episode's fixed 300 s, and the episode went on with no failing test to repair): the
+/// repair stops before any model call, exit 2, naming the limit and the key that raises it.
+#[test]
+fn a_suite_that_does_not_finish_within_the_limit_is_exit_2_naming_the_key() {
+    let repo = demo_repo();
+    std::fs::write(
+        repo.path().join("tests/test_slow.py"),
+        "import time\n\n\ndef test_slow():\n    time.sleep(40)\n",
+    )
+    .unwrap();
+    let config = repo.path().join("limits.yml");
+    std::fs::write(&config, "test_timeout_seconds: 12\n").unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = patchloop()
+        .args(["fix", "--repo"])
+        .arg(repo.path())
+        .args(["--model", "ollama:qwen2.5-coder:1.5b"])
+        .args(["--ollama-url", &format!("http://127.0.0.1:{port}")])
+        .arg("--config")
+        .arg(&config)
+        .arg("--out")
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the tests did not finish within 12 s"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("test_timeout_seconds"), "{stderr}");
+    assert!(
+        !stderr.contains("cannot reach"),
+        "a model was asked: {stderr}"
+    );
+}

@@ -54,7 +54,7 @@ impl Default for ToolConfig {
             test_cmd: TestCommand::python_pytest(),
             obs_cap: 8 * 1024,
             exec_timeout: Duration::from_secs(60),
-            test_timeout: Duration::from_secs(300),
+            test_timeout: Duration::from_secs(crate::config::TEST_TIMEOUT_SECONDS),
             max_search_matches: 50,
             context_budget: context::DEFAULT_BUDGET,
             long_file_lines: 200,
