@@ -164,11 +164,18 @@ const PYTHON_MODULE_LAUNCHERS: &[&str] = &[
     "zope.testrunner",
     "testtools.run",
     "subunit.run",
+    "green",
+    "twisted.trial",
+    "nose2",
 ];
 
 /// Runners that take unittest's arguments (`discover`, dotted names): unittest itself and the
 /// `TestProgram`s built on it.
 const UNITTEST_LIKE: &[&str] = &["unittest", "testtools.run", "subunit.run"];
+/// Third-party runners of unittest's test cases that take dotted names of packages or modules
+/// and discover `test*.py` under a package (green, Twisted's trial, nose2), as console scripts
+/// or `python -m` modules.
+const DISCOVERING: &[&str] = &["green", "twisted.trial", "trial", "nose2"];
 const ENV_RUNNERS: &[&str] = &[
     "uv", "uvx", "poetry", "hatch", "pdm", "pipenv", "rye", "pipx",
 ];
@@ -736,6 +743,9 @@ fn parse_words(words: &[Word]) -> Option<TestCommand> {
         env_runner(&mut c, &name)?;
     } else if name == "poe" || name == "pixi" {
         task_runner(&mut c, &name)?;
+    } else if DISCOVERING.contains(&name.as_str()) {
+        c.launcher = Launcher::Python;
+        discovering_as_pytest(&mut c, &name, 1);
     } else if let Some(path) = script_path(&c.argv) {
         c.launcher = Launcher::Script { path };
     } else {
@@ -820,6 +830,12 @@ fn python_launcher(c: &mut TestCommand) {
             c.args_at = i;
             return;
         }
+        m if DISCOVERING.contains(&m) => {
+            c.launcher = Launcher::Python;
+            discovering_as_pytest(c, m, m_at + 1);
+            c.args_at = i;
+            return;
+        }
         _ => {
             if coverage_launcher(c, m_at + 1).is_none() {
                 c.launcher = Launcher::Python;
@@ -891,6 +907,56 @@ fn unittest_as_pytest(c: &mut TestCommand, runner: &str, at: usize) {
     }
 }
 
+/// `green -tvvvv green`, `trial pkg`, `python -m twisted.trial pkg.test`, `nose2 -s tests`:
+/// pytest runs unittest's test cases (trial's are unittest's too), so what the runner runs is
+/// pytest on the packages or modules it names, collecting `test*.py`; nose2's
+/// `-s DIR` is a start directory; no name: discovery from the working directory, as theirs.
+/// The runners' own options (colour, verbosity, processes, reporters, coverage) are theirs
+/// and dropped.
+fn discovering_as_pytest(c: &mut TestCommand, runner: &str, at: usize) {
+    let given: Vec<Word> = c.argv[at.min(c.argv.len())..].to_vec();
+    let mut paths: Vec<Word> = Vec::new();
+    let mut i = 0;
+    while i < given.len() {
+        let w = &given[i];
+        let t = w.text();
+        let value = |j: usize| given.get(j).cloned();
+        match t {
+            // nose2's start directory (green's `-s N` is a number of processes).
+            "-s" | "--start-dir" if runner == "nose2" => {
+                if let Some(d) = value(i + 1) {
+                    paths.push(d);
+                }
+                i += 1;
+            }
+            "-s" | "--processes" | "-j" | "--jobs" | "-t" | "--top-level-directory"
+                if runner != "green" || t != "-t" =>
+            {
+                i += 1;
+            }
+            "--reporter" | "--temp-directory" | "--logfile" | "-c" | "--config" | "--plugin"
+            | "-A" | "--attribute" | "-o" | "--junit-report" => i += 1,
+            s if s.starts_with('-') => {}
+            s if w.value.is_none() || s.ends_with(".py") || s.contains('/') => {
+                paths.push(w.clone())
+            }
+            // A dotted name as a path; a module's (`X` where `X.py` exists) is told from a
+            // package's once the checkout is there ([`TestCommand::with_module_paths`]).
+            s => paths.push(Word::lit(&s.replace('.', "/"))),
+        }
+        i += 1;
+    }
+    let mut words = vec![Word::lit("python"), Word::lit("-m"), Word::lit("pytest")];
+    words.push(Word::lit("-o"));
+    words.push(Word::lit("python_files=test*.py"));
+    words.extend(paths);
+    if let Some(mut inner) = parse_words(&words) {
+        inner.written = raw_join(&inner.argv);
+        c.via = Some(format!("pytest runs `{runner}`'s test cases"));
+        c.runs = Some(Box::new(inner));
+    }
+}
+
 /// `coverage run [opts] -m pytest …` from `argv[at]` on: pytest, its arguments after the module.
 fn coverage_launcher(c: &mut TestCommand, at: usize) -> Option<()> {
     if c.argv.get(at)?.text() != "run" {
@@ -928,6 +994,11 @@ fn coverage_launcher(c: &mut TestCommand, at: usize) -> Option<()> {
     if UNITTEST_LIKE.contains(&module.as_str()) || module == "zope.testrunner" {
         c.launcher = Launcher::Python;
         unittest_as_pytest(c, &module, i + 2);
+        return Some(());
+    }
+    if DISCOVERING.contains(&module.as_str()) {
+        c.launcher = Launcher::Python;
+        discovering_as_pytest(c, &module, i + 2);
         return Some(());
     }
     if module != "pytest" && module != "py.test" {

@@ -423,6 +423,76 @@ def main(args):
     }
 
     #[test]
+    fn green_trial_and_nose2_are_pytest_on_the_packages_and_modules_they_name() {
+        // green's CI (`green -tvvvv green`: the runner on its own package), constantly's
+        // (`coverage run -m twisted.trial constantly`), nose2's start directory. pytest runs
+        // unittest's (and trial's) test cases; the runners' options are theirs.
+        let b = Box_::new();
+        let ws = b.ws();
+        for d in ["pkg/test", "other"] {
+            std::fs::create_dir_all(ws.join(d)).unwrap();
+        }
+        for f in [
+            "pkg/__init__.py",
+            "pkg/test/__init__.py",
+            "pkg/test/test_a.py",
+            "other/test_b.py",
+        ] {
+            std::fs::write(ws.join(f), "").unwrap();
+        }
+        let workspace = ws.to_string_lossy().into_owned();
+        let exists = |p: &str| ws.join(p).exists();
+        for (cmd, want) in [
+            ("green -tvvvv -s 2 pkg", vec!["pkg"]),
+            ("python -m green -r pkg.test", vec!["pkg/test"]),
+            ("coverage run -m twisted.trial pkg", vec!["pkg"]),
+            (
+                "trial --reporter=text -j 2 pkg.test.test_a",
+                vec!["pkg/test/test_a.py"],
+            ),
+            ("python -m nose2 -v -s other", vec!["other"]),
+            ("nose2 -v", vec![]),
+        ] {
+            let c = p(cmd);
+            assert_eq!(
+                c.via.as_deref(),
+                Some(&*format!(
+                    "pytest runs `{}`'s test cases",
+                    if cmd.contains("trial") {
+                        if cmd.starts_with("trial") {
+                            "trial"
+                        } else {
+                            "twisted.trial"
+                        }
+                    } else if cmd.contains("nose2") {
+                        "nose2"
+                    } else {
+                        "green"
+                    }
+                )),
+                "{cmd}"
+            );
+            let (m, _) = c.with_module_paths(exists);
+            let r = b.run(&m.shell(&Run {
+                workspace: &workspace,
+                ..Default::default()
+            }));
+            let args: Vec<&str> = r["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap())
+                .collect();
+            let from = args
+                .iter()
+                .position(|a| *a == "python_files=test*.py")
+                .expect("the pattern")
+                + 1;
+            assert_eq!(&args[from..], want.as_slice(), "{cmd}: {args:?}");
+        }
+    }
+
+    #[test]
     fn a_start_directory_that_is_a_module_is_run_as_that_module() {
         // pyotp's sdist: `unittest discover -s test` with `test.py` and no `test/`.
         let b = Box_::new();

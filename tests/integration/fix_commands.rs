@@ -80,6 +80,10 @@ fn the_demo_is_verified_with_each_command_form() {
     )
     .unwrap();
     for form in [
+        // Third-party unittest runners given a package (green's CI runs `green -tvvvv green`,
+        // constantly's `coverage run -m twisted.trial constantly`); the image has neither.
+        "PYTHONPATH=. green -tvvvv tests",
+        "PYTHONPATH=. coverage run -m twisted.trial tests",
         "poe test-with-coverage",
         "pixi run --environment test-py311 test",
         "just test cpy311",
