@@ -7,7 +7,7 @@
 #   - `file.py::test` / `file.py::Class::test` (plain class) with no parameters, no required
 #     arguments (fixtures), no pytest marks, and no autouse fixture in a conftest of the tree or
 #     in the test module: the module is imported by path and the function called.
-#   - anything else (parametrized ids, fixtures, marks, pytest-only imports, nested classes,
+#   - anything else (parametrized ids, fixtures, marks, pytest-only imports, nested classes, doctests,
 #     generators/coroutines) is `not_applicable` with the reason: never a silent pass.
 # Output: one line `@@PATCHLOOP-SECOND@@ <nonce> <json {id: {"outcome", "detail"}}>` written to
 # a private copy of stdout taken before any project code runs; the process then os._exit()s.
@@ -110,6 +110,16 @@ def run_one(node_id):
     path = os.path.join(ws, parts[0])
     if not os.path.isfile(path):
         return na("test file not found")
+    # A doctest (`mod.py::mod`, `mod.py::mod.func`, `README.rst::README.rst`): pytest's doctest
+    # collection with the options it was given (`doctest_optionflags`) is the runner; a
+    # function of that name is not what it ran.
+    if not path.endswith(".py"):
+        return na("a doctest of a text file")
+    dotted = module_name(path)[1]
+    if dotted.endswith(".__init__"):
+        dotted = dotted[: -len(".__init__")]
+    if len(parts) == 2 and (parts[1] == dotted or "." in parts[1]):
+        return na("a doctest (pytest's --doctest-modules)")
     if path not in modules:
         base, name = module_name(path)
         # As pytest's `prepend` mode: the base leads sys.path even when it is already on it

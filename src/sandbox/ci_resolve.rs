@@ -48,6 +48,7 @@ pub fn resolve(
     if let Some(inner) = cmd.runs.take() {
         let (inner, d) = resolve(*inner, files, python, is_test);
         cmd.runs = Some(Box::new(inner));
+        let d = d.or_else(|| runner_package(&cmd, files));
         return (cmd, d);
     }
     let d = match &cmd.launcher {
@@ -62,6 +63,7 @@ pub fn resolve(
         Launcher::EnvRunner { tool } if tool == "pixi run" => pixi(&cmd, files, is_test),
         Launcher::Script { path } => shell_script(path, files, is_test),
         Launcher::Python => setup_py_test(&cmd, files)
+            .or_else(|| doctest_main(&cmd, files))
             .or_else(|| unittest_main_package(&cmd, files))
             .or_else(|| unittest_script(&cmd, files)),
         _ => None,
@@ -74,6 +76,42 @@ pub fn resolve(
         }
         None => (cmd, None),
     }
+}
+
+/// A unittest runner whose own test-case API the tests import (`from twisted.trial.unittest
+/// import TestCase`, `from nose2.tools import params`), run by pytest in its place: its
+/// package is a test dependency, as the job's own `pip install twisted` said where there is
+/// one — unless the project is that package (Twisted's own suite).
+fn runner_package(cmd: &TestCommand, files: &BTreeMap<String, String>) -> Option<Delegation> {
+    let runner = cmd.via.as_deref()?;
+    let package = [
+        ("`twisted.trial`", "twisted"),
+        ("`trial`", "twisted"),
+        ("`nose2`", "nose2"),
+    ]
+    .into_iter()
+    .find_map(|(r, p)| runner.contains(r).then_some(p))?;
+    let named = |text: &str| {
+        regex::Regex::new(&format!(
+            r#"(?mi)^\s*name\s*=\s*['"]?{package}['"]?\s*,?\s*$"#
+        ))
+        .expect("a valid pattern")
+        .is_match(text)
+    };
+    if ["pyproject.toml", "setup.cfg", "setup.py"]
+        .iter()
+        .filter_map(|f| files.get(*f))
+        .any(|t| named(t))
+    {
+        return None;
+    }
+    Some(Delegation {
+        runs: cmd.runs.as_deref()?.clone(),
+        install: None,
+        pythonpath: Vec::new(),
+        before: vec![format!("python -m pip install {package}")],
+        note: format!("{runner}, whose package `{package}` the tests import"),
+    })
 }
 
 fn truthy(v: Option<&String>) -> bool {
@@ -602,6 +640,55 @@ fn unittest_script(cmd: &TestCommand, files: &BTreeMap<String, String>) -> Optio
         ),
         script,
     )
+}
+
+/// `python -m dnslib.__init__`, `python pkg/mod.py`: a module whose `__main__` block runs its
+/// own doctests (`doctest.testmod(...)`) and prints no per-test report. pytest collects the
+/// same doctests (`--doctest-modules` on that file), with the option flags `testmod` was given
+/// (`optionflags=doctest.ELLIPSIS`) and the interpreter's flags kept.
+fn doctest_main(cmd: &TestCommand, files: &BTreeMap<String, String>) -> Option<Delegation> {
+    let file = match (cmd.python_script(), cmd.python_module()) {
+        (Some(s), _) => s.to_string(),
+        (None, Some(m)) => format!("{}.py", m.replace('.', "/")),
+        _ => return None,
+    };
+    let text = files.get(&file)?;
+    let main = text
+        .find("__name__ ==")
+        .or_else(|| text.find("__name__=="))?;
+    let body = &text[main..];
+    if !body.contains("__main__") || !body.contains("testmod(") {
+        return None;
+    }
+    let flags: Vec<String> = regex::Regex::new(r"doctest\.([A-Z_]+)")
+        .expect("a valid pattern")
+        .captures_iter(body)
+        .map(|c| c[1].to_string())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let q = crate::testcmd::words::quote_if_needed;
+    let interpreter: Vec<&str> = cmd.argv[..cmd.args_at]
+        .iter()
+        .map(|w| w.raw.as_str())
+        .collect();
+    let mut line = format!("{} -m pytest --doctest-modules", interpreter.join(" "));
+    if !flags.is_empty() {
+        line.push_str(&format!(
+            " -o {}",
+            q(&format!("doctest_optionflags={}", flags.join(" ")))
+        ));
+    }
+    line.push_str(&format!(" {}", q(&file)));
+    let mut runs = TestCommand::parse(&line).ok()?;
+    runs.via = None;
+    Some(Delegation {
+        runs,
+        install: None,
+        pythonpath: Vec::new(),
+        before: Vec::new(),
+        note: format!("`{file}` runs its own doctests: pytest collects them"),
+    })
 }
 
 /// The delegation of a unittest runner (`runner`, a path) to the pytest command `cmd`.

@@ -740,3 +740,60 @@ fn setup_py_test_is_run_by_pytest() {
     // Another setup.py command is not a test run.
     assert_eq!(runs("python setup.py build", &suite), None);
 }
+
+/// dnslib's CI: `python -m dnslib.__init__`, a module whose `__main__` block runs its own
+/// doctests with `optionflags=doctest.ELLIPSIS`; a script can do the same. pytest collects
+/// those doctests with the same flags; a `__main__` block that runs no doctest is left alone.
+#[test]
+fn a_module_running_its_own_doctests_is_run_by_pytest_with_their_flags() {
+    let f = files(&[
+        (
+            "dnslib/__init__.py",
+            "\"\"\"\n>>> 1\n1\n\"\"\"\nif __name__ == '__main__':\n    import doctest,sys\n    sys.exit(0 if doctest.testmod(optionflags=doctest.ELLIPSIS|doctest.NORMALIZE_WHITESPACE).failed == 0 else 1)\n",
+        ),
+        (
+            "tools/check.py",
+            "if __name__ == \"__main__\":\n    import doctest\n    doctest.testmod()\n",
+        ),
+        (
+            "tools/serve.py",
+            "import doctest\nif __name__ == '__main__':\n    serve()\n",
+        ),
+    ]);
+    assert_eq!(
+        runs("python -m dnslib.__init__", &f).as_deref(),
+        Some(
+            "python -m pytest --doctest-modules -o 'doctest_optionflags=ELLIPSIS NORMALIZE_WHITESPACE' dnslib/__init__.py"
+        )
+    );
+    assert_eq!(
+        runs("python3 -W error tools/check.py", &f).as_deref(),
+        Some("python3 -W error -m pytest --doctest-modules tools/check.py")
+    );
+    assert_eq!(runs("python tools/serve.py", &f), None);
+}
+
+/// constantly's CI: `coverage run -m twisted.trial constantly`, its tests importing
+/// `twisted.trial.unittest`. pytest runs them, and Twisted comes as a test dependency, as the
+/// job's own `pip install twisted` said; not for Twisted's own suite, nor for green's (its
+/// cases are unittest's own).
+#[test]
+fn a_runner_whose_test_case_api_the_tests_import_is_a_test_dependency() {
+    let before = |cmd: &str, f: &BTreeMap<String, String>| {
+        resolve(TestCommand::parse(cmd).unwrap(), f, None, &is_test)
+            .1
+            .map(|d| d.before)
+    };
+    let none = files(&[]);
+    assert_eq!(
+        before("coverage run -m twisted.trial constantly", &none),
+        Some(vec!["python -m pip install twisted".to_string()])
+    );
+    assert_eq!(
+        before("nose2 -v", &none),
+        Some(vec!["python -m pip install nose2".to_string()])
+    );
+    assert_eq!(before("green -tvvvv green", &none), None);
+    let twisted = files(&[("pyproject.toml", "[project]\nname = \"Twisted\"\n")]);
+    assert_eq!(before("python -m twisted.trial twisted", &twisted), None);
+}

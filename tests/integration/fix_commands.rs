@@ -79,7 +79,15 @@ fn the_demo_is_verified_with_each_command_form() {
         "[environments]\ntest-py311 = [\"test\"]\n\n[feature.test.tasks]\ntest = { cmd = \"python -m pytest tests\", env = { PYTHONPATH = \".\" } }\n\n[tasks]\ntest = \"ruff check\"\n",
     )
     .unwrap();
+    // A module whose `__main__` block runs its own doctests (dnslib's CI: `python -m
+    // dnslib.__init__`, `doctest.testmod(optionflags=doctest.ELLIPSIS)`): no per-test report.
+    std::fs::write(
+        repo.path().join("checks.py"),
+        "\"\"\"\n>>> from stats.median import median\n>>> median([4, 1, 3, 2])\n2.5\n>>> [median([1])] * 9  # doctest: +NORMALIZE_WHITESPACE\n[1, 1, 1, ...]\n\"\"\"\n\nif __name__ == '__main__':\n    import doctest, sys\n    sys.exit(doctest.testmod(optionflags=doctest.ELLIPSIS).failed != 0)\n",
+    )
+    .unwrap();
     for form in [
+        "PYTHONPATH=. python -m checks",
         // Third-party unittest runners given a package (green's CI runs `green -tvvvv green`,
         // constantly's `coverage run -m twisted.trial constantly`); the image has neither.
         "PYTHONPATH=. green -tvvvv tests",
