@@ -247,3 +247,48 @@ fn a_suite_that_does_not_finish_within_the_limit_is_exit_2_naming_the_key() {
         "a model was asked: {stderr}"
     );
 }
+
+/// A doctest the suite runs is a test inside the code (dnslib's `python -m dnslib.__init__`):
+/// a patch that edits its expected output to the bug's answer, rather than fixing the code,
+/// is refused by the patch policy (`doctest`) in real Docker, never `verified`.
+#[test]
+fn a_patch_that_edits_a_doctest_the_suite_runs_is_refused() {
+    let repo = demo_repo();
+    std::fs::write(
+        repo.path().join("checks.py"),
+        "\"\"\"\n>>> from stats.median import median\n>>> median([4, 1, 3, 2])\n2.5\n\"\"\"\n\nif __name__ == '__main__':\n    import doctest, sys\n    sys.exit(doctest.testmod().failed != 0)\n",
+    )
+    .unwrap();
+    let script = repo.path().join("edit-doctest.yaml");
+    std::fs::write(
+        &script,
+        "turns:\n  - content: \"The doctest expects 2.5; make it expect what the code says.\"\n    tool_calls:\n      - name: str_replace\n        arguments:\n          path: checks.py\n          old_str: \">>> median([4, 1, 3, 2])\\n2.5\\n\"\n          new_str: \">>> median([4, 1, 3, 2])\\n3\\n\"\n  - content: \"Done.\"\n    tool_calls:\n      - name: submit\n        arguments: {}\n",
+    )
+    .unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = patchloop()
+        .args(["fix", "--repo"])
+        .arg(repo.path())
+        .arg("--model")
+        .arg(format!("scripted:{}", script.display()))
+        .args(["--strategy", "loop"])
+        .args([
+            "--test-cmd",
+            "PYTHONPATH=. python -m checks",
+            "--reruns",
+            "1",
+        ])
+        .arg("--out")
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stdout.lines().last().unwrap_or("");
+    eprintln!("{last}");
+    assert!(
+        last.starts_with("not fixed: verdict policy") && last.contains("`doctest`"),
+        "{last}\n{stdout}{stderr}"
+    );
+    assert_ne!(out.status.code(), Some(0), "{stdout}{stderr}");
+}

@@ -6,6 +6,7 @@
 //! or standard module?) is split: [`new_top_level_modules`] lists candidates here and
 //! [`shadow_violations`] judges them with whatever resolver the caller has.
 
+use std::collections::BTreeSet;
 use std::fmt;
 
 use serde::Serialize;
@@ -57,6 +58,9 @@ pub enum Rule {
     /// `entry_points.txt`, entry points in setup.py/setup.cfg/pyproject.toml, `pytest_plugins`
     /// outside the test tree's conftest. pytest loads plugins from all of them without a conftest.
     PluginSurface,
+    /// An example of a doctest the suite runs (its `>>>` source or expected output): a test
+    /// inside the code, in a file no test glob names.
+    Doctest,
 }
 
 impl fmt::Display for Rule {
@@ -111,6 +115,87 @@ impl Default for PolicyConfig {
             kind: crate::sandbox::lang::ProjectKind::Python,
         }
     }
+}
+
+/// The files whose doctests a run collected, read off its test ids: `README.rst::README.rst`
+/// (a text file), `pkg/mod.py::pkg.mod.func` or `checks.py::checks` (a module's docstrings:
+/// the name is dotted, or the module's own). A test function's id (`tests/t.py::test_a`,
+/// `t.py::test_b[1.5]`) is not one.
+pub fn doctest_files<'a>(ids: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for id in ids {
+        let Some((file, name)) = id.split_once("::") else {
+            continue;
+        };
+        if name.contains("::") || name.contains('[') {
+            continue;
+        }
+        let stem = file.rsplit('/').next().unwrap_or(file);
+        let stem = stem.strip_suffix(".py").unwrap_or(stem);
+        let package = file
+            .strip_suffix("/__init__.py")
+            .map(|d| d.rsplit('/').next().unwrap_or(d));
+        // `tests/test_a.py::test_a` is a function named for its file; a test file's edits are
+        // refused by its own rule anyway.
+        let test_file = stem.starts_with("test") || stem.ends_with("_test");
+        let doctest = !file.ends_with(".py")
+            || name.contains('.')
+            || (name == stem && !test_file)
+            || package == Some(name);
+        if doctest {
+            out.insert(file.to_string());
+        }
+    }
+    out
+}
+
+/// Changes the patch makes to the doctest examples of `files` (each file's first): a `>>>`
+/// line, its `...` continuation, or the expected output after it, up to a blank line or the
+/// docstring's end. A doctest the suite runs is a test, and a patch may not edit tests.
+pub fn doctest_edits(patch: &[FilePatch], files: &BTreeSet<String>) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for f in patch.iter().filter(|f| files.contains(f.path())) {
+        let edit = f.hunks.iter().find_map(|h| {
+            // Where the walk is: outside an example, in its source, or in its output.
+            let mut state = 0u8;
+            for line in &h.lines {
+                let (text, changed) = match line {
+                    HunkLine::Context(t) => (t, false),
+                    HunkLine::Added(t) | HunkLine::Removed(t) => (t, true),
+                };
+                let t = text.trim();
+                let part = if t.starts_with(">>>") {
+                    state = 1;
+                    true
+                } else if state == 1 && t.starts_with("...") {
+                    true
+                } else if t.is_empty() || t.starts_with("\"\"\"") || t.starts_with("'''") {
+                    state = 0;
+                    false
+                } else if state > 0 {
+                    state = 2;
+                    true
+                } else {
+                    false
+                };
+                if changed && part {
+                    return Some(t.to_string());
+                }
+            }
+            None
+        });
+        if let Some(line) = edit {
+            out.push(Violation {
+                rule: Rule::Doctest,
+                path: f.path().to_string(),
+                detail: format!(
+                    "the suite runs this file's doctests, and the patch changes one of their examples (`{}`): a doctest is a test",
+                    line.chars().take(120).collect::<String>()
+                ),
+            });
+        }
+    }
+    out
 }
 
 pub fn default_test_globs() -> Vec<String> {

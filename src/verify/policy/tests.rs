@@ -529,3 +529,58 @@ fn new_top_level_modules_are_listed_and_judged() {
     assert_eq!(names, vec!["helpers", "json", "pytest"]);
     assert!(v.iter().all(|v| v.rule == Rule::ShadowModule));
 }
+
+#[test]
+fn doctest_ids_name_their_files_and_test_functions_do_not() {
+    let files = doctest_files([
+        "README.rst::README.rst",
+        "checks.py::checks",
+        "pkg/mod.py::pkg.mod.func",
+        "dnslib/__init__.py::dnslib",
+        "tests/test_a.py::test_a",
+        "t.py::test_b[1.5]",
+        "tests/test_c.py::TestC::test_d",
+    ]);
+    let want: BTreeSet<String> = [
+        "README.rst",
+        "checks.py",
+        "pkg/mod.py",
+        "dnslib/__init__.py",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(files, want);
+}
+
+#[test]
+fn a_changed_doctest_example_of_a_file_the_suite_ran_doctests_of_is_refused() {
+    let file = "\"\"\"Median.\n\n>>> median([4, 1, 3, 2])\n2.5\n>>> median(\n...     [1])\n1\n\nMore text.\n\"\"\"\n\ndef median(v):\n    return v[0]\n";
+    let edit = |old: &str, new: &str| {
+        let at = file.find(old).unwrap();
+        let mut after = file.to_string();
+        after.replace_range(at..at + old.len(), new);
+        let body = similar::TextDiff::from_lines(file, after.as_str())
+            .unified_diff()
+            .context_radius(3)
+            .header("a/m.py", "b/m.py")
+            .to_string();
+        diff::parse(&format!("diff --git a/m.py b/m.py\n{body}")).unwrap()
+    };
+    let ran: BTreeSet<String> = ["m.py".to_string()].into();
+    // The expected output, a source line and a continuation are the test.
+    for (old, new) in [
+        ("2.5\n", "3\n"),
+        (">>> median([4, 1, 3, 2])", ">>> median([4, 1, 3])"),
+        ("...     [1])", "...     [2])"),
+    ] {
+        let v = doctest_edits(&edit(old, new), &ran);
+        assert_eq!(v.len(), 1, "{old:?} → {new:?}");
+        assert_eq!(v[0].rule, Rule::Doctest);
+    }
+    // The code, and prose after a blank line, are not; nor any file whose doctests no run
+    // collected.
+    assert!(doctest_edits(&edit("return v[0]", "return sorted(v)[0]"), &ran).is_empty());
+    assert!(doctest_edits(&edit("More text.", "Other text."), &ran).is_empty());
+    assert!(doctest_edits(&edit("2.5\n", "3\n"), &BTreeSet::new()).is_empty());
+}

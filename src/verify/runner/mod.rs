@@ -416,6 +416,20 @@ async fn run_all(
     if baseline_decides(ctx) {
         return Ok(());
     }
+    // Doctests are tests inside the code: the files whose doctests the unpatched runs
+    // collected may not have their examples edited.
+    let ran: Vec<&str> = ctx
+        .before
+        .iter()
+        .filter_map(|r| r.results.as_ref())
+        .flat_map(|m| m.keys().map(String::as_str))
+        .chain(req.fail_to_pass.iter().map(String::as_str))
+        .collect();
+    let edits = policy::doctest_edits(files, &policy::doctest_files(ran));
+    if !edits.is_empty() {
+        ctx.violations.extend(edits);
+        return Ok(());
+    }
 
     // The semantic analysis reads the sources the runs will import: the pre-patch text now
     // (the snapshots showed the runs left the tree as it was), the post-patch text right after
