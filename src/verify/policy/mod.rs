@@ -124,12 +124,10 @@ impl Default for PolicyConfig {
 pub fn doctest_files<'a>(ids: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for id in ids {
-        let Some((file, name)) = id.split_once("::") else {
-            continue;
+        let (file, name) = match crate::testid::parts(id)[..] {
+            [file, name] if !name.contains('[') => (file, name),
+            _ => continue,
         };
-        if name.contains("::") || name.contains('[') {
-            continue;
-        }
         let stem = file.rsplit('/').next().unwrap_or(file);
         let stem = stem.strip_suffix(".py").unwrap_or(stem);
         let package = file
