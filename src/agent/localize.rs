@@ -446,9 +446,16 @@ pub async fn spectrum(
         return Err("no pytest targets to trace".into());
     }
     let setup = crate::verify::harness::from_test_cmd(test_cmd);
+    // Doctest targets (`stdnum/luhn.py::stdnum.luhn`): the tracer clears the project's
+    // `addopts`, where `--doctest-modules` usually is, and would collect none of them.
+    let mut args = setup.args.clone();
+    let doctests = crate::verify::policy::doctest_files(targets.iter().map(String::as_str));
+    if !doctests.is_empty() && !args.iter().any(|a| a == "--doctest-modules") {
+        args.push("--doctest-modules".into());
+    }
     let mut input = serde_json::json!({
         "paths": setup.paths,
-        "args": setup.args,
+        "args": args,
         "env": setup.env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
         "ids": ids,
         "targets": targets,

@@ -187,6 +187,54 @@ async fn a_child_process_is_traced_and_a_small_test_file_borrows_its_neighbours(
     assert_eq!(ranked[0].loc.name, "whisper", "{ranked:?}");
 }
 
+/// Doctest targets (python-stdnum: `--doctest-modules` in its setup.cfg's `addopts`, every
+/// failing test a module's doctest): the tracer clears the project's addopts, so it collected
+/// none of them and ranked nothing. It now collects them, and the buggy function ranks first.
+#[tokio::test]
+async fn doctest_targets_are_traced() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("agent-localize-doctest");
+    std::fs::create_dir_all(repo.join("pkg")).unwrap();
+    std::fs::create_dir_all(repo.join("tests")).unwrap();
+    std::fs::write(
+        repo.join("pyproject.toml"),
+        "[project]\nname = \"pkg\"\nversion = \"0\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("setup.cfg"),
+        "[tool:pytest]\naddopts = --doctest-modules\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("pkg/__init__.py"), "").unwrap();
+    std::fs::write(
+        repo.join("pkg/luhn.py"),
+        "\"\"\"Luhn.\n\n>>> checksum('79927398713')\n0\n\"\"\"\n\n\ndef checksum(number):\n    digits = [int(d) for d in reversed(number)]\n    return (sum(digits[0::2]) + sum(sum(divmod(2 * d, 10)) for d in digits[0::2])) % 10\n\n\ndef pad(s):\n    \"\"\"\n    >>> pad('7')\n    '07'\n    \"\"\"\n    return s.rjust(2, '0')\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("tests/test_pad.py"),
+        "from pkg.luhn import pad\n\n\ndef test_pad():\n    assert pad('12') == '12'\n",
+    )
+    .unwrap();
+    let target = "pkg/luhn.py::pkg.luhn".to_string();
+    let (s, _) = trace(
+        &repo,
+        "agent-localize-doctest",
+        std::slice::from_ref(&target),
+    )
+    .await;
+    let s = s.unwrap();
+    assert_eq!(s.failed, 1, "{s:?}");
+    let files: std::collections::BTreeMap<String, String> = [(
+        "pkg/luhn.py".to_string(),
+        std::fs::read_to_string(repo.join("pkg/luhn.py")).unwrap(),
+    )]
+    .into();
+    let ranked = localize::rank(&s, &files, &[], &[]);
+    assert_eq!(ranked[0].loc.name, "checksum", "{ranked:?}");
+}
+
 /// Prepare `repo`, trace `targets` in an episode container of its image (`name` the run's
 /// label), and remove both; with the time the trace took.
 async fn trace(
