@@ -680,19 +680,22 @@ fn doctest_main(cmd: &TestCommand, files: &BTreeMap<String, String>) -> Option<D
         ));
     }
     line.push_str(&format!(" {}", q(&file)));
-    let mut runs = TestCommand::parse(&line).ok()?;
-    runs.via = None;
-    Some(Delegation {
-        runs,
-        install: None,
-        pythonpath: Vec::new(),
-        before: Vec::new(),
-        note: format!("`{file}` runs its own doctests: pytest collects them"),
-    })
+    pytest_in_place(
+        &line,
+        format!("`{file}` runs its own doctests: pytest collects them"),
+    )
 }
 
 /// The delegation of a unittest runner (`runner`, a path) to the pytest command `cmd`.
 fn pytest_runs_unittest(cmd: &str, runner: &str) -> Option<Delegation> {
+    pytest_in_place(
+        cmd,
+        format!("{runner} runs unittest: pytest runs its test cases"),
+    )
+}
+
+/// A delegation to the pytest command `cmd`, which runs what the runner would, said by `note`.
+fn pytest_in_place(cmd: &str, note: String) -> Option<Delegation> {
     let mut runs = TestCommand::parse(cmd).ok()?;
     runs.via = None;
     Some(Delegation {
@@ -700,7 +703,7 @@ fn pytest_runs_unittest(cmd: &str, runner: &str) -> Option<Delegation> {
         install: None,
         pythonpath: Vec::new(),
         before: Vec::new(),
-        note: format!("{runner} runs unittest: pytest runs its test cases"),
+        note,
     })
 }
 
