@@ -157,6 +157,30 @@ pub fn parts(id: &str) -> Vec<&str> {
     out
 }
 
+/// Whether `id` is a doctest pytest collected: `README.rst::README.rst` (a text file),
+/// `pkg/mod.py::pkg.mod.func` or `checks.py::checks` (a module's docstrings: the name is
+/// dotted, or the module's or its package's own). A test function's id (`tests/t.py::test_a`,
+/// `t.py::test_b[1.5]`) is not one; nor is `tests/test_a.py::test_a`, a function named for
+/// its test file.
+pub fn is_doctest(id: &str) -> bool {
+    let [file, name] = parts(id)[..] else {
+        return false;
+    };
+    if name.contains('[') {
+        return false;
+    }
+    let stem = file.rsplit('/').next().unwrap_or(file);
+    let stem = stem.strip_suffix(".py").unwrap_or(stem);
+    let package = file
+        .strip_suffix("/__init__.py")
+        .map(|d| d.rsplit('/').next().unwrap_or(d));
+    let test_file = stem.starts_with("test") || stem.ends_with("_test");
+    !file.ends_with(".py")
+        || name.contains('.')
+        || (name == stem && !test_file)
+        || package == Some(name)
+}
+
 /// The distinct files of `ids`, in order.
 pub fn files<'a>(ids: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();

@@ -449,8 +449,8 @@ pub async fn spectrum(
     // Doctest targets (`stdnum/luhn.py::stdnum.luhn`): the tracer clears the project's
     // `addopts`, where `--doctest-modules` usually is, and would collect none of them.
     let mut args = setup.args.clone();
-    let doctests = crate::verify::policy::doctest_files(targets.iter().map(String::as_str));
-    if !doctests.is_empty() && !args.iter().any(|a| a == "--doctest-modules") {
+    let doctests = targets.iter().any(|t| crate::testid::is_doctest(t));
+    if doctests && !args.iter().any(|a| a == "--doctest-modules") {
         args.push("--doctest-modules".into());
     }
     let mut input = serde_json::json!({

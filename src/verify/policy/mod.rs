@@ -117,34 +117,23 @@ impl Default for PolicyConfig {
     }
 }
 
-/// The files whose doctests a run collected, read off its test ids: `README.rst::README.rst`
-/// (a text file), `pkg/mod.py::pkg.mod.func` or `checks.py::checks` (a module's docstrings:
-/// the name is dotted, or the module's own). A test function's id (`tests/t.py::test_a`,
-/// `t.py::test_b[1.5]`) is not one.
+/// The files whose doctests a run collected, read off its test ids
+/// ([`crate::testid::is_doctest`]).
 pub fn doctest_files<'a>(ids: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for id in ids {
-        let (file, name) = match crate::testid::parts(id)[..] {
-            [file, name] if !name.contains('[') => (file, name),
-            _ => continue,
-        };
-        let stem = file.rsplit('/').next().unwrap_or(file);
-        let stem = stem.strip_suffix(".py").unwrap_or(stem);
-        let package = file
-            .strip_suffix("/__init__.py")
-            .map(|d| d.rsplit('/').next().unwrap_or(d));
-        // `tests/test_a.py::test_a` is a function named for its file; a test file's edits are
-        // refused by its own rule anyway.
-        let test_file = stem.starts_with("test") || stem.ends_with("_test");
-        let doctest = !file.ends_with(".py")
-            || name.contains('.')
-            || (name == stem && !test_file)
-            || package == Some(name);
-        if doctest {
-            out.insert(file.to_string());
-        }
-    }
-    out
+    ids.into_iter()
+        .filter(|id| crate::testid::is_doctest(id))
+        .map(|id| crate::testid::file_of(id).to_string())
+        .collect()
+}
+
+/// Where [`doctest_edits`]' walk through a hunk is.
+#[derive(PartialEq, Eq)]
+enum Walk {
+    Outside,
+    /// A `>>>` line or its `...` continuation.
+    Source,
+    /// The expected output after it.
+    Output,
 }
 
 /// Changes the patch makes to the doctest examples of `files` (each file's first): a `>>>`
@@ -154,8 +143,7 @@ pub fn doctest_edits(patch: &[FilePatch], files: &BTreeSet<String>) -> Vec<Viola
     let mut out = Vec::new();
     for f in patch.iter().filter(|f| files.contains(f.path())) {
         let edit = f.hunks.iter().find_map(|h| {
-            // Where the walk is: outside an example, in its source, or in its output.
-            let mut state = 0u8;
+            let mut at = Walk::Outside;
             for line in &h.lines {
                 let (text, changed) = match line {
                     HunkLine::Context(t) => (t, false),
@@ -163,15 +151,15 @@ pub fn doctest_edits(patch: &[FilePatch], files: &BTreeSet<String>) -> Vec<Viola
                 };
                 let t = text.trim();
                 let part = if t.starts_with(">>>") {
-                    state = 1;
+                    at = Walk::Source;
                     true
-                } else if state == 1 && t.starts_with("...") {
+                } else if at == Walk::Source && t.starts_with("...") {
                     true
                 } else if t.is_empty() || t.starts_with("\"\"\"") || t.starts_with("'''") {
-                    state = 0;
+                    at = Walk::Outside;
                     false
-                } else if state > 0 {
-                    state = 2;
+                } else if at != Walk::Outside {
+                    at = Walk::Output;
                     true
                 } else {
                     false
