@@ -477,18 +477,13 @@ def main(args):
                 workspace: &workspace,
                 ..Default::default()
             }));
-            let args: Vec<&str> = r["args"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|a| a.as_str().unwrap())
-                .collect();
+            let args: Vec<String> = serde_json::from_value(r["args"].clone()).unwrap();
             let from = args
                 .iter()
                 .position(|a| *a == "python_files=test*.py")
                 .expect("the pattern")
                 + 1;
-            assert_eq!(&args[from..], want.as_slice(), "{cmd}: {args:?}");
+            assert_eq!(args[from..], want, "{cmd}: {args:?}");
         }
     }
 
@@ -585,17 +580,12 @@ def main(args):
         let r = b.run(&c.without_pytest_args().shell(&run));
         assert_eq!(r["cwd"], format!("{workspace}/sub"));
         assert_eq!(r["env"]["FOO"], "1");
-        let args: Vec<&str> = r["args"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a.as_str().unwrap())
-            .collect();
+        let args: Vec<String> = serde_json::from_value(r["args"].clone()).unwrap();
         assert!(
-            !args.iter().any(|a| a.contains("hypothesis") || *a == "-x"),
+            !args.iter().any(|a| a.contains("hypothesis") || a == "-x"),
             "{args:?}"
         );
-        assert!(args.contains(&"-q"), "{args:?}");
+        assert!(args.iter().any(|a| a == "-q"), "{args:?}");
         // As the project runs it, the options are there.
         let r = b.run(&c.shell(&run));
         assert!(

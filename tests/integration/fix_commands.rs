@@ -152,16 +152,23 @@ fn the_demo_is_verified_with_each_command_form() {
     }
 }
 
-/// A model call would fail with "cannot reach" (nothing listens on the URL): the broken
-/// command is reported first.
-#[test]
-fn a_command_that_cannot_run_is_exit_2_with_its_error_before_any_model_call() {
-    let repo = demo_repo();
+/// A URL nothing listens on: a model call there fails with "cannot reach", so a test can
+/// tell that the repair stopped before asking the model.
+fn unreachable_ollama() -> String {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
+    format!("http://127.0.0.1:{port}")
+}
+
+/// A model call would fail with "cannot reach" (nothing listens on the URL): the broken
+/// command is reported first.
+#[test]
+fn a_command_that_cannot_run_is_exit_2_with_its_error_before_any_model_call() {
+    let repo = demo_repo();
+    let ollama = unreachable_ollama();
     for (form, shows) in [
         (
             "PYTHONPATH=. python3 -m pytset -q tests",
@@ -179,7 +186,7 @@ fn a_command_that_cannot_run_is_exit_2_with_its_error_before_any_model_call() {
             .args(["fix", "--repo"])
             .arg(repo.path())
             .args(["--model", "ollama:qwen2.5-coder:1.5b"])
-            .args(["--ollama-url", &format!("http://127.0.0.1:{port}")])
+            .args(["--ollama-url", &ollama])
             .args(["--test-cmd", form])
             .arg("--out")
             .arg(out_dir.path())
@@ -218,17 +225,13 @@ fn a_suite_that_does_not_finish_within_the_limit_is_exit_2_naming_the_key() {
     .unwrap();
     let config = repo.path().join("limits.yml");
     std::fs::write(&config, "test_timeout_seconds: 12\n").unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let ollama = unreachable_ollama();
     let out_dir = tempfile::tempdir().unwrap();
     let out = patchloop()
         .args(["fix", "--repo"])
         .arg(repo.path())
         .args(["--model", "ollama:qwen2.5-coder:1.5b"])
-        .args(["--ollama-url", &format!("http://127.0.0.1:{port}")])
+        .args(["--ollama-url", &ollama])
         .arg("--config")
         .arg(&config)
         .arg("--out")
