@@ -137,7 +137,12 @@ def run_one(node_id):
         except ImportError as e:
             modules[path] = na("the test module needs %s" % (e.name or e))
         except BaseException as e:  # noqa: B036  the import itself failed
-            modules[path] = failed(e)
+            # Django refuses to import models before its settings are configured: that stage
+            # is pytest-django's (`--ds`), which this runner does not have.
+            if type(e).__module__.startswith("django."):
+                modules[path] = na("Django is not set up here (pytest-django's settings)")
+            else:
+                modules[path] = failed(e)
     mod = modules[path]
     if isinstance(mod, dict):
         return mod
@@ -159,6 +164,10 @@ def run_one(node_id):
         if isinstance(obj, type) and issubclass(obj, unittest.TestCase):
             if marked(obj) or marked(getattr(obj, parts[2], None)):
                 return na("pytest marks")
+            # A Django test case needs the project's settings and a test database, which
+            # pytest-django sets up and this runner does not.
+            if any(c.__module__.startswith("django.") for c in obj.__mro__[1:]):
+                return na("a Django test case (pytest-django sets up its settings and database)")
             res = unittest.TestResult()
             try:
                 # Through a suite, as pytest and unittest's own runner do: it calls the

@@ -22,7 +22,7 @@ use serde_yaml::Value;
 // counts as "mentions pytest": installs are excluded separately).
 static TEST_LIKE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     ci_re(
-        r"(?:^|[\s/;&|(])(?:py\.?test|tox|nox|nose2?|cargo (?:test|nextest)|(?:npx |pnpm exec |yarn )?(?:jest|vitest)|go test|(?:npm|yarn|pnpm)(?: run)? test|make(?: -\S+)* (?:test|tests|check)|runtests(?:\.py)?|setup\.py test|trial|zope-testrunner|stestr|green|(?:just|invoke|inv|poe) test\w*)\b|-m (?:pytest|unittest|tox|nox|tests?|testtools\.run|subunit\.run|zope\.testrunner|twisted\.trial|nose2?|green|stestr|[\w.]+\.tests?(?:\.\w+)*)\b",
+        r"(?:^|[\s/;&|(])(?:py\.?test|tox|nox|nose2?|cargo (?:test|nextest)|(?:npx |pnpm exec |yarn )?(?:jest|vitest)|go test|(?:npm|yarn|pnpm)(?: run)? test|make(?: -\S+)* (?:test|tests|check)|runtests(?:\.py)?|setup\.py test|manage\.py test|django-admin test|trial|zope-testrunner|stestr|green|(?:just|invoke|inv|poe) test\w*)\b|-m (?:pytest|unittest|tox|nox|django test|tests?|testtools\.run|subunit\.run|zope\.testrunner|twisted\.trial|nose2?|green|stestr|[\w.]+\.tests?(?:\.\w+)*)\b",
     )
 });
 static INSTALL_LIKE: LazyLock<Option<Regex>> = LazyLock::new(|| {
@@ -446,6 +446,11 @@ fn deps_of(
     of: LineOf,
 ) -> Option<super::ci_deps::DepsSource> {
     use super::ci_deps;
+    // What the delegate itself installs before its test line (a justfile recipe's
+    // dependencies, pytest-django where pytest runs Django's runner's cases): added to a tool's
+    // environment too.
+    let delegate_installs =
+        || ci_deps::pip_deps(delegation.map_or(&[][..], |d| d.before.as_slice()));
     let lower = line.to_ascii_lowercase();
     if lower.contains("tox")
         && let Some((from, text)) = ci_deps::tox_config(files)
@@ -459,6 +464,7 @@ fn deps_of(
                 env.map(|e| format!(":{e}")).unwrap_or_default(),
                 of.runs(line, false)
             );
+            d.merge(delegate_installs());
             return Some(d);
         }
     } else if lower.contains("nox")
@@ -468,6 +474,7 @@ fn deps_of(
         let mut d = ci_deps::nox_deps(nf, &r.runs.written);
         if !d.is_empty() {
             d.source = format!("noxfile.py session.install ({})", of.runs(line, false));
+            d.merge(delegate_installs());
             return Some(d);
         }
     }
@@ -492,6 +499,7 @@ fn deps_of(
         && let Some(mut d) = ci_deps::hatch_deps(files, &env)
     {
         d.source = format!("{} ({})", d.source, of.runs(line, false));
+        d.merge(delegate_installs());
         return Some(d);
     }
     // What the delegate installs before its test line (a justfile recipe's dependencies).

@@ -62,14 +62,27 @@ pub fn resolve(
         Launcher::EnvRunner { tool } if tool == "poe" => poe(&cmd, files, is_test),
         Launcher::EnvRunner { tool } if tool == "pixi run" => pixi(&cmd, files, is_test),
         Launcher::Script { path } => shell_script(path, files, is_test),
-        Launcher::Python => setup_py_test(&cmd, files)
+        Launcher::Python => django_test(&cmd, files)
+            .or_else(|| setup_py_test(&cmd, files))
             .or_else(|| doctest_main(&cmd, files))
             .or_else(|| unittest_main_package(&cmd, files))
             .or_else(|| unittest_script(&cmd, files)),
         _ => None,
     };
     match d {
-        Some(d) => {
+        Some(mut d) => {
+            // What the delegate runs may be a Python runner read from its source (a tox env's
+            // `coverage run tests/manage.py test`): followed too, its needs added to the
+            // delegate's.
+            if d.runs.levels().any(|l| l.launcher == Launcher::Python) {
+                let (runs, inner) = resolve(d.runs.clone(), files, python, is_test);
+                d.runs = runs;
+                // Its note is on its own level (`via`), which the command's description reads.
+                if let Some(i) = inner {
+                    d.before.extend(i.before);
+                    d.pythonpath.extend(i.pythonpath);
+                }
+            }
             cmd.runs = Some(Box::new(d.runs.clone()));
             cmd.via = Some(d.note.clone());
             (cmd, Some(d))
@@ -194,6 +207,19 @@ fn tox_line(line: &str, vars: &BTreeMap<String, String>) -> String {
     let words: Vec<&str> = out.split_whitespace().collect();
     let mut kept: Vec<&str> = Vec::new();
     for w in words {
+        // A program of the tox env (`{envbindir}/coverage run …`) is the image's own: run by
+        // name, or as a module where a Python runs its script (`python -Wd {envbindir}/coverage`).
+        if let Some(prog) = w.strip_prefix("{envbindir}/").filter(|p| {
+            !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || "._-".contains(c))
+        }) {
+            let under_python = kept.first().is_some_and(|p| p.starts_with("python"))
+                && kept[1..].iter().all(|o| o.starts_with('-'));
+            if under_python {
+                kept.push("-m");
+            }
+            kept.push(prog);
+            continue;
+        }
         if env_path(w) {
             if kept
                 .last()
@@ -684,6 +710,141 @@ fn doctest_main(cmd: &TestCommand, files: &BTreeMap<String, String>) -> Option<D
         &line,
         format!("`{file}` runs its own doctests: pytest collects them"),
     )
+}
+
+/// `python tests/manage.py test -v2 --keepdb testapp`, `python -m django test --settings=s`:
+/// Django's own test runner prints no per-test report, and pytest alone cannot run its test
+/// cases (no settings, no test database). pytest-django runs them with the settings the runner
+/// would use: the module `--settings` names, else the `DJANGO_SETTINGS_MODULE` the command sets
+/// or `manage.py` defaults to. A label is a dotted name importable from the script's directory
+/// (which `python` puts first on `sys.path`, so it goes on `PYTHONPATH` too); as a path from
+/// there it becomes pytest's argument, the checkout deciding later whether it is a package or
+/// a module ([`TestCommand::with_module_paths`]). pytest-django is a test dependency.
+fn django_test(cmd: &TestCommand, files: &BTreeMap<String, String>) -> Option<Delegation> {
+    let (script_dir, defaults, args) = match (cmd.python_script(), cmd.python_module()) {
+        (Some(s), _) if s == "manage.py" || s.ends_with("/manage.py") => {
+            let text = files.get(s)?;
+            if !text.contains("execute_from_command_line") {
+                return None;
+            }
+            let dir = s.rsplit_once('/').map_or("", |(d, _)| d);
+            (dir, Some(text.as_str()), &cmd.argv[cmd.args_at + 1..])
+        }
+        (None, Some("django")) => ("", None, &cmd.argv[cmd.args_at + 2..]),
+        _ => return None,
+    };
+    if args.first().map(Word::text) != Some("test") {
+        return None;
+    }
+    // Django's `test` options that take a value; every other option is a flag (`--keepdb`,
+    // `-v2`, `--parallel` whose count, when given, is joined to it or a number).
+    const VALUED: &[&str] = &[
+        "-v",
+        "--verbosity",
+        "-p",
+        "--pattern",
+        "-t",
+        "--top-level-directory",
+        "-k",
+        "--tag",
+        "--exclude-tag",
+        "--testrunner",
+        "--pythonpath",
+    ];
+    let mut settings = None;
+    let mut pattern = "test*.py".to_string();
+    let mut labels = Vec::new();
+    let mut it = args[1..].iter().peekable();
+    while let Some(w) = it.next() {
+        let t = w.text();
+        if let Some(v) = t.strip_prefix("--settings=") {
+            settings = Some(v.to_string());
+        } else if t == "--settings" {
+            settings = it.next().and_then(|v| v.value.clone());
+        } else if let Some(v) = t.strip_prefix("--pattern=") {
+            pattern = v.to_string();
+        } else if t == "-p" || t == "--pattern" {
+            pattern = it.next().and_then(|v| v.value.clone())?;
+        } else if VALUED.contains(&t) {
+            it.next();
+        } else if t == "--parallel" {
+            it.next_if(|v| v.text().chars().all(|c| c.is_ascii_digit()) || v.text() == "auto");
+        } else if !t.starts_with('-') {
+            labels.push(w.value.clone()?);
+        }
+    }
+    let settings = settings
+        .or_else(|| {
+            cmd.env
+                .iter()
+                .find(|(k, _)| k == "DJANGO_SETTINGS_MODULE")
+                .and_then(|(_, v)| v.value.clone())
+        })
+        .or_else(|| {
+            let re =
+                regex::Regex::new(r#"DJANGO_SETTINGS_MODULE['"]\s*,\s*['"]([A-Za-z_][\w.]*)['"]"#)
+                    .expect("a valid pattern");
+            Some(re.captures(defaults?)?[1].to_string())
+        })?;
+    let in_dir = |p: &str| {
+        if script_dir.is_empty() {
+            p.to_string()
+        } else {
+            format!("{script_dir}/{p}")
+        }
+    };
+    let paths: Vec<String> = if labels.is_empty() {
+        vec![in_dir(".")]
+    } else {
+        labels
+            .iter()
+            .map(|l| {
+                if l.contains('/') {
+                    in_dir(l.trim_end_matches('/'))
+                } else {
+                    in_dir(&l.replace('.', "/"))
+                }
+            })
+            .collect()
+    };
+    let q = crate::testcmd::words::quote_if_needed;
+    let interpreter: Vec<&str> = cmd.argv[..cmd.args_at]
+        .iter()
+        .map(|w| w.raw.as_str())
+        .collect();
+    // The script's directory leads `sys.path` under Django's runner: pytest's `pythonpath`
+    // puts it there (relative to where the command runs, as the script's path is).
+    let line = format!(
+        "{} -m pytest --ds={} -o {} -o {} {}",
+        interpreter.join(" "),
+        q(&settings),
+        q(&format!(
+            "pythonpath={}",
+            if script_dir.is_empty() {
+                "."
+            } else {
+                script_dir
+            }
+        )),
+        q(&format!("python_files={pattern}")),
+        paths.iter().map(|p| q(p)).collect::<Vec<_>>().join(" ")
+    );
+    let mut d = pytest_in_place(
+        &line,
+        format!(
+            "`{}` is Django's test runner: pytest-django runs its test cases with settings `{settings}`",
+            cmd.python_script().unwrap_or("python -m django")
+        ),
+    )?;
+    let dir = match (cmd.cwd.as_deref(), script_dir) {
+        (Some(c), "") => c.to_string(),
+        (Some(c), s) => format!("{c}/{s}"),
+        (None, "") => ".".to_string(),
+        (None, s) => s.to_string(),
+    };
+    d.pythonpath = vec![dir];
+    d.before = vec!["python -m pip install pytest-django".to_string()];
+    Some(d)
 }
 
 /// The delegation of a unittest runner (`runner`, a path) to the pytest command `cmd`.

@@ -797,3 +797,46 @@ fn a_runner_whose_test_case_api_the_tests_import_is_a_test_dependency() {
     let twisted = files(&[("pyproject.toml", "[project]\nname = \"Twisted\"\n")]);
     assert_eq!(before("python -m twisted.trial twisted", &twisted), None);
 }
+
+/// django-js-asset's CI: tox's `python -Wd {envbindir}/coverage run tests/manage.py test -v2
+/// --keepdb {posargs:testapp}`. Django's runner reports no test; pytest-django runs the same
+/// cases with the settings `manage.py` defaults to, its directory on `PYTHONPATH`, and
+/// pytest-django as a test dependency. `--settings` and the command's own
+/// `DJANGO_SETTINGS_MODULE` win over the default; a `manage.py` that is not Django's is not.
+#[test]
+fn djangos_test_runner_is_pytest_django_with_the_settings_it_would_use() {
+    let manage = "import os, sys\nif __name__ == '__main__':\n    os.environ.setdefault(\"DJANGO_SETTINGS_MODULE\", \"testapp.settings\")\n    from django.core.management import execute_from_command_line\n    execute_from_command_line(sys.argv)\n";
+    let tox = "[tox]\nenvlist = py{310,311}-dj{42,50}\n\n[testenv]\nusedevelop = true\ncommands =\n    python -Wd {envbindir}/coverage run tests/manage.py test -v2 --keepdb {posargs:testapp}\n    coverage report -m\n";
+    let f = files(&[
+        ("tests/manage.py", manage),
+        ("tox.ini", tox),
+        ("other/manage.py", "print('not django')\n"),
+    ]);
+    let (c, d) = resolve(
+        TestCommand::parse("python -m tox -e py311-dj42").unwrap(),
+        &f,
+        Some("3.11"),
+        &crate::sandbox::ci::is_test_cmd,
+    );
+    let d = d.expect("resolved");
+    assert_eq!(
+        c.levels().last().unwrap().written,
+        "python -Wd -m coverage run -m pytest --ds=testapp.settings -o pythonpath=tests -o 'python_files=test*.py' tests/testapp"
+    );
+    assert_eq!(d.pythonpath, vec!["tests".to_string()]);
+    assert_eq!(
+        d.before,
+        vec!["python -m pip install pytest-django".to_string()]
+    );
+    assert_eq!(
+        runs("python tests/manage.py test --settings=testapp.other --parallel 2 -p 'check_*.py' testapp.test_x", &f).as_deref(),
+        Some("python -m pytest --ds=testapp.other -o pythonpath=tests -o 'python_files=check_*.py' tests/testapp/test_x")
+    );
+    assert_eq!(
+        runs("DJANGO_SETTINGS_MODULE=proj.ci python -m django test", &f).as_deref(),
+        Some("python -m pytest --ds=proj.ci -o pythonpath=. -o 'python_files=test*.py' .")
+    );
+    assert_eq!(runs("python -m django test", &f), None);
+    assert_eq!(runs("python other/manage.py test", &f), None);
+    assert_eq!(runs("python tests/manage.py check", &f), None);
+}

@@ -16,6 +16,8 @@ pub enum Arg {
 /// Long options that take the next word as their value (when not written `--opt=value`).
 const LONG_WITH_VALUE: &[&str] = &[
     "--rootdir",
+    "--ds",
+    "--dc",
     "--import-mode",
     "--tb",
     "--durations",
@@ -167,10 +169,16 @@ pub fn carried(args: &[Arg]) -> Vec<String> {
         let vals: Option<Vec<String>> = ws.iter().map(|w| w.value.clone()).collect();
         let Some(vals) = vals else { continue };
         // What decides which files and names are tests: the verifier must collect the same.
+        // And where imports resolve (`pythonpath=`, a Django project's directory).
         let collects = |v: &str| {
-            ["python_files=", "python_classes=", "python_functions="]
-                .iter()
-                .any(|k| v.starts_with(k))
+            [
+                "python_files=",
+                "python_classes=",
+                "python_functions=",
+                "pythonpath=",
+            ]
+            .iter()
+            .any(|k| v.starts_with(k))
         };
         if (n == "-o" || n == "--override-ini") && vals.len() == 2 && collects(&vals[1]) {
             out.extend(["-o".to_string(), vals[1].clone()]);
@@ -182,7 +190,15 @@ pub fn carried(args: &[Arg]) -> Vec<String> {
             if let Some(v) = vals.get(1) {
                 out.push(format!("--import-mode={v}"));
             }
-        } else if n.starts_with("--import-mode=") || n == "--doctest-modules" {
+        } else if matches!(n, "--ds" | "--dc") && vals.len() == 2 {
+            // pytest-django's settings module and configuration: without them a Django
+            // project's test cases cannot even be imported.
+            out.push(format!("{n}={}", vals[1]));
+        } else if n.starts_with("--import-mode=")
+            || n.starts_with("--ds=")
+            || n.starts_with("--dc=")
+            || n == "--doctest-modules"
+        {
             out.push(n.to_string());
         } else if n == "-p" && vals.len() == 2 {
             out.extend(vals);
@@ -293,6 +309,21 @@ mod tests {
                 "--doctest-modules",
                 "-p",
                 "xdist"
+            ]
+        );
+        // A Django project's settings and where its apps import from.
+        let c = carried(&split(&ws(
+            "--ds proj.settings -o pythonpath=tests -o 'python_files=test*.py' -v --dc=Ci tests",
+        )));
+        assert_eq!(
+            c,
+            [
+                "--ds=proj.settings",
+                "-o",
+                "pythonpath=tests",
+                "-o",
+                "python_files=test*.py",
+                "--dc=Ci"
             ]
         );
     }

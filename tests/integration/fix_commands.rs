@@ -295,3 +295,70 @@ fn a_patch_that_edits_a_doctest_the_suite_runs_is_refused() {
     );
     assert_ne!(out.status.code(), Some(0), "{stdout}{stderr}");
 }
+
+/// A Django project's own test runner (django-js-asset's tox line, `python -Wd
+/// {envbindir}/coverage run tests/manage.py test -v2 --keepdb {posargs:testapp}`): Django's
+/// runner prints no per-test report and pytest alone has no settings or test database, so
+/// pytest-django runs the cases with the settings `manage.py` defaults to. The case writes a
+/// row (the test database is really there), and the second runner leaves Django's cases to
+/// pytest-django rather than failing them without settings.
+#[test]
+fn a_django_projects_manage_py_test_is_run_by_pytest_django_and_verified() {
+    let repo = demo_repo();
+    let files = [
+        (
+            "djtests/manage.py",
+            "import os\nimport sys\n\nif __name__ == \"__main__\":\n    os.environ.setdefault(\"DJANGO_SETTINGS_MODULE\", \"djproj.settings\")\n    from django.core.management import execute_from_command_line\n\n    execute_from_command_line(sys.argv)\n",
+        ),
+        ("djtests/djproj/__init__.py", ""),
+        (
+            "djtests/djproj/settings.py",
+            "SECRET_KEY = \"test\"\nDATABASES = {\"default\": {\"ENGINE\": \"django.db.backends.sqlite3\", \"NAME\": \":memory:\"}}\nINSTALLED_APPS = [\"django.contrib.contenttypes\", \"djapp\"]\nUSE_TZ = True\n",
+        ),
+        ("djtests/djapp/__init__.py", ""),
+        (
+            "djtests/djapp/models.py",
+            "from django.db import models\n\n\nclass Sample(models.Model):\n    value = models.IntegerField()\n",
+        ),
+        (
+            "djtests/djapp/test_samples.py",
+            "from django.test import TestCase\n\nfrom djapp.models import Sample\nfrom stats.median import median\n\n\nclass SampleMedian(TestCase):\n    def test_median_of_stored_values(self):\n        for v in (4, 1, 3, 2):\n            Sample.objects.create(value=v)\n        values = list(Sample.objects.values_list(\"value\", flat=True))\n        self.assertEqual(median(values), 2.5)\n",
+        ),
+        (
+            "tox.ini",
+            "[tox]\nenvlist = py311\n\n[testenv]\nsetenv =\n    PYTHONPATH = {toxinidir}\ndeps =\n    Django>=4.2,<5.0\n    coverage\ncommands =\n    python -Wd {envbindir}/coverage run djtests/manage.py test -v2 --keepdb {posargs:djapp}\n    coverage report -m\n",
+        ),
+    ];
+    for (rel, body) in files {
+        let p = repo.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, body).unwrap();
+    }
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = patchloop()
+        .args(["fix", "--repo"])
+        .arg(repo.path())
+        .args(["--model", &format!("scripted:{SCRIPT}")])
+        .args(["--test-cmd", "tox -e py311", "--reruns", "1"])
+        .arg("--out")
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with("fixed: verdict verified"),
+        "{last}\n{stdout}{stderr}"
+    );
+    assert!(
+        stderr.contains("is Django's test runner: pytest-django runs its test cases with settings `djproj.settings`"),
+        "{stderr}"
+    );
+    let receipt = std::fs::read_to_string(out_dir.path().join("receipt.md")).unwrap();
+    assert!(
+        receipt
+            .contains("djtests/djapp/test_samples.py::SampleMedian::test_median_of_stored_values"),
+        "{receipt}"
+    );
+}

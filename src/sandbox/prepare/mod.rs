@@ -13,6 +13,7 @@
 //! `/node_modules`), no install layer, and for Rust a compile step after the baseline commit
 //! (`images/sandbox/rust-build.sh`, `target/` kept out of the diff).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use bollard::Docker;
@@ -328,34 +329,18 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
     // `python -m pkg.tests.all_tests`): what it runs is read from its source, like a script's.
     let mut repo_files = repo_files;
     if kind == ProjectKind::Python {
-        for m in test_cmd.levels().filter_map(|c| c.python_module()) {
-            let dir = m.replace('.', "/");
-            // Its package's `__init__.py` too: a runner may call the package's own `main()`.
-            let init = dir
-                .rsplit_once('/')
-                .map(|(p, _)| format!("{p}/__init__.py"));
-            for rel in [format!("{dir}.py"), format!("{dir}/__main__.py")]
-                .into_iter()
-                .chain(init)
-            {
-                if !repo_files.contains_key(&rel) {
-                    repo_files.extend(ci::read_module(&root, &rel));
-                }
-            }
-        }
-        // A script it runs with `python` (`python tests/test.py`): read the same way.
-        for s in test_cmd.levels().filter_map(|c| c.python_script()) {
-            let rel = match &test_cmd.cwd {
-                Some(d) => format!("{d}/{s}"),
-                None => s.to_string(),
-            };
-            if !repo_files.contains_key(s) && !rel.contains("..") {
-                repo_files.extend(ci::read_module(&root, &rel).map(|(_, t)| (s.to_string(), t)));
-            }
-        }
+        read_runners(&root, &test_cmd, &mut repo_files);
     }
-    let (test_cmd, delegation) =
+    let plain = test_cmd.clone();
+    let (mut test_cmd, mut delegation) =
         super::ci_resolve::resolve(test_cmd, &repo_files, python, &ci::is_test_cmd);
+    // What a delegate runs may itself be a runner read from its source (a tox env's
+    // `python tests/manage.py test`): read it, and resolve again with it.
+    if kind == ProjectKind::Python && read_runners(&root, &test_cmd, &mut repo_files) > 0 {
+        (test_cmd, delegation) =
+            super::ci_resolve::resolve(plain, &repo_files, python, &ci::is_test_cmd);
+    }
+
     // How the command that will run installs the project, when its delegation says (a nox
     // session's `session.install("-e", ".[test]")`): the CI plan's mode is for the CI's own
     // line, which may be another command.
@@ -969,6 +954,42 @@ pub async fn inspect_prepared(docker: &Docker, tag: &str) -> Result<PreparedImag
         deps_source,
         deps_skipped,
     })
+}
+
+/// Reads into `files` the source of each module (`python -m pkg.runner`, with its `__main__`
+/// and its package's `__init__`) and script (`python tests/test.py`) a level of `cmd` runs
+/// with Python, so what they run can be read from them. Returns how many files were added.
+fn read_runners(root: &Path, cmd: &TestCommand, files: &mut BTreeMap<String, String>) -> usize {
+    let before = files.len();
+    for m in cmd.levels().filter_map(|c| c.python_module()) {
+        let dir = m.replace('.', "/");
+        // Its package's `__init__.py` too: a runner may call the package's own `main()`.
+        let init = dir
+            .rsplit_once('/')
+            .map(|(p, _)| format!("{p}/__init__.py"));
+        for rel in [format!("{dir}.py"), format!("{dir}/__main__.py")]
+            .into_iter()
+            .chain(init)
+        {
+            if !files.contains_key(&rel) {
+                files.extend(ci::read_module(root, &rel));
+            }
+        }
+    }
+    // A script it runs with `python` (`python tests/test.py`): read the same way.
+    for level in cmd.levels() {
+        let Some(s) = level.python_script() else {
+            continue;
+        };
+        let rel = match level.cwd.as_ref().or(cmd.cwd.as_ref()) {
+            Some(d) => format!("{d}/{s}"),
+            None => s.to_string(),
+        };
+        if !files.contains_key(s) && !rel.contains("..") {
+            files.extend(ci::read_module(root, &rel).map(|(_, t)| (s.to_string(), t)));
+        }
+    }
+    files.len() - before
 }
 
 #[cfg(test)]
