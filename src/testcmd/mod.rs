@@ -682,6 +682,58 @@ fn parse_line(text: &str) -> Option<TestCommand> {
     Some(c)
 }
 
+/// How many leading words are programs that only wrap the command after them (`timeout 600
+/// pytest`, `xvfb-run -a python -m pytest`, `nice -n 5`, `stdbuf -oL`, `time`, `catchsegv`),
+/// with their options: the command is what they run. The sandbox keeps its own time limit, and
+/// has no display server for `xvfb-run` to start (tests that need one fail there as without it).
+fn wrappers(words: &[Word]) -> usize {
+    let mut i = 0;
+    while let Some(prog) = words.get(i).and_then(|w| w.value.as_deref()) {
+        let name = prog.rsplit('/').next().unwrap_or(prog);
+        // Options of each wrapper that take the next word as their value.
+        let valued: &[&str] = match name {
+            "timeout" => &["-s", "--signal", "-k", "--kill-after"],
+            "xvfb-run" => &[
+                "-s",
+                "--server-args",
+                "-n",
+                "--server-num",
+                "-e",
+                "--error-file",
+                "-f",
+                "--auth-file",
+                "-w",
+                "--wait",
+                "-p",
+                "--xauth-protocol",
+            ],
+            "nice" => &["-n", "--adjustment"],
+            "stdbuf" => &["-i", "-o", "-e", "--input", "--output", "--error"],
+            "time" | "catchsegv" => &[],
+            _ => break,
+        };
+        let start = i;
+        i += 1;
+        while let Some(t) = words.get(i).map(Word::text) {
+            if !t.starts_with('-') || t == "-" {
+                break;
+            }
+            i += if valued.contains(&t) { 2 } else { 1 };
+        }
+        // `timeout` takes its duration before the command.
+        if name == "timeout" {
+            match words.get(i).map(Word::text) {
+                Some(d) if d.starts_with(|c: char| c.is_ascii_digit()) => i += 1,
+                _ => return start,
+            }
+        }
+        if i >= words.len() {
+            return start;
+        }
+    }
+    i
+}
+
 /// A command without `cd`: assignments, then the launcher and its arguments.
 fn parse_words(words: &[Word]) -> Option<TestCommand> {
     let mut env = Vec::new();
@@ -704,6 +756,7 @@ fn parse_words(words: &[Word]) -> Option<TestCommand> {
             }
         }
     }
+    i += wrappers(&words[i..]);
     let argv: Vec<Word> = words[i..].to_vec();
     let prog = argv.first()?.value.clone()?;
     let name = prog.rsplit('/').next().unwrap_or(&prog).to_string();

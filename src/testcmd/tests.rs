@@ -423,6 +423,38 @@ def main(args):
     }
 
     #[test]
+    fn a_program_that_only_wraps_the_test_command_is_left_out() {
+        // mss's CI (`xvfb-run python -m pytest`), `timeout 600 pytest`: the sandbox has its own
+        // time limit and no display server; what they wrap is the test command. The box has
+        // no `xvfb-run`, so the rendering runs only if the wrapper is gone.
+        let b = Box_::new();
+        let workspace = b.ws().to_string_lossy().into_owned();
+        for cmd in [
+            "xvfb-run -a -s '-screen 0 1024x768x24' python -m pytest -x tests",
+            "timeout --signal=KILL 10m python -m pytest -x tests",
+            "nice -n 5 timeout -k 5 600 pytest -x tests",
+            "CI=1 time stdbuf -oL pytest -x tests",
+        ] {
+            let c = p(cmd);
+            assert!(
+                matches!(c.launcher, Launcher::Pytest { .. }),
+                "{cmd}: {c:?}"
+            );
+            assert_eq!(c.written, cmd);
+            let r = b.run(&c.shell(&Run {
+                workspace: &workspace,
+                ..Default::default()
+            }));
+            let args: Vec<String> = serde_json::from_value(r["args"].clone()).unwrap();
+            assert_eq!(args[args.len() - 2..], ["-x", "tests"], "{cmd}: {args:?}");
+        }
+        // Not a wrapper without what it wraps, nor `timeout` without its duration.
+        for cmd in ["timeout pytest", "xvfb-run"] {
+            assert!(!matches!(p(cmd).launcher, Launcher::Pytest { .. }), "{cmd}");
+        }
+    }
+
+    #[test]
     fn green_trial_and_nose2_are_pytest_on_the_packages_and_modules_they_name() {
         // green's CI (`green -tvvvv green`: the runner on its own package), constantly's
         // (`coverage run -m twisted.trial constantly`), nose2's start directory. pytest runs
