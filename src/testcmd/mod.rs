@@ -1016,9 +1016,17 @@ fn coverage_launcher(c: &mut TestCommand, at: usize) -> Option<()> {
         return None;
     }
     let mut i = at + 1;
+    // Where the runner's name is: after `-m`, or the word itself for a runner's console script
+    // (`coverage run nose2 -v`, `coverage run pytest`: coverage runs it from the PATH).
+    let mut module_at = None;
     while let Some(w) = c.argv.get(i) {
         let t = w.text();
         if t == "-m" {
+            module_at = Some(i + 1);
+            break;
+        }
+        if ["pytest", "py.test"].contains(&t) || DISCOVERING.contains(&t) {
+            module_at = Some(i);
             break;
         }
         // `coverage run [opts] tests.py`: the script runs as under `python tests.py`
@@ -1043,15 +1051,16 @@ fn coverage_launcher(c: &mut TestCommand, at: usize) -> Option<()> {
         );
         i += if takes { 2 } else { 1 };
     }
-    let module = c.argv.get(i + 1)?.value.clone()?;
+    let at = module_at?;
+    let module = c.argv.get(at)?.value.clone()?;
     if UNITTEST_LIKE.contains(&module.as_str()) || module == "zope.testrunner" {
         c.launcher = Launcher::Python;
-        unittest_as_pytest(c, &module, i + 2);
+        unittest_as_pytest(c, &module, at + 1);
         return Some(());
     }
     if DISCOVERING.contains(&module.as_str()) {
         c.launcher = Launcher::Python;
-        discovering_as_pytest(c, &module, i + 2);
+        discovering_as_pytest(c, &module, at + 1);
         return Some(());
     }
     if module != "pytest" && module != "py.test" {
@@ -1060,7 +1069,7 @@ fn coverage_launcher(c: &mut TestCommand, at: usize) -> Option<()> {
     c.launcher = Launcher::Pytest {
         interpreter: Vec::new(),
     };
-    c.args_at = i + 2;
+    c.args_at = at + 1;
     Some(())
 }
 

@@ -434,6 +434,9 @@ def main(args):
             "timeout --signal=KILL 10m python -m pytest -x tests",
             "nice -n 5 timeout -k 5 600 pytest -x tests",
             "CI=1 time stdbuf -oL pytest -x tests",
+            // Not a wrapper of this kind, but the same shape: pytest's console script run by
+            // `coverage run` from the PATH.
+            "coverage run --source=pkg pytest -x tests",
         ] {
             let c = p(cmd);
             assert!(
@@ -484,6 +487,11 @@ def main(args):
             ),
             ("python -m nose2 -v -s other", vec!["other"]),
             ("nose2 -v", vec![]),
+            // nose2's own tox line: the runner's console script under `coverage run`.
+            (
+                "coverage run nose2 -v --pretty-assert -s other",
+                vec!["other"],
+            ),
         ] {
             let c = p(cmd);
             assert_eq!(
