@@ -812,20 +812,25 @@ fn django_test(cmd: &TestCommand, files: &BTreeMap<String, String>) -> Option<De
         .iter()
         .map(|w| w.raw.as_str())
         .collect();
-    // The script's directory leads `sys.path` under Django's runner: pytest's `pythonpath`
-    // puts it there (relative to where the command runs, as the script's path is).
+    // The script's directory leads `sys.path` under Django's runner: `PYTHONPATH` puts it
+    // there (relative to where the command runs, as the script's path is), before what the
+    // command already had. Not pytest's `-o pythonpath=`: older pytest asserts an ini file.
+    let mut pythonpath = vec![
+        if script_dir.is_empty() {
+            "."
+        } else {
+            script_dir
+        }
+        .to_string(),
+    ];
+    if let Some((_, v)) = cmd.env.iter().find(|(k, _)| k == "PYTHONPATH") {
+        pythonpath.push(v.value.clone()?);
+    }
     let line = format!(
-        "{} -m pytest --ds={} -o {} -o {} {}",
+        "PYTHONPATH={} {} -m pytest --ds={} -o {} {}",
+        q(&pythonpath.join(":")),
         interpreter.join(" "),
         q(&settings),
-        q(&format!(
-            "pythonpath={}",
-            if script_dir.is_empty() {
-                "."
-            } else {
-                script_dir
-            }
-        )),
         q(&format!("python_files={pattern}")),
         paths.iter().map(|p| q(p)).collect::<Vec<_>>().join(" ")
     );

@@ -821,7 +821,7 @@ fn djangos_test_runner_is_pytest_django_with_the_settings_it_would_use() {
     let d = d.expect("resolved");
     assert_eq!(
         c.levels().last().unwrap().written,
-        "python -Wd -m coverage run -m pytest --ds=testapp.settings -o pythonpath=tests -o 'python_files=test*.py' tests/testapp"
+        "PYTHONPATH=tests python -Wd -m coverage run -m pytest --ds=testapp.settings -o 'python_files=test*.py' tests/testapp"
     );
     assert_eq!(d.pythonpath, vec!["tests".to_string()]);
     assert_eq!(
@@ -830,11 +830,11 @@ fn djangos_test_runner_is_pytest_django_with_the_settings_it_would_use() {
     );
     assert_eq!(
         runs("python tests/manage.py test --settings=testapp.other --parallel 2 -p 'check_*.py' testapp.test_x", &f).as_deref(),
-        Some("python -m pytest --ds=testapp.other -o pythonpath=tests -o 'python_files=check_*.py' tests/testapp/test_x")
+        Some("PYTHONPATH=tests python -m pytest --ds=testapp.other -o 'python_files=check_*.py' tests/testapp/test_x")
     );
     assert_eq!(
         runs("DJANGO_SETTINGS_MODULE=proj.ci python -m django test", &f).as_deref(),
-        Some("python -m pytest --ds=proj.ci -o pythonpath=. -o 'python_files=test*.py' .")
+        Some("PYTHONPATH=. python -m pytest --ds=proj.ci -o 'python_files=test*.py' .")
     );
     assert_eq!(runs("python -m django test", &f), None);
     assert_eq!(runs("python other/manage.py test", &f), None);

@@ -370,7 +370,17 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
             ),
         );
     }
-    let deps_source = given_deps.as_ref().or(ci_plan.deps.as_ref());
+    // What the command that will run installs before its tests (pytest-django where pytest
+    // runs Django's runner's cases, read from a script CI's reading did not open): added to
+    // whichever source decides the dependencies.
+    let mut deps_owned = given_deps.clone().or_else(|| ci_plan.deps.clone());
+    if let (Some(d), Some(dl)) = (
+        deps_owned.as_mut(),
+        delegation.as_ref().filter(|dl| !dl.before.is_empty()),
+    ) {
+        d.merge(super::ci_deps::pip_deps(&dl.before));
+    }
+    let deps_source = deps_owned.as_ref();
     let (ci_json, ci_files) = match &overrides {
         Some(ov) => {
             let mut files = deps_source
