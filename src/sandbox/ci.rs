@@ -446,11 +446,6 @@ fn deps_of(
     of: LineOf,
 ) -> Option<super::ci_deps::DepsSource> {
     use super::ci_deps;
-    // What the delegate itself installs before its test line (a justfile recipe's
-    // dependencies, pytest-django where pytest runs Django's runner's cases): added to a tool's
-    // environment too.
-    let delegate_installs =
-        || ci_deps::pip_deps(delegation.map_or(&[][..], |d| d.before.as_slice()));
     let lower = line.to_ascii_lowercase();
     if lower.contains("tox")
         && let Some((from, text)) = ci_deps::tox_config(files)
@@ -464,7 +459,6 @@ fn deps_of(
                 env.map(|e| format!(":{e}")).unwrap_or_default(),
                 of.runs(line, false)
             );
-            d.merge(delegate_installs());
             return Some(d);
         }
     } else if lower.contains("nox")
@@ -474,7 +468,6 @@ fn deps_of(
         let mut d = ci_deps::nox_deps(nf, &r.runs.written);
         if !d.is_empty() {
             d.source = format!("noxfile.py session.install ({})", of.runs(line, false));
-            d.merge(delegate_installs());
             return Some(d);
         }
     }
@@ -499,7 +492,6 @@ fn deps_of(
         && let Some(mut d) = ci_deps::hatch_deps(files, &env)
     {
         d.source = format!("{} ({})", d.source, of.runs(line, false));
-        d.merge(delegate_installs());
         return Some(d);
     }
     // What the delegate installs before its test line (a justfile recipe's dependencies).

@@ -16,6 +16,40 @@ fn demo_repo() -> tempfile::TempDir {
     dir
 }
 
+/// What `patchloop fix` on a checkout printed, and where it wrote.
+struct Fixed {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    out: tempfile::TempDir,
+}
+
+impl Fixed {
+    /// Its last line of output: the verdict.
+    fn last(&self) -> &str {
+        self.stdout.lines().last().unwrap_or("")
+    }
+}
+
+/// `patchloop fix --repo REPO ARGS… --out <a fresh directory>`.
+fn fix(repo: &std::path::Path, args: &[&str]) -> Fixed {
+    let out = tempfile::tempdir().unwrap();
+    let o = patchloop()
+        .args(["fix", "--repo"])
+        .arg(repo)
+        .args(args)
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    Fixed {
+        code: o.status.code(),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        out,
+    }
+}
+
 const SCRIPT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/examples/scripted/demo-fix.yaml"
@@ -105,20 +139,14 @@ fn the_demo_is_verified_with_each_command_form() {
         "PYTHONPATH=. python3 -m tests",
         "PYTHONPATH=. python3 -bb -m tests.all_tests",
     ] {
-        let out_dir = tempfile::tempdir().unwrap();
-        let out = patchloop()
-            .args(["fix", "--repo"])
-            .arg(repo.path())
-            .args(["--model", &format!("scripted:{SCRIPT}")])
-            .args(["--test-cmd", form, "--reruns", "1"])
-            .arg("--out")
-            .arg(out_dir.path())
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(0), "{form}\n{stdout}{stderr}");
-        let last = stdout.lines().last().unwrap_or("");
+        let model = format!("scripted:{SCRIPT}");
+        let f = fix(
+            repo.path(),
+            &["--model", &model, "--test-cmd", form, "--reruns", "1"],
+        );
+        let (stdout, stderr) = (&f.stdout, &f.stderr);
+        assert_eq!(f.code, Some(0), "{form}\n{stdout}{stderr}");
+        let last = f.last();
         assert!(
             last.starts_with("fixed: verdict verified"),
             "{form}: {last}\n{stdout}{stderr}"
@@ -268,32 +296,27 @@ fn a_patch_that_edits_a_doctest_the_suite_runs_is_refused() {
         "turns:\n  - content: \"The doctest expects 2.5; make it expect what the code says.\"\n    tool_calls:\n      - name: str_replace\n        arguments:\n          path: checks.py\n          old_str: \">>> median([4, 1, 3, 2])\\n2.5\\n\"\n          new_str: \">>> median([4, 1, 3, 2])\\n3\\n\"\n  - content: \"Done.\"\n    tool_calls:\n      - name: submit\n        arguments: {}\n",
     )
     .unwrap();
-    let out_dir = tempfile::tempdir().unwrap();
-    let out = patchloop()
-        .args(["fix", "--repo"])
-        .arg(repo.path())
-        .arg("--model")
-        .arg(format!("scripted:{}", script.display()))
-        .args(["--strategy", "loop"])
-        .args([
+    let model = format!("scripted:{}", script.display());
+    let f = fix(
+        repo.path(),
+        &[
+            "--model",
+            &model,
+            "--strategy",
+            "loop",
             "--test-cmd",
             "PYTHONPATH=. python -m checks",
             "--reruns",
             "1",
-        ])
-        .arg("--out")
-        .arg(out_dir.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let last = stdout.lines().last().unwrap_or("");
+        ],
+    );
+    let (stdout, stderr, last) = (&f.stdout, &f.stderr, f.last());
     eprintln!("{last}");
     assert!(
         last.starts_with("not fixed: verdict policy") && last.contains("`doctest`"),
         "{last}\n{stdout}{stderr}"
     );
-    assert_ne!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert_ne!(f.code, Some(0), "{stdout}{stderr}");
 }
 
 /// A Django project's own test runner (django-js-asset's tox line, `python -Wd
@@ -334,19 +357,19 @@ fn a_django_projects_manage_py_test_is_run_by_pytest_django_and_verified() {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, body).unwrap();
     }
-    let out_dir = tempfile::tempdir().unwrap();
-    let out = patchloop()
-        .args(["fix", "--repo"])
-        .arg(repo.path())
-        .args(["--model", &format!("scripted:{SCRIPT}")])
-        .args(["--test-cmd", "tox -e py311", "--reruns", "1"])
-        .arg("--out")
-        .arg(out_dir.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let last = stdout.lines().last().unwrap_or("");
+    let model = format!("scripted:{SCRIPT}");
+    let f = fix(
+        repo.path(),
+        &[
+            "--model",
+            &model,
+            "--test-cmd",
+            "tox -e py311",
+            "--reruns",
+            "1",
+        ],
+    );
+    let (stdout, stderr, last) = (&f.stdout, &f.stderr, f.last());
     assert!(
         last.starts_with("fixed: verdict verified"),
         "{last}\n{stdout}{stderr}"
@@ -355,7 +378,7 @@ fn a_django_projects_manage_py_test_is_run_by_pytest_django_and_verified() {
         stderr.contains("is Django's test runner: pytest-django runs its test cases with settings `djproj.settings`"),
         "{stderr}"
     );
-    let receipt = std::fs::read_to_string(out_dir.path().join("receipt.md")).unwrap();
+    let receipt = std::fs::read_to_string(f.out.path().join("receipt.md")).unwrap();
     assert!(
         receipt
             .contains("djtests/djapp/test_samples.py::SampleMedian::test_median_of_stored_values"),

@@ -371,8 +371,8 @@ pub async fn prepare(docker: &Docker, opts: &PrepareOptions) -> Result<PreparedI
         );
     }
     // What the command that will run installs before its tests (pytest-django where pytest
-    // runs Django's runner's cases, read from a script CI's reading did not open): added to
-    // whichever source decides the dependencies.
+    // runs Django's runner's cases, read from a script CI's reading did not open): added here,
+    // once, to whichever source decides the dependencies (a tox env's, a nox session's, CI's).
     let mut deps_owned = given_deps.clone().or_else(|| ci_plan.deps.clone());
     if let (Some(d), Some(dl)) = (
         deps_owned.as_mut(),
